@@ -1,0 +1,376 @@
+//! The shared walker and the collector every language visitor writes into.
+
+use tree_sitter::{Node, Tree};
+
+use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Span, Symbol, SymbolKind};
+
+/// What the walker does after a visitor looked at a node.
+pub(crate) enum Action {
+    /// Visit the children.
+    Descend,
+    /// Do not visit the children.
+    Skip,
+    /// Visit the children inside the scope of this definition (from [`Collector::def`]).
+    Enter(u32),
+    /// Visit the children inside a named scope that is not itself a definition
+    /// (a Rust `impl Foo` block, a C++ out-of-line `Foo::` prefix).
+    EnterNamed(String),
+}
+
+/// A language's visitor: looks at one node, records facts, says how to go on.
+pub(crate) type Visitor = fn(&mut Collector<'_>, Node<'_>) -> Action;
+
+struct Scope {
+    name: String,
+    symbol: Option<u32>,
+}
+
+/// Accumulates one file's facts and knows the enclosing scopes.
+pub(crate) struct Collector<'s> {
+    source: &'s str,
+    separator: &'static str,
+    scopes: Vec<Scope>,
+    facts: FileFacts,
+}
+
+/// Longest signature kept, in bytes; longer heads are cut at a char boundary.
+const MAX_SIGNATURE: usize = 240;
+/// Longest doc comment kept, in bytes.
+const MAX_DOC: usize = 2000;
+
+impl<'s> Collector<'s> {
+    pub(crate) fn new(source: &'s str, separator: &'static str) -> Self {
+        Collector { source, separator, scopes: Vec::new(), facts: FileFacts::default() }
+    }
+
+    pub(crate) fn finish(self) -> FileFacts {
+        self.facts
+    }
+
+    /// The source text of a node ("" if the node cuts a char, which tree-sitter never does on valid UTF-8).
+    pub(crate) fn text(&self, node: Node<'_>) -> &'s str {
+        self.source.get(node.start_byte()..node.end_byte()).unwrap_or("")
+    }
+
+    /// The text of a node's field child, if present.
+    pub(crate) fn field_text(&self, node: Node<'_>, field: &str) -> Option<&'s str> {
+        node.child_by_field_name(field).map(|n| self.text(n))
+    }
+
+    /// The innermost enclosing definition, if any.
+    pub(crate) fn current_symbol(&self) -> Option<u32> {
+        self.scopes.iter().rev().find_map(|s| s.symbol)
+    }
+
+    /// The last definition recorded in this file with this name and a type-like kind.
+    pub(crate) fn find_type(&self, name: &str) -> Option<u32> {
+        self.facts.symbols.iter().rposition(|s| s.name == name && s.kind.is_type()).map(|i| i as u32)
+    }
+
+    /// The kind of the innermost enclosing definition, if any.
+    pub(crate) fn current_kind(&self) -> Option<SymbolKind> {
+        self.current_symbol().map(|i| self.facts.symbols[i as usize].kind)
+    }
+
+    /// Whether the innermost scope is a type-like container (class, struct, impl block, trait...),
+    /// which makes a function defined directly in it a method.
+    pub(crate) fn in_type_scope(&self) -> bool {
+        match self.scopes.last() {
+            Some(Scope { symbol: Some(i), .. }) => {
+                self.facts.symbols[*i as usize].kind.is_type()
+            }
+            Some(Scope { symbol: None, .. }) => true,
+            None => false,
+        }
+    }
+
+    /// Records a definition. `name` is what it is called; `body` (if given) is where the
+    /// signature stops. The doc comment is taken from the comments right above `node`.
+    pub(crate) fn def(&mut self, node: Node<'_>, name: &str, kind: SymbolKind, body: Option<Node<'_>>) -> u32 {
+        let doc = self.preceding_comments(node);
+        self.def_with_doc(node, name, kind, body, doc)
+    }
+
+    /// Like [`Collector::def`] with a doc string found by the language itself (a docstring).
+    pub(crate) fn def_with_doc(
+        &mut self,
+        node: Node<'_>,
+        name: &str,
+        kind: SymbolKind,
+        body: Option<Node<'_>>,
+        doc: Option<String>,
+    ) -> u32 {
+        let mut qualified_name = String::new();
+        for scope in &self.scopes {
+            qualified_name.push_str(&scope.name);
+            qualified_name.push_str(self.separator);
+        }
+        qualified_name.push_str(name);
+        let signature = self.signature(node, body);
+        let id = self.facts.symbols.len() as u32;
+        self.facts.symbols.push(Symbol {
+            name: name.to_string(),
+            qualified_name,
+            kind,
+            signature,
+            doc,
+            span: span(node),
+            parent: self.current_symbol(),
+        });
+        id
+    }
+
+    /// Records a call or type use at `node` (the node of the name itself, for its position).
+    pub(crate) fn reference(&mut self, node: Node<'_>, name: &str, qualifier: Option<&str>, kind: RefKind) {
+        let name = name.trim();
+        if name.is_empty() {
+            return;
+        }
+        let pos = node.start_position();
+        self.facts.refs.push(Reference {
+            name: name.to_string(),
+            qualifier: qualifier.map(str::trim).filter(|q| !q.is_empty()).map(str::to_string),
+            kind,
+            line: pos.row as u32 + 1,
+            col: pos.column as u32 + 1,
+            from: self.current_symbol(),
+        });
+    }
+
+    /// Records one imported name (`name: None` for a whole-module import).
+    pub(crate) fn import(&mut self, node: Node<'_>, module: &str, name: Option<&str>, alias: Option<&str>) {
+        self.facts.imports.push(Import {
+            module: module.trim().to_string(),
+            name: name.map(|n| n.trim().to_string()),
+            alias: alias.map(|a| a.trim().to_string()),
+            line: node.start_position().row as u32 + 1,
+        });
+    }
+
+    /// Records that definition `symbol` extends or implements the type written as `written`
+    /// (`Base`, `pkg.Base`, `ns::Base<T>`); the last segment is the name, the rest the qualifier.
+    pub(crate) fn base(&mut self, node: Node<'_>, symbol: u32, written: &str, kind: BaseKind) {
+        let subject = self.facts.symbols[symbol as usize].name.clone();
+        self.base_of(node, Some(symbol), &subject, written, kind);
+    }
+
+    /// Like [`Collector::base`] for a deriving type that may be defined in another file
+    /// (Rust `impl Trait for Type`, Swift `extension Type: Proto`): `subject` is its name as written.
+    pub(crate) fn base_of(&mut self, node: Node<'_>, symbol: Option<u32>, subject: &str, written: &str, kind: BaseKind) {
+        let (qualifier, name) = split_qualified(strip_generics(written));
+        let (_, subject) = split_qualified(strip_generics(subject));
+        if name.is_empty() || subject.is_empty() {
+            return;
+        }
+        self.facts.bases.push(BaseRef {
+            symbol,
+            subject: subject.to_string(),
+            name: name.to_string(),
+            qualifier: qualifier.map(str::to_string),
+            kind,
+            line: node.start_position().row as u32 + 1,
+        });
+    }
+
+    /// The head of a declaration on one line: from its start to its body (or its first line).
+    fn signature(&self, node: Node<'_>, body: Option<Node<'_>>) -> String {
+        let end = match body {
+            Some(b) if b.start_byte() > node.start_byte() => b.start_byte(),
+            _ => {
+                let text = self.text(node);
+                node.start_byte() + text.find('\n').unwrap_or(text.len())
+            }
+        };
+        let head = self.source.get(node.start_byte()..end).unwrap_or("");
+        let mut out = String::with_capacity(head.len().min(MAX_SIGNATURE));
+        for word in head.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(word);
+            if out.len() > MAX_SIGNATURE {
+                break;
+            }
+        }
+        truncate_at_char(&mut out, MAX_SIGNATURE);
+        out.trim_end_matches(['{', ':', '=']).trim_end().to_string()
+    }
+
+    /// Contiguous comments ending on the line just above `node` (or above its attributes/decorators).
+    pub(crate) fn preceding_comments(&self, node: Node<'_>) -> Option<String> {
+        let mut lines: Vec<&str> = Vec::new();
+        let mut expected_end_row = node.start_position().row;
+        let mut sibling = node.prev_sibling();
+        while let Some(s) = sibling {
+            let kind = s.kind();
+            if kind.contains("comment") {
+                if s.end_position().row + 1 < expected_end_row {
+                    break;
+                }
+                lines.push(self.text(s));
+                expected_end_row = s.start_position().row;
+            } else if kind.contains("attribute") || kind == "decorator" || kind == "annotation" {
+                expected_end_row = s.start_position().row;
+            } else {
+                break;
+            }
+            sibling = s.prev_sibling();
+        }
+        if lines.is_empty() {
+            return None;
+        }
+        lines.reverse();
+        let doc = clean_comment(&lines.join("\n"));
+        (!doc.is_empty()).then_some(doc)
+    }
+}
+
+/// Walks the whole tree depth-first, letting `visit` record facts and steer scopes.
+pub(crate) fn walk(tree: &Tree, collector: &mut Collector<'_>, visit: Visitor) {
+    let mut cursor = tree.walk();
+    // One entry per open level: whether entering it pushed a scope.
+    let mut pushed: Vec<bool> = Vec::new();
+    let mut descend = true;
+    loop {
+        if descend {
+            let node = cursor.node();
+            let action = visit(collector, node);
+            let scope = match action {
+                Action::Skip => None,
+                Action::Descend => Some(None),
+                Action::Enter(id) => {
+                    let name = collector.facts.symbols[id as usize].name.clone();
+                    Some(Some(Scope { name, symbol: Some(id) }))
+                }
+                Action::EnterNamed(name) => Some(Some(Scope { name, symbol: None })),
+            };
+            if let Some(scope) = scope {
+                if cursor.goto_first_child() {
+                    let has_scope = scope.is_some();
+                    if let Some(scope) = scope {
+                        collector.scopes.push(scope);
+                    }
+                    pushed.push(has_scope);
+                    continue;
+                }
+            }
+        }
+        if cursor.goto_next_sibling() {
+            descend = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            return;
+        }
+        if pushed.pop() == Some(true) {
+            collector.scopes.pop();
+        }
+        descend = false;
+    }
+}
+
+fn span(node: Node<'_>) -> Span {
+    let start = node.start_position();
+    let end = node.end_position();
+    Span {
+        start_line: start.row as u32 + 1,
+        start_col: start.column as u32 + 1,
+        end_line: end.row as u32 + 1,
+        start_byte: node.start_byte() as u32,
+        end_byte: node.end_byte() as u32,
+    }
+}
+
+/// Splits `a::b::C` / `a.b.C` / `a\b\C` into (`Some("a::b")`, `"C"`).
+pub(crate) fn split_qualified(written: &str) -> (Option<&str>, &str) {
+    let written = written.trim();
+    let cut = ["::", ".", "\\", "->"]
+        .iter()
+        .filter_map(|sep| written.rfind(sep).map(|i| (i, sep.len())))
+        .max_by_key(|(i, _)| *i);
+    match cut {
+        Some((i, len)) => {
+            let q = written[..i].trim();
+            (Some(q).filter(|q| !q.is_empty()), written[i + len..].trim())
+        }
+        None => (None, written),
+    }
+}
+
+/// `Foo<T, U>` → `Foo`; `Foo[T]` → `Foo`; `Foo(args)` → `Foo`.
+pub(crate) fn strip_generics(written: &str) -> &str {
+    let end = written.find(['<', '[', '(']).unwrap_or(written.len());
+    written[..end].trim()
+}
+
+fn truncate_at_char(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut cut = max;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+}
+
+/// Strips comment markers (`///`, `//!`, `//`, `#`, `/** */`, leading `*`) from a comment block.
+pub(crate) fn clean_comment(raw: &str) -> String {
+    let mut out = String::new();
+    for line in raw.lines() {
+        let mut l = line.trim();
+        for prefix in ["///", "//!", "//", "/**", "/*!", "/*", "#", "--"] {
+            if let Some(rest) = l.strip_prefix(prefix) {
+                l = rest;
+                break;
+            }
+        }
+        l = l.strip_suffix("*/").unwrap_or(l).trim();
+        l = l.strip_prefix('*').map(str::trim_start).unwrap_or(l);
+        if !out.is_empty() || !l.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(l);
+        }
+    }
+    let mut out = out.trim_end().to_string();
+    truncate_at_char(&mut out, MAX_DOC);
+    out
+}
+
+/// Cleans a docstring literal (Python triple quotes, etc.) into plain text.
+pub(crate) fn clean_docstring(raw: &str) -> String {
+    let mut s = raw.trim();
+    s = s.trim_start_matches(|c: char| c.is_ascii_alphabetic()); // r"", u"", b"" prefixes
+    for q in ["\"\"\"", "'''", "\"", "'"] {
+        if s.starts_with(q) && s.ends_with(q) && s.len() >= 2 * q.len() {
+            s = &s[q.len()..s.len() - q.len()];
+            break;
+        }
+    }
+    let mut out = s.trim().to_string();
+    truncate_at_char(&mut out, MAX_DOC);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_qualified_names_on_any_separator() {
+        assert_eq!(split_qualified("a::b::C"), (Some("a::b"), "C"));
+        assert_eq!(split_qualified("pkg.Base"), (Some("pkg"), "Base"));
+        assert_eq!(split_qualified("\\App\\Model"), (Some("\\App"), "Model"));
+        assert_eq!(split_qualified("Plain"), (None, "Plain"));
+        assert_eq!(strip_generics("Vec<T>"), "Vec");
+    }
+
+    #[test]
+    fn cleans_comment_markers() {
+        assert_eq!(clean_comment("/// Parses a file.\n/// Twice."), "Parses a file.\nTwice.");
+        assert_eq!(clean_comment("/**\n * Javadoc here.\n */"), "Javadoc here.");
+        assert_eq!(clean_comment("# shell doc"), "shell doc");
+        assert_eq!(clean_docstring("\"\"\"Doc string.\"\"\""), "Doc string.");
+    }
+}

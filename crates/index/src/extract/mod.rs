@@ -1,0 +1,293 @@
+//! Turns one source file into facts: definitions, references, imports and bases.
+//!
+//! Each language is one module with a `visit` function that looks at a syntax
+//! node and tells the shared [`walk`](collector::walk) what it is. The walker
+//! keeps the scope stack, so qualified names, parents, signatures and doc
+//! comments come out the same way for every language. Adding a language is
+//! adding a module here, a grammar in [`Lang::grammar`](crate::Lang::grammar)
+//! and a fixture in `tests/languages/`.
+
+mod bash;
+mod c;
+mod collector;
+mod cpp;
+mod csharp;
+mod go;
+mod java;
+mod javascript;
+mod kotlin;
+mod php;
+mod python;
+mod ruby;
+mod rust;
+mod swift;
+
+use serde::Serialize;
+
+use crate::Lang;
+pub(crate) use collector::{Action, Collector, walk};
+
+/// Everything one file says about the code graph, before resolution.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct FileFacts {
+    /// Definitions, parents before children.
+    pub symbols: Vec<Symbol>,
+    /// Calls and type uses, in source order.
+    pub refs: Vec<Reference>,
+    /// Import statements, one entry per imported name.
+    pub imports: Vec<Import>,
+    /// Base classes, implemented interfaces and traits.
+    pub bases: Vec<BaseRef>,
+}
+
+/// What kind of thing a definition is. Stored as its [`SymbolKind::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SymbolKind {
+    /// A free function.
+    Function,
+    /// A function defined inside a class, struct, impl, trait or interface.
+    Method,
+    /// A class.
+    Class,
+    /// A struct (or C union).
+    Struct,
+    /// An enum.
+    Enum,
+    /// A Rust trait (or Swift protocol, PHP trait).
+    Trait,
+    /// An interface.
+    Interface,
+    /// A type alias or typedef.
+    TypeAlias,
+    /// A module, namespace or package.
+    Module,
+    /// A constant or static.
+    Constant,
+    /// A macro definition.
+    Macro,
+}
+
+impl SymbolKind {
+    /// The stable name stored in the index and accepted by `--kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Class => "class",
+            SymbolKind::Struct => "struct",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Trait => "trait",
+            SymbolKind::Interface => "interface",
+            SymbolKind::TypeAlias => "type_alias",
+            SymbolKind::Module => "module",
+            SymbolKind::Constant => "constant",
+            SymbolKind::Macro => "macro",
+        }
+    }
+
+    /// Every kind, for validating `--kind`.
+    pub const ALL: [SymbolKind; 11] = [
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Class,
+        SymbolKind::Struct,
+        SymbolKind::Enum,
+        SymbolKind::Trait,
+        SymbolKind::Interface,
+        SymbolKind::TypeAlias,
+        SymbolKind::Module,
+        SymbolKind::Constant,
+        SymbolKind::Macro,
+    ];
+
+    /// Parses a stored or user-given kind name.
+    pub fn from_name(name: &str) -> Option<SymbolKind> {
+        SymbolKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether a symbol of this kind can be the target of a call edge.
+    pub fn is_callable(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro | SymbolKind::Class | SymbolKind::Struct
+        )
+    }
+
+    /// Whether a symbol of this kind can be a base in an inheritance edge.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Trait
+                | SymbolKind::Interface
+                | SymbolKind::TypeAlias
+        )
+    }
+}
+
+/// Line and byte extent of a node; lines and columns are 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Span {
+    /// First line (1-based).
+    pub start_line: u32,
+    /// First column (1-based, in bytes).
+    pub start_col: u32,
+    /// Last line (1-based, inclusive).
+    pub end_line: u32,
+    /// Byte offset of the first byte.
+    pub start_byte: u32,
+    /// Byte offset one past the last byte.
+    pub end_byte: u32,
+}
+
+/// A definition found in a file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Symbol {
+    /// The name as written (`parse`).
+    pub name: String,
+    /// Enclosing scopes and the name, joined with the language's separator
+    /// (`Parser::parse`, `pkg.Class.method`).
+    pub qualified_name: String,
+    /// What it is.
+    pub kind: SymbolKind,
+    /// The declaration's head on one line, whitespace collapsed, without the body.
+    pub signature: String,
+    /// The doc comment or docstring, comment markers stripped.
+    pub doc: Option<String>,
+    /// Where the whole definition is.
+    pub span: Span,
+    /// Index in [`FileFacts::symbols`] of the enclosing definition.
+    pub parent: Option<u32>,
+}
+
+/// Whether a reference calls something or names a type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// A call or instantiation: `f()`, `obj.m()`, `new T()`, `T::new()`.
+    Call,
+    /// A use of a type name in a signature, annotation or expression.
+    TypeUse,
+}
+
+impl RefKind {
+    /// The stable name stored in the index.
+    pub fn name(self) -> &'static str {
+        match self {
+            RefKind::Call => "call",
+            RefKind::TypeUse => "type_use",
+        }
+    }
+}
+
+/// A use of a name, to be resolved to a definition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reference {
+    /// The last segment of the name (`bar` in `foo::bar()` or `obj.bar()`).
+    pub name: String,
+    /// What stood before it, as written (`foo`, `self`, `obj`, `a.b`), if anything.
+    pub qualifier: Option<String>,
+    /// Call or type use.
+    pub kind: RefKind,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (bytes).
+    pub col: u32,
+    /// Index in [`FileFacts::symbols`] of the innermost enclosing definition.
+    pub from: Option<u32>,
+}
+
+/// One imported name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Import {
+    /// The module path as written (`crate::store`, `os.path`, `./util`, `fmt`, `<stdio.h>` → `stdio.h`).
+    pub module: String,
+    /// The imported item, or `None` when the whole module is imported.
+    pub name: Option<String>,
+    /// The local name it is bound to, when renamed.
+    pub alias: Option<String>,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// Whether a base is extended or implemented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaseKind {
+    /// `class A(B)`, `class A extends B`, `struct A : B`.
+    Inherits,
+    /// `implements I`, `impl Trait for T`, protocol conformance.
+    Implements,
+}
+
+/// A base type named by a definition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseRef {
+    /// Index in [`FileFacts::symbols`] of the deriving definition, when it is in this file.
+    pub symbol: Option<u32>,
+    /// Name of the deriving type (for resolving it when it is defined elsewhere).
+    pub subject: String,
+    /// Last segment of the base's name.
+    pub name: String,
+    /// What stood before it (`abc` in `abc.ABC`), if anything.
+    pub qualifier: Option<String>,
+    /// Extends or implements.
+    pub kind: BaseKind,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// Why a file could not be turned into facts.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    /// The grammar could not be loaded (a build problem, not an input problem).
+    #[error("the {lang} grammar could not be loaded: {message}")]
+    Grammar {
+        /// The language.
+        lang: &'static str,
+        /// What tree-sitter said.
+        message: String,
+    },
+    /// tree-sitter gave up (timeout or cancellation).
+    #[error("the {lang} parser returned no tree")]
+    NoTree {
+        /// The language.
+        lang: &'static str,
+    },
+}
+
+/// Parses `source` as `lang` and extracts its facts. Never panics on any input:
+/// syntax errors leave `ERROR` nodes that the visitors simply skip.
+pub fn extract(lang: Lang, source: &str) -> Result<FileFacts, ExtractError> {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&lang.grammar())
+        .map_err(|e| ExtractError::Grammar { lang: lang.name(), message: e.to_string() })?;
+    let tree = parser.parse(source, None).ok_or(ExtractError::NoTree { lang: lang.name() })?;
+    Ok(extract_tree(lang, source, &tree))
+}
+
+fn extract_tree(lang: Lang, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
+    let (separator, visit): (&'static str, collector::Visitor) = match lang {
+        Lang::Rust => ("::", rust::visit),
+        Lang::Python => (python::SEPARATOR, python::visit),
+        // TypeScript and TSX grammars share node kinds with JavaScript's.
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (javascript::SEPARATOR, javascript::visit),
+        Lang::Go => (go::SEPARATOR, go::visit),
+        Lang::Java => (java::SEPARATOR, java::visit),
+        Lang::C => (c::SEPARATOR, c::visit),
+        Lang::Cpp => (cpp::SEPARATOR, cpp::visit),
+        Lang::CSharp => (csharp::SEPARATOR, csharp::visit),
+        Lang::Ruby => (ruby::SEPARATOR, ruby::visit),
+        Lang::Php => (php::SEPARATOR, php::visit),
+        Lang::Kotlin => (kotlin::SEPARATOR, kotlin::visit),
+        Lang::Swift => (swift::SEPARATOR, swift::visit),
+        Lang::Bash => (bash::SEPARATOR, bash::visit),
+    };
+    let mut collector = Collector::new(source, separator);
+    walk(tree, &mut collector, visit);
+    collector.finish()
+}

@@ -1,0 +1,55 @@
+//! The one error type of the store.
+
+use std::path::PathBuf;
+
+/// Why a storage operation failed; every variant names the file involved.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite refused or failed.
+    #[error("sqlite error on {path}: {source}")]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The file's schema was written by a newer loci (or is not a loci index).
+    #[error("{path} has schema version {found}; this loci understands up to {supported}")]
+    UnknownSchema {
+        /// The database file.
+        path: PathBuf,
+        /// The version found.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// A directory for the database could not be created.
+    #[error("cannot create {path}: {source}")]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No place for the registry: neither LOCI_HOME, XDG_DATA_HOME nor HOME is set.
+    #[error("no data directory: set LOCI_HOME or XDG_DATA_HOME")]
+    NoDataDir,
+}
+
+impl StoreError {
+    /// Wraps a rusqlite error with the path it concerns.
+    pub fn sqlite(path: impl Into<PathBuf>, source: rusqlite::Error) -> Self {
+        StoreError::Sqlite { path: path.into(), source }
+    }
+
+    /// Whether the cause is another connection holding a lock (SQLITE_BUSY/LOCKED).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Sqlite { source: rusqlite::Error::SqliteFailure(e, _), .. }
+                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    }
+}

@@ -1,0 +1,143 @@
+//! The index schema and its migrations, keyed by `PRAGMA user_version`.
+
+use rusqlite::Connection;
+
+/// The schema version this build writes. Older files are migrated forward;
+/// newer ones are refused (a newer loci wrote them).
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Migration `i` takes a database from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[V1];
+
+const V1: &str = r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per indexed source file. The fingerprint decides whether it must be re-parsed;
+-- `resolved = 0` marks a file whose outgoing edges must be recomputed (set in the same
+-- transaction as the change that made them stale, so a crash never loses that work).
+CREATE TABLE files (
+    id        INTEGER PRIMARY KEY,
+    path      TEXT NOT NULL UNIQUE,
+    lang      TEXT NOT NULL,
+    size      INTEGER NOT NULL,
+    mtime_ns  INTEGER NOT NULL,
+    inode     INTEGER NOT NULL,
+    hash      BLOB NOT NULL,
+    lossy     INTEGER NOT NULL DEFAULT 0,
+    lines     INTEGER NOT NULL,
+    resolved  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX files_unresolved ON files(id) WHERE resolved = 0;
+
+CREATE TABLE symbols (
+    id             INTEGER PRIMARY KEY,
+    file_id        INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    name           TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    kind           TEXT NOT NULL,
+    signature      TEXT NOT NULL,
+    doc            TEXT,
+    start_line     INTEGER NOT NULL,
+    start_col      INTEGER NOT NULL,
+    end_line       INTEGER NOT NULL,
+    start_byte     INTEGER NOT NULL,
+    end_byte       INTEGER NOT NULL,
+    parent_id      INTEGER
+);
+CREATE INDEX symbols_name ON symbols(name);
+CREATE INDEX symbols_qualified ON symbols(qualified_name);
+CREATE INDEX symbols_file ON symbols(file_id, start_line);
+
+-- Raw uses of names, kept whether they resolve or not (an unresolved one keeps its name).
+CREATE TABLE refs (
+    id          INTEGER PRIMARY KEY,
+    file_id     INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    from_symbol INTEGER,
+    name        TEXT NOT NULL,
+    qualifier   TEXT,
+    kind        TEXT NOT NULL,
+    line        INTEGER NOT NULL,
+    col         INTEGER NOT NULL
+);
+CREATE INDEX refs_file ON refs(file_id);
+CREATE INDEX refs_name ON refs(name);
+
+CREATE TABLE imports (
+    id      INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    module  TEXT NOT NULL,
+    name    TEXT,
+    alias   TEXT,
+    line    INTEGER NOT NULL
+);
+CREATE INDEX imports_file ON imports(file_id);
+CREATE INDEX imports_name ON imports(name);
+
+CREATE TABLE bases (
+    id        INTEGER PRIMARY KEY,
+    file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    symbol_id INTEGER,
+    subject   TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    qualifier TEXT,
+    kind      TEXT NOT NULL,
+    line      INTEGER NOT NULL
+);
+CREATE INDEX bases_file ON bases(file_id);
+CREATE INDEX bases_name ON bases(name);
+CREATE INDEX bases_subject ON bases(subject);
+
+-- The resolved graph. `src_file` owns the edge: re-resolving a file replaces its edges.
+-- kind: CALLS | REFERENCES | IMPORTS | INHERITS | IMPLEMENTS | CONTAINS
+-- confidence: exact | import | name
+CREATE TABLE edges (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    src_file    INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    src_symbol  INTEGER,
+    dst_file    INTEGER,
+    dst_symbol  INTEGER,
+    confidence  TEXT NOT NULL,
+    line        INTEGER NOT NULL
+);
+CREATE INDEX edges_src ON edges(src_symbol, kind);
+CREATE INDEX edges_dst ON edges(dst_symbol, kind);
+CREATE INDEX edges_src_file ON edges(src_file);
+CREATE INDEX edges_dst_file ON edges(dst_file, kind);
+
+-- Trigram index over file contents for `loci search`. Contentless (the text stays in
+-- the workspace) and detail=none (candidates are confirmed line by line), which keeps
+-- the index small and fast to build.
+CREATE VIRTUAL TABLE code_fts USING fts5(
+    body, content='', contentless_delete=1, tokenize='trigram', detail='none'
+);
+"#;
+
+/// Brings `conn` to [`SCHEMA_VERSION`], or reports the version it found if newer.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MigrateError> {
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if found > SCHEMA_VERSION {
+        return Err(MigrateError::Newer(found));
+    }
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", version as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+pub(crate) enum MigrateError {
+    Newer(i64),
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for MigrateError {
+    fn from(e: rusqlite::Error) -> Self {
+        MigrateError::Sqlite(e)
+    }
+}
