@@ -1,0 +1,222 @@
+//! Finding the files to index: a gitignore-aware parallel walk (also honouring
+//! `.lociignore`) that reports every file it will not index and why.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::{WalkBuilder, WalkState};
+use serde::Serialize;
+
+/// A regular file the walk found, with the stat part of its fingerprint.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    /// Path relative to the workspace root, `/`-separated.
+    pub rel: String,
+    /// Absolute path.
+    pub abs: PathBuf,
+    pub stat: Stat,
+}
+
+/// The stat half of a fingerprint: if all three match, the file is taken as unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stat {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub inode: u64,
+}
+
+/// Why a file was not indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Contains NUL bytes.
+    Binary,
+    /// Larger than `index.maxFileBytes`.
+    TooLarge,
+    /// Could not be opened or read.
+    Unreadable,
+    /// A symbolic link that loops or points back into an ancestor.
+    SymlinkLoop,
+    /// A symbolic link (loci does not follow links, so nothing outside the workspace is read).
+    Symlink,
+    /// The walk could not enter or stat it.
+    WalkError,
+}
+
+impl SkipReason {
+    /// The stable name used in `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::SymlinkLoop => "symlink_loop",
+            SkipReason::Symlink => "symlink",
+            SkipReason::WalkError => "walk_error",
+        }
+    }
+}
+
+/// A file the index left out, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+pub struct Skipped {
+    /// Path relative to the workspace.
+    pub path: String,
+    /// Why.
+    pub reason: SkipReason,
+    /// More detail (the OS error, the size), when there is any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What the walk saw: the candidate files (sorted by path) and what it skipped on the way.
+pub(crate) struct Walked {
+    pub files: Vec<Found>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Directories never walked, whatever the ignore files say.
+const ALWAYS_SKIPPED_DIRS: &[&str] = &[".git", ".loci", ".hg", ".svn"];
+
+/// Walks `root` on `threads` threads. `wanted` decides from a path whether it could be a
+/// source file (by name); files it rejects are not stat'ed further.
+pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool + Sync)) -> Walked {
+    let files = Mutex::new(Vec::new());
+    let skipped = Mutex::new(Vec::new());
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .threads(threads)
+        .follow_links(false)
+        .require_git(false)
+        .add_custom_ignore_filename(".lociignore")
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && e.file_name().to_str().is_some_and(|n| ALWAYS_SKIPPED_DIRS.contains(&n)))
+        });
+    builder.build_parallel().run(|| {
+        let files = &files;
+        let skipped = &skipped;
+        Box::new(move |entry| {
+            match entry {
+                Ok(entry) => {
+                    let Some(kind) = entry.file_type() else { return WalkState::Continue };
+                    if kind.is_dir() {
+                        return WalkState::Continue;
+                    }
+                    let rel = relative(root, entry.path());
+                    if kind.is_symlink() {
+                        if wanted(entry.path()) || entry.path().is_dir() || is_loop(entry.path()) {
+                            let reason =
+                                if is_loop(entry.path()) { SkipReason::SymlinkLoop } else { SkipReason::Symlink };
+                            skipped.lock().unwrap_or_else(|p| p.into_inner()).push(Skipped {
+                                path: rel,
+                                reason,
+                                detail: None,
+                            });
+                        }
+                        return WalkState::Continue;
+                    }
+                    if !kind.is_file() || !wanted(entry.path()) {
+                        return WalkState::Continue;
+                    }
+                    match entry.metadata() {
+                        Ok(meta) => files.lock().unwrap_or_else(|p| p.into_inner()).push(Found {
+                            rel,
+                            abs: entry.path().to_path_buf(),
+                            stat: stat_of(&meta),
+                        }),
+                        Err(e) => skipped.lock().unwrap_or_else(|p| p.into_inner()).push(Skipped {
+                            path: rel,
+                            reason: SkipReason::WalkError,
+                            detail: Some(e.to_string()),
+                        }),
+                    }
+                }
+                Err(err) => {
+                    let (path, reason) = describe_walk_error(root, &err);
+                    skipped.lock().unwrap_or_else(|p| p.into_inner()).push(Skipped {
+                        path,
+                        reason,
+                        detail: Some(err.to_string()),
+                    });
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let mut skipped = skipped.into_inner().unwrap_or_else(|p| p.into_inner());
+    skipped.sort();
+    Walked { files, skipped }
+}
+
+pub(crate) fn stat_of(meta: &std::fs::Metadata) -> Stat {
+    use std::os::unix::fs::MetadataExt;
+    Stat {
+        size: meta.len(),
+        mtime_ns: meta.mtime().saturating_mul(1_000_000_000).saturating_add(meta.mtime_nsec()),
+        inode: meta.ino(),
+    }
+}
+
+fn is_loop(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Err(e) => e.raw_os_error() == Some(libc_eloop()),
+        Ok(meta) if meta.is_dir() => {
+            // A link to one of its own ancestors would loop if followed.
+            match (std::fs::canonicalize(path), path.parent().map(std::fs::canonicalize)) {
+                (Ok(target), Some(Ok(parent))) => parent.starts_with(&target),
+                _ => false,
+            }
+        }
+        Ok(_) => false,
+    }
+}
+
+const fn libc_eloop() -> i32 {
+    40 // ELOOP on Linux
+}
+
+fn describe_walk_error(root: &Path, err: &ignore::Error) -> (String, SkipReason) {
+    let mut reason = SkipReason::WalkError;
+    let mut path = String::new();
+    let mut current = Some(err);
+    while let Some(e) = current {
+        current = match e {
+            ignore::Error::WithPath { path: p, err } => {
+                if path.is_empty() {
+                    path = relative(root, p);
+                }
+                Some(err)
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => Some(err),
+            ignore::Error::Loop { child, .. } => {
+                path = relative(root, child);
+                reason = SkipReason::SymlinkLoop;
+                None
+            }
+            ignore::Error::Io(io) => {
+                if io.kind() == std::io::ErrorKind::PermissionDenied {
+                    reason = SkipReason::Unreadable;
+                }
+                None
+            }
+            _ => None,
+        };
+    }
+    (path, reason)
+}
+
+/// `root/a/b.rs` → `a/b.rs` (lossy for non-UTF-8 names).
+pub(crate) fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = String::new();
+    for (i, part) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&part.as_os_str().to_string_lossy());
+    }
+    out
+}
