@@ -281,6 +281,48 @@ fn span(node: Node<'_>) -> Span {
     }
 }
 
+/// Visits `node`'s descendants (not `node` itself) in source order without recursion;
+/// `f` returns whether to visit the children of the node it was given.
+pub(crate) fn for_each_descendant<'t>(node: Node<'t>, mut f: impl FnMut(Node<'t>) -> bool) {
+    let mut cursor = node.walk();
+    if !cursor.goto_first_child() {
+        return;
+    }
+    let mut depth = 1usize;
+    loop {
+        if f(cursor.node()) && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if depth <= 1 || !cursor.goto_parent() {
+                return;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// `text` with every run of whitespace collapsed to one space (a qualifier written over
+/// several lines), cut to at most `max` bytes at a char boundary.
+pub(crate) fn compact(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max));
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > max {
+            break;
+        }
+    }
+    truncate_at_char(&mut out, max);
+    out
+}
+
 /// Splits `a::b::C` / `a.b.C` / `a\b\C` into (`Some("a::b")`, `"C"`).
 pub(crate) fn split_qualified(written: &str) -> (Option<&str>, &str) {
     let written = written.trim();
