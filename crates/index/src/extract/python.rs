@@ -1,12 +1,316 @@
-//! python: not yet extracted (stub: definitions, calls, imports and bases to come).
+//! Python: functions, methods, classes, module-level UPPER_CASE constants and `type`
+//! aliases; calls, annotation type uses, `import`/`from` imports and base classes.
 
 use tree_sitter::Node;
 
-use super::{Action, Collector};
+use super::collector::{clean_docstring, compact, for_each_descendant, strip_generics};
+use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
-pub(crate) fn visit(_c: &mut Collector<'_>, _node: Node<'_>) -> Action {
-    Action::Descend
+/// Longest qualifier kept for a reference (`a.b(c).d` chains can be long).
+const MAX_QUALIFIER: usize = 120;
+
+pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    match node.kind() {
+        "function_definition" => {
+            let kind = if c.in_type_scope() {
+                SymbolKind::Method
+            } else {
+                SymbolKind::Function
+            };
+            definition(c, node, kind)
+        }
+        "class_definition" => definition(c, node, SymbolKind::Class),
+        "expression_statement" => {
+            if c.current_symbol().is_none() && is_module_level(node) {
+                constant(c, node);
+            }
+            Action::Descend
+        }
+        "type_alias_statement" => {
+            if let Some(left) = node.child_by_field_name("left") {
+                let name = strip_generics(c.text(left)).to_string();
+                if !name.is_empty() {
+                    let id = c.def(node, &name, SymbolKind::TypeAlias, None);
+                    if let Some(right) = node.child_by_field_name("right") {
+                        type_uses(c, right);
+                    }
+                    let _ = id;
+                }
+            }
+            Action::Skip
+        }
+        "call" => {
+            if let Some(function) = node.child_by_field_name("function") {
+                call_target(c, function);
+            }
+            Action::Descend
+        }
+        "type" => {
+            type_uses(c, node);
+            Action::Skip
+        }
+        "import_statement" => {
+            import_names(c, node, None);
+            Action::Skip
+        }
+        "import_from_statement" => {
+            let module = node
+                .child_by_field_name("module_name")
+                .map(|m| compact(c.text(m), 400));
+            let module = module.unwrap_or_default();
+            import_names(c, node, Some(&module));
+            Action::Skip
+        }
+        "future_import_statement" => {
+            import_names(c, node, Some("__future__"));
+            Action::Skip
+        }
+        _ => Action::Descend,
+    }
+}
+
+/// A `def` or `class`: its docstring (or the comments above it, above its decorators),
+/// its bases, then its body inside its scope.
+fn definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
+    let Some(name) = c.field_text(node, "name") else {
+        return Action::Descend;
+    };
+    let body = node.child_by_field_name("body");
+    let colon = head_end(node);
+    let doc = body.and_then(|b| docstring(c, b)).or_else(|| {
+        let outer = node
+            .parent()
+            .filter(|p| p.kind() == "decorated_definition")
+            .unwrap_or(node);
+        c.preceding_comments(outer)
+    });
+    let id = c.def_with_doc(node, name, kind, colon.or(body), doc);
+    if kind == SymbolKind::Class {
+        if let Some(supers) = node.child_by_field_name("superclasses") {
+            let mut cursor = supers.walk();
+            for arg in supers.named_children(&mut cursor) {
+                // `metaclass=M`, `**kw` and `*bases` are not base classes.
+                if matches!(arg.kind(), "identifier" | "attribute" | "subscript") {
+                    let written = compact(c.text(arg), MAX_QUALIFIER);
+                    c.base(arg, id, &written, BaseKind::Inherits);
+                }
+            }
+        }
+    }
+    Action::Enter(id)
+}
+
+/// The `:` that ends a `def`/`class` head (comments may sit between it and the body).
+fn head_end(node: Node<'_>) -> Option<Node<'_>> {
+    let body = node.child_by_field_name("body")?;
+    let mut colon = None;
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.start_byte() >= body.start_byte() {
+            break;
+        }
+        if child.kind() == ":" {
+            colon = Some(child);
+        }
+    }
+    colon
+}
+
+/// The string literal that opens a block, cleaned and dedented like `inspect.cleandoc`.
+fn docstring(c: &Collector<'_>, body: Node<'_>) -> Option<String> {
+    let first = body.named_child(0)?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let string = first.named_child(0)?;
+    if string.kind() != "string" && string.kind() != "concatenated_string" {
+        return None;
+    }
+    let doc = dedent(&clean_docstring(c.text(string)));
+    (!doc.is_empty()).then_some(doc)
+}
+
+/// Removes the common indentation of every line after the first.
+fn dedent(doc: &str) -> String {
+    let indent = doc
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = String::with_capacity(doc.len());
+    for (i, line) in doc.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(line.get(indent..).unwrap_or(line.trim_start()));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+fn is_module_level(node: Node<'_>) -> bool {
+    node.parent().is_some_and(|p| p.kind() == "module")
+}
+
+/// `NAME = ...` or `NAME: T = ...` at module level, with an UPPER_CASE name.
+fn constant(c: &mut Collector<'_>, stmt: Node<'_>) {
+    let Some(assignment) = stmt.named_child(0).filter(|n| n.kind() == "assignment") else {
+        return;
+    };
+    let Some(left) = assignment
+        .child_by_field_name("left")
+        .filter(|l| l.kind() == "identifier")
+    else {
+        return;
+    };
+    let name = c.text(left);
+    let upper = name.chars().any(|ch| ch.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_');
+    if upper {
+        c.def(stmt, name, SymbolKind::Constant, None);
+    }
+}
+
+fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
+    match function.kind() {
+        "identifier" => {
+            let name = c.text(function);
+            c.reference(function, name, None, RefKind::Call);
+        }
+        "attribute" => {
+            let Some(attr) = function.child_by_field_name("attribute") else {
+                return;
+            };
+            let qualifier = function
+                .child_by_field_name("object")
+                .map(|o| compact(c.text(o), MAX_QUALIFIER));
+            let name = c.text(attr);
+            c.reference(attr, name, qualifier.as_deref(), RefKind::Call);
+        }
+        _ => {}
+    }
+}
+
+/// Every type name inside an annotation: `Foo`, `mod.Foo`, `Optional[Foo]`, `A | B`.
+fn type_uses(c: &mut Collector<'_>, node: Node<'_>) {
+    if node.kind() == "identifier" {
+        let name = c.text(node);
+        c.reference(node, name, None, RefKind::TypeUse);
+        return;
+    }
+    let mut found: Vec<(Node<'_>, Option<Node<'_>>)> = Vec::new();
+    for_each_descendant(node, |n| match n.kind() {
+        "identifier" => {
+            found.push((n, None));
+            false
+        }
+        "attribute" => {
+            if let Some(attr) = n.child_by_field_name("attribute") {
+                found.push((attr, n.child_by_field_name("object")));
+            }
+            false
+        }
+        // Forward references in strings, keyword arguments of `Annotated[...]`.
+        "string" | "keyword_argument" | "call" => false,
+        _ => true,
+    });
+    for (name_node, object) in found {
+        let name = c.text(name_node);
+        let qualifier = object.map(|o| compact(c.text(o), MAX_QUALIFIER));
+        c.reference(name_node, name, qualifier.as_deref(), RefKind::TypeUse);
+    }
+}
+
+/// `import a.b as c, d` (module `None`) or `from m import x as y, z` / `from m import *`.
+fn import_names(c: &mut Collector<'_>, stmt: Node<'_>, from: Option<&str>) {
+    let mut cursor = stmt.walk();
+    let names: Vec<Node<'_>> = stmt.children_by_field_name("name", &mut cursor).collect();
+    for name in names {
+        let (written, alias) = match name.kind() {
+            "aliased_import" => {
+                let Some(inner) = name.child_by_field_name("name") else {
+                    continue;
+                };
+                (c.text(inner), c.field_text(name, "alias"))
+            }
+            _ => (c.text(name), None),
+        };
+        match from {
+            Some(module) => c.import(stmt, module, Some(written), alias),
+            None => c.import(stmt, written, None, alias),
+        }
+    }
+    if let Some(module) = from {
+        let mut cursor = stmt.walk();
+        let wildcard = stmt
+            .named_children(&mut cursor)
+            .any(|n| n.kind() == "wildcard_import");
+        if wildcard {
+            c.import(stmt, module, None, None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Lang;
+    use crate::extract::{SymbolKind, extract};
+
+    #[test]
+    fn empty_and_broken_files_do_not_panic() {
+        for src in [
+            "",
+            "\n\n",
+            "def",
+            "class A(:\n  def f(self",
+            "from . import",
+            "import",
+            "@deco\n",
+            "x = (",
+        ] {
+            extract(Lang::Python, src).expect("a tree");
+        }
+    }
+
+    #[test]
+    fn deeply_nested_code_does_not_overflow_the_stack() {
+        let depth = 2000;
+        let parens = format!("X = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+        extract(Lang::Python, &parens).expect("a tree");
+        let annotation = format!(
+            "def f(a: {}int{}): pass\n",
+            "list[".repeat(depth),
+            "]".repeat(depth)
+        );
+        extract(Lang::Python, &annotation).expect("a tree");
+        let mut defs = String::new();
+        for i in 0..depth {
+            defs.push_str(&" ".repeat(i));
+            defs.push_str(&format!("def f{i}():\n"));
+        }
+        defs.push_str(&" ".repeat(depth));
+        defs.push_str("pass\n");
+        let facts = extract(Lang::Python, &defs).expect("a tree");
+        assert!(facts.symbols.len() <= depth);
+    }
+
+    #[test]
+    fn decorated_definitions_start_at_their_def_line_and_keep_their_docstring() {
+        let src = "# above\n@property\ndef f():\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n";
+        let facts = extract(Lang::Python, src).unwrap();
+        let f = &facts.symbols[0];
+        assert_eq!(
+            (f.kind, f.span.start_line, f.doc.as_deref()),
+            (SymbolKind::Function, 3, Some("Doc.\n\nMore."))
+        );
+        assert_eq!(f.signature, "def f()");
+    }
 }
