@@ -71,13 +71,20 @@ fn render_dir(dir: &Path) -> String {
     let mut lines = BTreeSet::new();
     for path in files {
         let rel = path.strip_prefix(dir).expect("under the fixture dir");
-        let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
         if rel.starts_with("expected_") {
             continue;
         }
-        let bytes = fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let bytes =
+            fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let head = &bytes[..bytes.len().min(256)];
-        let Some(lang) = Lang::detect(&path, head) else { continue };
+        let Some(lang) = Lang::detect(&path, head) else {
+            continue;
+        };
         let source = String::from_utf8_lossy(&bytes);
         let facts = extract(lang, &source).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         render_file(&rel, &facts, &mut lines);
