@@ -304,4 +304,28 @@ impl Roots {
     pub fn base(&self) -> Result<&Root, RootError> {
         self.get(RootKind::Base)
     }
+
+    /// `text` with each configured root's path (as configured and real)
+    /// replaced by `$VARIABLE`, for messages that cross a network boundary
+    /// (DESIGN.md invariant 1): `/srv/base/team/app` becomes
+    /// `$LOCI_PROJECTS_BASE/team/app`.
+    pub fn redact(&self, text: &str) -> String {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for root in [&self.managed, &self.base].into_iter().flatten() {
+            let name = format!("${}", root.kind().variable());
+            let real = std::fs::canonicalize(root.path()).ok();
+            for path in std::iter::once(root.path()).chain(real.as_deref()) {
+                if let Some(p) = path.to_str().filter(|p| *p != "/") {
+                    pairs.push((p.to_owned(), name.clone()));
+                }
+            }
+        }
+        // Longest first, so a root nested in another is replaced whole.
+        pairs.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+        let mut out = text.to_owned();
+        for (path, name) in pairs {
+            out = out.replace(&path, &name);
+        }
+        out
+    }
 }

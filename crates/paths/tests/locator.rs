@@ -213,3 +213,23 @@ fn the_same_name_resolves_to_different_folders_in_each_root() {
     assert_eq!(a.locator(), managed);
     assert_eq!(b.locator(), mounted);
 }
+
+#[test]
+fn messages_for_the_network_can_be_redacted_of_root_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("base")).unwrap();
+    let base = dir.path().join("base");
+    let roots = Roots::from_values(
+        RootValues::default(),
+        RootValues {
+            env: Some(base.clone().into()),
+            config: None,
+        },
+    )
+    .unwrap();
+    let text = format!("cannot create {}/team/app", base.display());
+    assert_eq!(
+        roots.redact(&text),
+        "cannot create $LOCI_PROJECTS_BASE/team/app"
+    );
+}
