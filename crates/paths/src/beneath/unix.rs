@@ -414,6 +414,27 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
+    fn openat2_refuses_a_symlink_swapped_in_after_the_check() {
+        let (dir, root) = setup();
+        std::fs::create_dir(root.path().join("ws")).unwrap();
+        let target = contain(&root, &Segment::parse("ws/new").unwrap()).unwrap();
+        std::fs::remove_dir(root.path().join("ws")).unwrap();
+        symlink(dir.path().join("outside"), root.path().join("ws")).unwrap();
+        let rd = RootDir::open(&root)
+            .unwrap()
+            .with_strategy(Strategy::Openat2);
+        let err = rd.create_dir_all(&target).unwrap_err();
+        assert_eq!(err.kind(), "escapes_root", "{err}");
+        // a relative symlink climbing out is refused the same way
+        std::fs::remove_file(root.path().join("ws")).unwrap();
+        symlink("../outside", root.path().join("ws")).unwrap();
+        let err = rd.create_dir_all(&target).unwrap_err();
+        assert_eq!(err.kind(), "escapes_root", "{err}");
+        assert!(!dir.path().join("outside/new").exists());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
     fn openat2_follows_a_relative_symlink_that_stays_beneath_the_root() {
         let (_dir, root) = setup();
         std::fs::create_dir(root.path().join("real")).unwrap();
