@@ -1,0 +1,97 @@
+//! `git init` and `git clone -- URL .`, run through the supervisor (no
+//! shell), in the directory opened beneath the root.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use loci_paths::OpenedDir;
+use loci_supervisor::{EnvPolicy, SpawnSpec, Supervisor};
+
+use crate::CreateError;
+
+/// Protocols `git clone` may use (`GIT_ALLOW_PROTOCOL`): everything else,
+/// `ext::` (which runs a command) included, is refused by git itself.
+pub const ALLOWED_PROTOCOLS: &str = "file:git:http:https:ssh";
+
+/// How much of git's stderr an error message quotes, in bytes.
+const STDERR_TAIL: usize = 2000;
+
+pub(crate) struct GitRun<'a> {
+    pub(crate) supervisor: &'a Supervisor,
+    pub(crate) program: &'a OsString,
+    pub(crate) budget: Duration,
+    pub(crate) output_cap: usize,
+}
+
+impl GitRun<'_> {
+    /// Runs `git init` (no URL) or `git clone -- URL .` in `dir`.
+    pub(crate) fn run(&self, dir: &OpenedDir, clone_url: Option<&str>) -> Result<(), CreateError> {
+        let segment = dir.target().segment().to_string();
+        let (action, args): (&'static str, Vec<&str>) = match clone_url {
+            None => ("init", vec!["init", "--quiet"]),
+            Some(url) => ("clone", vec!["clone", "--quiet", "--", url, "."]),
+        };
+        let failed = |message: String| CreateError::Git {
+            action,
+            segment: segment.clone(),
+            message,
+        };
+        let key = format!(
+            "workspace-create:{}:{}",
+            dir.target().root_kind().as_str(),
+            segment
+        );
+        let spec = SpawnSpec::new(self.program)
+            .args(args)
+            .cwd(working_directory(dir))
+            .env(
+                EnvPolicy::loci_child()
+                    .pin("GIT_TERMINAL_PROMPT", "0")
+                    .pin("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS),
+            )
+            .budget(self.budget)
+            .capture_cap(self.output_cap)
+            .single_flight(key);
+        let outcome = self
+            .supervisor
+            .run(spec)
+            .map_err(|e| failed(e.to_string()))?;
+        if outcome.success() {
+            return Ok(());
+        }
+        let status = if outcome.timed_out {
+            format!("timed out after {:?}", self.budget)
+        } else if outcome.cancelled {
+            "cancelled".to_owned()
+        } else {
+            outcome.exit.to_string()
+        };
+        let stderr = outcome.stderr.to_string_lossy();
+        let stderr = stderr.trim();
+        let tail = match stderr.char_indices().rev().nth(STDERR_TAIL) {
+            Some((at, _)) => &stderr[at..],
+            None => stderr,
+        };
+        Err(failed(if tail.is_empty() {
+            status
+        } else {
+            format!("{status}: {tail}")
+        }))
+    }
+}
+
+/// The child's working directory. On Linux, `/proc/self/fd/N` of the handle
+/// opened beneath the root: the child resolves it against its own inherited
+/// descriptor before `exec`, so it starts in the directory that was checked,
+/// whatever was renamed or swapped since. Elsewhere, the contained path.
+fn working_directory(dir: &OpenedDir) -> PathBuf {
+    #[cfg(target_os = "linux")]
+    {
+        let proc_path = dir.proc_path();
+        if proc_path.exists() {
+            return proc_path;
+        }
+    }
+    dir.target().path().to_path_buf()
+}

@@ -1,0 +1,48 @@
+//! Workspace creation and the folder picker, for `loci workspace create/ls`
+//! and the HTTP server alike: validate a name or segment, `mkdir -p` beneath
+//! its root, `git init` or `git clone -- URL .` through the supervisor (120 s,
+//! 8 MiB, no shell), then confirm the workspace in the registry through its
+//! one confirmation function. It carries seed 001's `workspace create` (the
+//! base is local configuration, creation then the one idempotent
+//! confirmation path, a picker that lists under the base) over seed 002's
+//! roots and locators, and keeps DESIGN.md invariants 1 (callers name a
+//! workspace by locator; results hold no absolute path), 2 (all containment
+//! through `loci-paths`) and 3 (git runs only through `loci-supervisor`).
+//!
+//! ```no_run
+//! use loci_paths::{RootKind, Roots};
+//! use loci_store::registry::Registry;
+//! use loci_supervisor::Supervisor;
+//! use loci_workspace::{CreateRequest, create, ls};
+//!
+//! let roots = Roots::from_env(None, None)?;
+//! let created = create(
+//!     &roots,
+//!     &CreateRequest::mounted("team/app").clone_from("https://example.com/app.git"),
+//!     &Supervisor::new(),
+//!     &Registry::open_default()?,
+//! )?;
+//! println!("{}", serde_json::to_string(&created)?);
+//! let picker = ls(&roots, RootKind::Base, Some("team"))?;
+//! assert!(picker.entries.iter().any(|e| e.name == "app"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Failures name one of `no_root`, `invalid_segment`, `not_a_directory`,
+//! `mkdir`, `git` (plus `registry` when the confirmation cannot be written);
+//! see [`CreateError`]. The rules themselves are in `docs/paths.md`.
+
+#![deny(missing_docs)]
+
+mod create;
+mod error;
+mod git;
+mod ls;
+
+pub use create::{
+    Action, Confirmed, CreateOptions, CreateRequest, Created, GIT_BUDGET, GIT_OUTPUT_CAP, Target,
+    create, create_with, registry_locator,
+};
+pub use error::{CreateError, ListError};
+pub use git::ALLOWED_PROTOCOLS;
+pub use ls::ls;
