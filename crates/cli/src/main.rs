@@ -1,1 +1,163 @@
-fn main() {}
+//! The `loci` command line: every command has human output and `--json`, and exits
+//! with a code from the contract in [`exit`].
+
+mod cmd;
+mod exit;
+mod output;
+mod workspace_arg;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use exit::Failure;
+
+/// loci: a local context engine for coding agents.
+#[derive(Parser)]
+#[command(name = "loci", version, about, propagate_version = true)]
+struct Cli {
+    /// Print one JSON document on stdout (errors too).
+    #[arg(long, global = true)]
+    json: bool,
+    /// The workspace to query (default: the nearest ancestor of the current directory with an index).
+    #[arg(long, short = 'w', global = true, value_name = "PATH")]
+    workspace: Option<std::path::PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build or update the index of a workspace (default: the current directory).
+    Index(cmd::index::IndexArgs),
+    /// Find definitions by name or glob.
+    Find(cmd::graph::FindArgs),
+    /// Show where a symbol is defined.
+    Def(cmd::graph::SymbolArgs),
+    /// List every use of a symbol.
+    Refs(cmd::graph::SymbolArgs),
+    /// Who calls a symbol (transitively with --depth).
+    Callers(cmd::graph::DepthArgs),
+    /// What a symbol calls (transitively with --depth).
+    Callees(cmd::graph::DepthArgs),
+    /// What depends on a symbol or a file, with the path that reaches each.
+    Impact(cmd::graph::ImpactArgs),
+    /// The definitions in a file, nested.
+    Outline(cmd::graph::OutlineArgs),
+    /// Search code text (literal, or --regex) with file:line hits.
+    Search(cmd::graph::SearchArgs),
+    /// Counts of the index.
+    Stats,
+    /// The workspaces loci knows.
+    List,
+}
+
+fn main() -> ExitCode {
+    restore_default_sigpipe();
+    init_tracing();
+    // Panics become an `internal` failure (exit 20) below; the default hook's backtrace
+    // would only add noise to stderr, so it is shown at debug level.
+    std::panic::set_hook(Box::new(|info| tracing::debug!(%info, "panic")));
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let wants_json = args.iter().any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e, wants_json),
+    };
+    let as_json = cli.json;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+    let failure = match result {
+        Ok(Ok(())) => return ExitCode::from(exit::OK),
+        Ok(Err(f)) => f,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Failure::new(
+                exit::INTERNAL,
+                "internal",
+                format!("internal error: {message}"),
+            )
+            .hint("this is a bug in loci; please report it with the command you ran")
+        }
+    };
+    output::failure(&failure, as_json);
+    ExitCode::from(failure.code)
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    let json = cli.json;
+    let ws = cli.workspace;
+    match cli.command {
+        Command::Index(a) => cmd::index::run(a, ws, json),
+        Command::Find(a) => cmd::graph::find(a, ws, json),
+        Command::Def(a) => cmd::graph::def(a, ws, json),
+        Command::Refs(a) => cmd::graph::refs(a, ws, json),
+        Command::Callers(a) => {
+            cmd::graph::traverse(a, ws, json, loci_index::graph::Direction::Callers)
+        }
+        Command::Callees(a) => {
+            cmd::graph::traverse(a, ws, json, loci_index::graph::Direction::Callees)
+        }
+        Command::Impact(a) => cmd::graph::impact(a, ws, json),
+        Command::Outline(a) => cmd::graph::outline(a, ws, json),
+        Command::Search(a) => cmd::graph::search(a, ws, json),
+        Command::Stats => cmd::graph::stats(ws, json),
+        Command::List => cmd::list::run(json),
+    }
+}
+
+fn usage_error(e: clap::Error, as_json: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::from(
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                exit::USAGE
+            } else {
+                exit::OK
+            },
+        );
+    }
+    if as_json {
+        let message = e.render().to_string();
+        let first = message
+            .lines()
+            .next()
+            .unwrap_or("usage error")
+            .trim_start_matches("error: ")
+            .to_string();
+        output::failure(
+            &Failure::new(exit::USAGE, "usage", first).hint("run `loci --help`"),
+            true,
+        );
+    } else {
+        let _ = e.print();
+    }
+    ExitCode::from(exit::USAGE)
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LOCI_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Rust ignores SIGPIPE, which turns `loci find x | head` into a write error; restore the
+/// default so loci ends quietly like any Unix filter when its reader goes away.
+fn restore_default_sigpipe() {
+    // SAFETY: setting a signal disposition to SIG_DFL at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}

@@ -9,10 +9,18 @@
 #![deny(missing_docs)]
 
 pub mod extract;
+pub mod graph;
 mod lang;
-mod lock;
+pub mod lock;
 mod parse;
+mod resolve;
+mod sync;
 mod walk;
 mod write;
 
 pub use lang::Lang;
+pub use sync::{
+    DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
+    index_workspace, meta_get, workspace_root,
+};
+pub use walk::{SkipReason, Skipped};

@@ -59,19 +59,35 @@ impl WriteLock {
     /// Takes the lock without waiting, writing a record of `purpose` into it.
     pub fn try_acquire(index_dir: &Path, purpose: &str) -> Result<WriteLock, LockError> {
         let path = lock_path(index_dir);
-        let io = |source| LockError::Io { path: path.clone(), source };
+        let io = |source| LockError::Io {
+            path: path.clone(),
+            source,
+        };
         std::fs::create_dir_all(index_dir).map_err(io)?;
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => {}
-            Err(rustix::io::Errno::WOULDBLOCK) => return Err(LockError::Busy { holder: read_record(&mut file) }),
+            Err(rustix::io::Errno::WOULDBLOCK) => {
+                return Err(LockError::Busy {
+                    holder: read_record(&mut file),
+                });
+            }
             Err(e) => return Err(io(e.into())),
         }
         let record = LockRecord {
             pid: std::process::id(),
             command: std::env::args().take(2).collect::<Vec<_>>().join(" "),
             purpose: purpose.to_string(),
-            since: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+            since: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
         };
         let json = serde_json::to_vec(&record).unwrap_or_default();
         file.set_len(0).map_err(io)?;
@@ -106,13 +122,18 @@ pub fn current_holder(index_dir: &Path) -> Result<Option<LockRecord>, LockError>
             let _ = rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock);
             Ok(None)
         }
-        Err(rustix::io::Errno::WOULDBLOCK) => Ok(Some(read_record(&mut file).unwrap_or(LockRecord {
-            pid: 0,
-            command: "unknown".into(),
-            purpose: "unknown".into(),
-            since: 0,
-        }))),
-        Err(e) => Err(LockError::Io { path, source: e.into() }),
+        Err(rustix::io::Errno::WOULDBLOCK) => {
+            Ok(Some(read_record(&mut file).unwrap_or(LockRecord {
+                pid: 0,
+                command: "unknown".into(),
+                purpose: "unknown".into(),
+                since: 0,
+            })))
+        }
+        Err(e) => Err(LockError::Io {
+            path,
+            source: e.into(),
+        }),
     }
 }
 
@@ -138,7 +159,10 @@ mod tests {
             }
             other => panic!("expected busy, got {:?}", other.map(|_| ())),
         }
-        assert_eq!(current_holder(dir.path()).unwrap().map(|h| h.purpose), Some("index".to_string()));
+        assert_eq!(
+            current_holder(dir.path()).unwrap().map(|h| h.purpose),
+            Some("index".to_string())
+        );
         drop(held);
         assert_eq!(current_holder(dir.path()).unwrap(), None);
         WriteLock::try_acquire(dir.path(), "sync").unwrap();

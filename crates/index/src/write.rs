@@ -9,14 +9,6 @@ use rusqlite::{Transaction, params};
 use crate::parse::Parsed;
 use crate::walk::Stat;
 
-/// What a write batch did, for the report.
-#[derive(Default)]
-pub(crate) struct BatchOutcome {
-    pub parsed: usize,
-    pub touched: usize,
-    pub removed: usize,
-}
-
 /// A file row as stored (the fingerprint and its id).
 #[derive(Clone)]
 pub(crate) struct StoredFile {
@@ -106,7 +98,15 @@ pub(crate) fn write_parsed(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         for r in &facts.refs {
-            insert.execute(params![file_id, symbol_id(r.from), r.name, r.qualifier, r.kind.name(), r.line, r.col])?;
+            insert.execute(params![
+                file_id,
+                symbol_id(r.from),
+                r.name,
+                r.qualifier,
+                r.kind.name(),
+                r.line,
+                r.col
+            ])?;
         }
     }
     {
@@ -127,35 +127,54 @@ pub(crate) fn write_parsed(
                 crate::extract::BaseKind::Inherits => "inherits",
                 crate::extract::BaseKind::Implements => "implements",
             };
-            insert.execute(params![file_id, symbol_id(b.symbol), b.subject, b.name, b.qualifier, kind, b.line])?;
+            insert.execute(params![
+                file_id,
+                symbol_id(b.symbol),
+                b.subject,
+                b.name,
+                b.qualifier,
+                kind,
+                b.line
+            ])?;
             // A base whose deriving type is elsewhere changes that type's edges.
             touched_names.insert(b.subject.clone());
         }
     }
-    tx.prepare_cached("INSERT INTO code_fts (rowid, body) VALUES (?1, ?2)")?.execute(params![file_id, file.text])?;
+    tx.prepare_cached("INSERT INTO code_fts (rowid, body) VALUES (?1, ?2)")?
+        .execute(params![file_id, file.text])?;
     Ok(file_id)
 }
 
 /// Updates only the stat part of a fingerprint (content unchanged).
 pub(crate) fn write_touched(tx: &Transaction<'_>, id: i64, stat: Stat) -> rusqlite::Result<()> {
-    tx.prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE id = ?1")?.execute(params![
-        id,
-        stat.size as i64,
-        stat.mtime_ns,
-        stat.inode as i64
-    ])?;
+    tx.prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE id = ?1")?
+        .execute(params![
+            id,
+            stat.size as i64,
+            stat.mtime_ns,
+            stat.inode as i64
+        ])?;
     Ok(())
 }
 
 /// Removes a file and everything it owns.
-pub(crate) fn remove_file(tx: &Transaction<'_>, id: i64, touched_names: &mut HashSet<String>) -> rusqlite::Result<()> {
+pub(crate) fn remove_file(
+    tx: &Transaction<'_>,
+    id: i64,
+    touched_names: &mut HashSet<String>,
+) -> rusqlite::Result<()> {
     collect_names(tx, id, touched_names)?;
     clear_file(tx, id)?;
-    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?.execute([id])?;
+    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
+        .execute([id])?;
     Ok(())
 }
 
-fn collect_names(tx: &Transaction<'_>, file_id: i64, names: &mut HashSet<String>) -> rusqlite::Result<()> {
+fn collect_names(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    names: &mut HashSet<String>,
+) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
         "SELECT name FROM symbols WHERE file_id = ?1 UNION SELECT subject FROM bases WHERE file_id = ?1",
     )?;
@@ -182,13 +201,18 @@ fn clear_file(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<()> {
 
 /// Marks every file whose edges could change because definitions named in `names`
 /// appeared or disappeared, or because edges point into a file whose symbols were replaced.
-pub(crate) fn mark_stale(tx: &Transaction<'_>, names: &HashSet<String>, changed_files: &[i64]) -> rusqlite::Result<()> {
+pub(crate) fn mark_stale(
+    tx: &Transaction<'_>,
+    names: &HashSet<String>,
+    changed_files: &[i64],
+) -> rusqlite::Result<()> {
     if names.is_empty() && changed_files.is_empty() {
         return Ok(());
     }
     tx.execute_batch("CREATE TEMP TABLE IF NOT EXISTS stale_names (name TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM stale_names;")?;
     {
-        let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO stale_names (name) VALUES (?1)")?;
+        let mut insert =
+            tx.prepare_cached("INSERT OR IGNORE INTO stale_names (name) VALUES (?1)")?;
         for n in names {
             insert.execute([n])?;
         }

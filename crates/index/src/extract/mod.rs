@@ -25,7 +25,7 @@ mod swift;
 use serde::Serialize;
 
 use crate::Lang;
-pub(crate) use collector::{Action, Collector, walk};
+pub(crate) use collector::{Action, Collector, split_qualified, walk};
 
 /// Everything one file says about the code graph, before resolution.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
@@ -110,7 +110,11 @@ impl SymbolKind {
     pub fn is_callable(self) -> bool {
         matches!(
             self,
-            SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro | SymbolKind::Class | SymbolKind::Struct
+            SymbolKind::Function
+                | SymbolKind::Method
+                | SymbolKind::Macro
+                | SymbolKind::Class
+                | SymbolKind::Struct
         )
     }
 
@@ -265,8 +269,13 @@ pub fn extract(lang: Lang, source: &str) -> Result<FileFacts, ExtractError> {
     let mut parser = tree_sitter::Parser::new();
     parser
         .set_language(&lang.grammar())
-        .map_err(|e| ExtractError::Grammar { lang: lang.name(), message: e.to_string() })?;
-    let tree = parser.parse(source, None).ok_or(ExtractError::NoTree { lang: lang.name() })?;
+        .map_err(|e| ExtractError::Grammar {
+            lang: lang.name(),
+            message: e.to_string(),
+        })?;
+    let tree = parser
+        .parse(source, None)
+        .ok_or(ExtractError::NoTree { lang: lang.name() })?;
     Ok(extract_tree(lang, source, &tree))
 }
 
@@ -275,7 +284,9 @@ fn extract_tree(lang: Lang, source: &str, tree: &tree_sitter::Tree) -> FileFacts
         Lang::Rust => ("::", rust::visit),
         Lang::Python => (python::SEPARATOR, python::visit),
         // TypeScript and TSX grammars share node kinds with JavaScript's.
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (javascript::SEPARATOR, javascript::visit),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            (javascript::SEPARATOR, javascript::visit)
+        }
         Lang::Go => (go::SEPARATOR, go::visit),
         Lang::Java => (java::SEPARATOR, java::visit),
         Lang::C => (c::SEPARATOR, c::visit),

@@ -8,7 +8,11 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let kind = match node.kind() {
         "function_item" | "function_signature_item" => {
-            if c.in_type_scope() { SymbolKind::Method } else { SymbolKind::Function }
+            if c.in_type_scope() {
+                SymbolKind::Method
+            } else {
+                SymbolKind::Function
+            }
         }
         "struct_item" | "union_item" => SymbolKind::Struct,
         "enum_item" => SymbolKind::Enum,
@@ -58,6 +62,10 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let body = node.child_by_field_name("body");
+    if kind == SymbolKind::Module && body.is_none() {
+        // `mod foo;` only points at another file, which defines the module.
+        return Action::Skip;
+    }
     let id = c.def(node, name, kind, body);
     if kind == SymbolKind::Trait {
         if let Some(bounds) = node.child_by_field_name("bounds") {
@@ -121,7 +129,13 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
 
 /// Flattens a `use` tree into one import per name: `use a::{b, c::d as e, f::*}`.
 fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str) {
-    let join = |p: &str, s: &str| if p.is_empty() { s.to_string() } else { format!("{p}::{s}") };
+    let join = |p: &str, s: &str| {
+        if p.is_empty() {
+            s.to_string()
+        } else {
+            format!("{p}::{s}")
+        }
+    };
     match node.kind() {
         "identifier" | "crate" | "self" | "super" => {
             let text = c.text(node);
@@ -134,7 +148,9 @@ fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str)
             c.import(stmt, &module, Some(name), None);
         }
         "use_as_clause" => {
-            let Some(path) = node.child_by_field_name("path") else { return };
+            let Some(path) = node.child_by_field_name("path") else {
+                return;
+            };
             let alias = c.field_text(node, "alias");
             let (module, name) = split_qualified(c.text(path));
             let module = join(prefix, module.unwrap_or(""));
@@ -171,5 +187,7 @@ fn is_definition_name(node: Node<'_>) -> bool {
 
 fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor).filter(|n| !n.kind().contains("comment")).collect()
+    node.named_children(&mut cursor)
+        .filter(|n| !n.kind().contains("comment"))
+        .collect()
 }

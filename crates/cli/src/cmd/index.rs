@@ -1,0 +1,134 @@
+//! `loci index [PATH]`: build or update a workspace's index and register it.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::exit::Failure;
+use crate::output;
+
+#[derive(Args)]
+pub struct IndexArgs {
+    /// The workspace directory (default: --workspace, else the current directory).
+    path: Option<PathBuf>,
+    /// Skip files larger than this many bytes (index.maxFileBytes).
+    #[arg(long, env = "LOCI_INDEX_MAX_FILE_BYTES", default_value_t = loci_index::DEFAULT_MAX_FILE_BYTES)]
+    max_file_bytes: u64,
+    /// Threads for walking and parsing (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// List every skipped file in the human output too.
+    #[arg(long)]
+    verbose: bool,
+}
+
+struct Bar(ProgressBar);
+
+impl loci_index::Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    let path = args
+        .path
+        .or(workspace)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let mut opts = loci_index::IndexOptions::new(path);
+    opts.max_file_bytes = args.max_file_bytes;
+    opts.threads = args.threads;
+    let show_bar = !json && std::io::stderr().is_terminal();
+    let report = if show_bar {
+        let bar = ProgressBar::new(0).with_style(
+            ProgressStyle::with_template(
+                "{spinner} parsing {pos}/{len} files [{bar:30}] {per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        loci_index::index_workspace(&opts, &Bar(bar))?
+    } else {
+        loci_index::index_workspace(&opts, &loci_index::NoProgress)?
+    };
+    if report.wrote {
+        match loci_store::registry::Registry::open_default() {
+            Ok(registry) => {
+                if let Err(e) = registry.record_index(
+                    std::path::Path::new(&report.workspace),
+                    std::path::Path::new(&report.index_path),
+                    report.files_indexed as i64,
+                    report.symbols as i64,
+                ) {
+                    tracing::warn!(error = %e, "index built but not registered");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "index built but the registry could not be opened")
+            }
+        }
+    }
+    if json {
+        output::json(&report);
+        return Ok(());
+    }
+    println!(
+        "indexed {}: {} files ({} parsed, {} unchanged, {} removed), {} symbols, {} edges in {} ms",
+        report.workspace,
+        report.files_indexed,
+        report.files_parsed,
+        report.files_unchanged,
+        report.files_removed,
+        report.symbols,
+        report.edges,
+        report.elapsed_ms
+    );
+    if report.files_skipped > 0 {
+        let reasons: Vec<String> = report
+            .skipped_by_reason
+            .iter()
+            .map(|(r, n)| format!("{n} {r}"))
+            .collect();
+        println!(
+            "skipped {} files: {}",
+            report.files_skipped,
+            reasons.join(", ")
+        );
+        let shown = if args.verbose {
+            report.skipped.len()
+        } else {
+            10
+        };
+        for s in report.skipped.iter().take(shown) {
+            println!(
+                "  {} ({}{})",
+                s.path,
+                s.reason.name(),
+                s.detail
+                    .as_deref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            );
+        }
+        if report.skipped.len() > shown {
+            println!(
+                "  ... {} more (--verbose lists all)",
+                report.skipped.len() - shown
+            );
+        }
+    }
+    if !report.lossy_files.is_empty() {
+        println!(
+            "{} files were not valid UTF-8 and were decoded lossily",
+            report.lossy_files.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,5 @@
+//! One module per command family.
+
+pub mod graph;
+pub mod index;
+pub mod list;

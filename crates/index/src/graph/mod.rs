@@ -1,0 +1,289 @@
+//! Read-only queries over an index: the functions behind `loci find`, `def`, `refs`,
+//! `callers`, `callees`, `impact`, `outline`, `search` and `stats`, called unchanged by
+//! the CLI and, later, the HTTP and MCP servers.
+
+mod refs;
+mod search;
+mod select;
+mod traverse;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use serde::Serialize;
+
+pub use refs::{RefHit, Refs, refs};
+pub use search::{SearchHit, SearchOptions, search};
+pub use select::{Selector, find, resolve_selector};
+pub use traverse::{Direction, Reached, Traversal, callees, callers, impact};
+
+/// A definition as every query reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SymbolInfo {
+    /// Index id (stable until the file changes).
+    #[serde(skip)]
+    pub id: i64,
+    /// The name as written.
+    pub name: String,
+    /// Scopes and name joined with the language's separator.
+    pub qualified_name: String,
+    /// `function`, `method`, `class`...
+    pub kind: String,
+    /// Path relative to the workspace root.
+    pub path: String,
+    /// First line (1-based).
+    pub line: u32,
+    /// Last line (1-based).
+    pub end_line: u32,
+    /// The declaration head.
+    pub signature: String,
+    /// The language.
+    pub lang: String,
+    /// The doc comment, when asked for (`def`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+}
+
+/// Why a query failed.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// Nothing matches.
+    #[error("{what} not found")]
+    NotFound {
+        /// What was looked for.
+        what: String,
+    },
+    /// Several definitions match a selector; the caller must pick one.
+    #[error("`{selector}` is ambiguous: {} candidates (qualify it, or use path:name)", .candidates.len())]
+    Ambiguous {
+        /// The selector as given.
+        selector: String,
+        /// Every matching definition.
+        candidates: Vec<SymbolInfo>,
+    },
+    /// The input is not valid (a bad glob, regex or kind).
+    #[error("{0}")]
+    Invalid(String),
+    /// No index for this workspace.
+    #[error("no index at {0}: run `loci index` first")]
+    NoIndex(PathBuf),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] loci_store::StoreError),
+}
+
+impl QueryError {
+    pub(crate) fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
+        move |e| QueryError::Store(loci_store::StoreError::sqlite(path, e))
+    }
+}
+
+/// An open, read-only view of one workspace's index.
+pub struct Graph {
+    pub(crate) conn: Connection,
+    pub(crate) root: PathBuf,
+    pub(crate) index_path: PathBuf,
+}
+
+/// Columns selected for a [`SymbolInfo`], in [`symbol_from_row`] order.
+pub(crate) const SYMBOL_COLUMNS: &str =
+    "s.id, s.name, s.qualified_name, s.kind, f.path, s.start_line, s.end_line, s.signature, f.lang";
+
+pub(crate) fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolInfo> {
+    Ok(SymbolInfo {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        qualified_name: r.get(2)?,
+        kind: r.get(3)?,
+        path: r.get(4)?,
+        line: r.get(5)?,
+        end_line: r.get(6)?,
+        signature: r.get(7)?,
+        lang: r.get(8)?,
+        doc: None,
+    })
+}
+
+/// Counts that `loci stats` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    /// The workspace root.
+    pub workspace: String,
+    /// The index file.
+    pub index_path: String,
+    /// Its size on disk (with WAL), bytes.
+    pub index_bytes: u64,
+    /// Indexed files.
+    pub files: u64,
+    /// Lines in indexed files.
+    pub lines: u64,
+    /// Definitions.
+    pub symbols: u64,
+    /// Resolved edges.
+    pub edges: u64,
+    /// Raw references (resolved or not).
+    pub refs: u64,
+    /// References with no edge.
+    pub unresolved_refs: u64,
+    /// Files per language.
+    pub languages: std::collections::BTreeMap<String, u64>,
+    /// Definitions per kind.
+    pub kinds: std::collections::BTreeMap<String, u64>,
+    /// Edges per kind.
+    pub edge_kinds: std::collections::BTreeMap<String, u64>,
+    /// Edges per confidence.
+    pub confidence: std::collections::BTreeMap<String, u64>,
+    /// `complete`, or `indexing` when a run was interrupted.
+    pub state: String,
+}
+
+impl Graph {
+    /// Opens the index of the workspace at `root` read-only.
+    pub fn open(root: &Path) -> Result<Graph, QueryError> {
+        let index_path = loci_store::index_path_for(root);
+        Graph::open_at(root, &index_path)
+    }
+
+    /// Opens an index that lives at `index_path` (outside the workspace, say).
+    pub fn open_at(root: &Path, index_path: &Path) -> Result<Graph, QueryError> {
+        if !index_path.is_file() {
+            return Err(QueryError::NoIndex(index_path.to_path_buf()));
+        }
+        let conn = loci_store::open_index_read_only(index_path)?;
+        Ok(Graph {
+            conn,
+            root: root.to_path_buf(),
+            index_path: index_path.to_path_buf(),
+        })
+    }
+
+    /// The workspace root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The underlying read-only connection (for the query crate and tests).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The definition(s) a selector names, with doc comments.
+    pub fn def(&self, selector: &str) -> Result<Vec<SymbolInfo>, QueryError> {
+        let mut found = resolve_selector(self, selector, true)?;
+        let err = QueryError::sqlite(&self.index_path);
+        for s in &mut found {
+            s.doc = self
+                .conn
+                .query_row("SELECT doc FROM symbols WHERE id = ?1", [s.id], |r| {
+                    r.get(0)
+                })
+                .map_err(&err)?;
+        }
+        Ok(found)
+    }
+
+    /// Every definition in a file, in source order (parents before children).
+    pub fn outline(&self, path: &str) -> Result<Vec<OutlineItem>, QueryError> {
+        let rel = self.relative_path(path);
+        let err = QueryError::sqlite(&self.index_path);
+        let exists: bool = self
+            .conn
+            .query_row("SELECT count(*) FROM files WHERE path = ?1", [&rel], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map_err(&err)?
+            > 0;
+        if !exists {
+            return Err(QueryError::NotFound {
+                what: format!("file `{path}` in the index"),
+            });
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {SYMBOL_COLUMNS}, s.parent_id FROM symbols s JOIN files f ON f.id = s.file_id
+                 WHERE f.path = ?1 ORDER BY s.start_byte, s.id"
+            ))
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([&rel], |r| {
+                Ok((symbol_from_row(r)?, r.get::<_, Option<i64>>(9)?))
+            })
+            .map_err(&err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(&err)?;
+        let mut depth_of: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
+        let mut out = Vec::with_capacity(rows.len());
+        for (symbol, parent) in rows {
+            let depth = parent.and_then(|p| depth_of.get(&p)).map_or(0, |d| d + 1);
+            depth_of.insert(symbol.id, depth);
+            out.push(OutlineItem { depth, symbol });
+        }
+        Ok(out)
+    }
+
+    /// Index-wide counts.
+    pub fn stats(&self) -> Result<Stats, QueryError> {
+        let err = QueryError::sqlite(&self.index_path);
+        let count = |sql: &str| {
+            self.conn
+                .query_row(sql, [], |r| r.get::<_, i64>(0))
+                .map(|n| n.max(0) as u64)
+        };
+        let grouped = |sql: &str| -> rusqlite::Result<std::collections::BTreeMap<String, u64>> {
+            let mut stmt = self.conn.prepare(sql)?;
+            let rows = stmt.query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            })?;
+            rows.collect()
+        };
+        let bytes = |p: PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let mut wal = self.index_path.clone().into_os_string();
+        wal.push("-wal");
+        Ok(Stats {
+            workspace: self.root.to_string_lossy().into_owned(),
+            index_path: self.index_path.to_string_lossy().into_owned(),
+            index_bytes: bytes(self.index_path.clone()) + bytes(PathBuf::from(wal)),
+            files: count("SELECT count(*) FROM files").map_err(&err)?,
+            lines: count("SELECT coalesce(sum(lines), 0) FROM files").map_err(&err)?,
+            symbols: count("SELECT count(*) FROM symbols").map_err(&err)?,
+            edges: count("SELECT count(*) FROM edges").map_err(&err)?,
+            refs: count("SELECT count(*) FROM refs").map_err(&err)?,
+            unresolved_refs: count(
+                "SELECT count(*) FROM refs r WHERE NOT EXISTS (SELECT 1 FROM edges e
+                   WHERE e.src_file = r.file_id AND e.line = r.line AND e.kind IN ('CALLS', 'REFERENCES'))",
+            )
+            .map_err(&err)?,
+            languages: grouped("SELECT lang, count(*) FROM files GROUP BY lang").map_err(&err)?,
+            kinds: grouped("SELECT kind, count(*) FROM symbols GROUP BY kind").map_err(&err)?,
+            edge_kinds: grouped("SELECT kind, count(*) FROM edges GROUP BY kind").map_err(&err)?,
+            confidence: grouped("SELECT confidence, count(*) FROM edges GROUP BY confidence").map_err(&err)?,
+            state: crate::meta_get(&self.conn, "state").map_err(&err)?.unwrap_or_else(|| "empty".into()),
+        })
+    }
+
+    /// A user-given file path as stored: relative to the root, `/`-separated.
+    pub(crate) fn relative_path(&self, path: &str) -> String {
+        let p = Path::new(path);
+        let rel = if p.is_absolute() {
+            p.strip_prefix(&self.root)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| p.to_path_buf())
+        } else {
+            p.to_path_buf()
+        };
+        crate::walk::relative(Path::new(""), &rel)
+            .trim_start_matches("./")
+            .to_string()
+    }
+}
+
+/// One line of an outline.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutlineItem {
+    /// Nesting depth (0 = top level).
+    pub depth: u32,
+    /// The definition.
+    #[serde(flatten)]
+    pub symbol: SymbolInfo,
+}

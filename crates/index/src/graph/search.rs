@@ -1,0 +1,273 @@
+//! Code text search: the trigram FTS index narrows the files, then each candidate is
+//! read from the workspace and confirmed line by line (so hits are exact and current).
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use regex::{Regex, RegexBuilder};
+use serde::Serialize;
+
+use super::{Graph, QueryError};
+
+/// How to search.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// Treat the pattern as a regular expression (Rust `regex` syntax).
+    pub regex: bool,
+    /// Match case-insensitively.
+    pub ignore_case: bool,
+    /// Most hits returned.
+    pub limit: usize,
+    /// Only files whose relative path matches this glob.
+    pub path_glob: Option<String>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            regex: false,
+            ignore_case: false,
+            limit: 200,
+            path_glob: None,
+        }
+    }
+}
+
+/// One matching line.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SearchHit {
+    /// Path relative to the workspace.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column (bytes) of the first match on the line.
+    pub col: u32,
+    /// The line's text (trimmed to 400 bytes).
+    pub text: String,
+}
+
+/// Longest line text returned.
+const MAX_LINE: usize = 400;
+
+/// Finds lines matching `pattern`; returns hits (by path, line) and whether `limit` cut them.
+pub fn search(
+    graph: &Graph,
+    pattern: &str,
+    opts: &SearchOptions,
+) -> Result<(Vec<SearchHit>, bool), QueryError> {
+    if pattern.is_empty() {
+        return Err(QueryError::Invalid("empty search pattern".into()));
+    }
+    let source = if opts.regex {
+        pattern.to_string()
+    } else {
+        regex::escape(pattern)
+    };
+    let matcher: Regex = RegexBuilder::new(&source)
+        .case_insensitive(opts.ignore_case)
+        .size_limit(1 << 22)
+        .build()
+        .map_err(|e| QueryError::Invalid(format!("invalid regex: {e}")))?;
+    let glob = match &opts.path_glob {
+        Some(g) => Some(
+            globset::Glob::new(g)
+                .map_err(|e| QueryError::Invalid(format!("invalid glob: {e}")))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let candidates = candidate_files(graph, pattern, opts)?;
+    let root = graph.root.clone();
+    let mut hits: Vec<SearchHit> = candidates
+        .par_iter()
+        .filter(|path| glob.as_ref().is_none_or(|g| g.is_match(path.as_str())))
+        .flat_map_iter(|path| scan_file(&root, path, &matcher, opts.limit))
+        .collect();
+    hits.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    let truncated = hits.len() > opts.limit;
+    hits.truncate(opts.limit);
+    Ok((hits, truncated))
+}
+
+/// Files that may contain the pattern: from the trigram index when a literal of 3+
+/// characters is known, else every indexed file.
+fn candidate_files(
+    graph: &Graph,
+    pattern: &str,
+    opts: &SearchOptions,
+) -> Result<Vec<String>, QueryError> {
+    let err = QueryError::sqlite(&graph.index_path);
+    let literals: Vec<String> = if opts.regex {
+        required_literals(pattern)
+    } else {
+        vec![pattern.to_string()]
+    };
+    let usable: Vec<&String> = literals.iter().filter(|l| l.chars().count() >= 3).collect();
+    let mut stmt;
+    let rows: Vec<String> = if usable.is_empty() {
+        stmt = graph
+            .conn
+            .prepare_cached("SELECT path FROM files ORDER BY path")
+            .map_err(&err)?;
+        stmt.query_map([], |r| r.get(0))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?
+    } else {
+        // detail=none has no positions, so no phrase queries: AND together the literal's
+        // trigrams, each a single token (quotes doubled); lines are confirmed afterwards.
+        let query: Vec<String> = trigrams(&usable)
+            .into_iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect();
+        stmt = graph
+            .conn
+            .prepare_cached(
+                "SELECT f.path FROM code_fts JOIN files f ON f.id = code_fts.rowid WHERE code_fts MATCH ?1 ORDER BY f.path",
+            )
+            .map_err(&err)?;
+        stmt.query_map([query.join(" AND ")], |r| r.get(0))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?
+    };
+    Ok(rows)
+}
+
+/// Most trigrams put in one FTS query; more narrow little further and cost time.
+const MAX_TRIGRAMS: usize = 24;
+
+/// The distinct trigrams of the literals (lowercased, as the tokenizer folds case),
+/// spread over each literal when there are more than [`MAX_TRIGRAMS`].
+fn trigrams(literals: &[&String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for literal in literals {
+        let chars: Vec<char> = literal.to_lowercase().chars().collect();
+        let count = chars.len().saturating_sub(2);
+        let step = count.div_ceil(MAX_TRIGRAMS / literals.len().max(1)).max(1);
+        let mut i = 0;
+        while i < count {
+            let t: String = chars[i..i + 3].iter().collect();
+            if !out.contains(&t) {
+                out.push(t);
+            }
+            i += step;
+        }
+        if count > 0 {
+            let last: String = chars[count - 1..count + 2].iter().collect();
+            if !out.contains(&last) {
+                out.push(last);
+            }
+        }
+    }
+    out
+}
+
+/// Literal runs a regex match must contain (a conservative, simple extraction: the
+/// pattern's top-level concatenation of plain characters, only when it has no alternation).
+fn required_literals(pattern: &str) -> Vec<String> {
+    if pattern.contains('|') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = pattern.chars().peekable();
+    let mut depth = 0i32;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                // An escaped punctuation char is literal; classes like \w end the run.
+                match chars.next() {
+                    Some(n) if n.is_ascii_punctuation() && depth == 0 => current.push(n),
+                    _ => flush(&mut current, &mut out),
+                }
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                flush(&mut current, &mut out);
+            }
+            ')' | ']' | '}' => {
+                depth -= 1;
+                flush(&mut current, &mut out);
+            }
+            '*' | '?' => {
+                // The previous char is optional: drop it from the run.
+                current.pop();
+                flush(&mut current, &mut out);
+            }
+            '.' | '^' | '$' | '+' => {
+                if c == '+' {
+                    // x+ still requires one x.
+                }
+                flush(&mut current, &mut out);
+            }
+            _ if depth == 0 => current.push(c),
+            _ => {}
+        }
+    }
+    flush(&mut current, &mut out);
+    out
+}
+
+fn flush(current: &mut String, out: &mut Vec<String>) {
+    if !current.is_empty() {
+        out.push(std::mem::take(current));
+    }
+}
+
+fn scan_file(root: &Path, path: &str, matcher: &Regex, limit: usize) -> Vec<SearchHit> {
+    let Ok(bytes) = std::fs::read(root.join(path)) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut hits = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(m) = matcher.find(line) {
+            let mut shown = line.trim_end().to_string();
+            if shown.len() > MAX_LINE {
+                let mut cut = MAX_LINE;
+                while !shown.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                shown.truncate(cut);
+            }
+            hits.push(SearchHit {
+                path: path.to_string(),
+                line: i as u32 + 1,
+                col: m.start() as u32 + 1,
+                text: shown,
+            });
+            if hits.len() > limit {
+                break;
+            }
+        }
+    }
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{required_literals, trigrams};
+
+    #[test]
+    fn splits_literals_into_distinct_trigrams() {
+        let a = "Parse".to_string();
+        assert_eq!(trigrams(&[&a]), vec!["par", "ars", "rse"]);
+        let long = "x".repeat(10) + "abcdefghijklmnopqrstuvwxyz0123456789";
+        assert!(trigrams(&[&long]).len() <= super::MAX_TRIGRAMS + 1);
+    }
+
+    #[test]
+    fn extracts_required_literals_conservatively() {
+        assert_eq!(
+            required_literals(r"fn\s+parse_\w+"),
+            vec!["fn".to_string(), "parse_".to_string()]
+        );
+        assert_eq!(required_literals("foo|bar"), Vec::<String>::new());
+        assert_eq!(
+            required_literals("abcd?e"),
+            vec!["abc".to_string(), "e".to_string()]
+        );
+        assert_eq!(required_literals(r"a\.b\(c"), vec!["a.b(c".to_string()]);
+    }
+}

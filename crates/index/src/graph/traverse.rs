@@ -1,0 +1,292 @@
+//! Walking the graph from a definition: callers, callees and impact (transitive
+//! dependents), breadth first, each reached node with the path that reaches it.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde::Serialize;
+
+use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, resolve_selector, symbol_from_row};
+
+/// Most nodes a traversal reports before it stops and says so.
+const MAX_REACHED: usize = 5000;
+
+/// Which way edges are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Who calls the target.
+    Callers,
+    /// What the target calls.
+    Callees,
+    /// What depends on the target (calls, type uses, inheritance, imports), transitively.
+    Impact,
+}
+
+/// A node a traversal reached.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reached {
+    /// The definition reached; `None` for top-level code of a file (then see `path`).
+    pub symbol: Option<SymbolInfo>,
+    /// The file (relative path) of the reached node.
+    pub path: String,
+    /// The reached definition's first line (0 for top-level code).
+    pub line: u32,
+    /// Where the edge is written: the call site, the type use, the import.
+    pub site: Site,
+    /// Hops from the target.
+    pub depth: u32,
+    /// The edge kind that reached it (`CALLS`, `REFERENCES`, `INHERITS`, `IMPLEMENTS`, `IMPORTS`).
+    pub edge: String,
+    /// How sure that edge is (`exact`, `import`, `name`).
+    pub confidence: String,
+    /// Labels from the target to this node (inclusive), e.g. `["parse", "run", "main"]`.
+    pub via: Vec<String>,
+}
+
+/// A place in the workspace.
+#[derive(Debug, Clone, Serialize)]
+pub struct Site {
+    /// Relative path.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// The result of a traversal.
+#[derive(Debug, Clone, Serialize)]
+pub struct Traversal {
+    /// What the traversal started from (symbols, or a file for `impact <file>`).
+    pub targets: Vec<String>,
+    /// The definitions it started from.
+    pub target_symbols: Vec<SymbolInfo>,
+    /// Everything reached, by depth then path.
+    pub reached: Vec<Reached>,
+    /// Whether [`MAX_REACHED`] cut the result.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Node {
+    Symbol(i64),
+    File(i64),
+}
+
+/// Who calls `selector`, up to `depth` hops.
+pub fn callers(graph: &Graph, selector: &str, depth: u32) -> Result<Traversal, QueryError> {
+    let targets = resolve_selector(graph, selector, false)?;
+    traverse(graph, targets, Vec::new(), Direction::Callers, depth)
+}
+
+/// What `selector` calls, up to `depth` hops.
+pub fn callees(graph: &Graph, selector: &str, depth: u32) -> Result<Traversal, QueryError> {
+    let targets = resolve_selector(graph, selector, false)?;
+    traverse(graph, targets, Vec::new(), Direction::Callees, depth)
+}
+
+/// What depends on `target` (a symbol selector, or a file path in the index), up to `depth` hops.
+pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, QueryError> {
+    let err = QueryError::sqlite(&graph.index_path);
+    let rel = graph.relative_path(target);
+    let file_id: Option<i64> = graph
+        .conn
+        .query_row("SELECT id FROM files WHERE path = ?1", [&rel], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| {
+            if e == rusqlite::Error::QueryReturnedNoRows {
+                Ok(None)
+            } else {
+                Err(e)
+            }
+        })
+        .map_err(&err)?;
+    match file_id {
+        Some(file_id) => {
+            let mut stmt = graph
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1
+                     ORDER BY s.start_line"
+                ))
+                .map_err(&err)?;
+            let symbols: Vec<SymbolInfo> = stmt
+                .query_map([file_id], symbol_from_row)
+                .map_err(&err)?
+                .collect::<Result<_, _>>()
+                .map_err(&err)?;
+            traverse(
+                graph,
+                symbols,
+                vec![(file_id, rel)],
+                Direction::Impact,
+                depth,
+            )
+        }
+        None => {
+            let targets = resolve_selector(graph, target, false)?;
+            traverse(graph, targets, Vec::new(), Direction::Impact, depth)
+        }
+    }
+}
+
+struct Step {
+    node: Node,
+    edge: String,
+    confidence: String,
+    site_file: i64,
+    site_line: u32,
+}
+
+fn traverse(
+    graph: &Graph,
+    symbols: Vec<SymbolInfo>,
+    files: Vec<(i64, String)>,
+    direction: Direction,
+    depth: u32,
+) -> Result<Traversal, QueryError> {
+    let err = QueryError::sqlite(&graph.index_path);
+    let mut labels: HashMap<Node, (String, Option<SymbolInfo>, String)> = HashMap::new();
+    let mut queue: VecDeque<(Node, u32)> = VecDeque::new();
+    let mut seen: HashSet<Node> = HashSet::new();
+    let mut prev: HashMap<Node, Node> = HashMap::new();
+    for s in &symbols {
+        let node = Node::Symbol(s.id);
+        labels.insert(
+            node,
+            (s.qualified_name.clone(), Some(s.clone()), s.path.clone()),
+        );
+        seen.insert(node);
+        queue.push_back((node, 0));
+    }
+    for (id, path) in &files {
+        let node = Node::File(*id);
+        labels.insert(node, (path.clone(), None, path.clone()));
+        seen.insert(node);
+        queue.push_back((node, 0));
+    }
+    let mut reached = Vec::new();
+    let mut truncated = false;
+    while let Some((node, d)) = queue.pop_front() {
+        if d >= depth {
+            continue;
+        }
+        for step in neighbours(graph, node, direction).map_err(&err)? {
+            if !seen.insert(step.node) {
+                continue;
+            }
+            if reached.len() >= MAX_REACHED {
+                truncated = true;
+                break;
+            }
+            prev.insert(step.node, node);
+            let (label, symbol, path) = describe(graph, step.node).map_err(&err)?;
+            let site_path: String = graph
+                .conn
+                .prepare_cached("SELECT path FROM files WHERE id = ?1")
+                .and_then(|mut s| s.query_row([step.site_file], |r| r.get(0)))
+                .map_err(&err)?;
+            labels.insert(step.node, (label, symbol.clone(), path.clone()));
+            let mut via = Vec::new();
+            let mut cursor = Some(step.node);
+            while let Some(n) = cursor {
+                via.push(labels.get(&n).map(|l| l.0.clone()).unwrap_or_default());
+                cursor = prev.get(&n).copied();
+            }
+            via.reverse();
+            reached.push(Reached {
+                line: symbol.as_ref().map_or(0, |s| s.line),
+                symbol,
+                path,
+                site: Site {
+                    path: site_path,
+                    line: step.site_line,
+                },
+                depth: d + 1,
+                edge: step.edge,
+                confidence: step.confidence,
+                via,
+            });
+            queue.push_back((step.node, d + 1));
+        }
+        if truncated {
+            break;
+        }
+    }
+    reached.sort_by(|a, b| {
+        (a.depth, &a.path, a.line, &a.site.path, a.site.line).cmp(&(
+            b.depth,
+            &b.path,
+            b.line,
+            &b.site.path,
+            b.site.line,
+        ))
+    });
+    let mut targets: Vec<String> = symbols
+        .iter()
+        .map(|s| format!("{}:{}", s.path, s.qualified_name))
+        .collect();
+    targets.extend(files.into_iter().map(|(_, p)| p));
+    Ok(Traversal {
+        targets,
+        target_symbols: symbols,
+        reached,
+        truncated,
+    })
+}
+
+fn neighbours(graph: &Graph, node: Node, direction: Direction) -> rusqlite::Result<Vec<Step>> {
+    let (sql, id) = match (direction, node) {
+        (Direction::Callers, Node::Symbol(id)) => (
+            "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
+             WHERE dst_symbol = ?1 AND kind = 'CALLS' GROUP BY src_symbol, src_file",
+            id,
+        ),
+        (Direction::Callees, Node::Symbol(id)) => (
+            "SELECT dst_symbol, dst_file, kind, confidence, min(line), src_file FROM edges
+             WHERE src_symbol = ?1 AND kind = 'CALLS' GROUP BY dst_symbol",
+            id,
+        ),
+        (Direction::Impact, Node::Symbol(id)) => (
+            "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
+             WHERE dst_symbol = ?1 AND kind IN ('CALLS', 'REFERENCES', 'INHERITS', 'IMPLEMENTS')
+             GROUP BY src_symbol, src_file",
+            id,
+        ),
+        (Direction::Impact, Node::File(id)) => (
+            "SELECT NULL, src_file, kind, confidence, min(line), src_file FROM edges
+             WHERE dst_file = ?1 AND kind = 'IMPORTS' AND src_file != ?1 GROUP BY src_file",
+            id,
+        ),
+        _ => return Ok(Vec::new()),
+    };
+    let mut stmt = graph.conn.prepare_cached(sql)?;
+    let rows = stmt.query_map([id], |r| {
+        let symbol: Option<i64> = r.get(0)?;
+        let file: i64 = r.get(1)?;
+        Ok(Step {
+            node: symbol.map_or(Node::File(file), Node::Symbol),
+            edge: r.get(2)?,
+            confidence: r.get(3)?,
+            site_line: r.get::<_, i64>(4)? as u32,
+            site_file: r.get(5)?,
+        })
+    })?;
+    rows.collect()
+}
+
+fn describe(graph: &Graph, node: Node) -> rusqlite::Result<(String, Option<SymbolInfo>, String)> {
+    match node {
+        Node::Symbol(id) => {
+            let mut stmt = graph.conn.prepare_cached(&format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1"
+            ))?;
+            let s = stmt.query_row([id], symbol_from_row)?;
+            Ok((s.qualified_name.clone(), Some(s.clone()), s.path))
+        }
+        Node::File(id) => {
+            let path: String =
+                graph
+                    .conn
+                    .query_row("SELECT path FROM files WHERE id = ?1", [id], |r| r.get(0))?;
+            Ok((path.clone(), None, path))
+        }
+    }
+}

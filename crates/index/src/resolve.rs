@@ -1,0 +1,625 @@
+//! Resolution: turns each stale file's references, imports and bases into edges
+//! against the symbols of the whole workspace, with a confidence for each.
+//!
+//! Order of preference for a reference named `n` (the first rule that yields
+//! candidates wins):
+//! 1. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
+//! 2. a definition in the same file → `exact`;
+//! 3. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
+//! 4. a definition in a file the current file imports (by name, alias or module) → `import`;
+//! 5. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
+//!    (preferring the caller's directory) → `name`.
+//!
+//! A reference with no candidate stays unresolved: it keeps its row in `refs` with its name.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use rusqlite::{Connection, params};
+
+use crate::extract::SymbolKind;
+
+/// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
+const MAX_NAME_ONLY: usize = 3;
+
+/// How sure an edge is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Confidence {
+    Exact,
+    Import,
+    Name,
+}
+
+impl Confidence {
+    fn name(self) -> &'static str {
+        match self {
+            Confidence::Exact => "exact",
+            Confidence::Import => "import",
+            Confidence::Name => "name",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Sym {
+    id: i64,
+    file_id: i64,
+    qualified_name: String,
+    kind: SymbolKind,
+    parent: Option<i64>,
+}
+
+struct FileInfo {
+    /// Path components without the extension; `mod`, `__init__`, `index` dropped.
+    module_path: Vec<String>,
+    /// Directory components.
+    dir: Vec<String>,
+}
+
+/// The slice of the workspace resolution needs: symbols by name and file paths.
+pub(crate) struct SymbolTable {
+    by_name: HashMap<String, Vec<Sym>>,
+    files: HashMap<i64, FileInfo>,
+    /// Files by the last component of their module path and of their directory,
+    /// so an import looks at a handful of files, not all of them.
+    by_last_component: HashMap<String, Vec<i64>>,
+}
+
+struct RefRow {
+    from: Option<i64>,
+    name: String,
+    qualifier: Option<String>,
+    kind: String,
+    line: i64,
+}
+
+struct ImportRow {
+    module: String,
+    name: Option<String>,
+    alias: Option<String>,
+    line: i64,
+}
+
+struct BaseRow {
+    symbol: Option<i64>,
+    subject: String,
+    name: String,
+    qualifier: Option<String>,
+    kind: String,
+    line: i64,
+}
+
+/// One file's inputs to resolution.
+pub(crate) struct FileInputs {
+    file_id: i64,
+    own: Vec<Sym>,
+    refs: Vec<RefRow>,
+    imports: Vec<ImportRow>,
+    bases: Vec<BaseRow>,
+}
+
+/// An edge ready to insert.
+pub(crate) struct Edge {
+    kind: &'static str,
+    src_symbol: Option<i64>,
+    dst_file: Option<i64>,
+    dst_symbol: Option<i64>,
+    confidence: Confidence,
+    line: i64,
+}
+
+/// Ids of the files whose edges must be recomputed.
+pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    let mut stmt = conn.prepare("SELECT id FROM files WHERE resolved = 0 ORDER BY id")?;
+    let ids = stmt.query_map([], |r| r.get(0))?.collect();
+    ids
+}
+
+/// Loads what resolving `file_ids` needs. With `all_names` the whole symbol table is loaded
+/// (cheaper than filtering when most files are stale).
+pub(crate) fn load(
+    conn: &Connection,
+    file_ids: &[i64],
+    all_names: bool,
+) -> rusqlite::Result<(SymbolTable, Vec<FileInputs>)> {
+    let mut inputs = Vec::with_capacity(file_ids.len());
+    {
+        let mut own_stmt = conn.prepare_cached(
+            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1",
+        )?;
+        let mut refs_stmt = conn.prepare_cached(
+            "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1",
+        )?;
+        let mut imports_stmt = conn
+            .prepare_cached("SELECT module, name, alias, line FROM imports WHERE file_id = ?1")?;
+        let mut bases_stmt = conn.prepare_cached(
+            "SELECT symbol_id, subject, name, qualifier, kind, line FROM bases WHERE file_id = ?1",
+        )?;
+        for &file_id in file_ids {
+            let own = own_stmt
+                .query_map([file_id], row_to_sym)?
+                .filter_map(|s| s.ok().map(|(_, s)| s))
+                .collect();
+            let refs = refs_stmt
+                .query_map([file_id], |r| {
+                    Ok(RefRow {
+                        from: r.get(0)?,
+                        name: r.get(1)?,
+                        qualifier: r.get(2)?,
+                        kind: r.get(3)?,
+                        line: r.get(4)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let imports = imports_stmt
+                .query_map([file_id], |r| {
+                    Ok(ImportRow {
+                        module: r.get(0)?,
+                        name: r.get(1)?,
+                        alias: r.get(2)?,
+                        line: r.get(3)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let bases = bases_stmt
+                .query_map([file_id], |r| {
+                    Ok(BaseRow {
+                        symbol: r.get(0)?,
+                        subject: r.get(1)?,
+                        name: r.get(2)?,
+                        qualifier: r.get(3)?,
+                        kind: r.get(4)?,
+                        line: r.get(5)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            inputs.push(FileInputs {
+                file_id,
+                own,
+                refs,
+                imports,
+                bases,
+            });
+        }
+    }
+    let mut by_name: HashMap<String, Vec<Sym>> = HashMap::new();
+    if all_names {
+        let mut stmt =
+            conn.prepare("SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols")?;
+        for row in stmt.query_map([], row_to_sym)? {
+            let (name, sym) = row?;
+            by_name.entry(name).or_default().push(sym);
+        }
+    } else {
+        let mut names: Vec<&str> = Vec::new();
+        for f in &inputs {
+            names.extend(f.refs.iter().map(|r| r.name.as_str()));
+            names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
+            names.extend(
+                f.bases
+                    .iter()
+                    .flat_map(|b| [b.name.as_str(), b.subject.as_str()]),
+            );
+        }
+        names.sort_unstable();
+        names.dedup();
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE name = ?1",
+        )?;
+        for name in names {
+            for row in stmt.query_map([name], row_to_sym)? {
+                let (name, sym) = row?;
+                by_name.entry(name).or_default().push(sym);
+            }
+        }
+    }
+    let mut files = HashMap::new();
+    let mut by_last_component: HashMap<String, Vec<i64>> = HashMap::new();
+    let mut stmt = conn.prepare("SELECT id, path FROM files")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+        let (id, path) = row?;
+        let info = file_info(&path);
+        for last in [info.module_path.last(), info.dir.last()]
+            .into_iter()
+            .flatten()
+        {
+            let ids = by_last_component.entry(last.clone()).or_default();
+            if ids.last() != Some(&id) {
+                ids.push(id);
+            }
+        }
+        files.insert(id, info);
+    }
+    Ok((
+        SymbolTable {
+            by_name,
+            files,
+            by_last_component,
+        },
+        inputs,
+    ))
+}
+
+fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
+    let kind: String = r.get(4)?;
+    Ok((
+        r.get(2)?,
+        Sym {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            qualified_name: r.get(3)?,
+            kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
+            parent: r.get(5)?,
+        },
+    ))
+}
+
+fn file_info(path: &str) -> FileInfo {
+    let mut comps: Vec<String> = path.split('/').map(str::to_string).collect();
+    let file = comps.pop().unwrap_or_default();
+    let dir = comps.clone();
+    let stem = file.split('.').next().unwrap_or("").to_string();
+    if !matches!(
+        stem.as_str(),
+        "mod" | "__init__" | "index" | "lib" | "main" | ""
+    ) {
+        comps.push(stem);
+    }
+    FileInfo {
+        module_path: comps,
+        dir,
+    }
+}
+
+/// Splits a module as written into path-like segments: `crate::a::b` → `[a, b]`,
+/// `..pkg.mod` → `[pkg, mod]`, `./util.js` → `[util]`, `sys/types.h` → `[sys, types]`.
+fn module_segments(module: &str) -> Vec<&str> {
+    let module = module.trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
+    let pathlike = module.contains('/');
+    let without_ext = if pathlike
+        || module.ends_with(".h")
+        || module.ends_with(".hpp")
+        || module.ends_with(".sh")
+    {
+        match module.rfind('.') {
+            Some(dot) if dot > module.rfind('/').map_or(0, |s| s + 1) => &module[..dot],
+            _ => module,
+        }
+    } else {
+        module
+    };
+    let parts: Vec<&str> = if pathlike {
+        without_ext.split('/').collect()
+    } else {
+        without_ext.split(['.', '\\', ':']).collect()
+    };
+    parts
+        .into_iter()
+        .filter(|p| !matches!(*p, "" | "crate" | "self" | "super" | "." | ".." | "@" | "~"))
+        .collect()
+}
+
+fn suffix_len(a: &[String], b: &[&str]) -> usize {
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x.as_str() == **y)
+        .count()
+}
+
+impl SymbolTable {
+    /// Whether `file_id`'s path is what `module` (optionally `.name`) names.
+    fn file_matches_module(&self, file_id: i64, module: &[&str], name: Option<&str>) -> bool {
+        let Some(info) = self.files.get(&file_id) else {
+            return false;
+        };
+        let matches = |have: &[String], want: &[&str]| {
+            !want.is_empty()
+                && !have.is_empty()
+                && suffix_len(have, want) >= want.len().min(have.len()).min(2)
+        };
+        if matches(&info.module_path, module) || matches(&info.dir, module) {
+            return true;
+        }
+        // `use crate::store::open` / `from pkg import mod` / `import a.b.C`: the imported
+        // name may itself be the module (file) or a type with its own file.
+        name.is_some_and(|name| {
+            let mut with_name = module.to_vec();
+            with_name.push(name);
+            matches(&info.module_path, &with_name)
+        })
+    }
+
+    /// Files in the workspace that `module` names.
+    fn files_for_module(&self, module: &str, name: Option<&str>) -> Vec<i64> {
+        let segs = module_segments(module);
+        let mut ids: Vec<i64> = [segs.last().copied(), name]
+            .into_iter()
+            .flatten()
+            .filter_map(|last| self.by_last_component.get(last))
+            .flatten()
+            .copied()
+            .filter(|&id| self.file_matches_module(id, &segs, name))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+}
+
+/// Resolves every input file in parallel; the result is ready for [`write_edges`].
+pub(crate) fn resolve_all(table: &SymbolTable, inputs: &[FileInputs]) -> Vec<(i64, Vec<Edge>)> {
+    inputs
+        .par_iter()
+        .map(|f| (f.file_id, resolve_file(table, f)))
+        .collect()
+}
+
+fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
+    let mut edges = Vec::with_capacity(f.refs.len() + f.own.len() + f.imports.len());
+    let own_parent: HashMap<i64, Option<i64>> = f.own.iter().map(|s| (s.id, s.parent)).collect();
+    let dir = table
+        .files
+        .get(&f.file_id)
+        .map(|i| i.dir.clone())
+        .unwrap_or_default();
+    // CONTAINS: parent → child, or file → top-level symbol.
+    for s in &f.own {
+        edges.push(Edge {
+            kind: "CONTAINS",
+            src_symbol: s.parent,
+            dst_file: Some(f.file_id),
+            dst_symbol: Some(s.id),
+            confidence: Confidence::Exact,
+            line: 0,
+        });
+    }
+    // IMPORTS: to each file the module names, and to the named symbol when found there.
+    let mut imported_files: Vec<(Option<&str>, Option<&str>, Vec<&str>, Vec<i64>)> = Vec::new();
+    for imp in &f.imports {
+        let files = table.files_for_module(&imp.module, imp.name.as_deref());
+        for &file in files.iter().filter(|&&id| id != f.file_id) {
+            let dst_symbol = imp.name.as_deref().and_then(|n| {
+                table
+                    .by_name
+                    .get(n)
+                    .and_then(|c| c.iter().find(|s| s.file_id == file && s.parent.is_none()))
+            });
+            edges.push(Edge {
+                kind: "IMPORTS",
+                src_symbol: None,
+                dst_file: Some(file),
+                dst_symbol: dst_symbol.map(|s| s.id),
+                confidence: Confidence::Import,
+                line: imp.line,
+            });
+        }
+        imported_files.push((
+            imp.name.as_deref(),
+            imp.alias.as_deref(),
+            module_segments(&imp.module),
+            files,
+        ));
+    }
+    let ctx = Ctx {
+        table,
+        file_id: f.file_id,
+        own_parent: &own_parent,
+        dir: &dir,
+        imports: &imported_files,
+    };
+    for r in &f.refs {
+        let is_call = r.kind == "call";
+        let wanted = |s: &Sym| {
+            if is_call {
+                s.kind.is_callable()
+            } else {
+                s.kind.is_type()
+            }
+        };
+        for (dst, confidence) in ctx.resolve(&r.name, r.qualifier.as_deref(), r.from, &wanted) {
+            edges.push(Edge {
+                kind: if is_call { "CALLS" } else { "REFERENCES" },
+                src_symbol: r.from,
+                dst_file: Some(dst.file_id),
+                dst_symbol: Some(dst.id),
+                confidence,
+                line: r.line,
+            });
+        }
+    }
+    for b in &f.bases {
+        let subject = match b.symbol {
+            Some(id) => Some(id),
+            None => ctx
+                .resolve(&b.subject, None, None, &|s: &Sym| s.kind.is_type())
+                .first()
+                .map(|(s, _)| s.id),
+        };
+        let Some(subject) = subject else { continue };
+        let kind = if b.kind == "implements" {
+            "IMPLEMENTS"
+        } else {
+            "INHERITS"
+        };
+        for (dst, confidence) in ctx.resolve(&b.name, b.qualifier.as_deref(), None, &|s: &Sym| {
+            s.kind.is_type()
+        }) {
+            if dst.id == subject {
+                continue;
+            }
+            edges.push(Edge {
+                kind,
+                src_symbol: Some(subject),
+                dst_file: Some(dst.file_id),
+                dst_symbol: Some(dst.id),
+                confidence,
+                line: b.line,
+            });
+        }
+    }
+    edges
+}
+
+struct Ctx<'a> {
+    table: &'a SymbolTable,
+    file_id: i64,
+    own_parent: &'a HashMap<i64, Option<i64>>,
+    dir: &'a [String],
+    /// (imported name, alias, module segments, files the module names)
+    imports: &'a [(Option<&'a str>, Option<&'a str>, Vec<&'a str>, Vec<i64>)],
+}
+
+const SELF_QUALIFIERS: &[&str] = &[
+    "self", "this", "Self", "cls", "@", "static", "parent", "super",
+];
+
+impl<'a> Ctx<'a> {
+    fn resolve(
+        &self,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        let Some(all) = self.table.by_name.get(name) else {
+            return Vec::new();
+        };
+        let candidates: Vec<&Sym> = all.iter().filter(|s| wanted(s)).collect();
+        if candidates.is_empty() {
+            return Vec::new();
+        }
+        let one = |s: &'a Sym, c| vec![(s, c)];
+        let qualifier_last = qualifier.map(|q| crate::extract::split_qualified(q).1);
+        // 1. self.name: same parent as the caller's enclosing definition.
+        if let (Some(q), Some(from)) = (qualifier_last, from) {
+            if SELF_QUALIFIERS.contains(&q) {
+                let caller_parent = self.own_parent.get(&from).copied().flatten();
+                let scope = caller_parent.or(Some(from));
+                if let Some(s) = candidates
+                    .iter()
+                    .find(|s| s.parent.is_some() && s.parent == scope)
+                {
+                    return one(s, Confidence::Exact);
+                }
+            }
+        }
+        // 3 (before 2 when written): a qualifier that matches the qualified name.
+        if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
+            let matching: Vec<&&Sym> = candidates
+                .iter()
+                .filter(|s| qualified_ends_with(&s.qualified_name, q, name))
+                .collect();
+            if matching.len() == 1 {
+                return one(matching[0], Confidence::Exact);
+            }
+        }
+        // 2. same file.
+        let same_file: Vec<&&Sym> = candidates
+            .iter()
+            .filter(|s| s.file_id == self.file_id)
+            .collect();
+        if let Some(s) = same_file.first() {
+            return one(s, Confidence::Exact);
+        }
+        // 4. through an import: by imported name or alias, or by a qualifier naming the module.
+        let qualifier_first = qualifier.map(|q| {
+            q.split(['.', ':', '\\', '/'])
+                .find(|p| !p.is_empty())
+                .unwrap_or(q)
+        });
+        for (imp_name, alias, segs, files) in self.imports {
+            let names_it = *imp_name == Some(name) || *alias == Some(name);
+            let qualifies_it = qualifier_first.is_some_and(|q| {
+                *alias == Some(q) || *imp_name == Some(q) || segs.last().is_some_and(|l| *l == q)
+            });
+            let glob = imp_name.is_none() || *imp_name == Some("*");
+            if names_it || qualifies_it || glob {
+                if let Some(s) = candidates.iter().find(|s| files.contains(&s.file_id)) {
+                    return one(s, Confidence::Import);
+                }
+            }
+        }
+        // 5. by name alone. A call on some other receiver (`x.find()`) can only reach a
+        // member, never a free function of the same name.
+        let candidates: Vec<&Sym> = match qualifier_last {
+            Some(q) if !SELF_QUALIFIERS.contains(&q) => candidates
+                .into_iter()
+                .filter(|s| s.parent.is_some() || s.kind == SymbolKind::Method)
+                .collect(),
+            _ => candidates,
+        };
+        if candidates.is_empty() {
+            return Vec::new();
+        }
+        if candidates.len() == 1 {
+            return one(candidates[0], Confidence::Name);
+        }
+        let same_dir: Vec<&Sym> = candidates
+            .iter()
+            .copied()
+            .filter(|s| {
+                self.table
+                    .files
+                    .get(&s.file_id)
+                    .is_some_and(|i| i.dir == self.dir)
+            })
+            .collect();
+        if same_dir.len() == 1 {
+            return one(same_dir[0], Confidence::Name);
+        }
+        if candidates.len() <= MAX_NAME_ONLY {
+            return candidates
+                .into_iter()
+                .map(|s| (s, Confidence::Name))
+                .collect();
+        }
+        Vec::new()
+    }
+}
+
+fn qualified_ends_with(qualified: &str, qualifier: &str, name: &str) -> bool {
+    let Some(head) = qualified.strip_suffix(name) else {
+        return false;
+    };
+    let head = head.trim_end_matches([':', '.', '\\']);
+    head == qualifier
+        || head.ends_with(&format!("::{qualifier}"))
+        || head.ends_with(&format!(".{qualifier}"))
+        || head.ends_with(&format!("\\{qualifier}"))
+}
+
+/// Replaces the edges of each resolved file and marks it resolved, in one transaction.
+pub(crate) fn write_edges(
+    conn: &mut Connection,
+    resolved: &[(i64, Vec<Edge>)],
+) -> rusqlite::Result<usize> {
+    let tx = conn.transaction()?;
+    let mut total = 0;
+    {
+        let mut delete = tx.prepare_cached("DELETE FROM edges WHERE src_file = ?1")?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO edges (kind, src_file, src_symbol, dst_file, dst_symbol, confidence, line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        let mut done = tx.prepare_cached("UPDATE files SET resolved = 1 WHERE id = ?1")?;
+        for (file_id, edges) in resolved {
+            delete.execute([file_id])?;
+            for e in edges {
+                insert.execute(params![
+                    e.kind,
+                    file_id,
+                    e.src_symbol,
+                    e.dst_file,
+                    e.dst_symbol,
+                    e.confidence.name(),
+                    e.line
+                ])?;
+            }
+            total += edges.len();
+            done.execute([file_id])?;
+        }
+    }
+    tx.commit()?;
+    Ok(total)
+}

@@ -1,0 +1,495 @@
+//! One index run: walk, diff against stored fingerprints, parse what changed on all
+//! cores, write through one writer in large transactions, then re-resolve the stale files.
+//!
+//! Crash safety: every transaction leaves the index consistent, and the work still to
+//! do is itself stored (`files.resolved = 0`, `meta.state = 'indexing'`), so a run killed
+//! at any point is finished by the next one.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::lock::{LockError, WriteLock};
+use crate::parse::{self, Outcome};
+use crate::walk::{self, Skipped, Stat};
+use crate::write::{self, StoredFile};
+use crate::{Lang, resolve};
+
+/// Files written per transaction: large enough to amortise commits, small enough that
+/// readers see progress and a crash loses little.
+const BATCH_FILES: usize = 1000;
+
+/// Default for `index.maxFileBytes`.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Receives progress of the parse phase (a TTY progress bar, or nothing).
+pub trait Progress: Sync {
+    /// The number of files to parse is known.
+    fn start(&self, total: u64);
+    /// `n` more files were parsed.
+    fn advance(&self, n: u64);
+    /// Parsing is done.
+    fn finish(&self);
+}
+
+/// A [`Progress`] that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+/// What to index and how.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// The workspace root (must be a directory).
+    pub root: PathBuf,
+    /// Where the index lives; `None` → `<root>/.loci/index.db`.
+    pub index_path: Option<PathBuf>,
+    /// Files larger than this are skipped (`index.maxFileBytes`).
+    pub max_file_bytes: u64,
+    /// Threads for walking and parsing (0 → all cores).
+    pub threads: usize,
+    /// What the write lock record says this run is (`index`, `sync`, `rebuild`, `watch`).
+    pub purpose: String,
+}
+
+impl IndexOptions {
+    /// Defaults for indexing `root`.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        IndexOptions {
+            root: root.into(),
+            index_path: None,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            threads: 0,
+            purpose: "index".into(),
+        }
+    }
+}
+
+/// What a run did; `loci index --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexReport {
+    /// The canonical workspace root.
+    pub workspace: String,
+    /// The index file.
+    pub index_path: String,
+    /// Source files in the index after the run.
+    pub files_indexed: u64,
+    /// Files parsed in this run (new or changed content).
+    pub files_parsed: u64,
+    /// Files whose stat changed but content did not.
+    pub files_touched: u64,
+    /// Files found unchanged by stat.
+    pub files_unchanged: u64,
+    /// Files removed from the index in this run.
+    pub files_removed: u64,
+    /// Files not indexed (count).
+    pub files_skipped: u64,
+    /// Skipped files by reason.
+    pub skipped_by_reason: BTreeMap<String, u64>,
+    /// Every skipped file with its reason.
+    pub skipped: Vec<Skipped>,
+    /// Files decoded lossily because they were not valid UTF-8.
+    pub lossy_files: Vec<String>,
+    /// Files whose edges were recomputed.
+    pub files_resolved: u64,
+    /// Symbols in the index after the run.
+    pub symbols: u64,
+    /// Edges in the index after the run.
+    pub edges: u64,
+    /// Whether the run wrote anything (a no-change run writes nothing).
+    pub wrote: bool,
+    /// Wall time of the run in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The workspace path does not exist.
+    #[error("workspace not found: {0}")]
+    NotFound(PathBuf),
+    /// The workspace path is not a directory.
+    #[error("not a directory: {0}")]
+    NotADirectory(PathBuf),
+    /// The workspace could not be read.
+    #[error("cannot read workspace {path}: {source}")]
+    Unreadable {
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another process is writing this index.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] loci_store::StoreError),
+}
+
+fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
+    move |e| IndexError::Store(loci_store::StoreError::sqlite(path, e))
+}
+
+/// Resolves the workspace root of `path` (canonical, must be a directory).
+pub fn workspace_root(path: &Path) -> Result<PathBuf, IndexError> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => IndexError::NotFound(path.to_path_buf()),
+        _ => IndexError::Unreadable {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    })?;
+    if !meta.is_dir() {
+        return Err(IndexError::NotADirectory(path.to_path_buf()));
+    }
+    std::fs::canonicalize(path).map_err(|source| IndexError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Builds or updates the index of `opts.root`. Takes the workspace's write lock for the run.
+pub fn index_workspace(
+    opts: &IndexOptions,
+    progress: &dyn Progress,
+) -> Result<IndexReport, IndexError> {
+    let started = Instant::now();
+    let root = workspace_root(&opts.root)?;
+    let index_path = opts
+        .index_path
+        .clone()
+        .unwrap_or_else(|| loci_store::index_path_for(&root));
+    let index_dir = index_path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let _lock = WriteLock::try_acquire(&index_dir, &opts.purpose)?;
+    let mut conn = loci_store::open_index(&index_path)?;
+    let err = sqlite(&index_path);
+    let threads = if opts.threads == 0 {
+        rayon::current_num_threads().max(1)
+    } else {
+        opts.threads
+    };
+
+    let stored = load_stored(&conn).map_err(&err)?;
+    let walked = walk::walk(&root, threads, &|p: &Path| could_be_source(p));
+    let mut skipped = walked.skipped;
+
+    // Diff: unchanged by stat, to (re)read, and removed.
+    let mut to_read = Vec::new();
+    let mut unchanged = 0u64;
+    let mut seen: HashSet<&str> = HashSet::with_capacity(walked.files.len());
+    for found in &walked.files {
+        let stored_file = stored.get(found.rel.as_str());
+        if let Some(s) = stored_file {
+            if s.stat == found.stat {
+                unchanged += 1;
+                seen.insert(found.rel.as_str());
+                continue;
+            }
+        }
+        let lang = match Lang::detect(&found.abs, &[]) {
+            Some(lang) => lang,
+            None => match sniff_shebang(&found.abs) {
+                Some(lang) => lang,
+                None => continue,
+            },
+        };
+        seen.insert(found.rel.as_str());
+        to_read.push((found, lang));
+    }
+    let removed: Vec<i64> = stored
+        .iter()
+        .filter(|(path, _)| !seen.contains(path.as_str()))
+        .map(|(_, s)| s.id)
+        .collect();
+    let incomplete = meta_get(&conn, "state").map_err(&err)?.as_deref() != Some("complete");
+    let stale = resolve::stale_files(&conn).map_err(&err)?;
+
+    if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
+        return finish_report(
+            &conn,
+            &root,
+            &index_path,
+            started,
+            skipped,
+            Vec::new(),
+            Counts {
+                unchanged,
+                ..Counts::default()
+            },
+            false,
+        )
+        .map_err(&err);
+    }
+
+    meta_set(&conn, "state", "indexing").map_err(&err)?;
+    let fresh = stored.is_empty();
+    let mut counts = Counts {
+        unchanged,
+        removed: removed.len() as u64,
+        ..Counts::default()
+    };
+    let mut lossy = Vec::new();
+
+    // Parse on all cores, write through this thread.
+    progress.start(to_read.len() as u64);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .ok();
+    let max_bytes = opts.max_file_bytes;
+    let (tx, rx) = crossbeam_channel::bounded::<Outcome>(256);
+    let write_result: Result<(), IndexError> = std::thread::scope(|scope| {
+        let parse_jobs = &to_read;
+        let stored_ref = &stored;
+        let pool = &pool;
+        scope.spawn(move || {
+            let run = || {
+                use rayon::prelude::*;
+                parse_jobs
+                    .par_iter()
+                    .for_each_with(tx, |tx, (found, lang)| {
+                        let known = stored_ref
+                            .get(found.rel.as_str())
+                            .map(|s| s.hash.as_slice());
+                        let _ = tx.send(parse::parse_file(found, *lang, max_bytes, known));
+                    });
+            };
+            match pool {
+                Some(pool) => pool.install(run),
+                None => run(),
+            }
+        });
+        let mut batch: Vec<Outcome> = Vec::with_capacity(BATCH_FILES);
+        let mut first = true;
+        for outcome in rx.iter() {
+            batch.push(outcome);
+            if batch.len() >= BATCH_FILES {
+                let n = batch.len() as u64;
+                apply_batch(
+                    &mut conn,
+                    &stored,
+                    std::mem::take(&mut batch),
+                    &[],
+                    fresh,
+                    &mut counts,
+                    &mut skipped,
+                    &mut lossy,
+                )
+                .map_err(&err)?;
+                progress.advance(n);
+                first = false;
+            }
+        }
+        let n = batch.len() as u64;
+        if !batch.is_empty() || !removed.is_empty() || first {
+            apply_batch(
+                &mut conn,
+                &stored,
+                batch,
+                &removed,
+                fresh,
+                &mut counts,
+                &mut skipped,
+                &mut lossy,
+            )
+            .map_err(&err)?;
+        }
+        progress.advance(n);
+        Ok(())
+    });
+    progress.finish();
+    write_result?;
+
+    // Resolve every stale file.
+    let stale = resolve::stale_files(&conn).map_err(&err)?;
+    let total_files: i64 = conn
+        .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+        .map_err(&err)?;
+    let all_names = stale.len() as i64 * 4 >= total_files;
+    for chunk in stale.chunks(4 * BATCH_FILES) {
+        let (table, inputs) = resolve::load(&conn, chunk, all_names).map_err(&err)?;
+        let resolved = match &pool {
+            Some(pool) => pool.install(|| resolve::resolve_all(&table, &inputs)),
+            None => resolve::resolve_all(&table, &inputs),
+        };
+        resolve::write_edges(&mut conn, &resolved).map_err(&err)?;
+    }
+    counts.resolved = stale.len() as u64;
+    meta_set(&conn, "state", "complete").map_err(&err)?;
+    // Keep the WAL from growing without bound across runs.
+    let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+    finish_report(
+        &conn,
+        &root,
+        &index_path,
+        started,
+        skipped,
+        lossy,
+        counts,
+        true,
+    )
+    .map_err(&err)
+}
+
+#[derive(Default)]
+struct Counts {
+    parsed: u64,
+    touched: u64,
+    unchanged: u64,
+    removed: u64,
+    resolved: u64,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply_batch(
+    conn: &mut Connection,
+    stored: &HashMap<String, StoredFile>,
+    batch: Vec<Outcome>,
+    removed: &[i64],
+    fresh: bool,
+    counts: &mut Counts,
+    skipped: &mut Vec<Skipped>,
+    lossy: &mut Vec<String>,
+) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    let mut names = HashSet::new();
+    let mut changed_ids = Vec::new();
+    for outcome in batch {
+        match outcome {
+            Outcome::Changed(parsed) => {
+                let existing = stored.get(&parsed.rel).map(|s| s.id);
+                let id = write::write_parsed(&tx, &parsed, existing, &mut names)?;
+                if existing.is_some() {
+                    changed_ids.push(id);
+                }
+                if parsed.lossy {
+                    lossy.push(parsed.rel.clone());
+                }
+                counts.parsed += 1;
+            }
+            Outcome::Touched { rel, stat } => {
+                if let Some(s) = stored.get(&rel) {
+                    write::write_touched(&tx, s.id, stat)?;
+                }
+                counts.touched += 1;
+            }
+            Outcome::Skipped(skip) => {
+                // A file that used to be indexed and is now skipped leaves the index.
+                if let Some(s) = stored.get(&skip.path) {
+                    write::remove_file(&tx, s.id, &mut names)?;
+                    changed_ids.push(s.id);
+                    counts.removed += 1;
+                }
+                skipped.push(skip);
+            }
+        }
+    }
+    for &id in removed {
+        write::remove_file(&tx, id, &mut names)?;
+        changed_ids.push(id);
+    }
+    if !fresh {
+        write::mark_stale(&tx, &names, &changed_ids)?;
+    }
+    tx.commit()
+}
+
+fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, StoredFile>> {
+    let mut stmt = conn.prepare("SELECT id, path, size, mtime_ns, inode, hash FROM files")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(1)?,
+            StoredFile {
+                id: r.get(0)?,
+                stat: Stat {
+                    size: r.get::<_, i64>(2)? as u64,
+                    mtime_ns: r.get(3)?,
+                    inode: r.get::<_, i64>(4)? as u64,
+                },
+                hash: r.get(5)?,
+            },
+        ))
+    })?;
+    rows.collect()
+}
+
+/// Whether a file could be source by its name: a known extension, or no extension
+/// (then its shebang decides).
+fn could_be_source(path: &Path) -> bool {
+    match path.extension() {
+        Some(_) => Lang::detect(path, &[]).is_some(),
+        None => true,
+    }
+}
+
+fn sniff_shebang(path: &Path) -> Option<Lang> {
+    use std::io::Read;
+    let mut head = [0u8; 128];
+    let mut file = std::fs::File::open(path).ok()?;
+    let n = file.read(&mut head).ok()?;
+    Lang::detect(Path::new(""), &head[..n])
+}
+
+/// Reads a `meta` value.
+pub fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()
+}
+
+fn meta_set(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+        params![key, value],
+    )?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_report(
+    conn: &Connection,
+    root: &Path,
+    index_path: &Path,
+    started: Instant,
+    mut skipped: Vec<Skipped>,
+    lossy: Vec<String>,
+    counts: Counts,
+    wrote: bool,
+) -> rusqlite::Result<IndexReport> {
+    let count = |sql: &str| {
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+    };
+    skipped.sort();
+    skipped.dedup();
+    let mut by_reason = BTreeMap::new();
+    for s in &skipped {
+        *by_reason.entry(s.reason.name().to_string()).or_insert(0) += 1;
+    }
+    Ok(IndexReport {
+        workspace: root.to_string_lossy().into_owned(),
+        index_path: index_path.to_string_lossy().into_owned(),
+        files_indexed: count("SELECT count(*) FROM files")?,
+        files_parsed: counts.parsed,
+        files_touched: counts.touched,
+        files_unchanged: counts.unchanged,
+        files_removed: counts.removed,
+        files_skipped: skipped.len() as u64,
+        skipped_by_reason: by_reason,
+        skipped,
+        lossy_files: lossy,
+        files_resolved: counts.resolved,
+        symbols: count("SELECT count(*) FROM symbols")?,
+        edges: count("SELECT count(*) FROM edges")?,
+        wrote,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+    })
+}
