@@ -1,12 +1,629 @@
-//! javascript: not yet extracted (stub: definitions, calls, imports and bases to come).
+//! JavaScript, TypeScript and TSX (the TypeScript grammars extend JavaScript's node kinds):
+//! functions, classes, methods, functions bound to variables, top-level `const`s,
+//! interfaces, type aliases, enums and namespaces; calls and `new`, type uses,
+//! `import`/`export ... from`/`require()` imports, `extends` and `implements` bases.
 
 use tree_sitter::Node;
 
-use super::{Action, Collector};
+use super::collector::compact;
+use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
-pub(crate) fn visit(_c: &mut Collector<'_>, _node: Node<'_>) -> Action {
-    Action::Descend
+/// Longest qualifier kept for a reference (`a.b(c).d` chains can be long).
+const MAX_QUALIFIER: usize = 120;
+
+pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    match node.kind() {
+        "function_declaration" | "generator_function_declaration" | "function_signature" => {
+            named(c, node, SymbolKind::Function)
+        }
+        "class_declaration" | "abstract_class_declaration" | "class" => {
+            let action = named(c, node, SymbolKind::Class);
+            if let Action::Enter(id) = action {
+                class_bases(c, node, id);
+            }
+            action
+        }
+        "method_definition" | "method_signature" | "abstract_method_signature" => {
+            named(c, node, SymbolKind::Method)
+        }
+        "interface_declaration" => {
+            let action = named(c, node, SymbolKind::Interface);
+            if let Action::Enter(id) = action {
+                let mut cursor = node.walk();
+                let clauses: Vec<Node<'_>> = node
+                    .named_children(&mut cursor)
+                    .filter(|n| n.kind() == "extends_type_clause")
+                    .collect();
+                for clause in clauses {
+                    bases_in(c, clause, id, BaseKind::Inherits);
+                }
+            }
+            action
+        }
+        "type_alias_declaration" => named(c, node, SymbolKind::TypeAlias),
+        "enum_declaration" => named(c, node, SymbolKind::Enum),
+        "internal_module" | "module" => {
+            let Some(name_node) = node.child_by_field_name("name") else {
+                return Action::Descend;
+            };
+            let name = c.text(name_node).trim_matches(['"', '\'', '`']).to_string();
+            let body = node.child_by_field_name("body");
+            let doc = c.preceding_comments(outer(node));
+            let id = c.def_with_doc(node, &name, SymbolKind::Module, body, doc);
+            Action::Enter(id)
+        }
+        "variable_declarator" => declarator(c, node),
+        "public_field_definition" | "field_definition" => field(c, node),
+        "pair" => pair(c, node),
+        "assignment_expression" => assignment(c, node),
+        // Bases are recorded with their class; their names are not type uses too.
+        "class_heritage" | "extends_type_clause" => Action::Skip,
+        "call_expression" => {
+            call(c, node);
+            Action::Descend
+        }
+        "new_expression" => {
+            if let Some(ctor) = node.child_by_field_name("constructor") {
+                callee(c, ctor);
+            }
+            Action::Descend
+        }
+        // `<Button />` renders (calls) the component `Button`; lower-case tags are HTML.
+        "jsx_opening_element" | "jsx_self_closing_element" => {
+            if let Some(name) = node.child_by_field_name("name") {
+                let component = match name.kind() {
+                    "identifier" => c.text(name).starts_with(|ch: char| ch.is_ascii_uppercase()),
+                    "member_expression" => true,
+                    _ => false,
+                };
+                if component {
+                    callee(c, name);
+                }
+            }
+            Action::Descend
+        }
+        "import_statement" => {
+            import_statement(c, node);
+            Action::Skip
+        }
+        "export_statement" => {
+            if node.child_by_field_name("source").is_some() {
+                export_from(c, node);
+                return Action::Skip;
+            }
+            Action::Descend
+        }
+        "type_identifier" => {
+            if !is_definition_name(node) {
+                let name = c.text(node);
+                c.reference(node, name, None, RefKind::TypeUse);
+            }
+            Action::Skip
+        }
+        "nested_type_identifier" => {
+            if let Some(name) = node.child_by_field_name("name") {
+                let qualifier = c
+                    .field_text(node, "module")
+                    .map(|q| compact(q, MAX_QUALIFIER));
+                let text = c.text(name);
+                c.reference(name, text, qualifier.as_deref(), RefKind::TypeUse);
+            }
+            Action::Skip
+        }
+        _ => Action::Descend,
+    }
+}
+
+/// A declaration with a `name` field: recorded, then its children inside its scope.
+fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
+    let Some(name_node) = node.child_by_field_name("name") else {
+        return Action::Descend;
+    };
+    let name = c.text(name_node);
+    let body = node.child_by_field_name("body");
+    let doc = c.preceding_comments(outer(node));
+    let id = c.def_with_doc(node, name, kind, body, doc);
+    Action::Enter(id)
+}
+
+/// `export` and `declare` wrap a declaration; its doc comment sits above the wrapper.
+fn outer(node: Node<'_>) -> Node<'_> {
+    let mut node = node;
+    for _ in 0..3 {
+        match node.parent() {
+            Some(p) if matches!(p.kind(), "export_statement" | "ambient_declaration") => node = p,
+            _ => break,
+        }
+    }
+    node
+}
+
+/// `extends B` (JavaScript: any expression; TypeScript: `extends_clause`) and `implements I, J`.
+fn class_bases(c: &mut Collector<'_>, class: Node<'_>, id: u32) {
+    let mut cursor = class.walk();
+    let heritage: Vec<Node<'_>> = class
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() == "class_heritage")
+        .collect();
+    for h in heritage {
+        let mut cursor = h.walk();
+        let parts: Vec<Node<'_>> = h.named_children(&mut cursor).collect();
+        for part in parts {
+            match part.kind() {
+                "extends_clause" => {
+                    let mut cursor = part.walk();
+                    let values: Vec<Node<'_>> =
+                        part.children_by_field_name("value", &mut cursor).collect();
+                    for value in values {
+                        base_expression(c, value, id, BaseKind::Inherits);
+                    }
+                }
+                "implements_clause" => bases_in(c, part, id, BaseKind::Implements),
+                "comment" => {}
+                _ => base_expression(c, part, id, BaseKind::Inherits),
+            }
+        }
+    }
+}
+
+/// A base written as an expression: `Base`, `ns.Base`; mixin calls are not recorded.
+fn base_expression(c: &mut Collector<'_>, value: Node<'_>, id: u32, kind: BaseKind) {
+    if matches!(
+        value.kind(),
+        "identifier" | "member_expression" | "nested_identifier"
+    ) {
+        let written = compact(c.text(value), MAX_QUALIFIER);
+        c.base(value, id, &written, kind);
+    }
+}
+
+/// Every type named in a clause: `extends A, ns.B<T>` / `implements I`.
+fn bases_in(c: &mut Collector<'_>, clause: Node<'_>, id: u32, kind: BaseKind) {
+    let mut cursor = clause.walk();
+    let types: Vec<Node<'_>> = clause.named_children(&mut cursor).collect();
+    for ty in types {
+        if matches!(
+            ty.kind(),
+            "type_identifier" | "nested_type_identifier" | "generic_type" | "identifier"
+        ) {
+            let written = compact(c.text(ty), MAX_QUALIFIER);
+            c.base(ty, id, &written, kind);
+        }
+    }
+}
+
+/// `const f = () => {}`, `var g = function () {}`, `const C = class {}`, a top-level `const`.
+fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let Some(name_node) = node
+        .child_by_field_name("name")
+        .filter(|n| n.kind() == "identifier")
+    else {
+        return Action::Descend;
+    };
+    let Some(decl) = node
+        .parent()
+        .filter(|p| matches!(p.kind(), "lexical_declaration" | "variable_declaration"))
+    else {
+        return Action::Descend;
+    };
+    let value = node.child_by_field_name("value");
+    let kind = match value.map(|v| v.kind()) {
+        Some("arrow_function" | "function_expression" | "function" | "generator_function") => {
+            SymbolKind::Function
+        }
+        Some("class") => SymbolKind::Class,
+        _ => {
+            let top_level_const = decl
+                .child_by_field_name("kind")
+                .is_some_and(|k| c.text(k) == "const")
+                && is_top_level(decl)
+                && !value.is_some_and(|v| is_require(c, v));
+            if !top_level_const {
+                return Action::Descend;
+            }
+            SymbolKind::Constant
+        }
+    };
+    let mut declarators = decl.walk();
+    let single = decl
+        .named_children(&mut declarators)
+        .filter(|n| n.kind() == "variable_declarator")
+        .count()
+        == 1;
+    let span_node = if single { decl } else { node };
+    let body = value.and_then(|v| v.child_by_field_name("body"));
+    let doc = c.preceding_comments(outer(decl));
+    let name = c.text(name_node);
+    let id = c.def_with_doc(span_node, name, kind, body, doc);
+    if kind == SymbolKind::Class
+        && let Some(class) = value
+    {
+        class_bases(c, class, id);
+    }
+    Action::Enter(id)
+}
+
+/// A class field holding a function: `handle = () => {}`.
+fn field(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let name_node = node
+        .child_by_field_name("name")
+        .or_else(|| node.child_by_field_name("property"));
+    let value = node.child_by_field_name("value");
+    let (Some(name_node), Some(value)) = (name_node, value) else {
+        return Action::Descend;
+    };
+    if !matches!(
+        value.kind(),
+        "arrow_function" | "function_expression" | "function"
+    ) {
+        return Action::Descend;
+    }
+    let name = c.text(name_node);
+    let id = c.def(
+        node,
+        name,
+        SymbolKind::Method,
+        value.child_by_field_name("body"),
+    );
+    Action::Enter(id)
+}
+
+/// An object literal entry holding a function: `{ run: function () {} }` → a method.
+fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let (Some(key), Some(value)) = (
+        node.child_by_field_name("key"),
+        node.child_by_field_name("value"),
+    ) else {
+        return Action::Descend;
+    };
+    if !matches!(
+        value.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    ) {
+        return Action::Descend;
+    }
+    if !matches!(
+        key.kind(),
+        "property_identifier" | "string" | "private_property_identifier"
+    ) {
+        return Action::Descend;
+    }
+    let name = c.text(key).trim_matches(['"', '\'']).to_string();
+    let id = c.def(
+        node,
+        &name,
+        SymbolKind::Method,
+        value.child_by_field_name("body"),
+    );
+    Action::Enter(id)
+}
+
+/// `exports.f = function () {}`, `Foo.prototype.m = () => {}`, `f = function () {}`.
+fn assignment(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let (Some(left), Some(value)) = (
+        node.child_by_field_name("left"),
+        node.child_by_field_name("right"),
+    ) else {
+        return Action::Descend;
+    };
+    if !matches!(
+        value.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    ) {
+        return Action::Descend;
+    }
+    let (name, kind) = match left.kind() {
+        "identifier" => (c.text(left), SymbolKind::Function),
+        "member_expression" => {
+            let Some(property) = left.child_by_field_name("property") else {
+                return Action::Descend;
+            };
+            let object = c.field_text(left, "object").unwrap_or("");
+            let method = object.ends_with(".prototype") || object == "this";
+            (
+                c.text(property),
+                if method {
+                    SymbolKind::Method
+                } else {
+                    SymbolKind::Function
+                },
+            )
+        }
+        _ => return Action::Descend,
+    };
+    let stmt = node
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")
+        .unwrap_or(node);
+    let doc = c.preceding_comments(stmt);
+    let id = c.def_with_doc(node, name, kind, value.child_by_field_name("body"), doc);
+    Action::Enter(id)
+}
+
+fn is_top_level(decl: Node<'_>) -> bool {
+    let mut parent = decl.parent();
+    if parent.is_some_and(|p| p.kind() == "export_statement") {
+        parent = parent.and_then(|p| p.parent());
+    }
+    parent.is_some_and(|p| p.kind() == "program")
+}
+
+fn is_require(c: &Collector<'_>, value: Node<'_>) -> bool {
+    value.kind() == "call_expression" && c.field_text(value, "function") == Some("require")
+}
+
+/// `f()`, `obj.m()`, `require('m')` (an import), `import('m')` (an import).
+fn call(c: &mut Collector<'_>, node: Node<'_>) {
+    let Some(function) = node.child_by_field_name("function") else {
+        return;
+    };
+    let text = c.text(function);
+    if text == "require" || function.kind() == "import" {
+        if let Some(module) = first_string_argument(c, node) {
+            required(c, node, &module);
+        }
+        return;
+    }
+    callee(c, function);
+}
+
+/// Records a call to what `function` names: an identifier or the last property of a member chain.
+fn callee(c: &mut Collector<'_>, function: Node<'_>) {
+    match function.kind() {
+        "identifier" => {
+            let name = c.text(function);
+            c.reference(function, name, None, RefKind::Call);
+        }
+        "member_expression" => {
+            let Some(property) = function.child_by_field_name("property") else {
+                return;
+            };
+            let qualifier = function
+                .child_by_field_name("object")
+                .map(|o| compact(c.text(o), MAX_QUALIFIER));
+            let name = c.text(property);
+            c.reference(property, name, qualifier.as_deref(), RefKind::Call);
+        }
+        _ => {}
+    }
+}
+
+/// `const m = require('m')` binds the module to `m`; `const { a, b: c } = require('m')`
+/// imports `a` and `b` (as `c`); any other use imports the module unnamed.
+fn required(c: &mut Collector<'_>, call: Node<'_>, module: &str) {
+    let target = call
+        .parent()
+        .filter(|p| p.kind() == "variable_declarator")
+        .and_then(|d| d.child_by_field_name("name"))
+        .filter(|n| d_value_is(n, call));
+    match target {
+        Some(name) if name.kind() == "identifier" => {
+            let local = c.text(name);
+            c.import(call, module, None, Some(local));
+        }
+        Some(pattern) if pattern.kind() == "object_pattern" => {
+            let mut cursor = pattern.walk();
+            let props: Vec<Node<'_>> = pattern.named_children(&mut cursor).collect();
+            for prop in props {
+                match prop.kind() {
+                    "shorthand_property_identifier_pattern" => {
+                        let name = c.text(prop);
+                        c.import(call, module, Some(name), None);
+                    }
+                    "pair_pattern" => {
+                        let key = prop.child_by_field_name("key").map(|k| c.text(k));
+                        let value = prop
+                            .child_by_field_name("value")
+                            .filter(|v| v.kind() == "identifier");
+                        if let (Some(key), Some(value)) = (key, value) {
+                            let local = c.text(value);
+                            c.import(call, module, Some(key), Some(local));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => c.import(call, module, None, None),
+    }
+}
+
+/// Whether the declarator holding `name` has `call` as its value.
+fn d_value_is(name: &Node<'_>, call: Node<'_>) -> bool {
+    name.parent()
+        .and_then(|d| d.child_by_field_name("value"))
+        .is_some_and(|v| v.id() == call.id())
+}
+
+fn first_string_argument(c: &Collector<'_>, call: Node<'_>) -> Option<String> {
+    let args = call.child_by_field_name("arguments")?;
+    let first = args.named_child(0)?;
+    (first.kind() == "string").then(|| unquote(c.text(first)))
+}
+
+fn unquote(text: &str) -> String {
+    text.trim().trim_matches(['"', '\'', '`']).to_string()
+}
+
+/// `import d, {a as b} from 'm'`, `import * as ns from 'm'`, `import 'm'`, `import x = require('m')`.
+/// A default import is the name `default` bound to its local name.
+fn import_statement(c: &mut Collector<'_>, node: Node<'_>) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let module = match node.child_by_field_name("source") {
+        Some(source) => unquote(c.text(source)),
+        None => match children
+            .iter()
+            .find(|n| n.kind() == "import_require_clause")
+        {
+            Some(clause) => clause
+                .child_by_field_name("source")
+                .map(|s| unquote(c.text(s)))
+                .unwrap_or_default(),
+            None => return,
+        },
+    };
+    let mut any = false;
+    for child in children {
+        match child.kind() {
+            "import_clause" => {
+                let mut cursor = child.walk();
+                let parts: Vec<Node<'_>> = child.named_children(&mut cursor).collect();
+                for part in parts {
+                    any = true;
+                    match part.kind() {
+                        "identifier" => {
+                            let local = c.text(part);
+                            c.import(node, &module, Some("default"), Some(local));
+                        }
+                        "namespace_import" => {
+                            let local = part.named_child(0).map(|n| c.text(n));
+                            c.import(node, &module, None, local);
+                        }
+                        "named_imports" => specifiers(c, node, part, &module),
+                        _ => {}
+                    }
+                }
+            }
+            "import_require_clause" => {
+                let local = child
+                    .named_child(0)
+                    .filter(|n| n.kind() == "identifier")
+                    .map(|n| c.text(n));
+                c.import(node, &module, None, local);
+                any = true;
+            }
+            _ => {}
+        }
+    }
+    if !any {
+        c.import(node, &module, None, None);
+    }
+}
+
+/// `export { a as b } from 'm'`, `export * from 'm'`, `export * as ns from 'm'`.
+fn export_from(c: &mut Collector<'_>, node: Node<'_>) {
+    let Some(source) = node.child_by_field_name("source") else {
+        return;
+    };
+    let module = unquote(c.text(source));
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let mut any = false;
+    for child in children {
+        match child.kind() {
+            "export_clause" => {
+                specifiers(c, node, child, &module);
+                any = true;
+            }
+            "namespace_export" => {
+                let local = child.named_child(0).map(|n| unquote(c.text(n)));
+                c.import(node, &module, None, local.as_deref());
+                any = true;
+            }
+            _ => {}
+        }
+    }
+    if !any {
+        c.import(node, &module, None, None);
+    }
+}
+
+/// The `{a, b as c}` list of an import or an export.
+fn specifiers(c: &mut Collector<'_>, stmt: Node<'_>, list: Node<'_>, module: &str) {
+    let mut cursor = list.walk();
+    let specs: Vec<Node<'_>> = list.named_children(&mut cursor).collect();
+    for spec in specs {
+        if !matches!(spec.kind(), "import_specifier" | "export_specifier") {
+            continue;
+        }
+        let Some(name) = spec.child_by_field_name("name").map(|n| unquote(c.text(n))) else {
+            continue;
+        };
+        let alias = spec
+            .child_by_field_name("alias")
+            .map(|n| unquote(c.text(n)));
+        c.import(stmt, module, Some(&name), alias.as_deref());
+    }
+}
+
+/// Whether `node` is the name a declaration declares (not a use of it).
+fn is_definition_name(node: Node<'_>) -> bool {
+    node.parent()
+        .filter(|p| {
+            matches!(
+                p.kind(),
+                "class_declaration"
+                    | "abstract_class_declaration"
+                    | "class"
+                    | "interface_declaration"
+                    | "type_alias_declaration"
+                    | "type_parameter"
+            )
+        })
+        .and_then(|p| p.child_by_field_name("name"))
+        .is_some_and(|n| n.id() == node.id())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Lang;
+    use crate::extract::{SymbolKind, extract};
+
+    const LANGS: [Lang; 3] = [Lang::JavaScript, Lang::TypeScript, Lang::Tsx];
+
+    #[test]
+    fn empty_and_broken_files_do_not_panic() {
+        let broken = [
+            "",
+            "\n",
+            "function",
+            "class A extends {",
+            "import {a as } from",
+            "export * from",
+            "const = ;",
+            "<div",
+        ];
+        for lang in LANGS {
+            for src in broken {
+                extract(lang, src).expect("a tree");
+            }
+        }
+    }
+
+    #[test]
+    fn deeply_nested_code_does_not_overflow_the_stack() {
+        let depth = 2000;
+        let parens = format!("const X = {}1{};\n", "(".repeat(depth), ")".repeat(depth));
+        let blocks = format!("function f() {}{}\n", "{".repeat(depth), "}".repeat(depth));
+        let mut functions = String::new();
+        for i in 0..depth {
+            functions.push_str(&format!("function f{i}() {{\n"));
+        }
+        functions.push_str(&"}\n".repeat(depth));
+        let generics = format!("let x: {}T{};\n", "A<".repeat(depth), ">".repeat(depth));
+        // The grammars share these node kinds; parsing is slow in debug builds, so the
+        // TypeScript grammars get the shapes only they parse differently.
+        for src in [&parens, &blocks, &functions] {
+            extract(Lang::JavaScript, src).expect("a tree");
+        }
+        for lang in [Lang::TypeScript, Lang::Tsx] {
+            extract(lang, &generics).expect("a tree");
+        }
+    }
+
+    #[test]
+    fn doc_comments_above_export_belong_to_the_declaration() {
+        let src = "/** Adds. */\nexport function add(a, b) { return a + b; }\n";
+        let facts = extract(Lang::TypeScript, src).unwrap();
+        let add = &facts.symbols[0];
+        assert_eq!(
+            (add.kind, add.doc.as_deref()),
+            (SymbolKind::Function, Some("Adds."))
+        );
+        assert_eq!(add.signature, "function add(a, b)");
+    }
 }
