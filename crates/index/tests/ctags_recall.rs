@@ -4,14 +4,18 @@
 //! - Python: the standard library of `python3` (a deterministic sample: every Nth sorted
 //!   path); recall of ctags' classes, functions and members must be at least 95%.
 //! - C: the CPython headers (plus C examples under `/usr/share/doc` when present): functions,
-//!   structs, unions, enums, typedefs and macros. Reported, not asserted.
+//!   structs, unions, enums, typedefs and macros, at least 95%. ctags gives the line of the name, which for
+//!   `static int\nf(void)` and `typedef struct {..} T;` is not the first line of the definition,
+//!   so a C definition matches when ctags' line is inside loci's span (the strict figure is
+//!   printed too).
 //! - JavaScript: `npm`'s sources under `/usr/lib/node_modules` when present: classes,
 //!   functions, methods and generators. Reported, not asserted.
 //!
 //! Run with `cargo test -p loci-index --test ctags_recall -- --nocapture` to see the
-//! figures. `LOCI_RECALL_STRIDE=1` compares every file instead of a sample.
+//! figures. `LOCI_RECALL_STRIDE=1` compares every file instead of a sample;
+//! `LOCI_RECALL_MISSES=<dir>` writes every missed definition to `<dir>/<language>.misses`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -35,6 +39,9 @@ struct Corpus {
     /// The same kinds by the long names ctags prints (other kinds are dropped, whatever
     /// the ctags version enables by default).
     kind_names: &'static [&'static str],
+    /// Whether ctags' line may be anywhere in loci's span rather than its first line: C
+    /// puts return types and `typedef struct {` on lines before the name ctags reports.
+    within_span: bool,
     files: Vec<PathBuf>,
 }
 
@@ -53,6 +60,7 @@ fn python_stdlib_recall_of_ctags_definitions_is_at_least_95_percent() {
         ctags_lang: "Python",
         ctags_kinds: "cfm",
         kind_names: &["class", "function", "member"],
+        within_span: false,
         files: sample(files, 2),
     };
     let recall = measure(&ctags, &corpus);
@@ -64,7 +72,7 @@ fn python_stdlib_recall_of_ctags_definitions_is_at_least_95_percent() {
 }
 
 #[test]
-fn c_recall_of_ctags_definitions_is_reported() {
+fn c_recall_of_ctags_definitions_is_at_least_95_percent() {
     let ctags = ctags();
     let mut files = Vec::new();
     collect(&python_path("include"), &["h"], &mut files);
@@ -84,9 +92,15 @@ fn c_recall_of_ctags_definitions_is_reported() {
         ctags_lang: "C",
         ctags_kinds: "fsugtd",
         kind_names: &["function", "struct", "union", "enum", "typedef", "macro"],
+        within_span: true,
         files: sample(files, 1),
     };
-    measure(&ctags, &corpus);
+    let recall = measure(&ctags, &corpus);
+    assert!(
+        recall >= 0.95,
+        "C recall {:.2}% is below 95%",
+        recall * 100.0
+    );
 }
 
 #[test]
@@ -108,6 +122,7 @@ fn javascript_recall_of_ctags_definitions_is_reported() {
         ctags_lang: "JavaScript",
         ctags_kinds: "cfmg",
         kind_names: &["class", "function", "method", "generator"],
+        within_span: false,
         files: sample(files, 2),
     };
     measure(&ctags, &corpus);
@@ -117,6 +132,7 @@ fn javascript_recall_of_ctags_definitions_is_reported() {
 fn measure(ctags: &Path, corpus: &Corpus) -> f64 {
     let expected = run_ctags(ctags, corpus);
     let mut found: HashSet<(String, u32, String)> = HashSet::new();
+    let mut spans: HashMap<(String, String), Vec<(u32, u32)>> = HashMap::new();
     let mut loci_symbols = 0usize;
     for file in &corpus.files {
         let bytes =
@@ -127,22 +143,54 @@ fn measure(ctags: &Path, corpus: &Corpus) -> f64 {
         let path = file.to_string_lossy().into_owned();
         for symbol in facts.symbols {
             loci_symbols += 1;
+            spans
+                .entry((path.clone(), symbol.name.clone()))
+                .or_default()
+                .push((symbol.span.start_line, symbol.span.end_line));
             found.insert((path.clone(), symbol.span.start_line, symbol.name));
         }
     }
 
+    let matches = |tag: &Tag| {
+        found.contains(&(tag.path.clone(), tag.line, tag.name.clone()))
+            || (corpus.within_span
+                && spans
+                    .get(&(tag.path.clone(), tag.name.clone()))
+                    .is_some_and(|s| {
+                        s.iter()
+                            .any(|(start, end)| (*start..=*end).contains(&tag.line))
+                    }))
+    };
+    let strict = expected
+        .iter()
+        .filter(|t| found.contains(&(t.path.clone(), t.line, t.name.clone())))
+        .count();
     // kind -> (total, matched, a few misses)
     let mut per_kind: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
     for tag in &expected {
         let entry = per_kind.entry(tag.kind.clone()).or_default();
         entry.0 += 1;
-        if found.contains(&(tag.path.clone(), tag.line, tag.name.clone())) {
+        if matches(tag) {
             entry.1 += 1;
         } else if entry.2.len() < 8 {
             entry
                 .2
                 .push(format!("{}:{} {}", tag.path, tag.line, tag.name));
         }
+    }
+    if let Some(dump) = std::env::var_os("LOCI_RECALL_MISSES") {
+        let mut out = String::new();
+        for tag in &expected {
+            if !matches(tag) {
+                out.push_str(&format!(
+                    "{} {}:{} {}\n",
+                    tag.kind, tag.path, tag.line, tag.name
+                ));
+            }
+        }
+        let path = PathBuf::from(dump).join(format!("{}.misses", corpus.label));
+        std::fs::write(&path, out)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
     }
     let total: usize = per_kind.values().map(|v| v.0).sum();
     let matched: usize = per_kind.values().map(|v| v.1).sum();
@@ -172,6 +220,12 @@ fn measure(ctags: &Path, corpus: &Corpus) -> f64 {
         "total",
         recall * 100.0
     );
+    if corpus.within_span {
+        eprintln!(
+            "  (matched by name with ctags' line inside loci's span; on loci's first line only: {strict} / {total} {:.2}%)",
+            100.0 * strict as f64 / total.max(1) as f64
+        );
+    }
     recall
 }
 
@@ -227,8 +281,12 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
             continue;
         }
         let name = value["name"].as_str().unwrap_or_default().to_string();
-        // ctags names anonymous structs and enums `__anon<hash>`; loci does not record them.
-        if name.starts_with("__anon") {
+        // ctags names anonymous structs, classes and functions (`__anon<hash>`,
+        // `AnonymousFunction<hash>`); loci does not record what has no name.
+        if name.starts_with("__anon")
+            || name.starts_with("AnonymousClass")
+            || name.starts_with("AnonymousFunction")
+        {
             continue;
         }
         let kind = value["kind"].as_str().unwrap_or_default().to_string();

@@ -88,15 +88,15 @@ fn definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action
         c.preceding_comments(outer)
     });
     let id = c.def_with_doc(node, name, kind, colon.or(body), doc);
-    if kind == SymbolKind::Class {
-        if let Some(supers) = node.child_by_field_name("superclasses") {
-            let mut cursor = supers.walk();
-            for arg in supers.named_children(&mut cursor) {
-                // `metaclass=M`, `**kw` and `*bases` are not base classes.
-                if matches!(arg.kind(), "identifier" | "attribute" | "subscript") {
-                    let written = compact(c.text(arg), MAX_QUALIFIER);
-                    c.base(arg, id, &written, BaseKind::Inherits);
-                }
+    if kind == SymbolKind::Class
+        && let Some(supers) = node.child_by_field_name("superclasses")
+    {
+        let mut cursor = supers.walk();
+        for arg in supers.named_children(&mut cursor) {
+            // `metaclass=M`, `**kw` and `*bases` are not base classes.
+            if matches!(arg.kind(), "identifier" | "attribute" | "subscript") {
+                let written = compact(c.text(arg), MAX_QUALIFIER);
+                c.base(arg, id, &written, BaseKind::Inherits);
             }
         }
     }
