@@ -31,6 +31,8 @@ pub(crate) struct Collector<'s> {
     separator: &'static str,
     scopes: Vec<Scope>,
     facts: FileFacts,
+    /// Scope names that differ from the symbol's name (see [`Collector::def_qualified`]).
+    scope_names: std::collections::HashMap<u32, String>,
 }
 
 /// Longest signature kept, in bytes; longer heads are cut at a char boundary.
@@ -40,7 +42,13 @@ const MAX_DOC: usize = 2000;
 
 impl<'s> Collector<'s> {
     pub(crate) fn new(source: &'s str, separator: &'static str) -> Self {
-        Collector { source, separator, scopes: Vec::new(), facts: FileFacts::default() }
+        Collector {
+            source,
+            separator,
+            scopes: Vec::new(),
+            facts: FileFacts::default(),
+            scope_names: std::collections::HashMap::new(),
+        }
     }
 
     pub(crate) fn finish(self) -> FileFacts {
@@ -117,6 +125,37 @@ impl<'s> Collector<'s> {
             span: span(node),
             parent: self.current_symbol(),
         });
+        id
+    }
+
+    /// Records a definition whose name is written with a qualifier (C++ `void Foo::bar() {}`,
+    /// Ruby `class A::B`): `qualifier` (as written, in the language's own separator) stands
+    /// between the enclosing scopes and `name` in the qualified name and in the scope its
+    /// children see, while the symbol's name stays `name`. `parent`, when given, replaces the
+    /// enclosing definition as the parent (the class `Foo` when this file defines it).
+    pub(crate) fn def_qualified(
+        &mut self,
+        node: Node<'_>,
+        qualifier: &str,
+        name: &str,
+        kind: SymbolKind,
+        body: Option<Node<'_>>,
+        parent: Option<u32>,
+    ) -> u32 {
+        let id = self.def(node, name, kind, body);
+        let qualifier = qualifier.trim().trim_end_matches(self.separator).trim();
+        if qualifier.is_empty() {
+            return id;
+        }
+        let scoped = format!("{qualifier}{}{name}", self.separator);
+        let symbol = &mut self.facts.symbols[id as usize];
+        let prefix_len = symbol.qualified_name.len() - name.len();
+        symbol.qualified_name.truncate(prefix_len);
+        symbol.qualified_name.push_str(&scoped);
+        if parent.is_some() {
+            symbol.parent = parent;
+        }
+        self.scope_names.insert(id, scoped);
         id
     }
 
@@ -239,7 +278,10 @@ pub(crate) fn walk(tree: &Tree, collector: &mut Collector<'_>, visit: Visitor) {
                 Action::Skip => None,
                 Action::Descend => Some(None),
                 Action::Enter(id) => {
-                    let name = collector.facts.symbols[id as usize].name.clone();
+                    let name = match collector.scope_names.get(&id) {
+                        Some(name) => name.clone(),
+                        None => collector.facts.symbols[id as usize].name.clone(),
+                    };
                     Some(Some(Scope { name, symbol: Some(id) }))
                 }
                 Action::EnterNamed(name) => Some(Some(Scope { name, symbol: None })),
