@@ -1,12 +1,533 @@
-//! cpp: not yet extracted (stub: definitions, calls, imports and bases to come).
+//! C++: namespaces, classes/structs/unions/enums (templates included), functions and
+//! methods (in-class and out-of-line `void Foo::bar() {}`), pure virtual methods,
+//! `using X = ..`/typedef, `#define`, calls, `new`, type uses, `#include`/`using` and bases.
+//!
+//! Rules:
+//! - a definition whose name is qualified (`void Foo::bar() {}`, `class ns::Foo {}`) is
+//!   named by its last segment and qualified by the scope chain plus the written qualifier
+//!   (`Foo::bar`); a qualified function is always a Method (the grammar cannot tell a class
+//!   from a namespace there), whose parent is `Foo` when this file defines it;
+//! - method *declarations* in a class body (`void draw();`) are not definitions, except
+//!   pure virtual ones (`virtual void draw() = 0;`), which have no other definition;
+//! - function-like `#define f(x)` is a Macro, object-like `#define N 3` a Constant (a bare
+//!   `#define GUARD_H` is skipped), `const`/`constexpr` variables outside functions Constants;
+//! - every base in `class A : public B, C` is an Inherits base (C++ has no interfaces);
+//! - `#include <a/b.h>` and `#include "a/b.h"` import module `a/b.h`; `using namespace ns;`
+//!   imports module `ns`; `using ns::name;` imports `name` from `ns`.
 
 use tree_sitter::Node;
 
-use super::{Action, Collector};
+use super::collector::{compact, strip_generics};
+use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = "::";
 
-pub(crate) fn visit(_c: &mut Collector<'_>, _node: Node<'_>) -> Action {
-    Action::Descend
+/// Longest qualifier kept for a reference (`a.b().c` chains can be long).
+const MAX_QUALIFIER: usize = 200;
+
+pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    match node.kind() {
+        "namespace_definition" => namespace(c, node),
+        "class_specifier" => type_definition(c, node, SymbolKind::Class),
+        "struct_specifier" | "union_specifier" => type_definition(c, node, SymbolKind::Struct),
+        "enum_specifier" => type_definition(c, node, SymbolKind::Enum),
+        "function_definition" => function(c, node),
+        "field_declaration" => {
+            pure_virtual(c, node);
+            Action::Descend
+        }
+        "declaration" => {
+            constants(c, node);
+            Action::Descend
+        }
+        "alias_declaration" => {
+            if let Some(name) = c.field_text(node, "name") {
+                c.def(outer(node), name, SymbolKind::TypeAlias, None);
+            }
+            Action::Descend
+        }
+        "type_definition" => {
+            typedef(c, node);
+            Action::Descend
+        }
+        "preproc_function_def" => {
+            if let Some(name) = c.field_text(node, "name") {
+                c.def(node, name, SymbolKind::Macro, None);
+            }
+            Action::Skip
+        }
+        "preproc_def" => {
+            if let (Some(name), Some(_)) = (
+                c.field_text(node, "name"),
+                node.child_by_field_name("value"),
+            ) {
+                c.def(node, name, SymbolKind::Constant, None);
+            }
+            Action::Skip
+        }
+        "preproc_include" => {
+            if let Some(path) = node.child_by_field_name("path") {
+                let module = c.text(path).trim().trim_matches(['<', '>', '"']);
+                c.import(node, module, None, None);
+            }
+            Action::Skip
+        }
+        "using_declaration" => {
+            using(c, node);
+            Action::Skip
+        }
+        // Bases are recorded with their class; template parameters are not type uses.
+        "base_class_clause" | "template_parameter_list" => Action::Skip,
+        "call_expression" => {
+            if let Some(function) = node.child_by_field_name("function") {
+                call(c, function);
+            }
+            Action::Descend
+        }
+        "new_expression" => {
+            if let Some(ty) = node.child_by_field_name("type") {
+                let written = without_template_args(c.text(ty));
+                let (qualifier, name) = split_scope(&written);
+                c.reference(ty, name, qualifier, RefKind::Call);
+            }
+            Action::Descend
+        }
+        "type_identifier" => {
+            type_use(c, node);
+            Action::Skip
+        }
+        _ => Action::Descend,
+    }
+}
+
+/// `namespace a { }`, `namespace a::b { }`; an anonymous namespace adds no scope.
+fn namespace(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let Some(name) = c.field_text(node, "name") else {
+        return Action::Descend;
+    };
+    let name: String = name.split_whitespace().collect();
+    let body = node.child_by_field_name("body");
+    let id = c.def(node, &name, SymbolKind::Module, body);
+    Action::Enter(id)
+}
+
+/// A class, struct, union or enum with a body; a bare `class Foo;` or `struct Foo x` is not one.
+fn type_definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
+    let (Some(name_node), Some(body)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("body"),
+    ) else {
+        return Action::Descend;
+    };
+    let written = without_template_args(c.text(name_node));
+    let (qualifier, name) = split_scope(&written);
+    let id = match qualifier {
+        Some(q) => c.def_qualified(outer(node), q, name, kind, Some(body), None),
+        None => c.def(outer(node), name, kind, Some(body)),
+    };
+    if let Some(clause) = named_child_of_kind(node, "base_class_clause") {
+        for base in named_children(clause) {
+            if matches!(
+                base.kind(),
+                "type_identifier" | "qualified_identifier" | "template_type"
+            ) {
+                let written = without_template_args(c.text(base));
+                c.base(base, id, &written, BaseKind::Inherits);
+            }
+        }
+    }
+    Action::Enter(id)
+}
+
+/// A function or method with a body, in a class or out of line.
+fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let Some(name_node) = node
+        .child_by_field_name("declarator")
+        .and_then(function_name)
+    else {
+        return Action::Descend;
+    };
+    let written = without_template_args(c.text(name_node));
+    let (qualifier, name) = split_scope(&written);
+    let body = node.child_by_field_name("body");
+    let id = match qualifier {
+        Some(q) => {
+            let (_, owner) = split_scope(q);
+            let parent = c.find_type(owner);
+            c.def_qualified(outer(node), q, name, SymbolKind::Method, body, parent)
+        }
+        None => {
+            let kind = if c.in_type_scope() {
+                SymbolKind::Method
+            } else {
+                SymbolKind::Function
+            };
+            c.def(outer(node), name, kind, body)
+        }
+    };
+    Action::Enter(id)
+}
+
+/// `virtual void draw() = 0;` in a class body: the only place such a method is defined.
+fn pure_virtual(c: &mut Collector<'_>, node: Node<'_>) {
+    let is_pure = node
+        .child_by_field_name("default_value")
+        .is_some_and(|v| c.text(v).trim() == "0");
+    if !is_pure || !c.in_type_scope() {
+        return;
+    }
+    let Some(name_node) = node
+        .child_by_field_name("declarator")
+        .and_then(function_name)
+    else {
+        return;
+    };
+    let name = c.text(name_node).to_string();
+    c.def(node, &name, SymbolKind::Method, None);
+}
+
+/// `const int N = 3;` / `constexpr auto K = ..;` outside any function.
+fn constants(c: &mut Collector<'_>, node: Node<'_>) {
+    if matches!(
+        c.current_kind(),
+        Some(SymbolKind::Function | SymbolKind::Method)
+    ) {
+        return;
+    }
+    let is_const = named_children(node)
+        .into_iter()
+        .any(|n| n.kind() == "type_qualifier" && matches!(c.text(n).trim(), "const" | "constexpr"));
+    if !is_const {
+        return;
+    }
+    let mut cursor = node.walk();
+    let declarators: Vec<Node<'_>> = node
+        .children_by_field_name("declarator", &mut cursor)
+        .collect();
+    for declarator in declarators {
+        if declarator.kind() != "init_declarator" {
+            continue;
+        }
+        if let Some(ident) = declarator
+            .child_by_field_name("declarator")
+            .filter(|d| d.kind() == "identifier")
+        {
+            let name = c.text(ident).to_string();
+            c.def(node, &name, SymbolKind::Constant, None);
+        }
+    }
+}
+
+/// `typedef struct { .. } Name;`, `typedef int Num;`: one alias per plain declarator.
+fn typedef(c: &mut Collector<'_>, node: Node<'_>) {
+    let mut cursor = node.walk();
+    let declarators: Vec<Node<'_>> = node
+        .children_by_field_name("declarator", &mut cursor)
+        .collect();
+    for declarator in declarators {
+        if declarator.kind() == "type_identifier" {
+            let name = c.text(declarator).to_string();
+            c.def(node, &name, SymbolKind::TypeAlias, None);
+        }
+    }
+}
+
+/// `using namespace a::b;` imports the namespace; `using a::b;` imports `b` from `a`.
+fn using(c: &mut Collector<'_>, node: Node<'_>) {
+    let is_namespace = (0..node.child_count())
+        .filter_map(|i| node.child(i))
+        .any(|n| n.kind() == "namespace");
+    let Some(target) = named_children(node)
+        .into_iter()
+        .find(|n| matches!(n.kind(), "identifier" | "qualified_identifier"))
+    else {
+        return;
+    };
+    let written = without_template_args(c.text(target));
+    if is_namespace {
+        c.import(node, &written, None, None);
+    } else if let (Some(module), name) = split_scope(&written) {
+        c.import(node, module, Some(name), None);
+    }
+}
+
+fn call(c: &mut Collector<'_>, function: Node<'_>) {
+    match function.kind() {
+        "identifier" => {
+            let name = c.text(function);
+            c.reference(function, name, None, RefKind::Call);
+        }
+        "template_function" => {
+            if let Some(name) = function.child_by_field_name("name") {
+                let text = c.text(name);
+                c.reference(name, text, None, RefKind::Call);
+            }
+        }
+        "qualified_identifier" => {
+            // Follow the `name` fields to the last segment: `a::B<int>::c`.
+            let mut last = function;
+            for _ in 0..64 {
+                match last.child_by_field_name("name") {
+                    Some(next) if last.kind() == "qualified_identifier" => last = next,
+                    _ => break,
+                }
+            }
+            let name_node = match last.kind() {
+                "template_function" => last.child_by_field_name("name").unwrap_or(last),
+                _ => last,
+            };
+            let qualifier = text_before(c, function, last);
+            let qualifier = without_template_args(qualifier.trim().trim_end_matches("::"));
+            let name = c.text(name_node);
+            c.reference(name_node, name, Some(&qualifier), RefKind::Call);
+        }
+        "field_expression" => {
+            let qualifier = function
+                .child_by_field_name("argument")
+                .map(|a| compact(c.text(a), MAX_QUALIFIER));
+            if let Some(field) = function.child_by_field_name("field") {
+                let text = c.text(field);
+                let text = strip_generics(text.trim_start_matches("template").trim());
+                c.reference(field, text, qualifier.as_deref(), RefKind::Call);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A type name in a declaration, parameter, cast or template argument.
+fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
+    let Some(parent) = node.parent() else { return };
+    let is_own_field = |p: Node<'_>, field: &str| {
+        p.child_by_field_name(field)
+            .is_some_and(|n| n.id() == node.id())
+    };
+    let defines = match parent.kind() {
+        "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier"
+        | "alias_declaration" => is_own_field(parent, "name"),
+        "type_definition" => is_own_field(parent, "declarator"),
+        _ => false,
+    };
+    if defines {
+        return;
+    }
+    // Climb `a::b::T` and `T<U>` to the outermost node naming this type.
+    let mut outermost = node;
+    for _ in 0..64 {
+        match outermost.parent() {
+            Some(p)
+                if matches!(p.kind(), "qualified_identifier" | "template_type")
+                    && p.child_by_field_name("name")
+                        .is_some_and(|n| n.id() == outermost.id()) =>
+            {
+                outermost = p
+            }
+            _ => break,
+        }
+    }
+    if outermost
+        .parent()
+        .is_some_and(|p| p.kind() == "new_expression")
+    {
+        return; // recorded as a call
+    }
+    let qualifier = without_template_args(
+        text_before(c, outermost, node)
+            .trim()
+            .trim_end_matches("::"),
+    );
+    let name = c.text(node);
+    c.reference(node, name, Some(&qualifier), RefKind::TypeUse);
+}
+
+/// The node naming a function in a declarator chain: `*f(..)`, `&Foo::operator=(..)`.
+fn function_name(declarator: Node<'_>) -> Option<Node<'_>> {
+    let mut node = declarator;
+    for _ in 0..32 {
+        match node.kind() {
+            "function_declarator" => return node.child_by_field_name("declarator"),
+            "pointer_declarator"
+            | "reference_declarator"
+            | "parenthesized_declarator"
+            | "attributed_declarator" => {
+                node = match node.child_by_field_name("declarator") {
+                    Some(inner) => inner,
+                    None => named_children(node)
+                        .into_iter()
+                        .find(|n| n.kind().ends_with("declarator"))?,
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The node a definition's span, signature and doc start from: its `template <..>` wrapper, if any.
+fn outer(node: Node<'_>) -> Node<'_> {
+    let mut outer = node;
+    while let Some(parent) = outer
+        .parent()
+        .filter(|p| p.kind() == "template_declaration")
+    {
+        outer = parent;
+    }
+    outer
+}
+
+/// `a::b::c` → (`Some("a::b")`, `"c"`); only `::` separates (an `operator->` stays whole).
+fn split_scope(written: &str) -> (Option<&str>, &str) {
+    match written.rfind("::") {
+        Some(i) => {
+            let q = written[..i].trim();
+            (Some(q).filter(|q| !q.is_empty()), written[i + 2..].trim())
+        }
+        None => (None, written.trim()),
+    }
+}
+
+/// `Box<int>::get` → `Box::get`: drops every balanced `<..>` group and collapses whitespace.
+/// `operator<` and `operator<<` keep their angle brackets.
+fn without_template_args(written: &str) -> String {
+    let written: String = written.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = String::with_capacity(written.len());
+    let mut depth = 0usize;
+    let mut rest = written.as_str();
+    while let Some(ch) = rest.chars().next() {
+        if depth == 0 && out.ends_with("operator") {
+            let op_end = rest
+                .find(|ch: char| ch.is_alphanumeric() || ch == '_' || ch == ':')
+                .unwrap_or(rest.len());
+            out.push_str(&rest[..op_end]);
+            rest = &rest[op_end..];
+            continue;
+        }
+        match ch {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+        rest = &rest[ch.len_utf8()..];
+    }
+    out.trim().to_string()
+}
+
+/// The text of `outer` up to where `inner` (a descendant) starts.
+fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
+    let text = c.text(outer);
+    let len = inner.start_byte().saturating_sub(outer.start_byte());
+    text.get(..len).unwrap_or("")
+}
+
+fn named_child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    named_children(node).into_iter().find(|n| n.kind() == kind)
+}
+
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|n| !n.kind().contains("comment"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Lang;
+    use crate::extract::extract;
+
+    fn defs(src: &str) -> Vec<(String, &'static str)> {
+        let facts = extract(Lang::Cpp, src).unwrap();
+        facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.clone(), s.kind.name()))
+            .collect()
+    }
+
+    #[test]
+    fn out_of_line_method_is_qualified_by_its_class() {
+        let src = "namespace geo {\nclass Shape { void draw(); };\n}\nvoid geo::Shape::draw() { helper(); }\n";
+        let facts = extract(Lang::Cpp, src).unwrap();
+        let draw = facts.symbols.iter().find(|s| s.name == "draw").unwrap();
+        assert_eq!(draw.qualified_name, "geo::Shape::draw");
+        assert_eq!(draw.kind, SymbolKind::Method);
+        assert_eq!(
+            facts.symbols[draw.parent.unwrap() as usize].qualified_name,
+            "geo::Shape"
+        );
+        let call = &facts.refs.iter().find(|r| r.name == "helper").unwrap();
+        assert_eq!(
+            facts.symbols[call.from.unwrap() as usize].qualified_name,
+            "geo::Shape::draw"
+        );
+    }
+
+    #[test]
+    fn templates_keep_their_head_in_the_signature() {
+        let src = "// A box.\ntemplate <typename T>\nclass Box { T get() { return v; } T v; };\n";
+        let facts = extract(Lang::Cpp, src).unwrap();
+        let class = &facts.symbols[0];
+        assert_eq!(class.qualified_name, "Box");
+        assert_eq!(class.signature, "template <typename T> class Box");
+        assert_eq!(class.doc.as_deref(), Some("A box."));
+        assert_eq!(class.span.start_line, 2);
+        assert_eq!(defs(src)[1], ("Box::get".to_string(), "method"));
+    }
+
+    #[test]
+    fn template_args_and_operators_are_kept_apart() {
+        assert_eq!(
+            without_template_args("Box<std::vector<int>>::get"),
+            "Box::get"
+        );
+        assert_eq!(without_template_args("Foo::operator<<"), "Foo::operator<<");
+        assert_eq!(without_template_args("operator<"), "operator<");
+        assert_eq!(split_scope("Foo::operator->"), (Some("Foo"), "operator->"));
+    }
+
+    #[test]
+    fn macros_aliases_and_constants() {
+        let src = "#define SQ(x) ((x)*(x))\n#define PI 3.14\n#define GUARD_H\nusing Id = int;\ntypedef int Num;\nconstexpr int N = 3;\nvoid f() { const int local = 1; }\n";
+        assert_eq!(
+            defs(src),
+            vec![
+                ("SQ".to_string(), "macro"),
+                ("PI".to_string(), "constant"),
+                ("Id".to_string(), "type_alias"),
+                ("Num".to_string(), "type_alias"),
+                ("N".to_string(), "constant"),
+                ("f".to_string(), "function"),
+            ]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_and_empty_input_do_not_panic() {
+        for src in [
+            "",
+            "class {",
+            "void Foo::() {",
+            "namespace { template <",
+            "#include",
+            "}}}}",
+            "a::b::c(;",
+        ] {
+            extract(Lang::Cpp, src).unwrap();
+        }
+    }
+
+    #[test]
+    fn deeply_nested_input_does_not_overflow_the_stack() {
+        let depth = 2000;
+        let blocks = format!("void f() {}{}}}", "{ g();".repeat(depth), "}".repeat(depth));
+        assert_eq!(extract(Lang::Cpp, &blocks).unwrap().refs.len(), depth);
+        let namespaces = format!("{}{}", "namespace n { ".repeat(depth), "}".repeat(depth));
+        assert_eq!(
+            extract(Lang::Cpp, &namespaces).unwrap().symbols.len(),
+            depth
+        );
+    }
 }
