@@ -1,12 +1,322 @@
-//! csharp: not yet extracted (stub: definitions, calls, imports and bases to come).
+//! C#: namespaces (block and file-scoped), classes, records, structs, interfaces, enums,
+//! delegates, methods, constructors, local functions, constants, calls, `new`, type uses,
+//! `using` directives and base lists.
+//!
+//! Rules:
+//! - a namespace is a Module; a file-scoped `namespace A.B;` scopes the whole file;
+//! - a constructor is a Method named like its class; properties, events, indexers,
+//!   operators and destructors are not recorded; a delegate is a TypeAlias;
+//!   `const` fields are Constants;
+//! - base lists: the syntax cannot tell a base class from an interface, so an interface's
+//!   bases are Inherits (interface extension), a struct's are Implements, and a class's
+//!   or record's first base is Inherits unless it is named like an interface (`I` and a
+//!   capital: `IDisposable`), every other base Implements;
+//! - `using A.B;` and `using static A.B;` import module `A.B` whole; `using X = A.B;`
+//!   imports module `A.B` under the alias `X`.
 
 use tree_sitter::Node;
 
-use super::{Action, Collector};
+use super::collector::{compact, split_qualified, strip_generics};
+use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
-pub(crate) fn visit(_c: &mut Collector<'_>, _node: Node<'_>) -> Action {
-    Action::Descend
+/// Longest qualifier kept for a reference.
+const MAX_QUALIFIER: usize = 200;
+
+pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    if node.child_count() > 0 {
+        type_uses(c, node);
+    }
+    let kind = match node.kind() {
+        "compilation_unit" => return file_scoped_namespace(c, node),
+        "namespace_declaration" => SymbolKind::Module,
+        "class_declaration" => SymbolKind::Class,
+        "record_declaration" => {
+            if has_token(node, "struct") {
+                SymbolKind::Struct
+            } else {
+                SymbolKind::Class
+            }
+        }
+        "struct_declaration" => SymbolKind::Struct,
+        "interface_declaration" => SymbolKind::Interface,
+        "enum_declaration" => SymbolKind::Enum,
+        "delegate_declaration" => SymbolKind::TypeAlias,
+        "method_declaration" | "constructor_declaration" => SymbolKind::Method,
+        "local_function_statement" => SymbolKind::Function,
+        "field_declaration" => {
+            constants(c, node);
+            return Action::Descend;
+        }
+        "using_directive" => {
+            using(c, node);
+            return Action::Skip;
+        }
+        // Bases are recorded with their type; type parameters are not type uses.
+        "base_list" | "type_parameter_list" | "type_parameter_constraints_clause" => {
+            return Action::Skip;
+        }
+        "invocation_expression" => {
+            if let Some(function) = node.child_by_field_name("function") {
+                call(c, function);
+            }
+            return Action::Descend;
+        }
+        "object_creation_expression" => {
+            if let Some(ty) = node.child_by_field_name("type") {
+                let (qualifier, name) = split_qualified(strip_generics(c.text(ty)));
+                c.reference(ty, name, qualifier, RefKind::Call);
+            }
+            return Action::Descend;
+        }
+        _ => return Action::Descend,
+    };
+    let Some(name_node) = node.child_by_field_name("name") else {
+        return Action::Descend;
+    };
+    let name: String = c.text(name_node).split_whitespace().collect();
+    let body = node.child_by_field_name("body");
+    let id = c.def(node, &name, kind, body);
+    if let Some(bases) = named_children(node)
+        .into_iter()
+        .find(|n| n.kind() == "base_list")
+    {
+        record_bases(c, id, kind, bases);
+    }
+    Action::Enter(id)
+}
+
+/// `namespace A.B;` applies to the rest of the file, so its scope opens at the root.
+fn file_scoped_namespace(c: &mut Collector<'_>, root: Node<'_>) -> Action {
+    let Some(ns) = named_children(root)
+        .into_iter()
+        .find(|n| n.kind() == "file_scoped_namespace_declaration")
+    else {
+        return Action::Descend;
+    };
+    let Some(name) = c.field_text(ns, "name") else {
+        return Action::Descend;
+    };
+    let name: String = name.split_whitespace().collect();
+    let id = c.def(ns, &name, SymbolKind::Module, None);
+    Action::Enter(id)
+}
+
+fn record_bases(c: &mut Collector<'_>, id: u32, kind: SymbolKind, bases: Node<'_>) {
+    let types: Vec<Node<'_>> = named_children(bases)
+        .into_iter()
+        .map(|n| match n.kind() {
+            // `record R(int X) : Base(X)`: the type is the first child.
+            "primary_constructor_base_type" => n.named_child(0).unwrap_or(n),
+            _ => n,
+        })
+        .filter(|n| {
+            matches!(
+                n.kind(),
+                "identifier" | "qualified_name" | "generic_name" | "alias_qualified_name"
+            )
+        })
+        .collect();
+    for (i, base) in types.into_iter().enumerate() {
+        let written = c.text(base);
+        let base_kind = match kind {
+            SymbolKind::Interface => BaseKind::Inherits,
+            SymbolKind::Class if i == 0 && !looks_like_interface(written) => BaseKind::Inherits,
+            _ => BaseKind::Implements,
+        };
+        c.base(base, id, written, base_kind);
+    }
+}
+
+/// `IDisposable`, `Sys.IComparable<T>`: the .NET naming convention for interfaces.
+fn looks_like_interface(written: &str) -> bool {
+    let (_, name) = split_qualified(strip_generics(written));
+    let mut chars = name.chars();
+    chars.next() == Some('I') && chars.next().is_some_and(|ch| ch.is_ascii_uppercase())
+}
+
+/// `const int Max = 3;` in a type body.
+fn constants(c: &mut Collector<'_>, node: Node<'_>) {
+    let children = named_children(node);
+    if !children
+        .iter()
+        .any(|n| n.kind() == "modifier" && c.text(*n).trim() == "const")
+    {
+        return;
+    }
+    let Some(declaration) = children
+        .into_iter()
+        .find(|n| n.kind() == "variable_declaration")
+    else {
+        return;
+    };
+    for declarator in named_children(declaration) {
+        if declarator.kind() == "variable_declarator"
+            && let Some(name) = c.field_text(declarator, "name")
+        {
+            c.def(node, name, SymbolKind::Constant, None);
+        }
+    }
+}
+
+/// `using A.B;`, `using static A.B;`, `using X = A.B;`.
+fn using(c: &mut Collector<'_>, node: Node<'_>) {
+    let alias = node.child_by_field_name("name");
+    let target = named_children(node)
+        .into_iter()
+        .find(|n| alias.is_none_or(|a| a.id() != n.id()) && !n.kind().ends_with("comment"));
+    let Some(target) = target else { return };
+    let module: String = c.text(target).split_whitespace().collect();
+    let alias = alias.map(|a| c.text(a));
+    c.import(node, &module, None, alias);
+}
+
+fn call(c: &mut Collector<'_>, function: Node<'_>) {
+    match function.kind() {
+        "identifier" => {
+            let name = c.text(function);
+            c.reference(function, name, None, RefKind::Call);
+        }
+        "generic_name" => {
+            let name = strip_generics(c.text(function));
+            c.reference(function, name, None, RefKind::Call);
+        }
+        // `a.B()`, `this.B()`, `A.B<T>()`, `a?.B()`: the name field is the callee.
+        _ => {
+            let Some(name_node) = function.child_by_field_name("name") else {
+                return;
+            };
+            let name = strip_generics(c.text(name_node));
+            let len = name_node.start_byte().saturating_sub(function.start_byte());
+            let before = c.text(function).get(..len).unwrap_or("");
+            let qualifier = compact(before.trim().trim_end_matches(['.', '?']), MAX_QUALIFIER);
+            c.reference(name_node, name, Some(&qualifier), RefKind::Call);
+        }
+    }
+}
+
+/// Type names where the grammar puts a type: the `type`/`returns` field of a declaration,
+/// parameter, cast or pattern, and each type argument (found from the parent, so the
+/// far more common identifiers elsewhere cost nothing).
+fn type_uses(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "object_creation_expression" => {} // its type is recorded as a call
+        "type_argument_list" => {
+            for ty in named_children(node) {
+                type_use(c, ty);
+            }
+        }
+        _ => {
+            for field in ["type", "returns"] {
+                if let Some(ty) = node.child_by_field_name(field) {
+                    type_use(c, ty);
+                }
+            }
+        }
+    }
+}
+
+fn type_use(c: &mut Collector<'_>, ty: Node<'_>) {
+    if !matches!(ty.kind(), "identifier" | "qualified_name" | "generic_name") {
+        return; // predefined, array, nullable..: their inner type is a field of their own
+    }
+    let written = strip_generics(c.text(ty));
+    let (qualifier, name) = split_qualified(written);
+    let qualifier = qualifier.map(|q| q.split_whitespace().collect::<String>());
+    c.reference(ty, name, qualifier.as_deref(), RefKind::TypeUse);
+}
+
+fn has_token(node: Node<'_>, token: &str) -> bool {
+    (0..node.child_count())
+        .filter_map(|i| node.child(i))
+        .any(|n| n.kind() == token)
+}
+
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|n| !n.kind().contains("comment"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Lang;
+    use crate::extract::extract;
+
+    #[test]
+    fn file_scoped_namespace_qualifies_the_whole_file() {
+        let src = "using System;\nnamespace App.Core;\nclass Worker { public Worker() {} void Run() {} }\n";
+        let facts = extract(Lang::CSharp, src).unwrap();
+        let names: Vec<(&str, &str)> = facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.kind.name()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("App.Core", "module"),
+                ("App.Core.Worker", "class"),
+                ("App.Core.Worker.Worker", "method"),
+                ("App.Core.Worker.Run", "method"),
+            ]
+        );
+    }
+
+    #[test]
+    fn base_lists_follow_the_interface_naming_rule() {
+        let src = "class A : IDisposable, B {}\nclass C : Base, IFoo {}\nstruct S : IEq {}\ninterface I : IBase {}\n";
+        let facts = extract(Lang::CSharp, src).unwrap();
+        let bases: Vec<(String, String, BaseKind)> = facts
+            .bases
+            .iter()
+            .map(|b| (b.subject.clone(), b.name.clone(), b.kind))
+            .collect();
+        assert_eq!(
+            bases,
+            vec![
+                ("A".into(), "IDisposable".into(), BaseKind::Implements),
+                ("A".into(), "B".into(), BaseKind::Implements),
+                ("C".into(), "Base".into(), BaseKind::Inherits),
+                ("C".into(), "IFoo".into(), BaseKind::Implements),
+                ("S".into(), "IEq".into(), BaseKind::Implements),
+                ("I".into(), "IBase".into(), BaseKind::Inherits),
+            ]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_and_empty_input_do_not_panic() {
+        for src in [
+            "",
+            "class {",
+            "namespace ;",
+            "using = ;",
+            "void M( {",
+            "}}}}",
+            "new ();",
+        ] {
+            extract(Lang::CSharp, src).unwrap();
+        }
+    }
+
+    #[test]
+    fn deeply_nested_input_does_not_overflow_the_stack() {
+        let depth = 2000;
+        let blocks = format!(
+            "class A {{ void M() {}{}}} }}",
+            "{ G();".repeat(depth),
+            "}".repeat(depth)
+        );
+        assert_eq!(extract(Lang::CSharp, &blocks).unwrap().refs.len(), depth);
+        let namespaces = format!("{}{}", "namespace N { ".repeat(depth), "}".repeat(depth));
+        assert_eq!(
+            extract(Lang::CSharp, &namespaces).unwrap().symbols.len(),
+            depth
+        );
+    }
 }
