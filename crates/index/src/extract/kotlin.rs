@@ -1,12 +1,293 @@
-//! kotlin: not yet extracted (stub: definitions, calls, imports and bases to come).
+//! Kotlin (the tree-sitter-kotlin-ng grammar): the package, classes, interfaces, objects,
+//! enums, functions, methods, type aliases, constants, calls, type uses, imports and supertypes.
+//!
+//! Rules:
+//! - `package a.b` is a Module named `a.b`; as in Java it does not qualify the file's
+//!   definitions (`class C` is `C`, the resolver finds it from `import a.b.C` by its
+//!   directory and name);
+//! - `class` (data, sealed, ...) and `object` are Classes, `enum class` an Enum,
+//!   `interface` (and `fun interface`) an Interface; a `companion object` adds no scope:
+//!   its functions are Methods of the enclosing class (`C.create`, as they are called);
+//! - `fun` directly in a class, object or interface is a Method, elsewhere a Function
+//!   (an extension `fun String.ext()` is the Function `ext`); `const val` is a Constant;
+//! - supertypes: a constructor invocation (`: Base()`) is the superclass, an Inherits base;
+//!   a plain type (`: Drawable`) is an interface, an Implements base, except in an
+//!   interface, where every supertype is Inherits (interfaces extend interfaces);
+//!   a delegation (`: Api by impl`) is Implements;
+//! - `import a.b.C` imports `C` from `a.b`, `import a.b.C as D` binds it to `D`,
+//!   `import a.b.*` imports module `a.b` whole.
 
 use tree_sitter::Node;
 
-use super::{Action, Collector};
+use super::collector::{compact, split_qualified, strip_generics};
+use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
-pub(crate) fn visit(_c: &mut Collector<'_>, _node: Node<'_>) -> Action {
-    Action::Descend
+/// Longest qualifier kept for a reference.
+const MAX_QUALIFIER: usize = 200;
+
+pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    match node.kind() {
+        "package_header" => {
+            if let Some(path) = child_of_kind(node, &["qualified_identifier", "identifier"]) {
+                let name: String = c.text(path).split_whitespace().collect();
+                c.def(node, &name, SymbolKind::Module, None);
+            }
+            Action::Skip
+        }
+        "class_declaration" => {
+            let kind = if has_token(node, "interface") {
+                SymbolKind::Interface
+            } else if has_modifier(c, node, "enum") {
+                SymbolKind::Enum
+            } else {
+                SymbolKind::Class
+            };
+            type_declaration(c, node, kind)
+        }
+        "object_declaration" => type_declaration(c, node, SymbolKind::Class),
+        "function_declaration" => {
+            let Some(name) = c.field_text(node, "name") else {
+                return Action::Descend;
+            };
+            let kind = if c.in_type_scope() {
+                SymbolKind::Method
+            } else {
+                SymbolKind::Function
+            };
+            let body = child_of_kind(node, &["function_body"]);
+            let id = c.def(node, name, kind, body);
+            Action::Enter(id)
+        }
+        "type_alias" => {
+            if let Some(name) = c.field_text(node, "type") {
+                c.def(node, name, SymbolKind::TypeAlias, None);
+            }
+            Action::Descend
+        }
+        "property_declaration" => {
+            if has_modifier(c, node, "const") {
+                let name = child_of_kind(node, &["variable_declaration"])
+                    .and_then(|v| child_of_kind(v, &["identifier"]));
+                if let Some(name) = name {
+                    let name = c.text(name).to_string();
+                    c.def(node, &name, SymbolKind::Constant, None);
+                }
+            }
+            Action::Descend
+        }
+        "import" => {
+            import(c, node);
+            Action::Skip
+        }
+        // Supertypes are recorded with their type; type parameters are not type uses.
+        "delegation_specifiers" | "type_parameters" | "type_constraints" => Action::Skip,
+        "call_expression" => {
+            if let Some(callee) = node.named_child(0) {
+                call(c, callee);
+            }
+            Action::Descend
+        }
+        "user_type" => {
+            let identifiers: Vec<Node<'_>> = named_children(node)
+                .into_iter()
+                .filter(|n| n.kind() == "identifier")
+                .collect();
+            if let Some(last) = identifiers.last() {
+                let qualifier = text_before(c, node, *last)
+                    .trim()
+                    .trim_end_matches('.')
+                    .to_string();
+                let name = c.text(*last);
+                c.reference(*last, name, Some(&qualifier), RefKind::TypeUse);
+            }
+            Action::Descend // type arguments
+        }
+        _ => Action::Descend,
+    }
+}
+
+fn type_declaration(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
+    let Some(name) = c.field_text(node, "name") else {
+        return Action::Descend;
+    };
+    let body = child_of_kind(node, &["class_body", "enum_class_body"]);
+    let id = c.def(node, name, kind, body);
+    if let Some(specifiers) = child_of_kind(node, &["delegation_specifiers"]) {
+        for specifier in named_children(specifiers) {
+            let Some(inner) = specifier.named_child(0) else {
+                continue;
+            };
+            let (ty, base_kind) = match inner.kind() {
+                "constructor_invocation" => (inner.named_child(0), BaseKind::Inherits),
+                "explicit_delegation" => (inner.named_child(0), BaseKind::Implements),
+                _ if kind == SymbolKind::Interface => (Some(inner), BaseKind::Inherits),
+                _ => (Some(inner), BaseKind::Implements),
+            };
+            if let Some(ty) = ty {
+                let written = c.text(ty);
+                c.base(ty, id, written, base_kind);
+            }
+        }
+    }
+    Action::Enter(id)
+}
+
+/// `import a.b.C`, `import a.b.C as D`, `import a.b.*`.
+fn import(c: &mut Collector<'_>, node: Node<'_>) {
+    let Some(path) = child_of_kind(node, &["qualified_identifier", "identifier"]) else {
+        return;
+    };
+    let written: String = c.text(path).split_whitespace().collect();
+    if has_token(node, "*") {
+        c.import(node, &written, None, None);
+        return;
+    }
+    let alias = named_children(node)
+        .into_iter()
+        .find(|n| n.kind() == "identifier" && n.id() != path.id());
+    let alias = alias.map(|a| c.text(a));
+    let (module, name) = split_qualified(&written);
+    c.import(node, module.unwrap_or(""), Some(name), alias);
+}
+
+fn call(c: &mut Collector<'_>, callee: Node<'_>) {
+    match callee.kind() {
+        "identifier" => {
+            let name = c.text(callee);
+            c.reference(callee, name, None, RefKind::Call);
+        }
+        "navigation_expression" => {
+            let Some(name) = named_children(callee)
+                .into_iter()
+                .last()
+                .filter(|n| n.kind() == "identifier")
+            else {
+                return;
+            };
+            let before = text_before(c, callee, name)
+                .trim()
+                .trim_end_matches(['.', '?', ':']);
+            let qualifier = compact(before, MAX_QUALIFIER);
+            let text = strip_generics(c.text(name));
+            c.reference(name, text, Some(&qualifier), RefKind::Call);
+        }
+        _ => {}
+    }
+}
+
+fn has_modifier(c: &Collector<'_>, node: Node<'_>, modifier: &str) -> bool {
+    let Some(modifiers) = child_of_kind(node, &["modifiers"]) else {
+        return false;
+    };
+    named_children(modifiers)
+        .into_iter()
+        .any(|m| c.text(m).trim() == modifier)
+}
+
+fn has_token(node: Node<'_>, token: &str) -> bool {
+    (0..node.child_count())
+        .filter_map(|i| node.child(i))
+        .any(|n| n.kind() == token)
+}
+
+fn child_of_kind<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    named_children(node)
+        .into_iter()
+        .find(|n| kinds.contains(&n.kind()))
+}
+
+/// The text of `outer` up to where `inner` (a descendant) starts.
+fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
+    let len = inner.start_byte().saturating_sub(outer.start_byte());
+    c.text(outer).get(..len).unwrap_or("")
+}
+
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|n| !n.kind().contains("comment"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Lang;
+    use crate::extract::extract;
+
+    #[test]
+    fn package_is_a_module_and_companions_add_no_scope() {
+        let src = "package a.b\n\nclass C {\n    fun run() {}\n    companion object {\n        fun create(): C = C()\n    }\n}\n\nfun top() {}\n";
+        let facts = extract(Lang::Kotlin, src).unwrap();
+        let names: Vec<(&str, &str)> = facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.kind.name()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("a.b", "module"),
+                ("C", "class"),
+                ("C.run", "method"),
+                ("C.create", "method"),
+                ("top", "function")
+            ]
+        );
+    }
+
+    #[test]
+    fn supertypes_follow_the_constructor_call_rule() {
+        let src = "class A : Base(), Api, Other by impl\n\ninterface I : J\n";
+        let facts = extract(Lang::Kotlin, src).unwrap();
+        let bases: Vec<(&str, &str, BaseKind)> = facts
+            .bases
+            .iter()
+            .map(|b| (b.subject.as_str(), b.name.as_str(), b.kind))
+            .collect();
+        assert_eq!(
+            bases,
+            vec![
+                ("A", "Base", BaseKind::Inherits),
+                ("A", "Api", BaseKind::Implements),
+                ("A", "Other", BaseKind::Implements),
+                ("I", "J", BaseKind::Inherits),
+            ]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_and_empty_input_do_not_panic() {
+        for src in [
+            "",
+            "class",
+            "fun (",
+            "package",
+            "import",
+            "}}}}",
+            "interface A : { fun f() }",
+            "val x = (1",
+        ] {
+            extract(Lang::Kotlin, src).unwrap();
+        }
+    }
+
+    #[test]
+    fn deeply_nested_input_does_not_overflow_the_stack() {
+        let depth = 2000;
+        let blocks = format!(
+            "fun f() {{\n{}{}}}\n",
+            "if (a) {\ng()\n".repeat(depth),
+            "}\n".repeat(depth)
+        );
+        assert_eq!(extract(Lang::Kotlin, &blocks).unwrap().refs.len(), depth);
+        let classes = format!("{}{}", "class C {\n".repeat(depth), "}\n".repeat(depth));
+        assert_eq!(
+            extract(Lang::Kotlin, &classes).unwrap().symbols.len(),
+            depth
+        );
+    }
 }
