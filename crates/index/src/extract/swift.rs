@@ -1,12 +1,323 @@
-//! swift: not yet extracted (stub: definitions, calls, imports and bases to come).
+//! Swift: classes, actors, structs, enums, protocols, extensions, functions, methods,
+//! initializers, type aliases, top-level `let` constants, calls, type uses, imports and
+//! inheritance clauses.
+//!
+//! Rules:
+//! - a protocol is an Interface (a Swift protocol is declared conformance, like an
+//!   interface; protocol functions are Methods); an actor is a Class;
+//! - `init` is a Method named `init`; `deinit`, subscripts and properties are not recorded,
+//!   except top-level `let` bindings, which are Constants;
+//! - `extension X` adds no symbol: its members are qualified `X.member` (and parented to
+//!   `X` when this file defines it), and `extension X: P` is an Implements base of `X`;
+//! - inheritance clauses: a class's (or actor's) first entry is Inherits (Swift requires
+//!   the superclass first; a class conforming only to protocols is mislabelled, which the
+//!   resolver can tell from the base's kind), every other entry Implements; every entry of
+//!   a struct, enum, protocol or extension is Implements (conformance);
+//! - `import M` imports module `M`; `import struct M.T` imports `T` from `M`.
 
 use tree_sitter::Node;
 
-use super::{Action, Collector};
+use super::collector::{compact, split_qualified, strip_generics};
+use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
-pub(crate) fn visit(_c: &mut Collector<'_>, _node: Node<'_>) -> Action {
-    Action::Descend
+/// Longest qualifier kept for a reference.
+const MAX_QUALIFIER: usize = 200;
+
+pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    match node.kind() {
+        "class_declaration" => {
+            let kind = match c.field_text(node, "declaration_kind").map(str::trim) {
+                Some("extension") => return extension(c, node),
+                Some("struct") => SymbolKind::Struct,
+                Some("enum") => SymbolKind::Enum,
+                _ => SymbolKind::Class,
+            };
+            type_declaration(c, node, kind)
+        }
+        "protocol_declaration" => type_declaration(c, node, SymbolKind::Interface),
+        "function_declaration" | "protocol_function_declaration" => {
+            let Some(name) = c.field_text(node, "name") else {
+                return Action::Descend;
+            };
+            let kind = if c.in_type_scope() {
+                SymbolKind::Method
+            } else {
+                SymbolKind::Function
+            };
+            let body = node.child_by_field_name("body");
+            let id = c.def(node, name, kind, body);
+            Action::Enter(id)
+        }
+        "init_declaration" => {
+            let body = node.child_by_field_name("body");
+            let id = c.def(node, "init", SymbolKind::Method, body);
+            Action::Enter(id)
+        }
+        "typealias_declaration" => {
+            if let Some(name) = c.field_text(node, "name") {
+                c.def(node, strip_generics(name), SymbolKind::TypeAlias, None);
+            }
+            Action::Descend
+        }
+        "property_declaration" => {
+            constant(c, node);
+            Action::Descend
+        }
+        "import_declaration" => {
+            import(c, node);
+            Action::Skip
+        }
+        // Bases are recorded with their type; type parameters are not type uses.
+        "inheritance_specifier" | "type_parameters" | "type_constraints" => Action::Skip,
+        "call_expression" => {
+            if let Some(callee) = node.named_child(0) {
+                call(c, callee);
+            }
+            Action::Descend
+        }
+        "user_type" => {
+            let names_extended_type = node.parent().is_some_and(|p| {
+                p.kind() == "class_declaration"
+                    && p.child_by_field_name("name")
+                        .is_some_and(|n| n.id() == node.id())
+            });
+            if names_extended_type {
+                return Action::Skip; // `extension X`: X is the subject, not a use
+            }
+            let names: Vec<Node<'_>> = named_children(node)
+                .into_iter()
+                .filter(|n| n.kind() == "type_identifier")
+                .collect();
+            if let Some(last) = names.last() {
+                let qualifier = text_before(c, node, *last)
+                    .trim()
+                    .trim_end_matches('.')
+                    .to_string();
+                let name = c.text(*last);
+                c.reference(*last, name, Some(&qualifier), RefKind::TypeUse);
+            }
+            Action::Descend // type arguments
+        }
+        _ => Action::Descend,
+    }
+}
+
+fn type_declaration(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
+    let Some(name) = c.field_text(node, "name") else {
+        return Action::Descend;
+    };
+    let name = strip_generics(name).to_string();
+    let body = node.child_by_field_name("body");
+    let id = c.def(node, &name, kind, body);
+    for (i, base) in inherited(node).into_iter().enumerate() {
+        let base_kind = if kind == SymbolKind::Class && i == 0 {
+            BaseKind::Inherits
+        } else {
+            BaseKind::Implements
+        };
+        let written = c.text(base);
+        c.base(base, id, written, base_kind);
+    }
+    Action::Enter(id)
+}
+
+/// `extension X: P { .. }`: members are scoped to `X`, conformances are bases of `X`.
+fn extension(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let Some(name) = c.field_text(node, "name") else {
+        return Action::Descend;
+    };
+    let (_, subject) = split_qualified(strip_generics(name));
+    let subject = subject.to_string();
+    let local = c.find_type(&subject);
+    for base in inherited(node) {
+        let written = c.text(base);
+        c.base_of(base, local, &subject, written, BaseKind::Implements);
+    }
+    match local {
+        Some(id) => Action::Enter(id),
+        None => Action::EnterNamed(subject),
+    }
+}
+
+/// The types named in a declaration's inheritance clause, in order.
+fn inherited(node: Node<'_>) -> Vec<Node<'_>> {
+    named_children(node)
+        .into_iter()
+        .filter(|n| n.kind() == "inheritance_specifier")
+        .filter_map(|n| n.child_by_field_name("inherits_from"))
+        .collect()
+}
+
+/// A top-level `let name = ..`.
+fn constant(c: &mut Collector<'_>, node: Node<'_>) {
+    if c.current_symbol().is_some() || c.in_type_scope() {
+        return;
+    }
+    let is_let = named_children(node)
+        .into_iter()
+        .filter(|n| n.kind() == "value_binding_pattern")
+        .any(|n| {
+            c.field_text(n, "mutability")
+                .is_some_and(|m| m.trim() == "let")
+        });
+    if !is_let {
+        return;
+    }
+    let name = node
+        .child_by_field_name("name")
+        .and_then(|p| p.child_by_field_name("bound_identifier"));
+    if let Some(name) = name {
+        let name = c.text(name).to_string();
+        c.def(node, &name, SymbolKind::Constant, None);
+    }
+}
+
+/// `import M`, `import struct M.T`.
+fn import(c: &mut Collector<'_>, node: Node<'_>) {
+    let Some(path) = named_children(node)
+        .into_iter()
+        .find(|n| n.kind() == "identifier")
+    else {
+        return;
+    };
+    let written: String = c.text(path).split_whitespace().collect();
+    let is_item = (0..node.child_count())
+        .filter_map(|i| node.child(i))
+        .any(|n| {
+            matches!(
+                n.kind(),
+                "typealias" | "struct" | "class" | "enum" | "protocol" | "let" | "var" | "func"
+            )
+        });
+    match split_qualified(&written) {
+        (Some(module), name) if is_item => c.import(node, module, Some(name), None),
+        _ => c.import(node, &written, None, None),
+    }
+}
+
+fn call(c: &mut Collector<'_>, callee: Node<'_>) {
+    match callee.kind() {
+        "simple_identifier" => {
+            let name = c.text(callee);
+            c.reference(callee, name, None, RefKind::Call);
+        }
+        "navigation_expression" => {
+            let name = callee
+                .child_by_field_name("suffix")
+                .and_then(|s| s.child_by_field_name("suffix"))
+                .filter(|n| n.kind() == "simple_identifier");
+            let Some(name) = name else { return };
+            let qualifier = callee
+                .child_by_field_name("target")
+                .map(|t| compact(c.text(t), MAX_QUALIFIER));
+            let text = c.text(name);
+            c.reference(name, text, qualifier.as_deref(), RefKind::Call);
+        }
+        _ => {}
+    }
+}
+
+/// The text of `outer` up to where `inner` (a descendant) starts.
+fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
+    let len = inner.start_byte().saturating_sub(outer.start_byte());
+    c.text(outer).get(..len).unwrap_or("")
+}
+
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|n| !n.kind().contains("comment"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Lang;
+    use crate::extract::extract;
+
+    #[test]
+    fn extensions_scope_members_and_add_conformances() {
+        let src = "struct Point {}\nextension Point: Equatable {\n    func norm() -> Int { 0 }\n}\nextension Remote: P {\n    func go() {}\n}\n";
+        let facts = extract(Lang::Swift, src).unwrap();
+        let names: Vec<(&str, &str, Option<u32>)> = facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.kind.name(), s.parent))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("Point", "struct", None),
+                ("Point.norm", "method", Some(0)),
+                ("Remote.go", "method", None)
+            ]
+        );
+        let bases: Vec<(Option<u32>, &str, &str, BaseKind)> = facts
+            .bases
+            .iter()
+            .map(|b| (b.symbol, b.subject.as_str(), b.name.as_str(), b.kind))
+            .collect();
+        assert_eq!(
+            bases,
+            vec![
+                (Some(0), "Point", "Equatable", BaseKind::Implements),
+                (None, "Remote", "P", BaseKind::Implements)
+            ]
+        );
+    }
+
+    #[test]
+    fn only_a_class_first_base_is_inherited() {
+        let src = "class A: B, P {}\nstruct S: P, Q {}\nprotocol R: P {}\n";
+        let facts = extract(Lang::Swift, src).unwrap();
+        let bases: Vec<(&str, &str, BaseKind)> = facts
+            .bases
+            .iter()
+            .map(|b| (b.subject.as_str(), b.name.as_str(), b.kind))
+            .collect();
+        assert_eq!(
+            bases,
+            vec![
+                ("A", "B", BaseKind::Inherits),
+                ("A", "P", BaseKind::Implements),
+                ("S", "P", BaseKind::Implements),
+                ("S", "Q", BaseKind::Implements),
+                ("R", "P", BaseKind::Implements),
+            ]
+        );
+        assert_eq!(facts.symbols[2].kind, SymbolKind::Interface);
+    }
+
+    #[test]
+    fn syntax_errors_and_empty_input_do_not_panic() {
+        for src in [
+            "",
+            "class",
+            "func (",
+            "extension : {",
+            "import",
+            "}}}}",
+            "protocol P { func }",
+            "let x = (1",
+        ] {
+            extract(Lang::Swift, src).unwrap();
+        }
+    }
+
+    #[test]
+    fn deeply_nested_input_does_not_overflow_the_stack() {
+        let depth = 2000;
+        let blocks = format!(
+            "func f() {{\n{}{}}}\n",
+            "if a {\ng()\n".repeat(depth),
+            "}\n".repeat(depth)
+        );
+        assert_eq!(extract(Lang::Swift, &blocks).unwrap().refs.len(), depth);
+        let classes = format!("{}{}", "class C {\n".repeat(depth), "}\n".repeat(depth));
+        assert_eq!(extract(Lang::Swift, &classes).unwrap().symbols.len(), depth);
+    }
 }
