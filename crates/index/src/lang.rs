@@ -102,10 +102,10 @@ impl Lang {
 
     /// Detects the language from the file name, then from a `#!` first line.
     pub fn detect(path: &Path, head: &[u8]) -> Option<Lang> {
-        if let Some(ext) = path.extension().and_then(|e| e.to_str()) {
-            if let Some(lang) = Self::from_extension(ext) {
-                return Some(lang);
-            }
+        if let Some(ext) = path.extension().and_then(|e| e.to_str())
+            && let Some(lang) = Self::from_extension(ext)
+        {
+            return Some(lang);
         }
         Self::from_shebang(head)
     }
@@ -120,7 +120,9 @@ impl Lang {
             "go" => Lang::Go,
             "java" => Lang::Java,
             "c" | "h" => Lang::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => Lang::Cpp,
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
+                Lang::Cpp
+            }
             "cs" => Lang::CSharp,
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "php" | "phtml" => Lang::Php,
@@ -185,7 +187,11 @@ mod tests {
             ("x.hpp", b"", Some(Lang::Cpp)),
             ("bin/tool", b"#!/usr/bin/env python3\n", Some(Lang::Python)),
             ("bin/tool", b"#!/bin/sh -e\n", Some(Lang::Bash)),
-            ("bin/tool", b"#!/usr/bin/env -S node --flag\n", Some(Lang::JavaScript)),
+            (
+                "bin/tool",
+                b"#!/usr/bin/env -S node --flag\n",
+                Some(Lang::JavaScript),
+            ),
             ("README", b"hello", None),
             ("bin/tool", b"#!/usr/bin/perl\n", None),
         ];

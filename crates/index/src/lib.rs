@@ -8,6 +8,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod dump;
 pub mod extract;
 pub mod graph;
 mod lang;
@@ -18,6 +19,7 @@ mod sync;
 mod walk;
 mod write;
 
+pub use dump::dump;
 pub use lang::Lang;
 pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,

@@ -2,9 +2,9 @@
 
 use std::io::Read;
 
+use crate::Lang;
 use crate::extract::{self, FileFacts};
 use crate::walk::{Found, SkipReason, Skipped, Stat};
-use crate::Lang;
 
 /// A file read and parsed, ready for the writer.
 pub(crate) struct Parsed {
@@ -33,27 +33,46 @@ pub(crate) enum Outcome {
 const BINARY_SNIFF: usize = 8192;
 
 /// Reads, hashes and (if the hash differs from `known_hash`) parses one file.
-pub(crate) fn parse_file(found: &Found, lang: Lang, max_bytes: u64, known_hash: Option<&[u8]>) -> Outcome {
+pub(crate) fn parse_file(
+    found: &Found,
+    lang: Lang,
+    max_bytes: u64,
+    known_hash: Option<&[u8]>,
+) -> Outcome {
     let skipped = |reason, detail: Option<String>| {
-        Outcome::Skipped(Skipped { path: found.rel.clone(), reason, detail })
+        Outcome::Skipped(Skipped {
+            path: found.rel.clone(),
+            reason,
+            detail,
+        })
     };
     if found.stat.size > max_bytes {
-        return skipped(SkipReason::TooLarge, Some(format!("{} bytes > {max_bytes}", found.stat.size)));
+        return skipped(
+            SkipReason::TooLarge,
+            Some(format!("{} bytes > {max_bytes}", found.stat.size)),
+        );
     }
     let mut bytes = Vec::with_capacity(found.stat.size as usize + 1);
-    let read = std::fs::File::open(&found.abs).and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes));
+    let read =
+        std::fs::File::open(&found.abs).and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes));
     if let Err(e) = read {
         return skipped(SkipReason::Unreadable, Some(e.to_string()));
     }
     if bytes.len() as u64 > max_bytes {
-        return skipped(SkipReason::TooLarge, Some(format!("more than {max_bytes} bytes")));
+        return skipped(
+            SkipReason::TooLarge,
+            Some(format!("more than {max_bytes} bytes")),
+        );
     }
     if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
         return skipped(SkipReason::Binary, None);
     }
     let hash = *blake3::hash(&bytes).as_bytes();
     if known_hash == Some(&hash[..]) {
-        return Outcome::Touched { rel: found.rel.clone(), stat: found.stat };
+        return Outcome::Touched {
+            rel: found.rel.clone(),
+            stat: found.stat,
+        };
     }
     let (text, lossy) = match String::from_utf8(bytes) {
         Ok(text) => (text, false),
@@ -64,5 +83,14 @@ pub(crate) fn parse_file(found: &Found, lang: Lang, max_bytes: u64, known_hash: 
         tracing::warn!(path = %found.rel, error = %e, "parse failed; file indexed without symbols");
         FileFacts::default()
     });
-    Outcome::Changed(Box::new(Parsed { rel: found.rel.clone(), lang, stat: found.stat, hash, lossy, lines, text, facts }))
+    Outcome::Changed(Box::new(Parsed {
+        rel: found.rel.clone(),
+        lang,
+        stat: found.stat,
+        hash,
+        lossy,
+        lines,
+        text,
+        facts,
+    }))
 }

@@ -54,6 +54,8 @@ struct FileInfo {
     module_path: Vec<String>,
     /// Directory components.
     dir: Vec<String>,
+    /// The file name's extension (`rs`, `hpp`), empty if none.
+    ext: String,
 }
 
 /// The slice of the workspace resolution needs: symbols by name and file paths.
@@ -111,8 +113,8 @@ pub(crate) struct Edge {
 /// Ids of the files whose edges must be recomputed.
 pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     let mut stmt = conn.prepare("SELECT id FROM files WHERE resolved = 0 ORDER BY id")?;
-    let ids = stmt.query_map([], |r| r.get(0))?.collect();
-    ids
+
+    stmt.query_map([], |r| r.get(0))?.collect()
 }
 
 /// Loads what resolving `file_ids` needs. With `all_names` the whole symbol table is loaded
@@ -258,16 +260,14 @@ fn file_info(path: &str) -> FileInfo {
     let mut comps: Vec<String> = path.split('/').map(str::to_string).collect();
     let file = comps.pop().unwrap_or_default();
     let dir = comps.clone();
-    let stem = file.split('.').next().unwrap_or("").to_string();
-    if !matches!(
-        stem.as_str(),
-        "mod" | "__init__" | "index" | "lib" | "main" | ""
-    ) {
-        comps.push(stem);
+    let (stem, ext) = file.split_once('.').unwrap_or((&file, ""));
+    if !matches!(stem, "mod" | "__init__" | "index" | "lib" | "main" | "") {
+        comps.push(stem.to_string());
     }
     FileInfo {
         module_path: comps,
         dir,
+        ext: ext.rsplit('.').next().unwrap_or("").to_string(),
     }
 }
 
@@ -308,42 +308,68 @@ fn suffix_len(a: &[String], b: &[&str]) -> usize {
 }
 
 impl SymbolTable {
-    /// Whether `file_id`'s path is what `module` (optionally `.name`) names.
-    fn file_matches_module(&self, file_id: i64, module: &[&str], name: Option<&str>) -> bool {
-        let Some(info) = self.files.get(&file_id) else {
-            return false;
-        };
-        let matches = |have: &[String], want: &[&str]| {
-            !want.is_empty()
-                && !have.is_empty()
-                && suffix_len(have, want) >= want.len().min(have.len()).min(2)
-        };
-        if matches(&info.module_path, module) || matches(&info.dir, module) {
-            return true;
-        }
-        // `use crate::store::open` / `from pkg import mod` / `import a.b.C`: the imported
-        // name may itself be the module (file) or a type with its own file.
-        name.is_some_and(|name| {
-            let mut with_name = module.to_vec();
-            with_name.push(name);
-            matches(&info.module_path, &with_name)
-        })
-    }
-
-    /// Files in the workspace that `module` names.
+    /// Files in the workspace that an import names. The imported name itself may be a
+    /// file (a Java/Kotlin class, a Python submodule, a Rust module): when it is, only
+    /// that file; else the module's file or package directory. A module written with an
+    /// extension (`#include "a/b.hpp"`, `source ./x.sh`) only names files with it.
     fn files_for_module(&self, module: &str, name: Option<&str>) -> Vec<i64> {
         let segs = module_segments(module);
-        let mut ids: Vec<i64> = [segs.last().copied(), name]
+        let ext = written_extension(module);
+        let mut candidates: Vec<i64> = [segs.last().copied(), name]
             .into_iter()
             .flatten()
             .filter_map(|last| self.by_last_component.get(last))
             .flatten()
             .copied()
-            .filter(|&id| self.file_matches_module(id, &segs, name))
             .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids
+        candidates.sort_unstable();
+        candidates.dedup();
+        let info = |id: &i64| self.files.get(id);
+        if let Some(name) = name {
+            let mut with_name = segs.clone();
+            with_name.push(name);
+            let named: Vec<i64> = candidates
+                .iter()
+                .copied()
+                .filter(|id| info(id).is_some_and(|f| path_matches(&f.module_path, &with_name)))
+                .collect();
+            if !named.is_empty() {
+                return named;
+            }
+        }
+        candidates
+            .into_iter()
+            .filter(|id| {
+                info(id).is_some_and(|f| {
+                    (path_matches(&f.module_path, &segs) || path_matches(&f.dir, &segs))
+                        && ext.is_none_or(|e| e == f.ext)
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether the path components `have` end with the module segments `want` (at least the
+/// last two, or all of the shorter one).
+fn path_matches(have: &[String], want: &[&str]) -> bool {
+    !want.is_empty()
+        && !have.is_empty()
+        && suffix_len(have, want) >= want.len().min(have.len()).min(2)
+}
+
+/// The extension a path-like module is written with (`"a/b.hpp"` → `hpp`), if any.
+fn written_extension(module: &str) -> Option<&str> {
+    let module = module.trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
+    let file = module.rsplit('/').next().unwrap_or(module);
+    let pathlike = module.contains('/')
+        || [
+            ".h", ".hpp", ".hh", ".sh", ".php", ".rb", ".js", ".ts", ".py",
+        ]
+        .iter()
+        .any(|e| file.ends_with(e));
+    match file.rsplit_once('.') {
+        Some((stem, ext)) if pathlike && !stem.is_empty() && !ext.is_empty() => Some(ext),
+        _ => None,
     }
 }
 
@@ -375,21 +401,29 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
         });
     }
     // IMPORTS: to each file the module names, and to the named symbol when found there.
-    let mut imported_files: Vec<(Option<&str>, Option<&str>, Vec<&str>, Vec<i64>)> = Vec::new();
+    let mut imported_files: Vec<ImportedModule<'_>> = Vec::new();
     for imp in &f.imports {
-        let files = table.files_for_module(&imp.module, imp.name.as_deref());
+        let mut files = table.files_for_module(&imp.module, imp.name.as_deref());
+        // `import a.b.C` where the module is a package of several files: the files that
+        // define `C`, when any does.
+        let defining = |file: i64| {
+            imp.name.as_deref().and_then(|n| {
+                let defs = table.by_name.get(n)?;
+                let in_file = || defs.iter().filter(move |s| s.file_id == file);
+                in_file()
+                    .find(|s| s.parent.is_none())
+                    .or_else(|| in_file().find(|s| s.kind.is_type()))
+            })
+        };
+        if files.len() > 1 && files.iter().any(|&id| defining(id).is_some()) {
+            files.retain(|&id| defining(id).is_some());
+        }
         for &file in files.iter().filter(|&&id| id != f.file_id) {
-            let dst_symbol = imp.name.as_deref().and_then(|n| {
-                table
-                    .by_name
-                    .get(n)
-                    .and_then(|c| c.iter().find(|s| s.file_id == file && s.parent.is_none()))
-            });
             edges.push(Edge {
                 kind: "IMPORTS",
                 src_symbol: None,
                 dst_file: Some(file),
-                dst_symbol: dst_symbol.map(|s| s.id),
+                dst_symbol: defining(file).map(|s| s.id),
                 confidence: Confidence::Import,
                 line: imp.line,
             });
@@ -442,9 +476,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
         } else {
             "INHERITS"
         };
-        for (dst, confidence) in ctx.resolve(&b.name, b.qualifier.as_deref(), None, &|s: &Sym| {
-            s.kind.is_type()
-        }) {
+        // Ruby mixins and PHP traits are modules or traits: any type-like or module target.
+        let base_kind = |s: &Sym| s.kind.is_type() || s.kind == SymbolKind::Module;
+        for (dst, confidence) in ctx.resolve(&b.name, b.qualifier.as_deref(), None, &base_kind) {
             if dst.id == subject {
                 continue;
             }
@@ -461,20 +495,36 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
     edges
 }
 
+/// One import of the file being resolved: (imported name, alias, module segments,
+/// files the module names).
+type ImportedModule<'a> = (Option<&'a str>, Option<&'a str>, Vec<&'a str>, Vec<i64>);
+
 struct Ctx<'a> {
     table: &'a SymbolTable,
     file_id: i64,
     own_parent: &'a HashMap<i64, Option<i64>>,
     dir: &'a [String],
     /// (imported name, alias, module segments, files the module names)
-    imports: &'a [(Option<&'a str>, Option<&'a str>, Vec<&'a str>, Vec<i64>)],
+    imports: &'a [ImportedModule<'a>],
 }
 
+/// Receivers that mean "the enclosing type" in the supported languages.
 const SELF_QUALIFIERS: &[&str] = &[
-    "self", "this", "Self", "cls", "@", "static", "parent", "super",
+    "self", "this", "Self", "cls", "@", "static", "parent", "super", "$this", "base",
 ];
 
 impl<'a> Ctx<'a> {
+    /// Whether `sym` is a top-level definition of a file whose module name is `module`
+    /// (`src/parser.rs` → `parser`).
+    fn in_module(&self, sym: &Sym, module: &str) -> bool {
+        sym.parent.is_none()
+            && self
+                .table
+                .files
+                .get(&sym.file_id)
+                .is_some_and(|f| f.module_path.last().is_some_and(|m| m == module))
+    }
+
     fn resolve(
         &self,
         name: &str,
@@ -482,33 +532,54 @@ impl<'a> Ctx<'a> {
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<(&'a Sym, Confidence)> {
+        // A name bound by `import X as name`: resolve X in the imported files.
+        if qualifier.is_none()
+            && let Some((imported, _, _, files)) = self
+                .imports
+                .iter()
+                .find(|(n, alias, _, _)| *alias == Some(name) && n.is_some_and(|n| n != name))
+        {
+            let imported = imported.unwrap_or(name);
+            if let Some(s) = self
+                .table
+                .by_name
+                .get(imported)
+                .and_then(|c| c.iter().find(|s| wanted(s) && files.contains(&s.file_id)))
+            {
+                return vec![(s, Confidence::Import)];
+            }
+        }
         let Some(all) = self.table.by_name.get(name) else {
             return Vec::new();
         };
-        let candidates: Vec<&Sym> = all.iter().filter(|s| wanted(s)).collect();
+        let mut candidates: Vec<&Sym> = all.iter().filter(|s| wanted(s)).collect();
+        // `new Circle()` names the class, not also its constructor `Circle.Circle`.
+        let ids: Vec<i64> = candidates.iter().map(|s| s.id).collect();
+        candidates.retain(|s| !s.parent.is_some_and(|p| ids.contains(&p)));
         if candidates.is_empty() {
             return Vec::new();
         }
         let one = |s: &'a Sym, c| vec![(s, c)];
         let qualifier_last = qualifier.map(|q| crate::extract::split_qualified(q).1);
         // 1. self.name: same parent as the caller's enclosing definition.
-        if let (Some(q), Some(from)) = (qualifier_last, from) {
-            if SELF_QUALIFIERS.contains(&q) {
-                let caller_parent = self.own_parent.get(&from).copied().flatten();
-                let scope = caller_parent.or(Some(from));
-                if let Some(s) = candidates
-                    .iter()
-                    .find(|s| s.parent.is_some() && s.parent == scope)
-                {
-                    return one(s, Confidence::Exact);
-                }
+        if let (Some(q), Some(from)) = (qualifier_last, from)
+            && SELF_QUALIFIERS.contains(&q)
+        {
+            let caller_parent = self.own_parent.get(&from).copied().flatten();
+            let scope = caller_parent.or(Some(from));
+            if let Some(s) = candidates
+                .iter()
+                .find(|s| s.parent.is_some() && s.parent == scope)
+            {
+                return one(s, Confidence::Exact);
             }
         }
-        // 3 (before 2 when written): a qualifier that matches the qualified name.
+        // 3 (before 2 when written): a qualifier that matches the qualified name, or the
+        // module (file) the candidate lives in (`parser::run()`, `utils.helper()`).
         if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
             let matching: Vec<&&Sym> = candidates
                 .iter()
-                .filter(|s| qualified_ends_with(&s.qualified_name, q, name))
+                .filter(|s| qualified_ends_with(&s.qualified_name, q, name) || self.in_module(s, q))
                 .collect();
             if matching.len() == 1 {
                 return one(matching[0], Confidence::Exact);
@@ -534,10 +605,10 @@ impl<'a> Ctx<'a> {
                 *alias == Some(q) || *imp_name == Some(q) || segs.last().is_some_and(|l| *l == q)
             });
             let glob = imp_name.is_none() || *imp_name == Some("*");
-            if names_it || qualifies_it || glob {
-                if let Some(s) = candidates.iter().find(|s| files.contains(&s.file_id)) {
-                    return one(s, Confidence::Import);
-                }
+            if (names_it || qualifies_it || glob)
+                && let Some(s) = candidates.iter().find(|s| files.contains(&s.file_id))
+            {
+                return one(s, Confidence::Import);
             }
         }
         // 5. by name alone. A call on some other receiver (`x.find()`) can only reach a
@@ -545,7 +616,9 @@ impl<'a> Ctx<'a> {
         let candidates: Vec<&Sym> = match qualifier_last {
             Some(q) if !SELF_QUALIFIERS.contains(&q) => candidates
                 .into_iter()
-                .filter(|s| s.parent.is_some() || s.kind == SymbolKind::Method)
+                .filter(|s| {
+                    s.parent.is_some() || s.kind == SymbolKind::Method || self.in_module(s, q)
+                })
                 .collect(),
             _ => candidates,
         };

@@ -188,12 +188,12 @@ pub fn index_workspace(
     let mut seen: HashSet<&str> = HashSet::with_capacity(walked.files.len());
     for found in &walked.files {
         let stored_file = stored.get(found.rel.as_str());
-        if let Some(s) = stored_file {
-            if s.stat == found.stat {
-                unchanged += 1;
-                seen.insert(found.rel.as_str());
-                continue;
-            }
+        if let Some(s) = stored_file
+            && s.stat == found.stat
+        {
+            unchanged += 1;
+            seen.insert(found.rel.as_str());
+            continue;
         }
         let lang = match Lang::detect(&found.abs, &[]) {
             Some(lang) => lang,

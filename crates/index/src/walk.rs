@@ -91,7 +91,9 @@ pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool 
         .add_custom_ignore_filename(".lociignore")
         .filter_entry(|e| {
             !(e.file_type().is_some_and(|t| t.is_dir())
-                && e.file_name().to_str().is_some_and(|n| ALWAYS_SKIPPED_DIRS.contains(&n)))
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| ALWAYS_SKIPPED_DIRS.contains(&n)))
         });
     builder.build_parallel().run(|| {
         let files = &files;
@@ -99,20 +101,28 @@ pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool 
         Box::new(move |entry| {
             match entry {
                 Ok(entry) => {
-                    let Some(kind) = entry.file_type() else { return WalkState::Continue };
+                    let Some(kind) = entry.file_type() else {
+                        return WalkState::Continue;
+                    };
                     if kind.is_dir() {
                         return WalkState::Continue;
                     }
                     let rel = relative(root, entry.path());
                     if kind.is_symlink() {
                         if wanted(entry.path()) || entry.path().is_dir() || is_loop(entry.path()) {
-                            let reason =
-                                if is_loop(entry.path()) { SkipReason::SymlinkLoop } else { SkipReason::Symlink };
-                            skipped.lock().unwrap_or_else(|p| p.into_inner()).push(Skipped {
-                                path: rel,
-                                reason,
-                                detail: None,
-                            });
+                            let reason = if is_loop(entry.path()) {
+                                SkipReason::SymlinkLoop
+                            } else {
+                                SkipReason::Symlink
+                            };
+                            skipped
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(Skipped {
+                                    path: rel,
+                                    reason,
+                                    detail: None,
+                                });
                         }
                         return WalkState::Continue;
                     }
@@ -125,20 +135,26 @@ pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool 
                             abs: entry.path().to_path_buf(),
                             stat: stat_of(&meta),
                         }),
-                        Err(e) => skipped.lock().unwrap_or_else(|p| p.into_inner()).push(Skipped {
-                            path: rel,
-                            reason: SkipReason::WalkError,
-                            detail: Some(e.to_string()),
-                        }),
+                        Err(e) => skipped
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(Skipped {
+                                path: rel,
+                                reason: SkipReason::WalkError,
+                                detail: Some(e.to_string()),
+                            }),
                     }
                 }
                 Err(err) => {
                     let (path, reason) = describe_walk_error(root, &err);
-                    skipped.lock().unwrap_or_else(|p| p.into_inner()).push(Skipped {
-                        path,
-                        reason,
-                        detail: Some(err.to_string()),
-                    });
+                    skipped
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(Skipped {
+                            path,
+                            reason,
+                            detail: Some(err.to_string()),
+                        });
                 }
             }
             WalkState::Continue
@@ -155,7 +171,10 @@ pub(crate) fn stat_of(meta: &std::fs::Metadata) -> Stat {
     use std::os::unix::fs::MetadataExt;
     Stat {
         size: meta.len(),
-        mtime_ns: meta.mtime().saturating_mul(1_000_000_000).saturating_add(meta.mtime_nsec()),
+        mtime_ns: meta
+            .mtime()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(meta.mtime_nsec()),
         inode: meta.ino(),
     }
 }
@@ -165,7 +184,10 @@ fn is_loop(path: &Path) -> bool {
         Err(e) => e.raw_os_error() == Some(libc_eloop()),
         Ok(meta) if meta.is_dir() => {
             // A link to one of its own ancestors would loop if followed.
-            match (std::fs::canonicalize(path), path.parent().map(std::fs::canonicalize)) {
+            match (
+                std::fs::canonicalize(path),
+                path.parent().map(std::fs::canonicalize),
+            ) {
                 (Ok(target), Some(Ok(parent))) => parent.starts_with(&target),
                 _ => false,
             }
@@ -190,7 +212,9 @@ fn describe_walk_error(root: &Path, err: &ignore::Error) -> (String, SkipReason)
                 }
                 Some(err)
             }
-            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => Some(err),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                Some(err)
+            }
             ignore::Error::Loop { child, .. } => {
                 path = relative(root, child);
                 reason = SkipReason::SymlinkLoop;

@@ -41,7 +41,10 @@ pub enum StoreError {
 impl StoreError {
     /// Wraps a rusqlite error with the path it concerns.
     pub fn sqlite(path: impl Into<PathBuf>, source: rusqlite::Error) -> Self {
-        StoreError::Sqlite { path: path.into(), source }
+        StoreError::Sqlite {
+            path: path.into(),
+            source,
+        }
     }
 
     /// Whether the cause is another connection holding a lock (SQLITE_BUSY/LOCKED).

@@ -25,7 +25,10 @@ pub fn index_path_for(workspace: &Path) -> PathBuf {
 /// checkpoints, never corrupt), foreign keys on, schema migrated.
 pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: dir.to_path_buf(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
     let mut conn = Connection::open(path).map_err(|e| StoreError::sqlite(path, e))?;
     let setup = |conn: &Connection| -> rusqlite::Result<()> {
@@ -39,9 +42,11 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
     };
     setup(&conn).map_err(|e| StoreError::sqlite(path, e))?;
     schema::migrate(&mut conn).map_err(|e| match e {
-        MigrateError::Newer(found) => {
-            StoreError::UnknownSchema { path: path.to_path_buf(), found, supported: SCHEMA_VERSION }
-        }
+        MigrateError::Newer(found) => StoreError::UnknownSchema {
+            path: path.to_path_buf(),
+            found,
+            supported: SCHEMA_VERSION,
+        },
         MigrateError::Sqlite(e) => StoreError::sqlite(path, e),
     })?;
     Ok(conn)
@@ -50,13 +55,21 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
 /// Opens an existing index read-only; refuses an unknown schema version.
 /// Readers never block on the writer (WAL).
 pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
-    conn.busy_timeout(Duration::from_secs(2)).map_err(|e| StoreError::sqlite(path, e))?;
-    let found: i64 =
-        conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| StoreError::sqlite(path, e))?;
+    conn.busy_timeout(Duration::from_secs(2))
+        .map_err(|e| StoreError::sqlite(path, e))?;
+    let found: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| StoreError::sqlite(path, e))?;
     if found != SCHEMA_VERSION {
-        return Err(StoreError::UnknownSchema { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
+        return Err(StoreError::UnknownSchema {
+            path: path.to_path_buf(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
     }
     Ok(conn)
 }

@@ -18,6 +18,8 @@ pub mod registry;
 mod schema;
 
 pub use error::StoreError;
-pub use index_db::{INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check};
+pub use index_db::{
+    INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check,
+};
 pub use rusqlite;
 pub use schema::SCHEMA_VERSION;

@@ -66,7 +66,11 @@ pub struct Registry {
 /// Where the registry lives, from the environment: `LOCI_HOME`, then `XDG_DATA_HOME/loci`,
 /// then `HOME/.local/share/loci`.
 pub fn default_registry_path() -> Result<PathBuf, StoreError> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let dir = if let Some(home) = var("LOCI_HOME") {
         home
     } else if let Some(data) = var("XDG_DATA_HOME") {
@@ -80,7 +84,10 @@ pub fn default_registry_path() -> Result<PathBuf, StoreError> {
 }
 
 fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs() as i64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs() as i64
 }
 
 impl Registry {
@@ -92,8 +99,10 @@ impl Registry {
     /// Opens (creating) the registry at `path`.
     pub fn open(path: &Path) -> Result<Registry, StoreError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|source| StoreError::CreateDir { path: dir.to_path_buf(), source })?;
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
         }
         let conn = Connection::open(path).map_err(|e| StoreError::sqlite(path, e))?;
         let setup = |c: &Connection| -> rusqlite::Result<()> {
@@ -102,7 +111,10 @@ impl Registry {
             c.execute_batch(SCHEMA)
         };
         setup(&conn).map_err(|e| StoreError::sqlite(path, e))?;
-        Ok(Registry { conn, path: path.to_path_buf() })
+        Ok(Registry {
+            conn,
+            path: path.to_path_buf(),
+        })
     }
 
     fn err(&self, e: rusqlite::Error) -> StoreError {
@@ -110,7 +122,13 @@ impl Registry {
     }
 
     /// Records a completed index run of `root` (registering it if new).
-    pub fn record_index(&self, root: &Path, index_path: &Path, files: i64, symbols: i64) -> Result<(), StoreError> {
+    pub fn record_index(
+        &self,
+        root: &Path,
+        index_path: &Path,
+        files: i64,
+        symbols: i64,
+    ) -> Result<(), StoreError> {
         let root = root.to_string_lossy();
         let index_path = index_path.to_string_lossy();
         self.conn
@@ -130,9 +148,17 @@ impl Registry {
     pub fn confirm(&self, root: &Path, locator: &str) -> Result<Confirmation, StoreError> {
         let root_text = root.to_string_lossy().to_string();
         let index_path = crate::index_path_for(root).to_string_lossy().to_string();
-        let existing = self.find_by("locator", locator)?.or(self.find_by("root", &root_text)?);
+        let existing = self
+            .find_by("locator", locator)?
+            .or(self.find_by("root", &root_text)?);
         let changed = match existing {
-            Some(e) if e.root == root_text && e.locator.as_deref() == Some(locator) && e.verified_at.is_some() => false,
+            Some(e)
+                if e.root == root_text
+                    && e.locator.as_deref() == Some(locator)
+                    && e.verified_at.is_some() =>
+            {
+                false
+            }
             Some(e) => {
                 self.conn
                     .execute(
@@ -154,7 +180,9 @@ impl Registry {
                 true
             }
         };
-        let entry = self.find_by("locator", locator)?.ok_or_else(|| self.err(rusqlite::Error::QueryReturnedNoRows))?;
+        let entry = self
+            .find_by("locator", locator)?
+            .ok_or_else(|| self.err(rusqlite::Error::QueryReturnedNoRows))?;
         Ok(Confirmation { entry, changed })
     }
 
@@ -165,7 +193,10 @@ impl Registry {
 
     /// Every known workspace, by root.
     pub fn list(&self) -> Result<Vec<WorkspaceEntry>, StoreError> {
-        let mut stmt = self.conn.prepare(&format!("{SELECT} ORDER BY root")).map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .conn
+            .prepare(&format!("{SELECT} ORDER BY root"))
+            .map_err(|e| self.err(e))?;
         let rows = stmt.query_map([], row_to_entry).map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
@@ -174,20 +205,32 @@ impl Registry {
     pub fn remove(&self, root: &Path) -> Result<bool, StoreError> {
         let n = self
             .conn
-            .execute("DELETE FROM workspaces WHERE root = ?1", [root.to_string_lossy()])
+            .execute(
+                "DELETE FROM workspaces WHERE root = ?1",
+                [root.to_string_lossy()],
+            )
             .map_err(|e| self.err(e))?;
         Ok(n > 0)
     }
 
-    fn find_by(&self, column: &'static str, value: &str) -> Result<Option<WorkspaceEntry>, StoreError> {
+    fn find_by(
+        &self,
+        column: &'static str,
+        value: &str,
+    ) -> Result<Option<WorkspaceEntry>, StoreError> {
         self.conn
-            .query_row(&format!("{SELECT} WHERE {column} = ?1"), [value], row_to_entry)
+            .query_row(
+                &format!("{SELECT} WHERE {column} = ?1"),
+                [value],
+                row_to_entry,
+            )
             .optional()
             .map_err(|e| self.err(e))
     }
 }
 
-const SELECT: &str = "SELECT id, root, index_path, locator, created_at, verified_at, last_indexed_at, files, symbols
+const SELECT: &str =
+    "SELECT id, root, index_path, locator, created_at, verified_at, last_indexed_at, files, symbols
                       FROM workspaces";
 
 fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<WorkspaceEntry> {
@@ -238,8 +281,10 @@ mod tests {
     fn record_index_registers_then_updates() {
         let dir = tempfile::tempdir().unwrap();
         let reg = Registry::open(&dir.path().join("r.db")).unwrap();
-        reg.record_index(Path::new("/w"), Path::new("/w/.loci/index.db"), 3, 10).unwrap();
-        reg.record_index(Path::new("/w"), Path::new("/w/.loci/index.db"), 4, 12).unwrap();
+        reg.record_index(Path::new("/w"), Path::new("/w/.loci/index.db"), 3, 10)
+            .unwrap();
+        reg.record_index(Path::new("/w"), Path::new("/w/.loci/index.db"), 4, 12)
+            .unwrap();
         let all = reg.list().unwrap();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].files, Some(4));

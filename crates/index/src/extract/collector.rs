@@ -57,7 +57,9 @@ impl<'s> Collector<'s> {
 
     /// The source text of a node ("" if the node cuts a char, which tree-sitter never does on valid UTF-8).
     pub(crate) fn text(&self, node: Node<'_>) -> &'s str {
-        self.source.get(node.start_byte()..node.end_byte()).unwrap_or("")
+        self.source
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("")
     }
 
     /// The text of a node's field child, if present.
@@ -72,21 +74,26 @@ impl<'s> Collector<'s> {
 
     /// The last definition recorded in this file with this name and a type-like kind.
     pub(crate) fn find_type(&self, name: &str) -> Option<u32> {
-        self.facts.symbols.iter().rposition(|s| s.name == name && s.kind.is_type()).map(|i| i as u32)
+        self.facts
+            .symbols
+            .iter()
+            .rposition(|s| s.name == name && s.kind.is_type())
+            .map(|i| i as u32)
     }
 
     /// The kind of the innermost enclosing definition, if any.
     pub(crate) fn current_kind(&self) -> Option<SymbolKind> {
-        self.current_symbol().map(|i| self.facts.symbols[i as usize].kind)
+        self.current_symbol()
+            .map(|i| self.facts.symbols[i as usize].kind)
     }
 
     /// Whether the innermost scope is a type-like container (class, struct, impl block, trait...),
     /// which makes a function defined directly in it a method.
     pub(crate) fn in_type_scope(&self) -> bool {
         match self.scopes.last() {
-            Some(Scope { symbol: Some(i), .. }) => {
-                self.facts.symbols[*i as usize].kind.is_type()
-            }
+            Some(Scope {
+                symbol: Some(i), ..
+            }) => self.facts.symbols[*i as usize].kind.is_type(),
             Some(Scope { symbol: None, .. }) => true,
             None => false,
         }
@@ -94,7 +101,13 @@ impl<'s> Collector<'s> {
 
     /// Records a definition. `name` is what it is called; `body` (if given) is where the
     /// signature stops. The doc comment is taken from the comments right above `node`.
-    pub(crate) fn def(&mut self, node: Node<'_>, name: &str, kind: SymbolKind, body: Option<Node<'_>>) -> u32 {
+    pub(crate) fn def(
+        &mut self,
+        node: Node<'_>,
+        name: &str,
+        kind: SymbolKind,
+        body: Option<Node<'_>>,
+    ) -> u32 {
         let doc = self.preceding_comments(node);
         self.def_with_doc(node, name, kind, body, doc)
     }
@@ -160,7 +173,13 @@ impl<'s> Collector<'s> {
     }
 
     /// Records a call or type use at `node` (the node of the name itself, for its position).
-    pub(crate) fn reference(&mut self, node: Node<'_>, name: &str, qualifier: Option<&str>, kind: RefKind) {
+    pub(crate) fn reference(
+        &mut self,
+        node: Node<'_>,
+        name: &str,
+        qualifier: Option<&str>,
+        kind: RefKind,
+    ) {
         let name = name.trim();
         if name.is_empty() {
             return;
@@ -168,7 +187,10 @@ impl<'s> Collector<'s> {
         let pos = node.start_position();
         self.facts.refs.push(Reference {
             name: name.to_string(),
-            qualifier: qualifier.map(str::trim).filter(|q| !q.is_empty()).map(str::to_string),
+            qualifier: qualifier
+                .map(str::trim)
+                .filter(|q| !q.is_empty())
+                .map(str::to_string),
             kind,
             line: pos.row as u32 + 1,
             col: pos.column as u32 + 1,
@@ -177,7 +199,13 @@ impl<'s> Collector<'s> {
     }
 
     /// Records one imported name (`name: None` for a whole-module import).
-    pub(crate) fn import(&mut self, node: Node<'_>, module: &str, name: Option<&str>, alias: Option<&str>) {
+    pub(crate) fn import(
+        &mut self,
+        node: Node<'_>,
+        module: &str,
+        name: Option<&str>,
+        alias: Option<&str>,
+    ) {
         self.facts.imports.push(Import {
             module: module.trim().to_string(),
             name: name.map(|n| n.trim().to_string()),
@@ -195,7 +223,14 @@ impl<'s> Collector<'s> {
 
     /// Like [`Collector::base`] for a deriving type that may be defined in another file
     /// (Rust `impl Trait for Type`, Swift `extension Type: Proto`): `subject` is its name as written.
-    pub(crate) fn base_of(&mut self, node: Node<'_>, symbol: Option<u32>, subject: &str, written: &str, kind: BaseKind) {
+    pub(crate) fn base_of(
+        &mut self,
+        node: Node<'_>,
+        symbol: Option<u32>,
+        subject: &str,
+        written: &str,
+        kind: BaseKind,
+    ) {
         let (qualifier, name) = split_qualified(strip_generics(written));
         let (_, subject) = split_qualified(strip_generics(subject));
         if name.is_empty() || subject.is_empty() {
@@ -282,19 +317,22 @@ pub(crate) fn walk(tree: &Tree, collector: &mut Collector<'_>, visit: Visitor) {
                         Some(name) => name.clone(),
                         None => collector.facts.symbols[id as usize].name.clone(),
                     };
-                    Some(Some(Scope { name, symbol: Some(id) }))
+                    Some(Some(Scope {
+                        name,
+                        symbol: Some(id),
+                    }))
                 }
                 Action::EnterNamed(name) => Some(Some(Scope { name, symbol: None })),
             };
-            if let Some(scope) = scope {
-                if cursor.goto_first_child() {
-                    let has_scope = scope.is_some();
-                    if let Some(scope) = scope {
-                        collector.scopes.push(scope);
-                    }
-                    pushed.push(has_scope);
-                    continue;
+            if let Some(scope) = scope
+                && cursor.goto_first_child()
+            {
+                let has_scope = scope.is_some();
+                if let Some(scope) = scope {
+                    collector.scopes.push(scope);
                 }
+                pushed.push(has_scope);
+                continue;
             }
         }
         if cursor.goto_next_sibling() {
@@ -452,7 +490,10 @@ mod tests {
 
     #[test]
     fn cleans_comment_markers() {
-        assert_eq!(clean_comment("/// Parses a file.\n/// Twice."), "Parses a file.\nTwice.");
+        assert_eq!(
+            clean_comment("/// Parses a file.\n/// Twice."),
+            "Parses a file.\nTwice."
+        );
         assert_eq!(clean_comment("/**\n * Javadoc here.\n */"), "Javadoc here.");
         assert_eq!(clean_comment("# shell doc"), "shell doc");
         assert_eq!(clean_docstring("\"\"\"Doc string.\"\"\""), "Doc string.");

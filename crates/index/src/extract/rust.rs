@@ -67,12 +67,12 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Skip;
     }
     let id = c.def(node, name, kind, body);
-    if kind == SymbolKind::Trait {
-        if let Some(bounds) = node.child_by_field_name("bounds") {
-            for bound in named_children(bounds) {
-                let written = c.text(bound);
-                c.base(bound, id, written, BaseKind::Inherits);
-            }
+    if kind == SymbolKind::Trait
+        && let Some(bounds) = node.child_by_field_name("bounds")
+    {
+        for bound in named_children(bounds) {
+            let written = c.text(bound);
+            c.base(bound, id, written, BaseKind::Inherits);
         }
     }
     Action::Enter(id)
@@ -129,12 +129,10 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
 
 /// Flattens a `use` tree into one import per name: `use a::{b, c::d as e, f::*}`.
 fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str) {
-    let join = |p: &str, s: &str| {
-        if p.is_empty() {
-            s.to_string()
-        } else {
-            format!("{p}::{s}")
-        }
+    let join = |p: &str, s: &str| match (p.is_empty(), s.is_empty()) {
+        (true, _) => s.to_string(),
+        (false, true) => p.to_string(),
+        (false, false) => format!("{p}::{s}"),
     };
     match node.kind() {
         "identifier" | "crate" | "self" | "super" => {

@@ -1,0 +1,185 @@
+//! Bad input gets a clear error and a documented exit code, never a panic; files the
+//! indexer cannot use are skipped and reported with their reason.
+
+mod common;
+
+use common::Env;
+
+#[test]
+fn binary_large_invalid_utf8_symlink_loop_are_skipped_or_flagged() {
+    let env = Env::new();
+    env.write(&[("src/ok.py", "def fine():\n    return 1\n")]);
+    let root = env.root();
+    // A binary file with a source extension.
+    std::fs::write(root.join("src/blob.c"), b"int x;\0\0\x01\x02binary").unwrap();
+    // A 10 MB file (over the 1 MiB default).
+    std::fs::write(root.join("src/huge.js"), "// x\n".repeat(2 * 1024 * 1024)).unwrap();
+    // Invalid UTF-8 inside otherwise valid Python.
+    std::fs::write(
+        root.join("src/latin1.py"),
+        b"def caf\xe9():\n    pass\ndef ok2():\n    pass\n",
+    )
+    .unwrap();
+    // A symlink loop, and a link pointing at its own parent directory.
+    std::os::unix::fs::symlink("loop_b.py", root.join("src/loop_a.py")).unwrap();
+    std::os::unix::fs::symlink("loop_a.py", root.join("src/loop_b.py")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("src/self_dir")).unwrap();
+
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files_indexed"], 2, "{report}");
+    let reasons: Vec<(String, String)> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for (path, reason) in [
+        ("src/blob.c", "binary"),
+        ("src/huge.js", "too_large"),
+        ("src/loop_a.py", "symlink_loop"),
+        ("src/loop_b.py", "symlink_loop"),
+        ("src/self_dir", "symlink_loop"),
+    ] {
+        assert!(
+            reasons.contains(&(path.to_string(), reason.to_string())),
+            "{path} not skipped as {reason}: {reasons:?}"
+        );
+    }
+    assert_eq!(
+        report["files_skipped"].as_u64().unwrap() as usize,
+        reasons.len()
+    );
+    assert_eq!(report["lossy_files"], serde_json::json!(["src/latin1.py"]));
+    // The lossy file's definitions are still there.
+    let (code, found) = env.json(&["find", "ok2"]);
+    assert_eq!(code, 0);
+    assert_eq!(found["symbols"][0]["path"], "src/latin1.py");
+}
+
+#[test]
+fn unreadable_file_is_skipped_with_its_reason() {
+    let env = Env::new();
+    env.write(&[
+        ("a.py", "def a():\n    pass\n"),
+        ("secret.py", "def s():\n    pass\n"),
+    ]);
+    let secret = env.root().join("secret.py");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let mut cmd = env.cmd();
+    if rustix::process::geteuid().is_root() {
+        // Root reads anything: drop to `nobody` so the permission bits mean something.
+        for dir in [env.root(), env.home.path()] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        }
+        cmd = std::process::Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(common::bin())
+            .env("LOCI_HOME", env.home.path())
+            .current_dir(env.root());
+    }
+    let out = cmd.args(["index", "--json"]).output().unwrap();
+    let report = common::parse(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_eq!(report["files_indexed"], 1);
+    let skipped = &report["skipped"][0];
+    assert_eq!(skipped["path"], "secret.py");
+    assert_eq!(skipped["reason"], "unreadable");
+}
+
+#[test]
+fn missing_path_is_not_found_and_file_path_is_invalid_input() {
+    let env = Env::new();
+    env.write(&[("f.py", "x = 1\n")]);
+    let (code, out) = env.json(&["index", "does/not/exist"]);
+    assert_eq!(code, 4);
+    assert_eq!(out["error"]["kind"], "not_found");
+    assert_eq!(out["error"]["code"], 4);
+    let (code, out) = env.json(&["index", "f.py"]);
+    assert_eq!(code, 5);
+    assert_eq!(out["error"]["kind"], "not_a_directory");
+    assert!(out["error"]["message"].as_str().unwrap().contains("f.py"));
+}
+
+#[test]
+fn usage_errors_exit_2_with_a_json_error() {
+    let env = Env::new();
+    let (code, out) = env.json(&["callers"]);
+    assert_eq!(code, 2);
+    assert_eq!(out["error"]["kind"], "usage");
+    let (code, out) = env.json(&["callers", "x", "--depth", "0"]);
+    assert_eq!(code, 2, "{out}");
+    let (code, _) = env.json(&["no-such-command"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn queries_without_an_index_say_so() {
+    let env = Env::new();
+    let (code, out) = env.json(&["find", "x"]);
+    assert_eq!(code, 4);
+    assert_eq!(out["error"]["kind"], "no_index");
+    assert!(
+        out["error"]["hint"]
+            .as_str()
+            .unwrap_or("")
+            .contains("loci index")
+            || out["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("loci index")
+    );
+}
+
+#[test]
+fn hostile_query_arguments_never_panic() {
+    let env = Env::new();
+    env.write(&[("a.py", "def a():\n    pass\n")]);
+    assert_eq!(env.json(&["index"]).0, 0);
+    let hostile = [
+        "",
+        ":",
+        "::",
+        "a:",
+        ":a",
+        "'; DROP TABLE symbols; --",
+        "%",
+        "*",
+        "[",
+        "\u{0}",
+        "a\u{0}b",
+        "..",
+        "../../etc/passwd",
+        "ﬁ",
+        "🦀::🦀",
+        &"x".repeat(100_000),
+    ];
+    for arg in hostile {
+        for cmd in [
+            "find", "def", "refs", "callers", "callees", "impact", "outline", "search",
+        ] {
+            let out = env.cmd().args([cmd, arg, "--json"]).output();
+            let Ok(out) = out else { continue }; // an argv with NUL cannot be spawned at all
+            let code = out.status.code().unwrap_or(-1);
+            assert!(
+                [0, 4, 5].contains(&code),
+                "{cmd} {arg:?} exited {code}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+            let v = common::parse(&out);
+            if code != 0 {
+                assert!(v["error"]["message"].is_string());
+            }
+        }
+    }
+    // The index is intact afterwards.
+    let (code, found) = env.json(&["find", "a"]);
+    assert_eq!(code, 0);
+    assert_eq!(found["symbols"].as_array().unwrap().len(), 1);
+}

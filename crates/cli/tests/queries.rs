@@ -1,0 +1,256 @@
+//! Every query command, through the real binary: JSON shapes, selectors, ambiguity, depth.
+
+mod common;
+
+use common::Env;
+use serde_json::Value;
+
+const REPO: &[(&str, &str)] = &[
+    (
+        "src/parser.rs",
+        "use crate::lexer::tokenize;\n\n/// Parses input.\npub struct Parser;\n\nimpl Parser {\n    /// Runs the parse.\n    pub fn parse(&self) -> usize {\n        tokenize(\"x\").len()\n    }\n}\n\npub fn run() -> usize {\n    Parser.parse()\n}\n",
+    ),
+    (
+        "src/lexer.rs",
+        "/// Splits text.\npub fn tokenize(s: &str) -> Vec<&str> {\n    vec![s]\n}\n\npub fn parse() {}\n",
+    ),
+    (
+        "src/main.rs",
+        "mod parser;\nmod lexer;\nfn main() {\n    parser::run();\n}\n",
+    ),
+];
+
+fn indexed() -> Env {
+    let env = Env::new();
+    env.write(REPO);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    for key in [
+        "files_indexed",
+        "files_skipped",
+        "symbols",
+        "edges",
+        "elapsed_ms",
+    ] {
+        assert!(report[key].is_u64(), "index --json lacks {key}: {report}");
+    }
+    env
+}
+
+fn assert_symbol_shape(v: &Value) {
+    for key in ["name", "qualified_name", "kind", "path"] {
+        assert!(v[key].is_string(), "symbol lacks {key}: {v}");
+    }
+    assert!(v["line"].is_u64(), "symbol lacks line: {v}");
+    assert!(
+        !v["path"].as_str().unwrap().starts_with('/'),
+        "path must be relative: {v}"
+    );
+}
+
+fn names(list: &Value, field: &str) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[field].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn find_by_name_glob_kind_and_lang() {
+    let env = indexed();
+    let (code, out) = env.json(&["find", "tok*"]);
+    assert_eq!(code, 0);
+    assert_eq!(names(&out["symbols"], "qualified_name"), ["tokenize"]);
+    out["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .for_each(assert_symbol_shape);
+    let (_, out) = env.json(&["find", "parse", "--kind", "method"]);
+    assert_eq!(names(&out["symbols"], "qualified_name"), ["Parser::parse"]);
+    let (_, out) = env.json(&["find", "*", "--kind", "struct", "--lang", "rust"]);
+    assert_eq!(names(&out["symbols"], "name"), ["Parser"]);
+    let (code, out) = env.json(&["find", "x", "--kind", "gizmo"]);
+    assert_eq!(code, 5);
+    assert!(out["error"]["message"].as_str().unwrap().contains("gizmo"));
+}
+
+#[test]
+fn ambiguous_symbol_lists_candidates_and_selectors_disambiguate() {
+    let env = indexed();
+    let (code, out) = env.json(&["callers", "parse"]);
+    assert_eq!(code, 5);
+    assert_eq!(out["error"]["kind"], "ambiguous");
+    let candidates = &out["error"]["detail"]["candidates"];
+    assert_eq!(candidates.as_array().unwrap().len(), 2);
+    candidates
+        .as_array()
+        .unwrap()
+        .iter()
+        .for_each(assert_symbol_shape);
+
+    let (code, out) = env.json(&["callers", "Parser::parse"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        names(&out["target_symbols"], "qualified_name"),
+        ["Parser::parse"]
+    );
+    let (code, out) = env.json(&["def", "src/lexer.rs:parse"]);
+    assert_eq!(code, 0);
+    assert_eq!(out["symbols"][0]["path"], "src/lexer.rs");
+    let (code, out) = env.json(&["def", "nothing_like_this"]);
+    assert_eq!(code, 4);
+    assert_eq!(out["error"]["kind"], "not_found");
+}
+
+#[test]
+fn def_carries_doc_and_signature() {
+    let env = indexed();
+    let (_, out) = env.json(&["def", "tokenize"]);
+    let s = &out["symbols"][0];
+    assert_symbol_shape(s);
+    assert_eq!(s["doc"], "Splits text.");
+    assert_eq!(s["signature"], "pub fn tokenize(s: &str) -> Vec<&str>");
+    assert_eq!(s["line"], 2);
+}
+
+#[test]
+fn callers_callees_with_depth_and_paths() {
+    let env = indexed();
+    let (_, out) = env.json(&["callers", "tokenize", "--depth", "3"]);
+    let reached = out["reached"].as_array().unwrap();
+    let chain: Vec<(String, u64)> = reached
+        .iter()
+        .map(|r| {
+            (
+                r["symbol"]["qualified_name"].as_str().unwrap().to_string(),
+                r["depth"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        chain,
+        [
+            ("Parser::parse".into(), 1),
+            ("run".into(), 2),
+            ("main".into(), 3)
+        ]
+    );
+    assert_eq!(
+        reached[2]["via"],
+        serde_json::json!(["tokenize", "Parser::parse", "run", "main"])
+    );
+    assert_eq!(reached[0]["site"]["path"], "src/parser.rs");
+    assert_eq!(reached[0]["site"]["line"], 9);
+    reached
+        .iter()
+        .for_each(|r| assert_symbol_shape(&r["symbol"]));
+
+    let (_, out) = env.json(&["callers", "tokenize"]);
+    assert_eq!(
+        out["reached"].as_array().unwrap().len(),
+        1,
+        "depth 1 by default"
+    );
+
+    let (_, out) = env.json(&["callees", "run", "--depth", "2"]);
+    let got = names(
+        &out["reached"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["symbol"].clone())
+            .collect(),
+        "qualified_name",
+    );
+    assert_eq!(got, ["Parser::parse", "tokenize"]);
+}
+
+#[test]
+fn impact_of_symbol_and_of_file() {
+    let env = indexed();
+    let (_, out) = env.json(&["impact", "tokenize"]);
+    let got: Vec<String> = out["reached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["symbol"]["qualified_name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, ["Parser::parse", "run", "main"]);
+    let (code, out) = env.json(&["impact", "src/lexer.rs", "--depth", "1"]);
+    assert_eq!(code, 0, "{out}");
+    let paths: Vec<&str> = out["reached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&"src/parser.rs"), "{out}");
+}
+
+#[test]
+fn refs_outline_search_stats_list() {
+    let env = indexed();
+    let (_, out) = env.json(&["refs", "tokenize"]);
+    let refs = out["refs"].as_array().unwrap();
+    assert!(
+        refs.iter()
+            .any(|r| r["edge"] == "CALLS" && r["path"] == "src/parser.rs" && r["line"] == 9),
+        "{out}"
+    );
+    assert!(refs.iter().any(|r| r["edge"] == "IMPORTS"), "{out}");
+    assert_symbol_shape(&out["target"]);
+
+    let (_, out) = env.json(&["outline", "src/parser.rs"]);
+    let items = out["symbols"].as_array().unwrap();
+    let outline: Vec<(String, u64)> = items
+        .iter()
+        .map(|i| {
+            (
+                i["qualified_name"].as_str().unwrap().to_string(),
+                i["depth"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            ("Parser".into(), 0),
+            ("Parser::parse".into(), 1),
+            ("run".into(), 0)
+        ]
+    );
+    items.iter().for_each(assert_symbol_shape);
+    let (code, _) = env.json(&["outline", "src/missing.rs"]);
+    assert_eq!(code, 4);
+
+    let (_, out) = env.json(&["search", "tokenize(\""]);
+    assert_eq!(out["hits"][0]["path"], "src/parser.rs");
+    assert_eq!(out["hits"][0]["line"], 9);
+    let (_, out) = env.json(&["search", "-e", r"fn \w+\(s: &str\)"]);
+    assert_eq!(out["hits"].as_array().unwrap().len(), 1);
+    let (_, out) = env.json(&["search", "PARSER", "-i", "--path", "src/main.rs"]);
+    let lines: Vec<u64> = out["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [1, 4]);
+    let (code, _) = env.json(&["search", "-e", "("]);
+    assert_eq!(code, 5);
+
+    let (_, out) = env.json(&["stats"]);
+    assert_eq!(out["files"], 3);
+    assert_eq!(out["state"], "complete");
+    let (_, out) = env.json(&["list"]);
+    let roots = names(&out["workspaces"], "root");
+    assert_eq!(
+        roots,
+        [std::fs::canonicalize(env.root())
+            .unwrap()
+            .to_string_lossy()
+            .to_string()]
+    );
+}

@@ -1,0 +1,61 @@
+//! A canonical text dump of an index, free of row ids and timestamps, so two indexes of
+//! the same tree compare equal line for line (the incremental-equals-fresh and crash tests
+//! rely on it; it is also handy when debugging resolution).
+
+use rusqlite::Connection;
+
+/// Dumps files, symbols, references, imports, bases and edges as sorted lines.
+pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut collect = |sql: &str| -> rusqlite::Result<()> {
+        let mut stmt = conn.prepare(sql)?;
+        let columns = stmt.column_count();
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let mut parts = Vec::with_capacity(columns);
+            for i in 0..columns {
+                let v: rusqlite::types::Value = row.get(i)?;
+                parts.push(match v {
+                    rusqlite::types::Value::Null => "-".to_string(),
+                    rusqlite::types::Value::Integer(n) => n.to_string(),
+                    rusqlite::types::Value::Real(f) => f.to_string(),
+                    rusqlite::types::Value::Text(t) => t,
+                    rusqlite::types::Value::Blob(b) => {
+                        b.iter().map(|x| format!("{x:02x}")).collect()
+                    }
+                });
+            }
+            lines.push(parts.join(" | "));
+        }
+        Ok(())
+    };
+    collect("SELECT 'file', path, lang, size, hex(hash), lossy, lines, resolved FROM files")?;
+    collect(
+        "SELECT 'symbol', f.path, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
+                (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id)
+         FROM symbols s JOIN files f ON f.id = s.file_id",
+    )?;
+    collect(
+        "SELECT 'ref', f.path, r.name, r.qualifier, r.kind, r.line, r.col,
+                (SELECT s.qualified_name FROM symbols s WHERE s.id = r.from_symbol)
+         FROM refs r JOIN files f ON f.id = r.file_id",
+    )?;
+    collect(
+        "SELECT 'import', f.path, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id",
+    )?;
+    collect(
+        "SELECT 'base', f.path, b.subject, b.name, b.qualifier, b.kind, b.line,
+                (SELECT s.qualified_name FROM symbols s WHERE s.id = b.symbol_id)
+         FROM bases b JOIN files f ON f.id = b.file_id",
+    )?;
+    collect(
+        "SELECT 'edge', e.kind, sf.path, (SELECT s.qualified_name FROM symbols s WHERE s.id = e.src_symbol),
+                (SELECT path FROM files WHERE id = e.dst_file),
+                (SELECT s.qualified_name FROM symbols s WHERE s.id = e.dst_symbol), e.confidence, e.line
+         FROM edges e JOIN files sf ON sf.id = e.src_file",
+    )?;
+    lines.sort();
+    let mut out = lines.join("\n");
+    out.push('\n');
+    Ok(out)
+}

@@ -1,0 +1,66 @@
+//! Helpers shared by the index integration tests: small repos written into temp dirs,
+//! and indexing + dumping them.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+
+/// Writes `files` (relative path, content) under `root`, creating directories.
+pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (rel, content) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+}
+
+/// Indexes `root` with default options and returns the report.
+pub fn index(root: &Path) -> loci_index::IndexReport {
+    loci_index::index_workspace(
+        &loci_index::IndexOptions::new(root),
+        &loci_index::NoProgress,
+    )
+    .unwrap()
+}
+
+/// The canonical dump of `root`'s index.
+pub fn dump(root: &Path) -> String {
+    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+    loci_index::dump(&conn).unwrap()
+}
+
+/// Copies every regular file of `from` (except `.loci`) into `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walk(from) {
+        let rel = entry.strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &dest).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let t = e.file_type().unwrap();
+            if t.is_dir() && e.file_name() != ".loci" {
+                stack.push(e.path());
+            } else if t.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// Shows the first differing lines of two dumps (for assertion messages).
+pub fn diff(a: &str, b: &str) -> String {
+    let a: std::collections::BTreeSet<&str> = a.lines().collect();
+    let b: std::collections::BTreeSet<&str> = b.lines().collect();
+    let only_a: Vec<&&str> = a.difference(&b).take(20).collect();
+    let only_b: Vec<&&str> = b.difference(&a).take(20).collect();
+    format!("only in incremental: {only_a:#?}\nonly in fresh: {only_b:#?}")
+}

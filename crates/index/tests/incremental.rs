@@ -1,0 +1,156 @@
+//! Incremental indexing must end in exactly the index a fresh full run builds.
+
+mod common;
+
+use common::{copy_tree, diff, dump, index, write_tree};
+
+const BASE: &[(&str, &str)] = &[
+    (
+        "src/lib.rs",
+        "mod util;\npub use util::helper;\n/// Entry.\npub fn run() { helper(); Shape::area(); }\npub struct Shape;\nimpl Shape { pub fn area() -> u32 { util::helper() } }\n",
+    ),
+    (
+        "src/util.rs",
+        "pub fn helper() -> u32 { 1 }\npub fn unused() {}\n",
+    ),
+    (
+        "app/main.py",
+        "from app.models import Model\n\ndef main():\n    m = Model()\n    return m.save()\n",
+    ),
+    (
+        "app/models.py",
+        "class Base:\n    def save(self):\n        return 1\n\nclass Model(Base):\n    pass\n",
+    ),
+    (
+        "web/index.js",
+        "import { greet } from './greet.js';\nexport function start() { return greet('x'); }\n",
+    ),
+    (
+        "web/greet.js",
+        "export function greet(n) { return 'hi ' + n; }\n",
+    ),
+];
+
+fn assert_same_as_fresh(root: &std::path::Path) {
+    let fresh = tempfile::tempdir().unwrap();
+    copy_tree(root, fresh.path());
+    index(fresh.path());
+    let (inc, full) = (dump(root), dump(fresh.path()));
+    assert!(
+        inc == full,
+        "incremental index differs from a fresh one:\n{}",
+        diff(&inc, &full)
+    );
+}
+
+#[test]
+fn modify_add_delete_rename_equals_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(root, BASE);
+    let first = index(root);
+    assert_eq!(first.files_indexed, 6);
+    assert!(first.symbols > 0 && first.edges > 0);
+
+    // Modify: helper renamed to aid; callers now unresolved until they change too.
+    write_tree(
+        root,
+        &[(
+            "src/util.rs",
+            "pub fn aid() -> u32 { 2 }\npub fn unused() {}\n",
+        )],
+    );
+    let report = index(root);
+    assert_eq!(report.files_parsed, 1);
+    assert_same_as_fresh(root);
+
+    // Add a file that defines what was missing.
+    write_tree(root, &[("src/extra.rs", "pub fn helper() -> u32 { 3 }\n")]);
+    let report = index(root);
+    assert_eq!(report.files_parsed, 1);
+    assert_same_as_fresh(root);
+
+    // Delete the defining file of a base class.
+    std::fs::remove_file(root.join("app/models.py")).unwrap();
+    let report = index(root);
+    assert_eq!(report.files_removed, 1);
+    assert_same_as_fresh(root);
+
+    // Rename a file (delete + add) that others import.
+    std::fs::rename(root.join("web/greet.js"), root.join("web/hello.js")).unwrap();
+    write_tree(
+        root,
+        &[(
+            "web/index.js",
+            "import { greet } from './hello.js';\nexport function start() { return greet('x'); }\n",
+        )],
+    );
+    let report = index(root);
+    assert_eq!(report.files_parsed, 2);
+    assert_eq!(report.files_removed, 1);
+    assert_same_as_fresh(root);
+}
+
+#[test]
+fn no_change_run_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), BASE);
+    index(dir.path());
+    let db = loci_store::index_path_for(dir.path());
+    let wal = db.with_extension("db-wal");
+    let before = (
+        std::fs::read(&db).unwrap(),
+        std::fs::read(&wal).unwrap_or_default(),
+    );
+    let report = index(dir.path());
+    assert!(!report.wrote);
+    assert_eq!(report.files_parsed, 0);
+    assert_eq!(report.files_unchanged, 6);
+    let after = (
+        std::fs::read(&db).unwrap(),
+        std::fs::read(&wal).unwrap_or_default(),
+    );
+    assert!(
+        before == after,
+        "a no-change run modified the database files"
+    );
+}
+
+#[test]
+fn touched_file_with_same_content_is_not_reparsed() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), BASE);
+    index(dir.path());
+    let before = dump(dir.path());
+    // Rewrite with identical bytes: stat changes, hash does not.
+    let path = dir.path().join("src/util.rs");
+    let content = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, content).unwrap();
+    let report = index(dir.path());
+    assert_eq!(report.files_parsed, 0);
+    assert_eq!(report.files_touched, 1);
+    assert_eq!(dump(dir.path()), before);
+}
+
+#[test]
+fn cross_file_edges_are_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), BASE);
+    index(dir.path());
+    let d = dump(dir.path());
+    for expected in [
+        "edge | CALLS | src/lib.rs | run | src/util.rs | helper |",
+        "edge | CALLS | src/lib.rs | Shape::area | src/util.rs | helper |",
+        "edge | CALLS | web/index.js | start | web/greet.js | greet |",
+        "edge | CALLS | app/main.py | main | app/models.py | Model |",
+        "edge | INHERITS | app/models.py | Model | app/models.py | Base |",
+        "edge | IMPORTS | app/main.py | - | app/models.py | Model |",
+        "edge | IMPORTS | web/index.js | - | web/greet.js | greet |",
+    ] {
+        assert!(
+            d.lines().any(|l| l.starts_with(expected)),
+            "missing `{expected}` in:\n{d}"
+        );
+    }
+}
