@@ -307,10 +307,10 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
 fn ctags() -> PathBuf {
     let candidates = [PathBuf::from("/usr/bin/ctags"), PathBuf::from("ctags")];
     for candidate in candidates {
-        if let Ok(out) = Command::new(&candidate).arg("--version").output() {
-            if String::from_utf8_lossy(&out.stdout).contains("Universal Ctags") {
-                return candidate;
-            }
+        if let Ok(out) = Command::new(&candidate).arg("--version").output()
+            && String::from_utf8_lossy(&out.stdout).contains("Universal Ctags")
+        {
+            return candidate;
         }
     }
     panic!("no universal-ctags found at /usr/bin/ctags or on PATH; {CTAGS_HINT}");
