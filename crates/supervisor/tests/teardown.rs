@@ -1,9 +1,12 @@
 //! The teardown paths of a process that owns a supervisor: a termination
 //! signal (then the signal is re-raised), normal exit, and several paths at
-//! once (the child is signalled exactly once). Uses the
-//! `loci-supervisor-harness` binary (see Cargo.toml for why it is a bin).
+//! once (the child is signalled exactly once). The process that owns the
+//! supervisor is this test binary itself, re-executed to run only
+//! `harness_process` (see `common/harness.rs` for why).
 
 mod common;
+#[path = "common/harness.rs"]
+mod harness;
 
 use std::ops::ControlFlow;
 use std::sync::mpsc;
@@ -12,27 +15,48 @@ use std::time::Duration;
 use common::assert_group_gone;
 use loci_supervisor::{EnvPolicy, Exit, Handle, SpawnSpec, Supervisor};
 
-const HARNESS: &str = env!("CARGO_BIN_EXE_loci-supervisor-harness");
+/// Not a test of its own: the entry point of the harness process. Without
+/// the harness variable (a normal test run) it does nothing.
+#[test]
+fn harness_process() {
+    if let Ok(mode) = std::env::var(harness::MODE_VAR) {
+        harness::run(&mode);
+    }
+}
+
+/// This test binary, told to run only `harness_process` with output shown.
+fn harness_spec(mode: &str, arg: &str, env: EnvPolicy) -> SpawnSpec {
+    SpawnSpec::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "harness_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(env.pin(harness::MODE_VAR, mode).pin(harness::ARG_VAR, arg))
+        .budget(Duration::from_secs(60))
+}
 
 /// Starts the harness in `mode` and returns its handle and the pgid of the
-/// child it reports on stdout.
-fn start_harness(sup: &Supervisor, args: &[&str]) -> (Handle, u32) {
+/// child it reports on stdout (amid libtest's own output).
+fn start_harness(sup: &Supervisor, mode: &str, arg: &str) -> (Handle, u32) {
     let (tx, rx) = mpsc::channel();
-    let mut line = Vec::new();
+    let mut seen = Vec::new();
+    let mut sent = false;
     let h = sup
         .spawn(
-            SpawnSpec::new(HARNESS)
-                .args(args)
-                .budget(Duration::from_secs(60))
-                .on_stdout(move |chunk| {
-                    line.extend_from_slice(chunk);
-                    let text = String::from_utf8_lossy(&line);
-                    if let Some(pgid) = text.strip_prefix("pgid ").and_then(|r| r.split_once('\n'))
-                    {
-                        let _ = tx.send(pgid.0.parse::<u32>().unwrap());
-                    }
-                    ControlFlow::Continue(())
-                }),
+            harness_spec(mode, arg, EnvPolicy::loci_child()).on_stdout(move |chunk| {
+                seen.extend_from_slice(chunk);
+                let text = String::from_utf8_lossy(&seen);
+                if let Some(rest) = text.split("pgid ").nth(1)
+                    && let Some((num, _)) = rest.split_once('\n')
+                    && !sent
+                {
+                    sent = true;
+                    let _ = tx.send(num.trim().parse::<u32>().unwrap());
+                }
+                ControlFlow::Continue(())
+            }),
         )
         .unwrap();
     let pgid = rx
@@ -43,7 +67,7 @@ fn start_harness(sup: &Supervisor, args: &[&str]) -> (Handle, u32) {
 
 fn signal_kills_children_and_is_reraised(sig: i32) {
     let sup = Supervisor::new();
-    let (h, pgid) = start_harness(&sup, &["hold-signal"]);
+    let (h, pgid) = start_harness(&sup, "hold-signal", "");
     common::wait_group_size(pgid, 2);
     // SAFETY: kill(2) on the harness pid, which is our own unreaped child.
     unsafe { libc::kill(h.pid() as i32, sig) };
@@ -70,7 +94,7 @@ fn sighup_to_the_owner_kills_its_children_and_reraises() {
 #[test]
 fn normal_exit_of_the_owner_kills_its_children() {
     let sup = Supervisor::new();
-    let (h, pgid) = start_harness(&sup, &["hold-exit"]);
+    let (h, pgid) = start_harness(&sup, "hold-exit", "");
     let out = h.wait();
     assert_eq!(out.exit, Exit::Code(0), "{out:?}");
     assert_group_gone(pgid);
@@ -81,7 +105,7 @@ fn cancel_drop_and_exit_together_signal_the_child_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("terms.log");
     let sup = Supervisor::new();
-    let (h, pgid) = start_harness(&sup, &["trap-once", log.to_str().unwrap()]);
+    let (h, pgid) = start_harness(&sup, "trap-once", log.to_str().unwrap());
     let out = h.wait();
     assert_eq!(out.exit, Exit::Code(0), "{out:?}");
     assert_group_gone(pgid);
@@ -99,17 +123,19 @@ fn inherit_pins_auto_watch_over_an_inherited_value_and_keeps_the_rest() {
         ("MULTI_LINE", "a\nb"),
         ("EMPTY", ""),
     ];
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("env");
+    let dump_s = dump.to_str().unwrap();
     let out = sup
-        .run(
-            SpawnSpec::new(HARNESS)
-                .arg("env")
-                .env(EnvPolicy::clear_with(harness_env)),
-        )
+        .run(harness_spec(
+            "env",
+            dump_s,
+            EnvPolicy::clear_with(harness_env),
+        ))
         .unwrap();
     assert!(out.success(), "{}", out.stderr.to_string_lossy());
-    let mut seen: Vec<(String, String)> = out
-        .stdout
-        .head
+    let mut seen: Vec<(String, String)> = std::fs::read(&dump)
+        .unwrap()
         .split(|&b| b == 0)
         .filter(|kv| !kv.is_empty())
         .map(|kv| {
@@ -124,6 +150,8 @@ fn inherit_pins_auto_watch_over_an_inherited_value_and_keeps_the_rest() {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     expected[1].1 = "0".into();
+    expected.push((harness::MODE_VAR.into(), "env".into()));
+    expected.push((harness::ARG_VAR.into(), dump_s.into()));
     expected.sort();
     assert_eq!(seen, expected);
 }

@@ -1,16 +1,25 @@
-//! Test harness: a separate process that owns a `Supervisor`, so tests can
-//! signal it, let it exit, or control its environment. Not part of loci.
+//! The harness process of the teardown tests: a separate process that owns a
+//! `Supervisor`, so tests can signal it, let it exit, or control its
+//! environment.
 //!
-//! Modes (first argument):
+//! It is the teardown test binary itself, re-executed to run only its
+//! `harness_process` test with [`MODE_VAR`] set (see `tests/teardown.rs`).
+//! Not a `[[bin]]` target: a second binary in the workspace would make a bare
+//! `cargo run` at the root ambiguous for everyone; not an example: cargo gives
+//! tests no path to examples and `cargo test --test teardown` does not build
+//! them. The test binary is always built and its path is `current_exe()`.
+//!
+//! Modes (the value of [`MODE_VAR`]):
 //! - `hold-signal`: start `sh -c 'sleep 1000 & sleep 1000'`, print
 //!   `pgid <pid>` once both processes are up, then wait forever (the test
 //!   sends a signal).
 //! - `hold-exit`: the same, then `std::process::exit(0)` without dropping the
 //!   supervisor (the `atexit` path must tear the child down).
-//! - `trap-once <log>`: start a shell that appends a line to `<log>` on every
+//! - `trap-once` (log path in [`ARG_VAR`]): start a shell that appends a line to `<log>` on every
 //!   SIGTERM and survives it; cancel it, drop the supervisor, and exit: the
 //!   three teardown paths together must signal it exactly once.
-//! - `env`: run `env -0` with `EnvPolicy::loci_child()` and copy its output.
+//! - `env`: run `env -0` with `EnvPolicy::loci_child()` and copy its output
+//!   to the file named by [`ARG_VAR`].
 
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -19,8 +28,12 @@ use std::time::Duration;
 
 use loci_supervisor::{EnvPolicy, SpawnSpec, Supervisor};
 
-#[path = "../common/mod.rs"]
-mod common;
+use super::common;
+
+/// Selects the harness mode; unset in a normal test run.
+pub const MODE_VAR: &str = "LOCI_SUPERVISOR_TEST_HARNESS";
+/// The mode's argument (a file path).
+pub const ARG_VAR: &str = "LOCI_SUPERVISOR_TEST_HARNESS_ARG";
 
 fn hold(sup: &Supervisor) -> u32 {
     let h = sup
@@ -37,22 +50,23 @@ fn hold(sup: &Supervisor) -> u32 {
     h.pid()
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
+/// Runs `mode`; the hold modes never return.
+pub fn run(mode: &str) {
+    let arg = std::env::var(ARG_VAR).unwrap_or_default();
     let sup = Supervisor::new();
-    match args.get(1).map(String::as_str) {
-        Some("hold-signal") => {
+    match mode {
+        "hold-signal" => {
             hold(&sup);
             loop {
                 std::thread::park();
             }
         }
-        Some("hold-exit") => {
+        "hold-exit" => {
             hold(&sup);
             std::process::exit(0);
         }
-        Some("trap-once") => {
-            let log = &args[2];
+        "trap-once" => {
+            let log = &arg;
             let (tx, rx) = mpsc::channel();
             let script =
                 format!("trap 'echo term >> {log}' TERM; echo ready; while :; do sleep 0.05; done");
@@ -74,15 +88,12 @@ fn main() {
             drop(sup);
             std::process::exit(0);
         }
-        Some("env") => {
+        "env" => {
             let out = sup
                 .run(SpawnSpec::new("env").arg("-0").env(EnvPolicy::loci_child()))
                 .expect("spawn env");
-            std::io::stdout().write_all(&out.stdout.head).unwrap();
+            std::fs::write(&arg, &out.stdout.head).unwrap();
         }
-        other => {
-            eprintln!("unknown mode {other:?}");
-            std::process::exit(2);
-        }
+        other => panic!("unknown harness mode {other:?}"),
     }
 }
