@@ -361,3 +361,16 @@ fn exit_notifier(pid: u32) -> std::io::Result<std::fs::File> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supervisor_and_handle_can_be_shared_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Supervisor>();
+        send_sync::<Handle>();
+        send_sync::<Outcome>();
+    }
+}

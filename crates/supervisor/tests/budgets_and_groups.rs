@@ -87,22 +87,15 @@ fn child_ignoring_sigterm_is_killed_after_the_grace() {
 #[test]
 fn normal_exit_sweeps_background_leftovers_of_the_group() {
     let sup = Supervisor::new();
-    let (tx, rx) = mpsc::channel::<u32>();
     // The leader exits at once, leaving a background sleep in its group.
     let out = sup
-        .run(
-            SpawnSpec::new("sh")
-                .args(["-c", "sleep 1000 >/dev/null 2>&1 & echo $!"])
-                .on_stdout(move |chunk| {
-                    if let Ok(pid) = String::from_utf8_lossy(chunk).trim().parse() {
-                        let _ = tx.send(pid);
-                    }
-                    ControlFlow::Continue(())
-                }),
-        )
+        .run(SpawnSpec::new("sh").args(["-c", "sleep 1000 >/dev/null 2>&1 & echo $!"]))
         .unwrap();
     assert!(out.success(), "{out:?}");
-    let bg = rx.recv().unwrap();
+    let bg: u32 = String::from_utf8_lossy(&out.stdout.head)
+        .trim()
+        .parse()
+        .unwrap();
     assert_ne!(bg, out.pid);
     assert_group_gone(out.pid);
 }
