@@ -56,6 +56,8 @@ struct FileInfo {
     dir: Vec<String>,
     /// The file name's extension (`rs`, `hpp`), empty if none.
     ext: String,
+    /// The relative path, for a deterministic order of candidates.
+    path: String,
 }
 
 /// The slice of the workspace resolution needs: symbols by name and file paths.
@@ -127,15 +129,15 @@ pub(crate) fn load(
     let mut inputs = Vec::with_capacity(file_ids.len());
     {
         let mut own_stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1 ORDER BY id",
         )?;
         let mut refs_stmt = conn.prepare_cached(
-            "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1",
+            "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1 ORDER BY id",
         )?;
         let mut imports_stmt = conn
-            .prepare_cached("SELECT module, name, alias, line FROM imports WHERE file_id = ?1")?;
+            .prepare_cached("SELECT module, name, alias, line FROM imports WHERE file_id = ?1 ORDER BY id")?;
         let mut bases_stmt = conn.prepare_cached(
-            "SELECT symbol_id, subject, name, qualifier, kind, line FROM bases WHERE file_id = ?1",
+            "SELECT symbol_id, subject, name, qualifier, kind, line FROM bases WHERE file_id = ?1 ORDER BY id",
         )?;
         for &file_id in file_ids {
             let own = own_stmt
@@ -232,6 +234,14 @@ pub(crate) fn load(
         }
         files.insert(id, info);
     }
+    // Symbol ids differ between an incremental and a fresh index: order candidates by
+    // where they are, so every choice below is the same for the same tree.
+    for defs in by_name.values_mut() {
+        defs.sort_by(|a, b| {
+            let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
+            (path(a), &a.qualified_name, a.kind.name()).cmp(&(path(b), &b.qualified_name, b.kind.name()))
+        });
+    }
     Ok((
         SymbolTable {
             by_name,
@@ -268,6 +278,7 @@ fn file_info(path: &str) -> FileInfo {
         module_path: comps,
         dir,
         ext: ext.rsplit('.').next().unwrap_or("").to_string(),
+        path: path.to_string(),
     }
 }
 
