@@ -50,6 +50,13 @@ enum Command {
     Stats,
     /// The workspaces loci knows.
     List,
+    /// Run one read-only SQL statement over the index (deadline, row cap, params).
+    Query(cmd::query::QueryArgs),
+    /// The query worker process (started by loci itself).
+    #[command(hide = true)]
+    Worker(cmd::worker::WorkerArgs),
+    /// Create or list workspaces inside the roots loci owns.
+    Workspace(cmd::workspace::WorkspaceArgs),
 }
 
 fn main() -> ExitCode {
@@ -106,6 +113,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Search(a) => cmd::graph::search(a, ws, json),
         Command::Stats => cmd::graph::stats(ws, json),
         Command::List => cmd::list::run(json),
+        Command::Query(a) => cmd::query::run(a, ws, json),
+        Command::Worker(a) => cmd::worker::run(a),
+        Command::Workspace(a) => cmd::workspace::run(a, json),
     }
 }
 

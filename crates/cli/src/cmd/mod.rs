@@ -3,3 +3,6 @@
 pub mod graph;
 pub mod index;
 pub mod list;
+pub mod query;
+pub mod workspace;
+pub mod worker;

@@ -1,0 +1,110 @@
+//! `loci workspace create|ls`: workspaces inside the roots loci owns (docs/paths.md).
+
+use clap::{Args, Subcommand};
+use loci_paths::{RootKind, Roots};
+
+use crate::exit::{self, Failure};
+use crate::output;
+
+#[derive(Args)]
+pub struct WorkspaceArgs {
+    #[command(subcommand)]
+    command: WorkspaceCommand,
+}
+
+#[derive(Subcommand)]
+enum WorkspaceCommand {
+    /// Create a workspace folder under a root, then `git init` it or clone into it.
+    Create(CreateArgs),
+    /// List the directories under a root (the folder picker).
+    Ls(LsArgs),
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["mounted", "managed"])))]
+struct CreateArgs {
+    /// A relative path under the projects base (LOCI_PROJECTS_BASE), e.g. `team/app`.
+    #[arg(long, value_name = "SEGMENT")]
+    mounted: Option<String>,
+    /// A single name under the managed root (LOCI_MANAGED_ROOT): A-Z a-z 0-9 _ -, at most 64.
+    #[arg(long, value_name = "NAME")]
+    managed: Option<String>,
+    /// Clone this repository into the new folder instead of `git init`.
+    #[arg(long, value_name = "URL")]
+    clone: Option<String>,
+}
+
+#[derive(Args)]
+struct LsArgs {
+    /// List under the projects base (the default).
+    #[arg(long, conflicts_with = "managed")]
+    base: bool,
+    /// List under the managed root.
+    #[arg(long)]
+    managed: bool,
+    /// A folder under the root (default: the root itself).
+    segment: Option<String>,
+}
+
+pub fn run(args: WorkspaceArgs, json: bool) -> Result<(), Failure> {
+    let roots = Roots::from_env(None, None).map_err(|e| {
+        Failure::new(exit::INVALID_INPUT, "no_root", e.to_string())
+            .hint("set LOCI_PROJECTS_BASE / LOCI_MANAGED_ROOT to absolute directories")
+    })?;
+    match args.command {
+        WorkspaceCommand::Create(a) => create(&roots, a, json),
+        WorkspaceCommand::Ls(a) => ls(&roots, a, json),
+    }
+}
+
+fn create(roots: &Roots, args: CreateArgs, json: bool) -> Result<(), Failure> {
+    let mut request = match (args.mounted, args.managed) {
+        (Some(segment), _) => loci_workspace::CreateRequest::mounted(segment),
+        (None, Some(name)) => loci_workspace::CreateRequest::managed(name),
+        (None, None) => unreachable!("clap requires one of --mounted/--managed"),
+    };
+    if let Some(url) = args.clone {
+        request = request.clone_from(url);
+    }
+    let registry = loci_store::registry::Registry::open_default()?;
+    let supervisor = loci_supervisor::Supervisor::new();
+    let created = loci_workspace::create(roots, &request, &supervisor, &registry).map_err(|e| {
+        let mut f = Failure::new(e.exit_code() as u8, e.kind(), e.to_string());
+        if let Some(hint) = e.hint() {
+            f = f.hint(hint);
+        }
+        if let Some(reason) = e.reason() {
+            f = f.detail(serde_json::json!({ "reason": reason }));
+        }
+        f
+    })?;
+    if json {
+        output::json(&created);
+    } else {
+        let value = serde_json::to_value(&created).unwrap_or_default();
+        println!(
+            "{}: {}",
+            value["action"].as_str().unwrap_or("created"),
+            serde_json::to_string(&value["locator"]).unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+fn ls(roots: &Roots, args: LsArgs, json: bool) -> Result<(), Failure> {
+    let kind = if args.managed {
+        RootKind::Managed
+    } else {
+        RootKind::Base
+    };
+    let listing = loci_workspace::ls(roots, kind, args.segment.as_deref())
+        .map_err(|e| Failure::new(e.exit_code() as u8, e.kind(), e.to_string()))?;
+    if json {
+        output::json(&listing);
+        return Ok(());
+    }
+    for entry in &listing.entries {
+        println!("{}", entry.name);
+    }
+    Ok(())
+}
