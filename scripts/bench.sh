@@ -49,7 +49,9 @@ def median_ms(cmd, n=runs):
     return statistics.median(timed(cmd)[0] for _ in range(n)) * 1000
 
 # Baseline: universal-ctags, definitions only, same tree, same run.
-ctags_wall, ctags_cpu, _, _ = timed(["ctags", "-R", "-f", "/dev/null", "--languages=all", ws])
+tags = os.path.join(os.path.dirname(ws), "tags")
+ctags_wall, ctags_cpu, _, _ = timed(["ctags", "-R", "-f", tags, ws])
+os.remove(tags)
 
 # Full index: run it in a wrapper that reports the peak RSS of that process alone.
 wrapper = ("import resource,subprocess,sys,json;p=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
