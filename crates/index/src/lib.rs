@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod dump;
+pub mod drift;
 pub mod extract;
 pub mod graph;
 mod lang;

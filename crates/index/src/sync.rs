@@ -403,7 +403,7 @@ fn apply_batch(
     tx.commit()
 }
 
-fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, StoredFile>> {
+pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, StoredFile>> {
     let mut stmt = conn.prepare("SELECT id, path, size, mtime_ns, inode, hash FROM files")?;
     let rows = stmt.query_map([], |r| {
         Ok((
@@ -424,14 +424,14 @@ fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, StoredFile
 
 /// Whether a file could be source by its name: a known extension, or no extension
 /// (then its shebang decides).
-fn could_be_source(path: &Path) -> bool {
+pub(crate) fn could_be_source(path: &Path) -> bool {
     match path.extension() {
         Some(_) => Lang::detect(path, &[]).is_some(),
         None => true,
     }
 }
 
-fn sniff_shebang(path: &Path) -> Option<Lang> {
+pub(crate) fn sniff_shebang(path: &Path) -> Option<Lang> {
     use std::io::Read;
     let mut head = [0u8; 128];
     let mut file = std::fs::File::open(path).ok()?;
