@@ -1,0 +1,377 @@
+//! Deciding a workspace's state. Read-only: nothing here writes the workspace or
+//! takes a lock from anyone.
+//!
+//! Order: the workspace must be readable; the marker decides indexedness (absent →
+//! a probe, i.e. the registry; present → never a probe); a lock holder means a run in
+//! flight or `busy`; the database must open, pass `quick_check` (cached while the file
+//! is unchanged), have a known schema and a complete run; then a stat walk decides
+//! `drift` or `clean`. Any error deciding is a corrupt-adjacent `unknown`, never drift.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use loci_index::drift::{DriftOptions, drift};
+use loci_store::StoreError;
+
+use crate::config::Config;
+use crate::lockfile::watch_holder;
+use crate::probe::{IndexednessProbe, ProbeOutcome};
+use crate::record::{Checked, DbStamp, Record, now_ms};
+use crate::state::{Decider, State, Status};
+
+/// A workspace whose index location is known.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// Canonical root.
+    pub root: PathBuf,
+    /// Its index file.
+    pub index_path: PathBuf,
+    /// How it was found.
+    pub decider: Decider,
+}
+
+/// What a classification learned that is worth caching.
+#[derive(Debug, Default, Clone)]
+pub struct Learned {
+    /// `quick_check` passed on this database.
+    pub integrity: Option<Checked>,
+}
+
+/// The executable background runs use: `lifecycle.executable`, else this binary.
+pub fn executable(cfg: &Config) -> Result<PathBuf, String> {
+    let path = match cfg.executable() {
+        Some(p) => p,
+        None => {
+            std::env::current_exe().map_err(|e| format!("cannot find the loci executable: {e}"))?
+        }
+    };
+    match rustix::fs::access(&path, rustix::fs::Access::EXEC_OK) {
+        Ok(()) if path.is_file() => Ok(path),
+        Ok(()) => Err(format!(
+            "the loci executable {} is not a file",
+            path.display()
+        )),
+        Err(e) => Err(format!(
+            "the loci executable {} cannot be run: {e}",
+            path.display()
+        )),
+    }
+}
+
+/// Resolves `path` to a canonical, readable directory, or an `unavailable` status.
+pub fn resolve_root(path: &Path) -> Result<PathBuf, Box<Status>> {
+    let shown = path.to_string_lossy().into_owned();
+    let unavailable = |why: String| {
+        Box::new(
+            Status::new(State::Unavailable, why, shown.clone())
+                .with_hint("give a readable workspace directory"),
+        )
+    };
+    let root = loci_index::workspace_root(path).map_err(|e| unavailable(e.to_string()))?;
+    std::fs::read_dir(&root)
+        .map_err(|e| unavailable(format!("cannot read {}: {e}", root.display())))?;
+    Ok(root)
+}
+
+/// Classifies the workspace at `root` (canonical). `record` supplies the integrity
+/// cache and the run in flight; `check_executable` adds the background-run check.
+pub fn classify(
+    root: &Path,
+    cfg: &Config,
+    probe: &dyn IndexednessProbe,
+    record: &Record,
+    check_executable: bool,
+) -> (Status, Learned) {
+    let started = Instant::now();
+    let (mut status, learned) = classify_inner(root, cfg, probe, record, check_executable);
+    status.facts.elapsed_ms = started.elapsed().as_millis() as u64;
+    (status, learned)
+}
+
+fn classify_inner(
+    root: &Path,
+    cfg: &Config,
+    probe: &dyn IndexednessProbe,
+    record: &Record,
+    check_executable: bool,
+) -> (Status, Learned) {
+    let ws = root.to_string_lossy().into_owned();
+    let mut learned = Learned::default();
+    if check_executable {
+        match executable(cfg) {
+            Ok(exe) => {
+                let mut s = classify_inner(root, cfg, probe, record, false);
+                s.0.facts.executable = Some(exe.to_string_lossy().into_owned());
+                return s;
+            }
+            Err(why) => {
+                let s = Status::new(State::Unavailable, why, ws).with_hint(
+                    "install loci on PATH or set lifecycle.executable (LOCI_LIFECYCLE_EXECUTABLE)",
+                );
+                return (s, learned);
+            }
+        }
+    }
+
+    // Indexedness: the marker, else a probe.
+    let marker = root.join(loci_store::INDEX_DIR);
+    let located = if marker.is_dir() {
+        Located {
+            root: root.to_path_buf(),
+            index_path: loci_store::index_path_for(root),
+            decider: Decider::Marker,
+        }
+    } else {
+        match probe.lookup(root) {
+            ProbeOutcome::Found {
+                index_path,
+                decider: _,
+            } => Located {
+                root: root.to_path_buf(),
+                index_path,
+                decider: Decider::Registry,
+            },
+            ProbeOutcome::Absent => {
+                if rustix::fs::access(root, rustix::fs::Access::WRITE_OK).is_err() {
+                    let s = Status::new(
+                        State::Unavailable,
+                        format!("no index, and {} is not writable for one", marker.display()),
+                        ws,
+                    )
+                    .with_hint("make the workspace writable");
+                    return (s, learned);
+                }
+                let mut s = Status::new(
+                    State::Unindexed,
+                    "no .loci/ marker and no registry entry for this workspace",
+                    ws,
+                )
+                .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
+                s.facts.decider = Some(Decider::None);
+                return (s, learned);
+            }
+            ProbeOutcome::Busy(why) => {
+                let mut s = Status::new(State::Busy, format!("registry is locked: {why}"), ws);
+                s.facts.decider = Some(Decider::Registry);
+                return (s, learned);
+            }
+            ProbeOutcome::Unknown(why) => {
+                return (unknown(ws, Decider::Registry, why), learned);
+            }
+        }
+    };
+    let index_dir = located
+        .index_path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let with_facts = |mut s: Status| {
+        s.facts.decider = Some(located.decider);
+        s.facts.index_path = Some(located.index_path.to_string_lossy().into_owned());
+        s
+    };
+
+    // A writer or watcher in flight.
+    match loci_index::lock::current_holder(&index_dir) {
+        Ok(Some(holder)) => {
+            let s = match State::of_run(&holder.purpose) {
+                Some(state) => Status::new(
+                    state,
+                    format!(
+                        "a loci {} run (pid {}) is in flight since {}",
+                        holder.purpose, holder.pid, holder.since
+                    ),
+                    ws,
+                ),
+                None => Status::new(
+                    State::Busy,
+                    format!(
+                        "`{}` (pid {}, {}) holds the index since {}",
+                        holder.command, holder.pid, holder.purpose, holder.since
+                    ),
+                    ws,
+                ),
+            };
+            let mut s = with_facts(s);
+            s.facts.holder = Some(holder);
+            return (s, learned);
+        }
+        Ok(None) => {}
+        Err(e) => {
+            return (
+                with_facts(unknown(ws, located.decider, e.to_string())),
+                learned,
+            );
+        }
+    }
+    match watch_holder(&index_dir) {
+        Ok(Some(holder)) => {
+            let mut s = with_facts(Status::new(
+                State::Busy,
+                format!(
+                    "a loci watcher (`{}`, pid {}) keeps this index fresh since {}",
+                    holder.command, holder.pid, holder.since
+                ),
+                ws,
+            ));
+            s.facts.holder = Some(holder);
+            return (s, learned);
+        }
+        Ok(None) => {}
+        Err(e) => {
+            return (
+                with_facts(unknown(ws, located.decider, format!("watcher lock: {e}"))),
+                learned,
+            );
+        }
+    }
+    if let Some(run) = record.live_running() {
+        if let Some(state) = State::of_run(&run.purpose) {
+            let s = Status::new(
+                state,
+                format!(
+                    "a background {} (pid {}) started by pid {} is in flight",
+                    run.purpose, run.pid, run.owner_pid
+                ),
+                ws,
+            );
+            return (with_facts(s), learned);
+        }
+    }
+
+    if !located.index_path.is_file() {
+        let mut s = Status::new(
+            State::Unindexed,
+            match located.decider {
+                Decider::Registry => format!(
+                    "the registry names {} but it does not exist",
+                    located.index_path.display()
+                ),
+                _ => "the .loci/ marker exists but holds no index".into(),
+            },
+            ws,
+        )
+        .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
+        s = with_facts(s);
+        return (s, learned);
+    }
+
+    // The database itself.
+    let corrupt = |why: String| {
+        with_facts(
+            Status::new(State::Corrupt, why, ws.clone())
+                .with_hint("run `loci rebuild --yes` to rebuild it (the old index is deleted)"),
+        )
+    };
+    let conn = match loci_store::open_index_read_only(&located.index_path) {
+        Ok(c) => c,
+        Err(e) if e.is_busy() => {
+            let s = Status::new(
+                State::Busy,
+                format!("SQLite reports the index locked by another process: {e}"),
+                ws,
+            );
+            return (with_facts(s), learned);
+        }
+        Err(e @ StoreError::UnknownSchema { .. }) => return (corrupt(e.to_string()), learned),
+        Err(e) => return (corrupt(format!("the index does not open: {e}")), learned),
+    };
+    let stamp = DbStamp::of(&located.index_path);
+    let cached_ok = matches!((record.integrity, stamp), (Some(c), Some(s)) if c.db == s);
+    if !cached_ok {
+        match loci_store::quick_check(&conn) {
+            Ok(None) => {
+                learned.integrity = stamp.map(|db| Checked {
+                    at_ms: now_ms(),
+                    db,
+                });
+            }
+            Ok(Some(problem)) => {
+                return (corrupt(format!("quick_check failed: {problem}")), learned);
+            }
+            Err(e) if is_busy(&e) => {
+                let s = Status::new(State::Busy, "SQLite reports the index locked", ws);
+                return (with_facts(s), learned);
+            }
+            Err(e) => return (corrupt(format!("quick_check failed: {e}")), learned),
+        }
+    }
+    let index_state = match loci_index::meta_get(&conn, "state") {
+        Ok(v) => v,
+        Err(e) => {
+            return (
+                corrupt(format!("cannot read the index state: {e}")),
+                learned,
+            );
+        }
+    };
+    drop(conn);
+    if index_state.as_deref() != Some("complete") {
+        let mut s = corrupt(format!(
+            "an index run was interrupted and left the index incomplete (state {})",
+            index_state.as_deref().unwrap_or("none")
+        ));
+        s.hint = Some(
+            "`loci sync` finishes the interrupted run; `loci rebuild --yes` starts over".into(),
+        );
+        s.facts.index_state = index_state;
+        s.facts.integrity_cached = cached_ok;
+        return (s, learned);
+    }
+
+    // Drift: a stat walk against the stored fingerprints.
+    let mut opts = DriftOptions::new(root);
+    opts.index_path = Some(located.index_path.clone());
+    opts.max_file_bytes = cfg.max_file_bytes();
+    let mut s = match drift(&opts) {
+        Ok(report) if report.is_drift() => {
+            let mut s = Status::new(
+                State::Drift,
+                format!(
+                    "the index is behind the working tree: {} added, {} changed, {} removed{}",
+                    report.added,
+                    report.changed,
+                    report.removed,
+                    if report.pending_resolve > 0 {
+                        format!(", {} files to re-resolve", report.pending_resolve)
+                    } else {
+                        String::new()
+                    }
+                ),
+                ws,
+            )
+            .with_hint("run `loci sync`");
+            s.facts.drift = Some(report);
+            s
+        }
+        Ok(report) => {
+            let mut s = Status::new(State::Clean, "the index matches the working tree", ws);
+            s.facts.drift = Some(report);
+            s
+        }
+        Err(e) => unknown(ws, located.decider, format!("drift check failed: {e}")),
+    };
+    s = with_facts(s);
+    s.facts.index_state = index_state;
+    s.facts.integrity_cached = cached_ok;
+    (s, learned)
+}
+
+fn is_busy(e: &loci_store::rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            loci_store::rusqlite::ErrorCode::DatabaseBusy
+                | loci_store::rusqlite::ErrorCode::DatabaseLocked
+        )
+    )
+}
+
+/// The corrupt-adjacent unknown: the state could not be decided. No work follows.
+pub fn unknown(workspace: String, decider: Decider, why: String) -> Status {
+    let mut s = Status::new(State::Corrupt, format!("unknown: {why}"), workspace)
+        .with_hint("nothing was changed; `loci status` shows the state once it can be read");
+    s.facts.unknown = true;
+    s.facts.decider = Some(decider);
+    s
+}

@@ -1,0 +1,581 @@
+//! Layered configuration: built-in defaults < `$XDG_CONFIG_HOME/loci/config.toml` <
+//! `<workspace>/.loci/config.toml` < environment (`LOCI_<SECTION>_<KEY>`).
+//!
+//! Every key is declared once in [`KEYS`] with its type, range, default and variable.
+//! A value of the wrong type or out of range is skipped with one warning naming the key
+//! and the layer, and the lower layer's value applies.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The type and valid range of a key.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// `true`/`false` (env: `1/0`, `true/false`, `yes/no`, `on/off`).
+    Bool,
+    /// An integer in `min..=max`.
+    Int {
+        /// Smallest valid value.
+        min: u64,
+        /// Largest valid value.
+        max: u64,
+    },
+    /// A non-empty path.
+    Path,
+}
+
+/// One configuration key.
+#[derive(Debug, Clone)]
+pub struct KeyDef {
+    /// Dotted name, as in the TOML files: `lifecycle.autoCreate`.
+    pub key: &'static str,
+    /// The environment variable that overrides it.
+    pub env: &'static str,
+    /// Type and range.
+    pub kind: Kind,
+    /// Built-in default (`None`: unset unless a layer sets it).
+    pub default: Option<Value>,
+    /// One line for `loci config show`.
+    pub doc: &'static str,
+}
+
+const DAY_MS: u64 = 86_400_000;
+
+/// Every key loci's lifecycle reads.
+pub const KEYS: &[KeyDef] = &[
+    KeyDef {
+        key: "lifecycle.autoCreate",
+        env: "LOCI_LIFECYCLE_AUTO_CREATE",
+        kind: Kind::Bool,
+        default: Some(Value::Bool(false)),
+        doc: "the gate indexes an unindexed workspace in the background",
+    },
+    KeyDef {
+        key: "lifecycle.syncOnStart",
+        env: "LOCI_LIFECYCLE_SYNC_ON_START",
+        kind: Kind::Bool,
+        default: Some(Value::Bool(true)),
+        doc: "the gate starts a background sync when the index is behind",
+    },
+    KeyDef {
+        key: "lifecycle.livenessCacheMs",
+        env: "LOCI_LIFECYCLE_LIVENESS_CACHE_MS",
+        kind: Kind::Int {
+            min: 0,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(30_000)),
+        doc: "a clean answer is reused this long without re-walking",
+    },
+    KeyDef {
+        key: "lifecycle.gateBudgetMs",
+        env: "LOCI_LIFECYCLE_GATE_BUDGET_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: 60_000,
+        },
+        default: Some(Value::Int(50)),
+        doc: "the gate answers within this time with what it knows",
+    },
+    KeyDef {
+        key: "lifecycle.watchDebounceMs",
+        env: "LOCI_LIFECYCLE_WATCH_DEBOUNCE_MS",
+        kind: Kind::Int {
+            min: 10,
+            max: 60_000,
+        },
+        default: Some(Value::Int(300)),
+        doc: "`loci watch` waits for this much quiet before syncing",
+    },
+    KeyDef {
+        key: "lifecycle.executable",
+        env: "LOCI_LIFECYCLE_EXECUTABLE",
+        kind: Kind::Path,
+        default: None,
+        doc: "the loci binary background runs execute (default: this one)",
+    },
+    KeyDef {
+        key: "index.probeTimeoutMs",
+        env: "LOCI_INDEX_PROBE_TIMEOUT_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(30_000)),
+        doc: "budget of a probe (the state check the gate finishes after answering)",
+    },
+    KeyDef {
+        key: "index.maintenanceTimeoutMs",
+        env: "LOCI_INDEX_MAINTENANCE_TIMEOUT_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: None,
+        doc: "budget of a background index/sync/rebuild (unset: the supervisor's 600000)",
+    },
+    KeyDef {
+        key: "index.maxFileBytes",
+        env: "LOCI_INDEX_MAX_FILE_BYTES",
+        kind: Kind::Int {
+            min: 1,
+            max: 1 << 30,
+        },
+        default: Some(Value::Int(loci_index::DEFAULT_MAX_FILE_BYTES)),
+        doc: "files larger than this are not indexed",
+    },
+];
+
+/// A configured value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(u64),
+    /// A path.
+    Path(PathBuf),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(n) => write!(f, "{n}"),
+            Value::Path(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "layer", rename_all = "snake_case")]
+pub enum Source {
+    /// Built into loci.
+    Default,
+    /// The user's file (`$XDG_CONFIG_HOME/loci/config.toml`).
+    User {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The workspace's file (`<workspace>/.loci/config.toml`).
+    Workspace {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An environment variable.
+    Env {
+        /// The variable.
+        var: String,
+    },
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::User { path } => write!(f, "user config {}", path.display()),
+            Source::Workspace { path } => write!(f, "workspace config {}", path.display()),
+            Source::Env { var } => write!(f, "environment {var}"),
+        }
+    }
+}
+
+/// A value that was skipped, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigWarning {
+    /// The key (or `*` for a whole file that could not be read).
+    pub key: String,
+    /// The layer it was in.
+    pub layer: Source,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "config: {} in {}: {}; the lower layer's value applies",
+            self.key, self.layer, self.message
+        )
+    }
+}
+
+/// One effective setting, for `loci config show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Setting {
+    /// Dotted key.
+    pub key: &'static str,
+    /// Its environment variable.
+    pub env: &'static str,
+    /// The effective value (`None`: unset).
+    pub value: Option<Value>,
+    /// Where it came from.
+    pub source: Source,
+    /// What it does.
+    pub doc: &'static str,
+}
+
+/// The effective configuration for one workspace.
+#[derive(Debug, Clone)]
+pub struct Config {
+    settings: BTreeMap<&'static str, Setting>,
+    warnings: Vec<ConfigWarning>,
+}
+
+/// Reads environment variables (the process environment, or a map in tests).
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+
+impl Config {
+    /// Loads the layers for `workspace` (no workspace layer when `None`) from the
+    /// process environment.
+    pub fn load(workspace: Option<&Path>) -> Config {
+        Config::load_with(workspace, &|name| std::env::var_os(name))
+    }
+
+    /// Loads the layers, reading variables through `env`.
+    pub fn load_with(workspace: Option<&Path>, env: EnvLookup<'_>) -> Config {
+        let mut config = Config {
+            settings: KEYS
+                .iter()
+                .map(|d| {
+                    (
+                        d.key,
+                        Setting {
+                            key: d.key,
+                            env: d.env,
+                            value: d.default.clone(),
+                            source: Source::Default,
+                            doc: d.doc,
+                        },
+                    )
+                })
+                .collect(),
+            warnings: Vec::new(),
+        };
+        if let Some(path) = user_config_path(env) {
+            config.apply_file(&path, Source::User { path: path.clone() });
+        }
+        if let Some(ws) = workspace {
+            let path = ws.join(loci_store::INDEX_DIR).join("config.toml");
+            config.apply_file(&path, Source::Workspace { path: path.clone() });
+        }
+        for def in KEYS {
+            let Some(raw) = env(def.env) else { continue };
+            let layer = Source::Env {
+                var: def.env.to_string(),
+            };
+            let text = raw.to_string_lossy();
+            match parse_env(def.kind, text.trim()) {
+                Ok(v) => config.set(def, v, layer),
+                Err(message) => config.warn(def.key, layer, message),
+            }
+        }
+        config
+    }
+
+    fn apply_file(&mut self, path: &Path, layer: Source) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => return self.warn("*", layer, format!("cannot read the file: {e}")),
+        };
+        let table: toml::Table = match text.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                let first = e.to_string().lines().next().unwrap_or("").to_string();
+                return self.warn("*", layer, format!("not valid TOML: {first}"));
+            }
+        };
+        for (section, inner) in &table {
+            let Some(inner) = inner.as_table() else {
+                self.warn(section, layer.clone(), "expected a table".into());
+                continue;
+            };
+            for (name, value) in inner {
+                let key = format!("{section}.{name}");
+                match KEYS.iter().find(|d| d.key == key) {
+                    None => self.warn(&key, layer.clone(), "unknown key".into()),
+                    Some(def) => match parse_toml(def.kind, value) {
+                        Ok(v) => self.set(def, v, layer.clone()),
+                        Err(message) => self.warn(&key, layer.clone(), message),
+                    },
+                }
+            }
+        }
+    }
+
+    fn set(&mut self, def: &KeyDef, value: Value, source: Source) {
+        if let Some(s) = self.settings.get_mut(def.key) {
+            s.value = Some(value);
+            s.source = source;
+        }
+    }
+
+    fn warn(&mut self, key: &str, layer: Source, message: String) {
+        self.warnings.push(ConfigWarning {
+            key: key.to_string(),
+            layer,
+            message,
+        });
+    }
+
+    /// Values skipped while loading, one per bad value.
+    pub fn warnings(&self) -> &[ConfigWarning] {
+        &self.warnings
+    }
+
+    /// Every setting, by key.
+    pub fn settings(&self) -> impl Iterator<Item = &Setting> {
+        self.settings.values()
+    }
+
+    /// One setting.
+    pub fn setting(&self, key: &str) -> Option<&Setting> {
+        self.settings.get(key)
+    }
+
+    fn bool(&self, key: &str) -> bool {
+        matches!(
+            self.settings.get(key).and_then(|s| s.value.as_ref()),
+            Some(Value::Bool(true))
+        )
+    }
+
+    fn int(&self, key: &str) -> Option<u64> {
+        match self.settings.get(key).and_then(|s| s.value.as_ref()) {
+            Some(Value::Int(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    fn millis(&self, key: &str) -> Option<Duration> {
+        self.int(key).map(Duration::from_millis)
+    }
+
+    /// `lifecycle.autoCreate`.
+    pub fn auto_create(&self) -> bool {
+        self.bool("lifecycle.autoCreate")
+    }
+
+    /// `lifecycle.syncOnStart`.
+    pub fn sync_on_start(&self) -> bool {
+        self.bool("lifecycle.syncOnStart")
+    }
+
+    /// `lifecycle.livenessCacheMs`.
+    pub fn liveness_cache(&self) -> Duration {
+        self.millis("lifecycle.livenessCacheMs").unwrap_or_default()
+    }
+
+    /// `lifecycle.gateBudgetMs`.
+    pub fn gate_budget(&self) -> Duration {
+        self.millis("lifecycle.gateBudgetMs")
+            .unwrap_or(Duration::from_millis(50))
+    }
+
+    /// `lifecycle.watchDebounceMs`.
+    pub fn watch_debounce(&self) -> Duration {
+        self.millis("lifecycle.watchDebounceMs")
+            .unwrap_or(Duration::from_millis(300))
+    }
+
+    /// `lifecycle.executable`, if configured.
+    pub fn executable(&self) -> Option<PathBuf> {
+        match self
+            .settings
+            .get("lifecycle.executable")
+            .and_then(|s| s.value.as_ref())
+        {
+            Some(Value::Path(p)) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    /// `index.probeTimeoutMs`.
+    pub fn probe_timeout(&self) -> Duration {
+        self.millis("index.probeTimeoutMs")
+            .unwrap_or(Duration::from_secs(30))
+    }
+
+    /// `index.maintenanceTimeoutMs`; `None` when no layer sets it, and then the
+    /// supervisor's pre-existing default budget applies unchanged.
+    pub fn maintenance_timeout(&self) -> Option<Duration> {
+        self.millis("index.maintenanceTimeoutMs")
+    }
+
+    /// `index.maxFileBytes`.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.int("index.maxFileBytes")
+            .unwrap_or(loci_index::DEFAULT_MAX_FILE_BYTES)
+    }
+}
+
+/// `$XDG_CONFIG_HOME/loci/config.toml`, else `$HOME/.config/loci/config.toml`.
+fn user_config_path(env: EnvLookup<'_>) -> Option<PathBuf> {
+    let var = |n: &str| env(n).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("XDG_CONFIG_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".config")))
+        .map(|d| d.join("loci").join("config.toml"))
+}
+
+fn check_int(n: u64, min: u64, max: u64) -> Result<Value, String> {
+    if (min..=max).contains(&n) {
+        Ok(Value::Int(n))
+    } else {
+        Err(format!("{n} is out of range {min}..={max}"))
+    }
+}
+
+fn parse_env(kind: Kind, text: &str) -> Result<Value, String> {
+    match kind {
+        Kind::Bool => match text.to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Ok(Value::Bool(true)),
+            "0" | "false" | "no" | "off" => Ok(Value::Bool(false)),
+            _ => Err(format!("`{text}` is not a boolean (1/0, true/false)")),
+        },
+        Kind::Int { min, max } => match text.parse::<u64>() {
+            Ok(n) => check_int(n, min, max),
+            Err(_) => Err(format!("`{text}` is not a whole number")),
+        },
+        Kind::Path if text.is_empty() => Err("empty path".into()),
+        Kind::Path => Ok(Value::Path(PathBuf::from(text))),
+    }
+}
+
+fn parse_toml(kind: Kind, value: &toml::Value) -> Result<Value, String> {
+    match (kind, value) {
+        (Kind::Bool, toml::Value::Boolean(b)) => Ok(Value::Bool(*b)),
+        (Kind::Int { min, max }, toml::Value::Integer(n)) => match u64::try_from(*n) {
+            Ok(n) => check_int(n, min, max),
+            Err(_) => Err(format!("{n} is out of range {min}..={max}")),
+        },
+        (Kind::Path, toml::Value::String(s)) if !s.is_empty() => Ok(Value::Path(PathBuf::from(s))),
+        (kind, other) => Err(format!(
+            "expected {}, found {} `{other}`",
+            match kind {
+                Kind::Bool => "a boolean",
+                Kind::Int { .. } => "an integer",
+                Kind::Path => "a non-empty string",
+            },
+            other.type_str()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn load(files: &[(&str, &str)], vars: &[(&str, &str)]) -> (Config, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let mut map: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
+        map.insert("XDG_CONFIG_HOME".into(), dir.path().join("xdg").into());
+        let ws = dir.path().join("ws");
+        let c = Config::load_with(Some(&ws), &|n| map.get(n).cloned());
+        (c, dir)
+    }
+
+    #[test]
+    fn defaults_apply_when_nothing_is_set() {
+        let (c, _d) = load(&[], &[]);
+        assert!(!c.auto_create());
+        assert!(c.sync_on_start());
+        assert_eq!(c.probe_timeout(), Duration::from_millis(30_000));
+        assert_eq!(c.maintenance_timeout(), None);
+        assert!(c.warnings().is_empty());
+    }
+
+    #[test]
+    fn each_layer_overrides_the_one_below() {
+        let (c, _d) = load(
+            &[
+                (
+                    "xdg/loci/config.toml",
+                    "[lifecycle]\nautoCreate = true\nlivenessCacheMs = 1000\n[index]\nmaintenanceTimeoutMs = 5000\n",
+                ),
+                (
+                    "ws/.loci/config.toml",
+                    "[lifecycle]\nlivenessCacheMs = 2000\n[index]\nmaintenanceTimeoutMs = 7000\n",
+                ),
+            ],
+            &[("LOCI_INDEX_MAINTENANCE_TIMEOUT_MS", "9000")],
+        );
+        assert!(c.auto_create());
+        assert!(matches!(
+            c.setting("lifecycle.autoCreate").unwrap().source,
+            Source::User { .. }
+        ));
+        assert_eq!(c.liveness_cache(), Duration::from_millis(2000));
+        assert!(matches!(
+            c.setting("lifecycle.livenessCacheMs").unwrap().source,
+            Source::Workspace { .. }
+        ));
+        assert_eq!(c.maintenance_timeout(), Some(Duration::from_millis(9000)));
+        assert_eq!(
+            c.setting("index.maintenanceTimeoutMs").unwrap().source,
+            Source::Env {
+                var: "LOCI_INDEX_MAINTENANCE_TIMEOUT_MS".into()
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_values_warn_once_and_fall_back_to_the_lower_layer() {
+        let (c, _d) = load(
+            &[
+                ("xdg/loci/config.toml", "[index]\nprobeTimeoutMs = 4000\n"),
+                (
+                    "ws/.loci/config.toml",
+                    "[index]\nprobeTimeoutMs = \"fast\"\n[lifecycle]\nautoCreate = 3\nbogus = 1\n",
+                ),
+            ],
+            &[
+                ("LOCI_INDEX_PROBE_TIMEOUT_MS", "0"),
+                ("LOCI_LIFECYCLE_AUTO_CREATE", "maybe"),
+            ],
+        );
+        assert_eq!(c.probe_timeout(), Duration::from_millis(4000));
+        assert!(!c.auto_create());
+        let keys: Vec<(&str, &str)> = c
+            .warnings()
+            .iter()
+            .map(|w| {
+                (
+                    w.key.as_str(),
+                    match w.layer {
+                        Source::Workspace { .. } => "workspace",
+                        Source::Env { .. } => "env",
+                        _ => "other",
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("index.probeTimeoutMs", "workspace"),
+                ("lifecycle.autoCreate", "workspace"),
+                ("lifecycle.bogus", "workspace"),
+                ("lifecycle.autoCreate", "env"),
+                ("index.probeTimeoutMs", "env"),
+            ]
+        );
+    }
+}

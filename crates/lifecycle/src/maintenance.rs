@@ -1,0 +1,239 @@
+//! Background maintenance runs: loci re-executing itself (`loci index|sync <root>
+//! --json`) through the supervisor, with the maintenance budget, bounded output, the
+//! `LOCI_AUTO_WATCH=0` pin merged over the inherited environment, one run per
+//! workspace (single-flight key here, the index's write lock across processes), and
+//! torn down with the process that owns it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loci_supervisor::{DEFAULT_BUDGET, EnvPolicy, Exit, Handle, Outcome, SpawnSpec, Supervisor};
+
+use crate::config::Config;
+use crate::record::{self, RunRecord, RunResult, Running, now_ms};
+use crate::state::Started;
+
+/// Bytes of stdout and of stderr kept from a background run.
+pub const CAPTURE_CAP: usize = 64 * 1024;
+/// Exit code of a loci run that found the index busy (DESIGN.md §6).
+const EXIT_BUSY: i32 = 15;
+/// Characters of stderr kept in a run record.
+const MESSAGE_CHARS: usize = 600;
+
+/// What a background run does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// Build the first index (`loci index`).
+    Index,
+    /// Bring the index up to date (`loci sync`).
+    Sync,
+}
+
+impl Purpose {
+    /// The subcommand and lock purpose.
+    pub fn name(self) -> &'static str {
+        match self {
+            Purpose::Index => "index",
+            Purpose::Sync => "sync",
+        }
+    }
+}
+
+/// The single-flight key of a workspace's maintenance.
+pub fn flight_key(root: &Path) -> String {
+    format!("maintenance:{}", root.display())
+}
+
+/// The spec of one maintenance run and what the gate reports about it.
+pub fn spec(exe: &Path, root: &Path, purpose: Purpose, cfg: &Config) -> (SpawnSpec, Started) {
+    let args = vec![
+        purpose.name().to_string(),
+        root.to_string_lossy().into_owned(),
+        "--json".to_string(),
+    ];
+    let mut spec = SpawnSpec::new(exe.as_os_str())
+        .args(&args)
+        .cwd(root)
+        .env(EnvPolicy::loci_child())
+        .capture_cap(CAPTURE_CAP)
+        .single_flight(flight_key(root));
+    // Absent key: the seam stays unset and the supervisor's own default applies.
+    let (budget, source) = match cfg.maintenance_timeout() {
+        Some(b) => {
+            spec = spec.budget(b);
+            (b, "index.maintenanceTimeoutMs")
+        }
+        None => (DEFAULT_BUDGET, "default"),
+    };
+    let started = Started {
+        purpose: purpose.name().into(),
+        pid: 0,
+        budget_ms: budget.as_millis() as u64,
+        budget_source: source.into(),
+        program: exe.to_string_lossy().into_owned(),
+        args,
+    };
+    (spec, started)
+}
+
+/// A maintenance run in flight, owned by this process.
+#[derive(Debug)]
+pub struct BackgroundRun {
+    handle: Handle,
+    root: PathBuf,
+    started: Started,
+    started_at_ms: u64,
+    session: Option<String>,
+}
+
+impl BackgroundRun {
+    /// Starts `purpose` on `root` under `sup` and records it as running. Returns at once.
+    pub fn start(
+        sup: &Supervisor,
+        exe: &Path,
+        root: &Path,
+        purpose: Purpose,
+        cfg: &Config,
+        session: Option<&str>,
+    ) -> Result<BackgroundRun, RunRecord> {
+        let (spec, mut started) = spec(exe, root, purpose, cfg);
+        let started_at_ms = now_ms();
+        let handle = match sup.spawn(spec) {
+            Ok(h) => h,
+            Err(e) => {
+                let run = RunRecord {
+                    purpose: purpose.name().into(),
+                    result: RunResult::SpawnFailed,
+                    budget_ms: started.budget_ms,
+                    started_at_ms,
+                    ended_at_ms: now_ms(),
+                    exit: None,
+                    message: Some(e.to_string()),
+                    session: session.map(str::to_string),
+                };
+                finish(root, &run);
+                return Err(run);
+            }
+        };
+        started.pid = handle.pid();
+        let running = Running {
+            purpose: purpose.name().into(),
+            pid: handle.pid(),
+            owner_pid: std::process::id(),
+            started_at_ms,
+        };
+        if let Err(e) = record::update(root, |r| r.running = Some(running)) {
+            tracing::warn!(error = %e, "cannot record the background run");
+        }
+        Ok(BackgroundRun {
+            handle,
+            root: root.to_path_buf(),
+            started,
+            started_at_ms,
+            session: session.map(str::to_string),
+        })
+    }
+
+    /// What the gate reports about this run.
+    pub fn started(&self) -> &Started {
+        &self.started
+    }
+
+    /// The supervisor's handle (cancel, wait).
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Waits for the run to end (its budget bounds this), records the outcome as the
+    /// workspace's last run, and returns it.
+    pub fn wait_and_record(self) -> RunRecord {
+        let outcome = self.handle.wait();
+        let run = judge(
+            &self.started,
+            &outcome,
+            self.started_at_ms,
+            self.session.clone(),
+        );
+        finish(&self.root, &run);
+        run
+    }
+}
+
+fn finish(root: &Path, run: &RunRecord) {
+    let result = record::update(root, |r| {
+        if r.running
+            .as_ref()
+            .is_some_and(|x| x.owner_pid == std::process::id())
+        {
+            r.running = None;
+        }
+        r.last_run = Some(run.clone());
+        if run.result.is_failure() {
+            if let Some(s) = &run.session {
+                *r.session(s)
+                    .failures
+                    .entry(run.purpose.clone())
+                    .or_insert(0) += 1;
+            }
+        }
+    });
+    if let Err(e) = result {
+        tracing::warn!(error = %e, "cannot record the run's outcome");
+    }
+}
+
+/// Maps a supervisor outcome to a run record.
+fn judge(started: &Started, o: &Outcome, started_at_ms: u64, session: Option<String>) -> RunRecord {
+    let stderr = tail(&o.stderr.to_string_lossy());
+    let (result, message) = if o.timed_out {
+        (
+            RunResult::Timeout,
+            Some(format!(
+                "cancelled after its budget of {} ms",
+                started.budget_ms
+            )),
+        )
+    } else if o.cancelled {
+        (RunResult::Cancelled, Some("cancelled".into()))
+    } else {
+        match o.exit {
+            Exit::Code(0) => {
+                let out = o.stdout.to_string_lossy();
+                match serde_json::from_str::<serde_json::Value>(&out) {
+                    Ok(v) if v.get("workspace").is_some() => (RunResult::Ok, None),
+                    _ => (
+                        RunResult::UnexpectedOutput,
+                        Some(format!("unexpected output: {}", tail(&out))),
+                    ),
+                }
+            }
+            Exit::Code(EXIT_BUSY) => (RunResult::Busy, Some(stderr)),
+            _ => (RunResult::Failed, Some(stderr)),
+        }
+    };
+    RunRecord {
+        purpose: started.purpose.clone(),
+        result,
+        budget_ms: started.budget_ms,
+        started_at_ms,
+        ended_at_ms: now_ms(),
+        exit: Some(o.exit.to_string()),
+        message: message.filter(|m| !m.is_empty()),
+        session,
+    }
+}
+
+fn tail(text: &str) -> String {
+    let text = text.trim();
+    let n = text.chars().count();
+    if n <= MESSAGE_CHARS {
+        text.to_string()
+    } else {
+        text.chars().skip(n - MESSAGE_CHARS).collect()
+    }
+}
+
+/// The default budget of a maintenance run when `index.maintenanceTimeoutMs` is unset.
+pub fn default_budget() -> Duration {
+    DEFAULT_BUDGET
+}

@@ -1,0 +1,205 @@
+//! `loci watch`: keep one workspace's index fresh. Holds the workspace's watcher lock
+//! for its lifetime (gates see `busy`, naming it), catches up with changes made while
+//! nothing watched, then syncs after each burst of changes once they have been quiet
+//! for `lifecycle.watchDebounceMs`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use notify::{RecursiveMode, Watcher};
+use serde::Serialize;
+
+use crate::lockfile::{WatchLock, WatchLockError};
+
+/// How often the loop looks at the stop flag.
+const TICK: Duration = Duration::from_millis(100);
+/// A burst that never goes quiet is synced at least this many debounces apart.
+const MAX_DEFER: u32 = 10;
+
+/// What to watch and how.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// Canonical workspace root.
+    pub root: PathBuf,
+    /// Quiet time before a sync.
+    pub debounce: Duration,
+    /// `index.maxFileBytes`.
+    pub max_file_bytes: u64,
+}
+
+/// One sync the watcher did.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchEvent {
+    /// `catch_up` (at start) or `change`.
+    pub trigger: &'static str,
+    /// Files re-parsed.
+    pub files_parsed: u64,
+    /// Files removed from the index.
+    pub files_removed: u64,
+    /// Files in the index after the sync.
+    pub files_indexed: u64,
+    /// Whether anything was written.
+    pub wrote: bool,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+    /// Why the sync failed, if it did (the watcher keeps going).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Why the watcher could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    /// Another watcher holds the lock.
+    #[error(transparent)]
+    Lock(#[from] WatchLockError),
+    /// The OS file watcher failed.
+    #[error("cannot watch {path}: {source}")]
+    Notify {
+        /// The workspace.
+        path: PathBuf,
+        /// What notify said.
+        #[source]
+        source: notify::Error,
+    },
+}
+
+/// Watches until `stop` is set, calling `report` after every sync.
+pub fn watch(
+    opts: &WatchOptions,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&WatchEvent),
+) -> Result<(), WatchError> {
+    let index_dir = opts.root.join(loci_store::INDEX_DIR);
+    let _lock = WatchLock::try_acquire(&index_dir)?;
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        let _ = tx.send(res);
+    })
+    .map_err(|source| WatchError::Notify {
+        path: opts.root.clone(),
+        source,
+    })?;
+    watcher
+        .watch(&opts.root, RecursiveMode::Recursive)
+        .map_err(|source| WatchError::Notify {
+            path: opts.root.clone(),
+            source,
+        })?;
+
+    // Catch up with what changed while nothing watched (events from now on are queued).
+    let mut dirty_since: Option<Instant> = None;
+    let mut last_event = Instant::now();
+    if !sync_until_done(opts, "catch_up", stop, report) {
+        return Ok(());
+    }
+    while !stop.load(Ordering::SeqCst) {
+        match rx.recv_timeout(TICK) {
+            Ok(Ok(event)) => {
+                if event.paths.iter().any(|p| relevant(&opts.root, p)) {
+                    dirty_since.get_or_insert_with(Instant::now);
+                    last_event = Instant::now();
+                }
+            }
+            Ok(Err(e)) => {
+                // An overflow or a vanished directory: resync to be sure.
+                tracing::warn!(error = %e, "watcher error; resyncing");
+                dirty_since.get_or_insert_with(Instant::now);
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        }
+        if let Some(since) = dirty_since {
+            let quiet = last_event.elapsed() >= opts.debounce;
+            let overdue = since.elapsed() >= opts.debounce * MAX_DEFER;
+            if quiet || overdue {
+                dirty_since = None;
+                if !sync_until_done(opts, "change", stop, report) {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a changed path can affect the index (loci's own files and VCS data cannot).
+fn relevant(root: &Path, path: &Path) -> bool {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    !rel.components().any(|c| {
+        matches!(
+            c.as_os_str().to_str(),
+            Some(".loci" | ".git" | ".hg" | ".svn")
+        )
+    })
+}
+
+/// Syncs; while another writer holds the index, waits a debounce and tries again.
+/// Returns false if stopped meanwhile.
+fn sync_until_done(
+    opts: &WatchOptions,
+    trigger: &'static str,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&WatchEvent),
+) -> bool {
+    let mut index = loci_index::IndexOptions::new(&opts.root);
+    index.purpose = "watch".into();
+    index.max_file_bytes = opts.max_file_bytes;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return false;
+        }
+        let started = Instant::now();
+        match loci_index::index_workspace(&index, &loci_index::NoProgress) {
+            Ok(r) => {
+                record_in_registry(&r);
+                report(&WatchEvent {
+                    trigger,
+                    files_parsed: r.files_parsed,
+                    files_removed: r.files_removed,
+                    files_indexed: r.files_indexed,
+                    wrote: r.wrote,
+                    elapsed_ms: r.elapsed_ms,
+                    error: None,
+                });
+                return true;
+            }
+            Err(loci_index::IndexError::Lock(loci_index::lock::LockError::Busy { .. })) => {
+                std::thread::sleep(opts.debounce);
+            }
+            Err(e) => {
+                report(&WatchEvent {
+                    trigger,
+                    files_parsed: 0,
+                    files_removed: 0,
+                    files_indexed: 0,
+                    wrote: false,
+                    elapsed_ms: started.elapsed().as_millis() as u64,
+                    error: Some(e.to_string()),
+                });
+                return true;
+            }
+        }
+    }
+}
+
+/// Registers a run that wrote, as `loci index` does.
+pub fn record_in_registry(r: &loci_index::IndexReport) {
+    if !r.wrote {
+        return;
+    }
+    match loci_store::registry::Registry::open_default() {
+        Ok(reg) => {
+            if let Err(e) = reg.record_index(
+                Path::new(&r.workspace),
+                Path::new(&r.index_path),
+                r.files_indexed as i64,
+                r.symbols as i64,
+            ) {
+                tracing::warn!(error = %e, "index updated but not registered");
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "index updated but the registry could not be opened"),
+    }
+}
