@@ -50,6 +50,18 @@ enum Command {
     Stats,
     /// The workspaces loci knows.
     List,
+    /// The index's lifecycle state (clean, drift, corrupt...) and why.
+    Status(cmd::status::StatusArgs),
+    /// Session-start gate for agent hosts: answers at once, works in the background, exits 0.
+    Gate(cmd::gate::GateArgs),
+    /// Bring the index up to date incrementally.
+    Sync(cmd::sync::SyncArgs),
+    /// Delete the index and build it again (needs --yes).
+    Rebuild(cmd::rebuild::RebuildArgs),
+    /// Keep the index fresh as files change, until stopped.
+    Watch(cmd::watch::WatchArgs),
+    /// Show the effective configuration and where each value comes from.
+    Config(cmd::config::ConfigArgs),
     /// Run one read-only SQL statement over the index (deadline, row cap, params).
     Query(cmd::query::QueryArgs),
     /// The query worker process (started by loci itself).
@@ -113,6 +125,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Search(a) => cmd::graph::search(a, ws, json),
         Command::Stats => cmd::graph::stats(ws, json),
         Command::List => cmd::list::run(json),
+        Command::Status(a) => cmd::status::run(a, ws, json),
+        Command::Gate(a) => cmd::gate::run(a, ws, json),
+        Command::Sync(a) => cmd::sync::run(a, ws, json),
+        Command::Rebuild(a) => cmd::rebuild::run(a, ws, json),
+        Command::Watch(a) => cmd::watch::run(a, ws, json),
+        Command::Config(a) => cmd::config::run(a, ws, json),
         Command::Query(a) => cmd::query::run(a, ws, json),
         Command::Worker(a) => cmd::worker::run(a),
         Command::Workspace(a) => cmd::workspace::run(a, json),

@@ -1,0 +1,60 @@
+//! `loci sync [PATH]`: bring the index up to date incrementally (creating it if
+//! needed). With `LOCI_AUTO_WATCH=1` in its environment it keeps watching afterwards,
+//! as `loci watch` does: the lifecycle pins `LOCI_AUTO_WATCH=0` on every background run
+//! so a short run can never turn into a watcher.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use loci_lifecycle::Config;
+
+use crate::exit::Failure;
+use crate::output;
+
+#[derive(Args)]
+pub struct SyncArgs {
+    /// The workspace directory (default: --workspace, else the current directory).
+    path: Option<PathBuf>,
+}
+
+pub fn run(args: SyncArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    let path = args
+        .path
+        .or(workspace)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let root = loci_index::workspace_root(&path)?;
+    let cfg = Config::load(Some(&root));
+    for w in cfg.warnings() {
+        eprintln!("warning: {w}");
+    }
+    let mut opts = loci_index::IndexOptions::new(&root);
+    opts.purpose = "sync".into();
+    opts.max_file_bytes = cfg.max_file_bytes();
+    let report = loci_index::index_workspace(&opts, &loci_index::NoProgress)?;
+    loci_lifecycle::watch::record_in_registry(&report);
+    if json {
+        output::json(&report);
+    } else {
+        println!(
+            "synced {}: {} files ({} parsed, {} removed) in {} ms",
+            report.workspace,
+            report.files_indexed,
+            report.files_parsed,
+            report.files_removed,
+            report.elapsed_ms
+        );
+    }
+    if auto_watch() {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        return super::watch::watch_root(root, &cfg, json);
+    }
+    Ok(())
+}
+
+/// `LOCI_AUTO_WATCH` set to a true value.
+fn auto_watch() -> bool {
+    std::env::var(loci_supervisor::AUTO_WATCH_VAR)
+        .map(|v| matches!(v.trim(), "1" | "true" | "yes" | "on"))
+        .unwrap_or(false)
+}

@@ -1,0 +1,70 @@
+//! `loci watch [PATH]`: keep the index fresh until stopped (SIGINT/SIGTERM). Prints one
+//! line per sync (a JSON object per line with `--json`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use clap::Args;
+use loci_lifecycle::Config;
+use loci_lifecycle::lockfile::WatchLockError;
+use loci_lifecycle::watch::{WatchError, WatchOptions, watch};
+
+use crate::exit::{self, Failure};
+
+#[derive(Args)]
+pub struct WatchArgs {
+    /// The workspace directory (default: --workspace, else the current directory).
+    path: Option<PathBuf>,
+}
+
+pub fn run(args: WatchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    let path = args
+        .path
+        .or(workspace)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let root = loci_index::workspace_root(&path)?;
+    let cfg = Config::load(Some(&root));
+    for w in cfg.warnings() {
+        eprintln!("warning: {w}");
+    }
+    watch_root(root, &cfg, json)
+}
+
+/// Watches `root` until the process is stopped.
+pub fn watch_root(root: PathBuf, cfg: &Config, json: bool) -> Result<(), Failure> {
+    let opts = WatchOptions {
+        root,
+        debounce: cfg.watch_debounce(),
+        max_file_bytes: cfg.max_file_bytes(),
+    };
+    let stop = AtomicBool::new(false);
+    let mut report = |e: &loci_lifecycle::watch::WatchEvent| {
+        let mut out = std::io::stdout().lock();
+        if json {
+            let _ = serde_json::to_writer(&mut out, e);
+            let _ = writeln!(out);
+        } else if let Some(err) = &e.error {
+            let _ = writeln!(out, "sync ({}) failed: {err}", e.trigger);
+        } else {
+            let _ = writeln!(
+                out,
+                "synced ({}): {} parsed, {} removed, {} files in {} ms",
+                e.trigger, e.files_parsed, e.files_removed, e.files_indexed, e.elapsed_ms
+            );
+        }
+        let _ = out.flush();
+    };
+    watch(&opts, &stop, &mut report).map_err(|e| match e {
+        WatchError::Lock(WatchLockError::Busy { ref holder, .. }) => {
+            let detail = serde_json::to_value(holder).unwrap_or_default();
+            Failure::new(exit::BUSY, "busy", e.to_string())
+                .hint("one watcher per workspace; stop the other one first")
+                .detail(detail)
+        }
+        WatchError::Lock(WatchLockError::Io { .. }) => {
+            Failure::new(exit::STORAGE, "lock", e.to_string())
+        }
+        WatchError::Notify { .. } => Failure::new(exit::FAILURE, "watch", e.to_string()),
+    })
+}
