@@ -1,0 +1,224 @@
+//! The read-only connection: every layer that keeps a user statement from
+//! writing, attaching or reconfiguring, installed once when the connection is
+//! opened and kept for its whole life (DESIGN.md invariant 5).
+//!
+//! Layers, each sufficient on its own for the common cases and together
+//! leaving no way around:
+//! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, no URI);
+//! 2. `PRAGMA query_only=1`, re-asserted before every statement;
+//! 3. an authorizer that allows only reads, functions, recursive CTEs and an
+//!    allowlist of introspection PRAGMAs, and denies everything else
+//!    (ATTACH/DETACH, every write, DDL, transactions, other PRAGMAs);
+//! 4. `SQLITE_LIMIT_ATTACHED = 0`;
+//! 5. a statement-length limit, checked before SQLite sees the text and set
+//!    as `SQLITE_LIMIT_SQL_LENGTH`;
+//! 6. exactly one statement per request, and `sqlite3_stmt_readonly` must be
+//!    true before the statement is stepped at all (so `VACUUM INTO` never runs).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use loci_store::rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use loci_store::rusqlite::limits::Limit;
+use loci_store::rusqlite::{Connection, InterruptHandle, OpenFlags};
+
+use crate::error::QueryError;
+
+/// The longest statement text accepted, in bytes.
+pub const MAX_SQL_BYTES: usize = 100_000;
+
+/// VM instructions between two deadline checks (about 10 µs of work).
+const PROGRESS_OPS: i32 = 1_000;
+
+/// PRAGMAs whose argument is a table or index name (`PRAGMA table_info(t)`).
+const PRAGMAS_WITH_ARGUMENT: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+    "table_list",
+];
+
+/// PRAGMAs allowed only as reads (no `= value`).
+const PRAGMAS_READ: &[&str] = &[
+    "table_list",
+    "user_version",
+    "schema_version",
+    "application_id",
+    "page_count",
+    "page_size",
+    "freelist_count",
+    "encoding",
+    "data_version",
+    "compile_options",
+    "query_only",
+];
+
+/// Functions denied even though they are not writes.
+const DENIED_FUNCTIONS: &[&str] = &["load_extension"];
+
+/// State the progress handler reads: the current deadline and whether the
+/// running statement was cancelled. Shared with the engine, reset before
+/// every statement.
+#[derive(Debug)]
+pub(crate) struct RunState {
+    base: Instant,
+    /// Deadline as nanoseconds after `base`; `u64::MAX` for none.
+    deadline_ns: AtomicU64,
+    cancelled: AtomicBool,
+}
+
+impl RunState {
+    fn new() -> Self {
+        RunState {
+            base: Instant::now(),
+            deadline_ns: AtomicU64::new(u64::MAX),
+            cancelled: AtomicBool::new(false),
+        }
+    }
+
+    /// Arms the state for a new statement.
+    pub(crate) fn arm(&self, deadline: Instant) {
+        let ns = deadline.saturating_duration_since(self.base).as_nanos();
+        self.deadline_ns
+            .store(ns.min(u64::MAX as u128) as u64, Ordering::SeqCst);
+        self.cancelled.store(false, Ordering::SeqCst);
+    }
+
+    pub(crate) fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    fn should_stop(&self) -> bool {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return true;
+        }
+        let ns = self.base.elapsed().as_nanos();
+        ns >= self.deadline_ns.load(Ordering::Relaxed) as u128
+    }
+}
+
+/// A connection that can only read: built only by [`ReadOnlyConnection::open`],
+/// which installs every guard, so holding one means the guards are on.
+pub struct ReadOnlyConnection {
+    pub(crate) conn: Connection,
+    pub(crate) state: Arc<RunState>,
+    pub(crate) path: PathBuf,
+}
+
+impl std::fmt::Debug for ReadOnlyConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadOnlyConnection")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReadOnlyConnection {
+    /// Opens an existing database file read-only and installs the guards.
+    pub fn open(path: &Path) -> Result<ReadOnlyConnection, QueryError> {
+        let open_err = |message: String| QueryError::Open {
+            path: path.to_path_buf(),
+            message,
+        };
+        // No SQLITE_OPEN_CREATE and no SQLITE_OPEN_URI: a missing file is an
+        // error, and the name cannot carry `?mode=rw`.
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(e.to_string()))?;
+        let setup = || -> loci_store::rusqlite::Result<()> {
+            conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES as i32)?;
+            conn.pragma_update(None, "query_only", true)?;
+            Ok(())
+        };
+        setup().map_err(|e| open_err(e.to_string()))?;
+        conn.authorizer(Some(authorize));
+        let state = Arc::new(RunState::new());
+        let s = state.clone();
+        conn.progress_handler(PROGRESS_OPS, Some(move || s.should_stop()));
+        Ok(ReadOnlyConnection {
+            conn,
+            state,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A handle that interrupts the statement running on this connection,
+    /// from any thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        self.conn.get_interrupt_handle()
+    }
+}
+
+/// The authorizer: allow reads, deny everything else.
+fn authorize(ctx: AuthContext<'_>) -> Authorization {
+    match ctx.action {
+        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => {
+            Authorization::Allow
+        }
+        AuthAction::Function { function_name } => {
+            if DENIED_FUNCTIONS
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(function_name))
+            {
+                Authorization::Deny
+            } else {
+                Authorization::Allow
+            }
+        }
+        AuthAction::Pragma {
+            pragma_name,
+            pragma_value,
+        } => {
+            if pragma_allowed(pragma_name, pragma_value) {
+                Authorization::Allow
+            } else {
+                Authorization::Deny
+            }
+        }
+        _ => Authorization::Deny,
+    }
+}
+
+fn pragma_allowed(name: &str, value: Option<&str>) -> bool {
+    let name = name.to_ascii_lowercase();
+    match value {
+        None => {
+            PRAGMAS_READ.contains(&name.as_str()) || PRAGMAS_WITH_ARGUMENT.contains(&name.as_str())
+        }
+        Some(v) if name == "query_only" => {
+            // Turning it on again is what loci itself does; off is refused.
+            matches!(v.to_ascii_lowercase().as_str(), "1" | "on" | "true" | "yes")
+        }
+        Some(_) => PRAGMAS_WITH_ARGUMENT.contains(&name.as_str()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pragma_allowlist_reads_only() {
+        assert!(pragma_allowed("table_info", Some("files")));
+        assert!(pragma_allowed("user_version", None));
+        assert!(pragma_allowed("QUERY_ONLY", Some("ON")));
+        assert!(!pragma_allowed("query_only", Some("0")));
+        assert!(!pragma_allowed("user_version", Some("7")));
+        assert!(!pragma_allowed("journal_mode", None));
+        assert!(!pragma_allowed("writable_schema", Some("1")));
+    }
+}

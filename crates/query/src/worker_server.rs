@@ -1,0 +1,249 @@
+//! The child side of worker mode: what `loci worker` runs. One guarded
+//! connection, requests read as JSON lines, answers written as JSON lines on
+//! stdout. A reader thread keeps reading while a statement runs, so a
+//! `cancel` line interrupts it at once.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use loci_store::rusqlite::Row;
+
+use crate::error::QueryError;
+use crate::exec::{Query, QueryId, Ran, RowSink};
+use crate::in_process::InProcess;
+use crate::protocol::{Failed, Request};
+use crate::value::{Params, write_json};
+
+/// Rows per streamed batch: the parent decodes one batch while the worker
+/// produces the next.
+const BATCH_ROWS: usize = 1_024;
+/// Bytes per streamed batch at most (about; one row may overshoot).
+const BATCH_BYTES: usize = 256 * 1024;
+
+type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+
+fn send(out: &Out, value: &impl serde::Serialize) {
+    let mut line = serde_json::to_vec(value).expect("responses always serialize");
+    line.push(b'\n');
+    write_line(out, &line);
+}
+
+fn write_line(out: &Out, line: &[u8]) {
+    let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+    // A parent that went away is noticed on the next read (EOF); nothing
+    // useful can be done with a write error here.
+    let _ = w.write_all(line).and_then(|_| w.flush());
+}
+
+/// Runs the worker protocol on `db`, reading requests from `input` and
+/// answering on `output`, until `input` ends. Returns an error only when the
+/// database cannot be opened (after reporting it on `output`).
+pub fn serve(
+    db: &Path,
+    input: impl Read + Send + 'static,
+    output: impl Write + Send + 'static,
+) -> Result<(), QueryError> {
+    let out: Out = Arc::new(Mutex::new(Box::new(output)));
+    let engine = match InProcess::open(db) {
+        Ok(e) => Arc::new(e),
+        Err(e) => {
+            send(&out, &Failed::new(0, &e));
+            return Err(e);
+        }
+    };
+    send(
+        &out,
+        &serde_json::json!({ "id": 0, "ok": true, "ready": true }),
+    );
+
+    let (tx, rx) = mpsc::channel::<Request>();
+    let exec_engine = engine.clone();
+    let exec_out = out.clone();
+    let executor = std::thread::Builder::new()
+        .name("loci-worker-exec".into())
+        .spawn(move || {
+            for req in rx {
+                run_query(&exec_engine, &exec_out, req);
+            }
+        })
+        .map_err(|e| QueryError::Worker(format!("cannot start the executor thread: {e}")))?;
+
+    let mut reader = BufReader::with_capacity(64 * 1024, input);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.ends_with(b"\n") {
+            line.pop();
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let req: Request = match serde_json::from_slice(&line) {
+            Ok(r) => r,
+            Err(e) => {
+                let id = serde_json::from_slice::<serde_json::Value>(&line)
+                    .ok()
+                    .and_then(|v| v.get("id").and_then(|i| i.as_u64()))
+                    .unwrap_or(0);
+                let err = QueryError::Worker(format!("bad request line: {e}"));
+                send(&out, &Failed::new(id, &err));
+                continue;
+            }
+        };
+        match req.op.as_str() {
+            "query" => {
+                if tx.send(req).is_err() {
+                    break;
+                }
+            }
+            "cancel" => {
+                let cancelled = req.target.is_some_and(|t| engine.cancel(QueryId(t)));
+                send(
+                    &out,
+                    &serde_json::json!({ "id": req.id, "ok": true, "cancelled": cancelled }),
+                );
+            }
+            "ping" => send(&out, &serde_json::json!({ "id": req.id, "ok": true })),
+            other => {
+                let err = QueryError::Worker(format!("unknown op {other:?}"));
+                send(&out, &Failed::new(req.id, &err));
+            }
+        }
+    }
+    // Input ended: answer what was already received (each request is bounded
+    // by its own deadline), then leave. A parent that wants the worker gone
+    // at once kills it; a parent that died takes the read end of stdout
+    // with it, and the next answer ends the worker with SIGPIPE.
+    drop(tx);
+    let _ = executor.join();
+    Ok(())
+}
+
+/// Encodes rows straight into JSON and sends a batch line every
+/// [`BATCH_ROWS`] rows or [`BATCH_BYTES`] bytes, so the parent decodes one
+/// batch while the next is produced.
+struct Streamer<'a> {
+    id: u64,
+    out: &'a Out,
+    /// The rows of the pending batch, comma-separated, without brackets.
+    buf: Vec<u8>,
+    rows: usize,
+}
+
+impl Streamer<'_> {
+    fn flush_batch(&mut self) {
+        let mut line = Vec::with_capacity(self.buf.len() + 64);
+        line.extend_from_slice(
+            format!("{{\"id\":{},\"ok\":true,\"more\":true,\"rows\":[", self.id).as_bytes(),
+        );
+        line.extend_from_slice(&self.buf);
+        line.extend_from_slice(b"]}\n");
+        write_line(self.out, &line);
+        self.buf.clear();
+        self.rows = 0;
+    }
+
+    fn finish(self, ran: &Ran, elapsed: Duration) {
+        let mut line = Vec::with_capacity(self.buf.len() + 256);
+        line.extend_from_slice(format!("{{\"id\":{},\"ok\":true,\"columns\":", self.id).as_bytes());
+        serde_json::to_writer(&mut line, &ran.columns).expect("strings serialize");
+        line.extend_from_slice(
+            format!(
+                ",\"truncated\":{},\"elapsed_us\":{},\"rows\":[",
+                ran.truncated,
+                elapsed.as_micros()
+            )
+            .as_bytes(),
+        );
+        line.extend_from_slice(&self.buf);
+        line.extend_from_slice(b"]}\n");
+        write_line(self.out, &line);
+    }
+}
+
+impl RowSink for Streamer<'_> {
+    fn row(&mut self, row: &Row<'_>, ncol: usize) -> Result<(), QueryError> {
+        if self.rows > 0 {
+            self.buf.push(b',');
+        }
+        self.buf.push(b'[');
+        for i in 0..ncol {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            let v = row
+                .get_ref(i)
+                .map_err(|e| QueryError::Sqlite(e.to_string()))?;
+            write_json(&mut self.buf, v);
+        }
+        self.buf.push(b']');
+        self.rows += 1;
+        if self.rows >= BATCH_ROWS || self.buf.len() >= BATCH_BYTES {
+            self.flush_batch();
+        }
+        Ok(())
+    }
+}
+
+fn run_query(engine: &InProcess, out: &Out, req: Request) {
+    let id = req.id;
+    let started = Instant::now();
+    let mut streamer = Streamer {
+        id,
+        out,
+        buf: Vec::new(),
+        rows: 0,
+    };
+    let result = (|| {
+        let sql = req
+            .sql
+            .ok_or_else(|| QueryError::Worker("a query request needs \"sql\"".into()))?;
+        let params = Params::from_json_value(req.params).map_err(QueryError::InvalidParams)?;
+        let mut q = Query::new(sql).params(params);
+        q.id = QueryId(id);
+        if let Some(ms) = req.timeout_ms {
+            q.timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = req.max_rows {
+            q.max_rows = n;
+        }
+        engine.execute_with(&q, started, &mut streamer)
+    })();
+    match result {
+        Ok(ran) => streamer.finish(&ran, started.elapsed()),
+        Err(e) => send(out, &Failed::new(id, &e)),
+    }
+}
+
+/// What `loci worker --db PATH [--requests FIFO]` runs: requests from the
+/// named FIFO (how the parent reaches a supervised child, see
+/// `docs/query.md`) or from stdin, answers on stdout.
+pub fn run_worker(db: &Path, requests: Option<&Path>) -> Result<(), QueryError> {
+    let stdout = std::io::stdout();
+    match requests {
+        Some(fifo) => {
+            // Opening a FIFO for reading blocks until the parent opens it for
+            // writing; a failed open is reported like a failed database open.
+            let input = std::fs::File::open(fifo).map_err(|e| QueryError::Open {
+                path: fifo.to_path_buf(),
+                message: e.to_string(),
+            });
+            match input {
+                Ok(f) => serve(db, f, stdout),
+                Err(e) => {
+                    let out: Out = Arc::new(Mutex::new(Box::new(stdout)));
+                    send(&out, &Failed::new(0, &e));
+                    Err(e)
+                }
+            }
+        }
+        None => serve(db, std::io::stdin(), stdout),
+    }
+}
