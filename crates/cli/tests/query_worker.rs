@@ -1,0 +1,12 @@
+//! The worker-mode cases of `loci-query` (cancel, kill, restart, queue,
+//! watchdog, close, exact values, UTF-8 framing, refusals, environment),
+//! run against the real `loci worker` started through the supervisor.
+
+use std::path::PathBuf;
+
+fn program() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_loci"))
+}
+
+#[path = "../../query/tests/worker_cases/mod.rs"]
+mod worker_cases;
