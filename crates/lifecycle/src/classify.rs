@@ -225,18 +225,18 @@ fn classify_inner(
             );
         }
     }
-    if let Some(run) = record.live_running() {
-        if let Some(state) = State::of_run(&run.purpose) {
-            let s = Status::new(
-                state,
-                format!(
-                    "a background {} (pid {}) started by pid {} is in flight",
-                    run.purpose, run.pid, run.owner_pid
-                ),
-                ws,
-            );
-            return (with_facts(s), learned);
-        }
+    if let Some(run) = record.live_running()
+        && let Some(state) = State::of_run(&run.purpose)
+    {
+        let s = Status::new(
+            state,
+            format!(
+                "a background {} (pid {}) started by pid {} is in flight",
+                run.purpose, run.pid, run.owner_pid
+            ),
+            ws,
+        );
+        return (with_facts(s), learned);
     }
 
     if !located.index_path.is_file() {

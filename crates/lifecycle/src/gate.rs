@@ -168,7 +168,7 @@ impl GateAnswer {
                 self.status
                     .errors
                     .push(failed.message.clone().unwrap_or_default());
-                self.status.last_run = Some(failed);
+                self.status.last_run = Some(*failed);
             }
         }
     }

@@ -95,7 +95,7 @@ impl BackgroundRun {
         purpose: Purpose,
         cfg: &Config,
         session: Option<&str>,
-    ) -> Result<BackgroundRun, RunRecord> {
+    ) -> Result<BackgroundRun, Box<RunRecord>> {
         let (spec, mut started) = spec(exe, root, purpose, cfg);
         let started_at_ms = now_ms();
         let handle = match sup.spawn(spec) {
@@ -112,7 +112,7 @@ impl BackgroundRun {
                     session: session.map(str::to_string),
                 };
                 finish(root, &run);
-                return Err(run);
+                return Err(Box::new(run));
             }
         };
         started.pid = handle.pid();
@@ -168,13 +168,13 @@ fn finish(root: &Path, run: &RunRecord) {
             r.running = None;
         }
         r.last_run = Some(run.clone());
-        if run.result.is_failure() {
-            if let Some(s) = &run.session {
-                *r.session(s)
-                    .failures
-                    .entry(run.purpose.clone())
-                    .or_insert(0) += 1;
-            }
+        if run.result.is_failure()
+            && let Some(s) = &run.session
+        {
+            *r.session(s)
+                .failures
+                .entry(run.purpose.clone())
+                .or_insert(0) += 1;
         }
     });
     if let Err(e) = result {

@@ -173,15 +173,15 @@ impl Record {
 
     /// The session's entry, created if new.
     pub fn session(&mut self, id: &str) -> &mut SessionRecord {
-        if !self.sessions.contains_key(id) && self.sessions.len() >= MAX_SESSIONS {
-            if let Some(oldest) = self
+        if !self.sessions.contains_key(id)
+            && self.sessions.len() >= MAX_SESSIONS
+            && let Some(oldest) = self
                 .sessions
                 .iter()
                 .min_by_key(|(_, s)| s.last_seen_ms)
                 .map(|(k, _)| k.clone())
-            {
-                self.sessions.remove(&oldest);
-            }
+        {
+            self.sessions.remove(&oldest);
         }
         let s = self.sessions.entry(id.to_string()).or_default();
         s.last_seen_ms = now_ms();
