@@ -11,6 +11,7 @@
 mod dump;
 pub mod drift;
 pub mod extract;
+mod git_exclude;
 pub mod graph;
 mod lang;
 pub mod lock;

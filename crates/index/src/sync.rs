@@ -231,6 +231,7 @@ pub fn index_workspace(
     }
 
     meta_set(&conn, "state", "indexing").map_err(&err)?;
+    crate::git_exclude::ensure_excluded(&root);
     let fresh = stored.is_empty();
     let mut counts = Counts {
         unchanged,
