@@ -183,3 +183,34 @@ fn hostile_query_arguments_never_panic() {
     assert_eq!(code, 0);
     assert_eq!(found["symbols"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn max_file_bytes_comes_from_flag_then_layered_config() {
+    let env = Env::new();
+    env.write(&[
+        ("small.py", "x = 1\n"),
+        ("big.py", &format!("y = '{}'\n", "z".repeat(200))),
+    ]);
+    env.write(&[(".loci/config.toml", "[index]\nmaxFileBytes = 100\n")]);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["skipped_by_reason"]["too_large"], 1,
+        "workspace config applies: {report}"
+    );
+    // The environment layer overrides the workspace file.
+    let out = env
+        .cmd()
+        .args(["index", "--json"])
+        .env("LOCI_INDEX_MAX_FILE_BYTES", "100000")
+        .output()
+        .unwrap();
+    let report = common::parse(&out);
+    assert_eq!(
+        report["files_indexed"], 2,
+        "env overrides the file: {report}"
+    );
+    // The flag overrides everything.
+    let (_, report) = env.json(&["index", "--max-file-bytes", "3"]);
+    assert_eq!(report["files_indexed"], 0, "{report}");
+}

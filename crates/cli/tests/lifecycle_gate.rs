@@ -222,10 +222,20 @@ fn corrupt_index_is_reported_nothing_deleted_and_rebuilt_only_with_consent() {
 }
 
 #[test]
-fn unknown_schema_and_interrupted_first_index_are_corrupt() {
+fn unknown_schema_and_interrupted_first_index_are_corrupt_an_interrupted_sync_is_drift() {
     let ws = Ws::indexed();
+    // A later sync interrupted after a complete index: sound but behind → drift.
     let conn = rusqlite_open(&ws.index_db());
     conn.execute("UPDATE meta SET value = 'indexing' WHERE key = 'state'", [])
+        .unwrap();
+    drop(conn);
+    let status = ws.status();
+    assert_eq!(state(&status), "drift", "{status}");
+    assert!(status["reason"].as_str().unwrap().contains("interrupted"));
+
+    // A first index that never completed: incomplete → corrupt (rebuild needs consent).
+    let conn = rusqlite_open(&ws.index_db());
+    conn.execute("DELETE FROM meta WHERE key = 'completed_at'", [])
         .unwrap();
     drop(conn);
     let status = ws.status();

@@ -188,8 +188,10 @@ pub fn index_workspace(
     let mut seen: HashSet<&str> = HashSet::with_capacity(walked.files.len());
     for found in &walked.files {
         let stored_file = stored.get(found.rel.as_str());
+        // Unchanged by stat, and still within the size limit (which may have been lowered).
         if let Some(s) = stored_file
             && s.stat == found.stat
+            && found.stat.size <= opts.max_file_bytes
         {
             unchanged += 1;
             seen.insert(found.rel.as_str());
@@ -326,6 +328,10 @@ pub fn index_workspace(
     }
     counts.resolved = stale.len() as u64;
     meta_set(&conn, "state", "complete").map_err(&err)?;
+    // Set once a run has completed: a later interrupted run is then unfinished work
+    // (drift the next sync resumes), not an incomplete first index.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    meta_set(&conn, "completed_at", &now.to_string()).map_err(&err)?;
     // Keep the WAL from growing without bound across runs.
     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     finish_report(

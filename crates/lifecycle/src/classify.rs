@@ -296,9 +296,12 @@ fn classify_inner(
             Err(e) => return (corrupt(format!("quick_check failed: {e}")), learned),
         }
     }
-    let index_state = match loci_index::meta_get(&conn, "state") {
-        Ok(v) => v,
-        Err(e) => {
+    let (index_state, completed_before) = match (
+        loci_index::meta_get(&conn, "state"),
+        loci_index::meta_get(&conn, "completed_at"),
+    ) {
+        (Ok(v), Ok(c)) => (v, c.is_some()),
+        (Err(e), _) | (_, Err(e)) => {
             return (
                 corrupt(format!("cannot read the index state: {e}")),
                 learned,
@@ -306,6 +309,18 @@ fn classify_inner(
         }
     };
     drop(conn);
+    if index_state.as_deref() != Some("complete") && completed_before {
+        // A sync after a complete index was interrupted: the index is sound, only
+        // behind; the next sync resumes it (no consent needed, nothing destroyed).
+        let mut s = Status::new(
+            State::Drift,
+            "an interrupted sync left work to finish; the next sync resumes it",
+            ws,
+        );
+        s.facts.index_state = index_state;
+        s.facts.integrity_cached = cached_ok;
+        return (with_facts(s), learned);
+    }
     if index_state.as_deref() != Some("complete") {
         let mut s = corrupt(format!(
             "an index run was interrupted and left the index incomplete (state {})",

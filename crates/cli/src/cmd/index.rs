@@ -13,9 +13,10 @@ use crate::output;
 pub struct IndexArgs {
     /// The workspace directory (default: --workspace, else the current directory).
     path: Option<PathBuf>,
-    /// Skip files larger than this many bytes (index.maxFileBytes).
-    #[arg(long, env = "LOCI_INDEX_MAX_FILE_BYTES", default_value_t = loci_index::DEFAULT_MAX_FILE_BYTES)]
-    max_file_bytes: u64,
+    /// Skip files larger than this many bytes (default: `index.maxFileBytes` from the
+    /// layered configuration, 1 MiB unless set; see `loci config show`).
+    #[arg(long)]
+    max_file_bytes: Option<u64>,
     /// Threads for walking and parsing (default: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -44,7 +45,9 @@ pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
         .or(workspace)
         .unwrap_or_else(|| PathBuf::from("."));
     let mut opts = loci_index::IndexOptions::new(path);
-    opts.max_file_bytes = args.max_file_bytes;
+    opts.max_file_bytes = args
+        .max_file_bytes
+        .unwrap_or_else(|| loci_lifecycle::Config::load(Some(&opts.root)).max_file_bytes());
     opts.threads = args.threads;
     let show_bar = !json && std::io::stderr().is_terminal();
     let report = if show_bar {
