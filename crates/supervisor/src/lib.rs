@@ -30,6 +30,10 @@
 //! # Ok::<(), loci_supervisor::SpawnError>(())
 //! ```
 //!
+//! A child that speaks a protocol on stdin/stdout gets
+//! [`SpawnSpec::stdin_stream`] and writes through [`Handle::take_stdin`]
+//! while its answers arrive in an [`SpawnSpec::on_stdout`] sink.
+//!
 //! See [`Supervisor`] and [`SpawnSpec`] for spawning, [`preflight_check`] for
 //! the gate, [`LlmRunner`] for the LLM tools, and `docs/supervisor.md` for
 //! the behaviour in prose.
@@ -46,6 +50,7 @@ mod preflight;
 mod registry;
 mod run;
 mod spec;
+mod stdin;
 mod supervisor;
 mod sys;
 
@@ -59,4 +64,5 @@ pub use preflight::{
     SKIP_VAR, WALK_UP_LEVELS, preflight_check, write_empty_mcp_config_tempfile,
 };
 pub use spec::{DEFAULT_BUDGET, DEFAULT_CAPTURE_CAP, DEFAULT_KILL_GRACE, Sink, SpawnSpec};
+pub use stdin::StdinWriter;
 pub use supervisor::{Handle, Supervisor};

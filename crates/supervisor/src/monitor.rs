@@ -6,14 +6,15 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
-use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::capture::CaptureBuf;
 use crate::outcome::{Exit, Outcome};
 use crate::run::{Run, StopRequest};
 use crate::spec::Sink;
-use crate::sys;
+use crate::stdin::StdinPipe;
+use crate::sys::{self, pollfd};
 
 /// How long output is still drained after the leader exited and its group was
 /// swept, at least. Only a descendant that escaped the group (its own
@@ -30,6 +31,9 @@ const WRITE_CHUNK: usize = 64 * 1024;
 /// The child's file descriptors, owned by the supervision thread.
 pub(crate) struct Io {
     pub(crate) stdin: Option<(File, Vec<u8>)>,
+    /// A streamed stdin ([`crate::SpawnSpec::stdin_stream`]): closed here
+    /// when the run is stopped or the child exits.
+    pub(crate) stdin_stream: Option<Arc<StdinPipe>>,
     pub(crate) stdout: File,
     pub(crate) stderr: File,
     /// Readable once the child has exited (a pidfd, or an eventfd written by
@@ -128,14 +132,6 @@ fn timeout_ms(deadline: Option<Instant>, now: Instant) -> i32 {
     }
 }
 
-fn pollfd(fd: &impl AsRawFd, events: i16) -> libc::pollfd {
-    libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events,
-        revents: 0,
-    }
-}
-
 /// Supervises the child of `run` until it has exited and its output is
 /// drained; returns the outcome (not yet published).
 pub(crate) fn supervise(
@@ -153,6 +149,7 @@ pub(crate) fn supervise(
     let mut feeder = io.stdin.map(|(file, data)| Feeder { file, data, pos: 0 });
     let mut stdin_written = 0u64;
     let exited_fd = io.exited;
+    let stream = io.stdin_stream;
     let mut exit: Option<Exit> = None;
     let mut why: Option<Why> = None;
     let mut term_at: Option<Instant> = None;
@@ -182,6 +179,9 @@ pub(crate) fn supervise(
         }
         if exit.is_none() {
             if why.is_some() && term_at.is_none() {
+                if let Some(s) = &stream {
+                    s.close();
+                }
                 sys::kill_group(pid, libc::SIGTERM);
                 term_at = Some(now);
             }
@@ -260,6 +260,9 @@ pub(crate) fn supervise(
             // reused yet. Sweep whatever is left of the group, then reap.
             sys::kill_group(pid, libc::SIGKILL);
             exit = Some(sys::reap(pid));
+            if let Some(s) = &stream {
+                s.close();
+            }
             if let Some(f) = feeder.take() {
                 stdin_written = f.pos as u64;
             }
@@ -267,6 +270,10 @@ pub(crate) fn supervise(
         }
     }
 
+    if let Some(s) = &stream {
+        s.close();
+        stdin_written = s.written();
+    }
     let stopped = term_at.is_some();
     Outcome {
         pid,

@@ -56,8 +56,8 @@ pub struct Outcome {
     pub cancelled: bool,
     /// SIGTERM was not enough: the group was SIGKILLed after the grace.
     pub killed_after_grace: bool,
-    /// Bytes of the stdin payload the child accepted before it closed stdin
-    /// or exited.
+    /// Bytes of the stdin payload (or of the streamed stdin) the child's
+    /// pipe accepted before it closed stdin or exited.
     pub stdin_bytes_written: u64,
 }
 

@@ -3,10 +3,11 @@
 use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::outcome::Outcome;
+use crate::stdin::StdinPipe;
 
 /// Why a run is being stopped early, by request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +36,8 @@ pub(crate) struct Run {
     pub(crate) wake: File,
     slot: Mutex<Slot>,
     done: Condvar,
+    /// The streamed stdin, set once right after spawn (`stdin_stream` runs).
+    pub(crate) stdin: OnceLock<Arc<StdinPipe>>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,6 +55,7 @@ impl Run {
             wake,
             slot: Mutex::new(Slot::default()),
             done: Condvar::new(),
+            stdin: OnceLock::new(),
         }
     }
 

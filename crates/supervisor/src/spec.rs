@@ -26,6 +26,16 @@ pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(2);
 /// the supervision thread: it must not block.
 pub type Sink = Box<dyn FnMut(&[u8]) -> ControlFlow<()> + Send + 'static>;
 
+/// What the child's stdin is.
+pub(crate) enum StdinMode {
+    /// `/dev/null`.
+    Null,
+    /// A fixed payload written by the supervision thread, then closed.
+    Bytes(Vec<u8>),
+    /// A pipe the caller writes through a [`crate::StdinWriter`].
+    Stream,
+}
+
 /// Everything the supervisor needs to start one child.
 ///
 /// Built by chaining; every limit has a documented default so a call site
@@ -34,7 +44,7 @@ pub type Sink = Box<dyn FnMut(&[u8]) -> ControlFlow<()> + Send + 'static>;
 pub struct SpawnSpec {
     pub(crate) program: OsString,
     pub(crate) args: Vec<OsString>,
-    pub(crate) stdin: Option<Vec<u8>>,
+    pub(crate) stdin: StdinMode,
     pub(crate) cwd: Option<PathBuf>,
     pub(crate) env: EnvPolicy,
     pub(crate) budget: Duration,
@@ -54,7 +64,7 @@ impl SpawnSpec {
         SpawnSpec {
             program: program.into(),
             args: Vec::new(),
-            stdin: None,
+            stdin: StdinMode::Null,
             cwd: None,
             env: EnvPolicy::loci_child(),
             budget: DEFAULT_BUDGET,
@@ -85,9 +95,25 @@ impl SpawnSpec {
 
     /// Bytes written to the child's stdin while its output is drained, then
     /// stdin is closed. Any size: large payloads (prompts) belong here, never
-    /// in argv. Without a payload the child's stdin is `/dev/null`.
+    /// in argv. Without a payload (or a stream) the child's stdin is
+    /// `/dev/null`. Replaces an earlier [`SpawnSpec::stdin_stream`].
     pub fn stdin_bytes(mut self, payload: impl Into<Vec<u8>>) -> Self {
-        self.stdin = Some(payload.into());
+        self.stdin = StdinMode::Bytes(payload.into());
+        self
+    }
+
+    /// Gives the child a stdin pipe that stays open for the caller to write
+    /// to while the run lasts: take the writer once with
+    /// [`Handle::take_stdin`](crate::Handle::take_stdin). For children that
+    /// speak a request/response protocol on stdin/stdout (the query worker).
+    /// Writes happen on the caller's thread, concurrently with the draining
+    /// of stdout and stderr, so neither side can deadlock the other. The
+    /// pipe is closed when the writer is dropped (the child reads EOF), and
+    /// by the supervisor when the run is stopped or the child exits (a
+    /// pending or later write fails with `BrokenPipe`, never SIGPIPE).
+    /// Replaces an earlier [`SpawnSpec::stdin_bytes`].
+    pub fn stdin_stream(mut self) -> Self {
+        self.stdin = StdinMode::Stream;
         self
     }
 
@@ -191,7 +217,14 @@ impl fmt::Debug for SpawnSpec {
             .field("program", &self.program)
             .field("args", &format_args!("<{} args>", self.args.len()))
             .field("argv_bytes", &self.argv_bytes())
-            .field("stdin_bytes", &self.stdin.as_ref().map(Vec::len))
+            .field(
+                "stdin",
+                &match &self.stdin {
+                    StdinMode::Null => "null".to_string(),
+                    StdinMode::Bytes(b) => format!("<{} bytes>", b.len()),
+                    StdinMode::Stream => "stream".to_string(),
+                },
+            )
             .field("cwd", &self.cwd)
             .field("env", &self.env)
             .field("budget", &self.budget)

@@ -11,7 +11,8 @@ use crate::monitor::{self, Io, Limits};
 use crate::outcome::Outcome;
 use crate::registry::{self, RegisterError};
 use crate::run::{OnDone, Run, StopRequest, lock};
-use crate::spec::SpawnSpec;
+use crate::spec::{SpawnSpec, StdinMode};
+use crate::stdin::{StdinPipe, StdinWriter};
 use crate::sys;
 
 type Inflight = Arc<Mutex<HashMap<String, Arc<Run>>>>;
@@ -180,6 +181,16 @@ impl Handle {
         self.run.is_finished()
     }
 
+    /// The writer of the child's stdin, for a run spawned with
+    /// [`SpawnSpec::stdin_stream`]: `Some` the first time it is asked for,
+    /// on any handle of the run (single-flight joiners included), `None`
+    /// after that and for runs without a streamed stdin. A run has one
+    /// writer so that messages cannot interleave; share it behind a `Mutex`.
+    /// See [`StdinWriter`] for blocking, closing and errors.
+    pub fn take_stdin(&self) -> Option<StdinWriter> {
+        self.run.stdin.get()?.take_writer()
+    }
+
     /// Stops the run: SIGTERM to the child's group now, SIGKILL after the
     /// grace. Returns at once; `wait` reports `cancelled`. A run that is
     /// already stopping or has ended is left alone.
@@ -210,10 +221,9 @@ fn start(
         cmd.current_dir(dir);
     }
     spec.env.apply(&mut cmd);
-    cmd.stdin(if spec.stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
+    cmd.stdin(match spec.stdin {
+        StdinMode::Null => Stdio::null(),
+        StdinMode::Bytes(_) | StdinMode::Stream => Stdio::piped(),
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
@@ -249,17 +259,29 @@ fn start(
             sys::set_nonblocking(f)?;
             sys::grow_pipe(f);
         }
-        let stdin = match (child.stdin.take(), spec.stdin.take()) {
-            (Some(s), Some(data)) => {
+        let mut stdin = None;
+        let mut stdin_stream = None;
+        match (
+            child.stdin.take(),
+            std::mem::replace(&mut spec.stdin, StdinMode::Null),
+        ) {
+            (Some(s), StdinMode::Bytes(data)) => {
                 let f = std::fs::File::from(std::os::fd::OwnedFd::from(s));
                 sys::set_nonblocking(&f)?;
-                Some((f, data))
+                stdin = Some((f, data));
             }
-            _ => None,
-        };
+            (Some(s), StdinMode::Stream) => {
+                let f = std::fs::File::from(std::os::fd::OwnedFd::from(s));
+                let pipe = Arc::new(StdinPipe::new(pid, f)?);
+                let _ = run.stdin.set(pipe.clone());
+                stdin_stream = Some(pipe);
+            }
+            _ => {}
+        }
         let exited = exit_notifier(pid)?;
         Ok(Io {
             stdin,
+            stdin_stream,
             stdout,
             stderr,
             exited,
@@ -279,6 +301,7 @@ fn start(
         argc = spec.args.len(),
         argv_bytes = spec.argv_bytes(),
         stdin_bytes = io.stdin.as_ref().map_or(0, |s| s.1.len()),
+        stdin_stream = io.stdin_stream.is_some(),
         budget_ms = spec.budget.as_millis() as u64,
         "spawned"
     );

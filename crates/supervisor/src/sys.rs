@@ -129,6 +129,44 @@ pub(crate) fn block_sigpipe_in_this_thread() {
     }
 }
 
+/// Writes `buf` to `f` once (a partial write is possible) with SIGPIPE
+/// blocked in this thread, so a reader that is gone gives `EPIPE` instead of
+/// a signal that would end loci (the CLI restores SIGPIPE's default action).
+/// A SIGPIPE raised by this write is consumed before the mask is restored.
+pub(crate) fn write_no_sigpipe(mut f: &File, buf: &[u8]) -> io::Result<usize> {
+    use std::io::Write;
+    // SAFETY: signal-mask calls on local sigsets, in this thread only;
+    // sigtimedwait with a zero timeout only dequeues a pending SIGPIPE.
+    unsafe {
+        let mut pipe: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut pipe);
+        libc::sigaddset(&mut pipe, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &pipe, &mut old);
+        let result = f.write(buf);
+        if matches!(&result, Err(e) if e.kind() == io::ErrorKind::BrokenPipe) {
+            let zero = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            libc::sigtimedwait(&pipe, std::ptr::null_mut(), &zero);
+        }
+        if libc::sigismember(&old, libc::SIGPIPE) == 0 {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        }
+        result
+    }
+}
+
+/// A `pollfd` for `fd` waiting for `events`.
+pub(crate) fn pollfd(fd: &impl AsRawFd, events: i16) -> libc::pollfd {
+    libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events,
+        revents: 0,
+    }
+}
+
 /// Puts our end of a pipe in non-blocking mode (the child's end is a separate
 /// open file description and keeps blocking semantics).
 pub(crate) fn set_nonblocking(fd: &impl AsRawFd) -> io::Result<()> {
