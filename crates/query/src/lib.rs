@@ -45,7 +45,6 @@
 mod error;
 mod exec;
 mod fastrows;
-mod fifo;
 mod guard;
 mod in_process;
 mod protocol;

@@ -3,6 +3,7 @@
 //! back, and kills the worker when it does not stop (cancel grace, deadline,
 //! watchdog) or when the engine closes.
 
+use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -10,11 +11,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use loci_supervisor::{AUTO_WATCH_VAR, EnvPolicy, Handle, Outcome, SpawnSpec, Supervisor};
+use loci_supervisor::{
+    AUTO_WATCH_VAR, EnvPolicy, Handle, Outcome, SpawnSpec, StdinWriter, Supervisor,
+};
 
 use crate::error::QueryError;
 use crate::exec::{self, Query, QueryId, QueryResult};
-use crate::fifo;
 use crate::protocol::{LineSplitter, Request, Response};
 use crate::queue::{Cancelled, Queue};
 
@@ -93,7 +95,8 @@ enum Msg {
 /// One live worker process.
 struct Proc {
     handle: Handle,
-    writer: Mutex<std::fs::File>,
+    /// The worker's stdin; requests are written whole under this lock.
+    writer: Mutex<StdinWriter>,
     rx: Mutex<Receiver<Msg>>,
     wake: Sender<Msg>,
 }
@@ -176,12 +179,6 @@ impl WorkerClient {
         let werr = |what: &str, e: &dyn std::fmt::Display| {
             QueryError::Worker(format!("cannot start the query worker: {what}: {e}"))
         };
-        let dir = tempfile::Builder::new()
-            .prefix("loci-worker-")
-            .tempdir()
-            .map_err(|e| werr("temp dir", &e))?;
-        let fifo_path = dir.path().join("requests");
-        fifo::make(&fifo_path).map_err(|e| werr("mkfifo", &e))?;
         let (tx, rx) = mpsc::channel::<Msg>();
         let line_tx = tx.clone();
         let mut splitter = LineSplitter::default();
@@ -189,8 +186,7 @@ impl WorkerClient {
             .arg("worker")
             .arg("--db")
             .arg(&self.cfg.db)
-            .arg("--requests")
-            .arg(&fifo_path)
+            .stdin_stream()
             .env(worker_env())
             .cwd("/")
             .budget(self.cfg.max_lifetime)
@@ -201,8 +197,7 @@ impl WorkerClient {
                     let _ = line_tx.send(Msg::Line(line));
                 });
                 ControlFlow::Continue(())
-            })
-            .hold_until_exit(dir);
+            });
         let done_tx = tx.clone();
         let handle = self
             .sup
@@ -215,15 +210,9 @@ impl WorkerClient {
             handle.cancel();
             e
         };
-        let writer = fifo::open_writer(&fifo_path, until, || !handle.is_finished()).map_err(
-            |e| match handle.wait_timeout(Duration::from_millis(200)) {
-                Some(o) => fail(QueryError::Worker(format!(
-                    "cannot start the query worker: {}",
-                    describe(&o)
-                ))),
-                None => fail(werr("request pipe", &e)),
-            },
-        )?;
+        let writer = handle
+            .take_stdin()
+            .ok_or_else(|| fail(werr("stdin", &"the supervisor gave no stdin stream")))?;
         // The worker answers id 0 once its connection is open.
         loop {
             let left = until.saturating_duration_since(Instant::now());
@@ -299,7 +288,7 @@ impl WorkerClient {
             // Checked under the writer lock, which `cancel` also takes: a
             // cancel either lands before (nothing is sent) or after the
             // request line.
-            let w = lock(&proc.writer);
+            let mut w = lock(&proc.writer);
             let mut cancel_at = lock(&self.cancel_at);
             if cancel_at.is_some_and(|(id, _)| id == q.id) {
                 *cancel_at = None;
@@ -309,9 +298,9 @@ impl WorkerClient {
                 )));
             }
             drop(cancel_at);
-            if let Err(e) = fifo::write_all_no_sigpipe(&w, &line) {
+            if let Err(e) = w.write_all(&line) {
                 drop(w);
-                self.kill(&proc, "its request pipe broke");
+                self.kill(&proc, "its stdin broke");
                 return Err(QueryError::WorkerKilled(format!(
                     "cannot send request {} to the query worker: {e}",
                     q.id
@@ -459,7 +448,7 @@ impl WorkerClient {
                 *lock(&self.cancel_at) = Some((id, Instant::now()));
                 return;
             };
-            let w = lock(&proc.writer);
+            let mut w = lock(&proc.writer);
             *lock(&self.cancel_at) = Some((id, Instant::now()));
             let req = Request {
                 id: QueryId::next().0,
@@ -472,7 +461,7 @@ impl WorkerClient {
             };
             let mut line = serde_json::to_vec(&req).expect("requests always serialize");
             line.push(b'\n');
-            let _ = fifo::write_all_no_sigpipe(&w, &line);
+            let _ = w.write_all(&line);
             drop(w);
             let _ = proc.wake.send(Msg::Wake);
         });

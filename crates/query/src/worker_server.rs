@@ -222,28 +222,8 @@ fn run_query(engine: &InProcess, out: &Out, req: Request) {
     }
 }
 
-/// What `loci worker --db PATH [--requests FIFO]` runs: requests from the
-/// named FIFO (how the parent reaches a supervised child, see
-/// `docs/query.md`) or from stdin, answers on stdout.
-pub fn run_worker(db: &Path, requests: Option<&Path>) -> Result<(), QueryError> {
-    let stdout = std::io::stdout();
-    match requests {
-        Some(fifo) => {
-            // Opening a FIFO for reading blocks until the parent opens it for
-            // writing; a failed open is reported like a failed database open.
-            let input = std::fs::File::open(fifo).map_err(|e| QueryError::Open {
-                path: fifo.to_path_buf(),
-                message: e.to_string(),
-            });
-            match input {
-                Ok(f) => serve(db, f, stdout),
-                Err(e) => {
-                    let out: Out = Arc::new(Mutex::new(Box::new(stdout)));
-                    send(&out, &Failed::new(0, &e));
-                    Err(e)
-                }
-            }
-        }
-        None => serve(db, std::io::stdin(), stdout),
-    }
+/// What `loci worker --db PATH` runs: requests from stdin (a stream the
+/// supervisor keeps open, see `docs/query.md`), answers on stdout.
+pub fn run_worker(db: &Path) -> Result<(), QueryError> {
+    serve(db, std::io::stdin(), std::io::stdout())
 }

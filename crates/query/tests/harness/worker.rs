@@ -1,6 +1,6 @@
 //! A stand-in for `loci worker` so this crate's tests can drive the worker
 //! protocol through the supervisor without building the whole CLI. It parses
-//! the same arguments (`worker --db PATH [--requests FIFO]`) and calls the
+//! the same arguments (`worker --db PATH`) and calls the
 //! same function, `loci_query::run_worker`; the CLI's tests run the same
 //! cases against the real `loci` binary.
 
@@ -13,7 +13,6 @@ fn main() {
     }
     let mut args = std::env::args_os().skip(1);
     let mut db = None;
-    let mut requests = None;
     assert_eq!(
         args.next().as_deref(),
         Some("worker".as_ref()),
@@ -22,12 +21,11 @@ fn main() {
     while let Some(a) = args.next() {
         match a.to_str() {
             Some("--db") => db = args.next().map(PathBuf::from),
-            Some("--requests") => requests = args.next().map(PathBuf::from),
             _ => panic!("unknown argument {a:?}"),
         }
     }
     let db = db.expect("--db is required");
-    if loci_query::run_worker(&db, requests.as_deref()).is_err() {
+    if loci_query::run_worker(&db).is_err() {
         std::process::exit(10);
     }
 }

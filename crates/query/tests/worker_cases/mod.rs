@@ -371,3 +371,24 @@ fn worker_capabilities_and_a_missing_database() {
     assert_eq!(err.kind(), "open", "{err}");
     assert!(!missing.exists());
 }
+
+#[test]
+fn the_worker_reads_requests_on_its_stdin_pipe_and_answers_on_stdout() {
+    let db = TestDb::small();
+    let engine = worker(&db);
+    let pid = engine.worker_pid().unwrap();
+    for fd in [0, 1] {
+        let target = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).unwrap();
+        assert!(
+            target.to_string_lossy().starts_with("pipe:"),
+            "fd {fd} is {target:?}"
+        );
+    }
+    let args = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let args: Vec<&[u8]> = args.split(|b| *b == 0).filter(|a| !a.is_empty()).collect();
+    assert_eq!(args.len(), 4, "worker --db PATH and nothing else");
+    assert_eq!(
+        engine.execute(&Query::new("SELECT 7")).unwrap().rows,
+        vec![vec![Value::Integer(7)]]
+    );
+}
