@@ -134,8 +134,9 @@ pub(crate) fn load(
         let mut refs_stmt = conn.prepare_cached(
             "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1 ORDER BY id",
         )?;
-        let mut imports_stmt = conn
-            .prepare_cached("SELECT module, name, alias, line FROM imports WHERE file_id = ?1 ORDER BY id")?;
+        let mut imports_stmt = conn.prepare_cached(
+            "SELECT module, name, alias, line FROM imports WHERE file_id = ?1 ORDER BY id",
+        )?;
         let mut bases_stmt = conn.prepare_cached(
             "SELECT symbol_id, subject, name, qualifier, kind, line FROM bases WHERE file_id = ?1 ORDER BY id",
         )?;
@@ -239,7 +240,11 @@ pub(crate) fn load(
     for defs in by_name.values_mut() {
         defs.sort_by(|a, b| {
             let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
-            (path(a), &a.qualified_name, a.kind.name()).cmp(&(path(b), &b.qualified_name, b.kind.name()))
+            (path(a), &a.qualified_name, a.kind.name()).cmp(&(
+                path(b),
+                &b.qualified_name,
+                b.kind.name(),
+            ))
         });
     }
     Ok((
@@ -616,10 +621,20 @@ impl<'a> Ctx<'a> {
                 *alias == Some(q) || *imp_name == Some(q) || segs.last().is_some_and(|l| *l == q)
             });
             let glob = imp_name.is_none() || *imp_name == Some("*");
-            if (names_it || qualifies_it || glob)
-                && let Some(s) = candidates.iter().find(|s| files.contains(&s.file_id))
-            {
-                return one(s, Confidence::Import);
+            if names_it || qualifies_it || glob {
+                // Several matches in the imported files (a method name on an unknown
+                // receiver): link them all, up to the same cap as by-name links.
+                let imported: Vec<&Sym> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|s| files.contains(&s.file_id))
+                    .collect();
+                if !imported.is_empty() && imported.len() <= MAX_NAME_ONLY {
+                    return imported
+                        .into_iter()
+                        .map(|s| (s, Confidence::Import))
+                        .collect();
+                }
             }
         }
         // 5. by name alone. A call on some other receiver (`x.find()`) can only reach a

@@ -330,7 +330,9 @@ pub fn index_workspace(
     meta_set(&conn, "state", "complete").map_err(&err)?;
     // Set once a run has completed: a later interrupted run is then unfinished work
     // (drift the next sync resumes), not an incomplete first index.
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     meta_set(&conn, "completed_at", &now.to_string()).map_err(&err)?;
     // Keep the WAL from growing without bound across runs.
     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
@@ -369,14 +371,15 @@ fn apply_batch(
 ) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let mut names = HashSet::new();
-    let mut changed_ids = Vec::new();
+    let mut removed_ids = Vec::new();
+    let mut added_paths = Vec::new();
     for outcome in batch {
         match outcome {
             Outcome::Changed(parsed) => {
                 let existing = stored.get(&parsed.rel).map(|s| s.id);
-                let id = write::write_parsed(&tx, &parsed, existing, &mut names)?;
-                if existing.is_some() {
-                    changed_ids.push(id);
+                write::write_parsed(&tx, &parsed, existing, &mut names)?;
+                if existing.is_none() && !fresh {
+                    added_paths.push(parsed.rel.clone());
                 }
                 if parsed.lossy {
                     lossy.push(parsed.rel.clone());
@@ -393,7 +396,7 @@ fn apply_batch(
                 // A file that used to be indexed and is now skipped leaves the index.
                 if let Some(s) = stored.get(&skip.path) {
                     write::remove_file(&tx, s.id, &mut names)?;
-                    changed_ids.push(s.id);
+                    removed_ids.push(s.id);
                     counts.removed += 1;
                 }
                 skipped.push(skip);
@@ -402,10 +405,10 @@ fn apply_batch(
     }
     for &id in removed {
         write::remove_file(&tx, id, &mut names)?;
-        changed_ids.push(id);
+        removed_ids.push(id);
     }
     if !fresh {
-        write::mark_stale(&tx, &names, &changed_ids)?;
+        write::mark_stale(&tx, &names, &removed_ids, &added_paths)?;
     }
     tx.commit()
 }

@@ -2,7 +2,7 @@
 //! transactions, marking the files whose edges the change made stale in the same
 //! transaction (so a crash never loses the need to re-resolve them).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use rusqlite::{Transaction, params};
 
@@ -17,18 +17,25 @@ pub(crate) struct StoredFile {
     pub hash: Vec<u8>,
 }
 
-/// Writes one parsed file (new or changed), returning its file id. Names whose definitions
-/// were removed or added are pushed into `touched_names`.
+/// Old symbols of a file by (qualified name, kind), each with its id and name, in id order.
+type OldSymbols = HashMap<(String, String), VecDeque<(i64, String)>>;
+
+/// Writes one parsed file (new or changed), returning its file id.
+///
+/// A changed file keeps the ids of the definitions it still has (matched by qualified
+/// name and kind, in order), so edges from other files into them stay valid; only the
+/// names of definitions that appeared or disappeared go into `touched_names`, and only
+/// files using those names need re-resolving.
 pub(crate) fn write_parsed(
     tx: &Transaction<'_>,
     file: &Parsed,
     existing: Option<i64>,
     touched_names: &mut HashSet<String>,
 ) -> rusqlite::Result<i64> {
-    let file_id = match existing {
+    let (file_id, mut old) = match existing {
         Some(id) => {
-            collect_names(tx, id, touched_names)?;
-            clear_file(tx, id)?;
+            let old = old_symbols(tx, id)?;
+            clear_file_facts(tx, id)?;
             tx.prepare_cached(
                 "UPDATE files SET lang = ?2, size = ?3, mtime_ns = ?4, inode = ?5, hash = ?6, lossy = ?7,
                         lines = ?8, resolved = 0 WHERE id = ?1",
@@ -43,7 +50,7 @@ pub(crate) fn write_parsed(
                 file.lossy,
                 file.lines
             ])?;
-            id
+            (id, old)
         }
         None => {
             tx.prepare_cached(
@@ -60,7 +67,7 @@ pub(crate) fn write_parsed(
                 file.lossy,
                 file.lines
             ])?;
-            tx.last_insert_rowid()
+            (tx.last_insert_rowid(), OldSymbols::new())
         }
     };
     let facts = &file.facts;
@@ -71,24 +78,54 @@ pub(crate) fn write_parsed(
                                   end_line, start_byte, end_byte, parent_id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?;
+        let mut update = tx.prepare_cached(
+            "UPDATE symbols SET name = ?2, signature = ?3, doc = ?4, start_line = ?5, start_col = ?6,
+                    end_line = ?7, start_byte = ?8, end_byte = ?9, parent_id = ?10 WHERE id = ?1",
+        )?;
         for s in &facts.symbols {
             let parent = s.parent.and_then(|p| ids.get(p as usize).copied());
-            insert.execute(params![
-                file_id,
-                s.name,
-                s.qualified_name,
-                s.kind.name(),
-                s.signature,
-                s.doc,
-                s.span.start_line,
-                s.span.start_col,
-                s.span.end_line,
-                s.span.start_byte,
-                s.span.end_byte,
-                parent
-            ])?;
-            ids.push(tx.last_insert_rowid());
-            touched_names.insert(s.name.clone());
+            let key = (s.qualified_name.clone(), s.kind.name().to_string());
+            match old.get_mut(&key).and_then(VecDeque::pop_front) {
+                Some((id, _)) => {
+                    update.execute(params![
+                        id,
+                        s.name,
+                        s.signature,
+                        s.doc,
+                        s.span.start_line,
+                        s.span.start_col,
+                        s.span.end_line,
+                        s.span.start_byte,
+                        s.span.end_byte,
+                        parent
+                    ])?;
+                    ids.push(id);
+                }
+                None => {
+                    insert.execute(params![
+                        file_id,
+                        s.name,
+                        s.qualified_name,
+                        s.kind.name(),
+                        s.signature,
+                        s.doc,
+                        s.span.start_line,
+                        s.span.start_col,
+                        s.span.end_line,
+                        s.span.start_byte,
+                        s.span.end_byte,
+                        parent
+                    ])?;
+                    ids.push(tx.last_insert_rowid());
+                    touched_names.insert(s.name.clone());
+                }
+            }
+        }
+        // Definitions that disappeared.
+        let mut delete = tx.prepare_cached("DELETE FROM symbols WHERE id = ?1")?;
+        for (id, name) in old.into_values().flatten() {
+            delete.execute([id])?;
+            touched_names.insert(name);
         }
     }
     let symbol_id = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
@@ -136,8 +173,6 @@ pub(crate) fn write_parsed(
                 kind,
                 b.line
             ])?;
-            // A base whose deriving type is elsewhere changes that type's edges.
-            touched_names.insert(b.subject.clone());
         }
     }
     tx.prepare_cached("INSERT INTO code_fts (rowid, body) VALUES (?1, ?2)")?
@@ -170,6 +205,37 @@ pub(crate) fn remove_file(
     Ok(())
 }
 
+fn old_symbols(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<OldSymbols> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, name, qualified_name, kind FROM symbols WHERE file_id = ?1 ORDER BY id",
+    )?;
+    let mut out = OldSymbols::new();
+    let rows = stmt.query_map([file_id], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+    })?;
+    for row in rows {
+        let (id, name, qualified, kind): (i64, String, String, String) = row?;
+        out.entry((qualified, kind))
+            .or_default()
+            .push_back((id, name));
+    }
+    Ok(out)
+}
+
+/// Deletes a file's refs, imports, bases, outgoing edges and text index row (not its symbols).
+fn clear_file_facts(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<()> {
+    for sql in [
+        "DELETE FROM edges WHERE src_file = ?1",
+        "DELETE FROM refs WHERE file_id = ?1",
+        "DELETE FROM imports WHERE file_id = ?1",
+        "DELETE FROM bases WHERE file_id = ?1",
+        "DELETE FROM code_fts WHERE rowid = ?1",
+    ] {
+        tx.prepare_cached(sql)?.execute([file_id])?;
+    }
+    Ok(())
+}
+
 fn collect_names(
     tx: &Transaction<'_>,
     file_id: i64,
@@ -186,50 +252,75 @@ fn collect_names(
 }
 
 fn clear_file(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<()> {
-    for sql in [
-        "DELETE FROM edges WHERE src_file = ?1",
-        "DELETE FROM symbols WHERE file_id = ?1",
-        "DELETE FROM refs WHERE file_id = ?1",
-        "DELETE FROM imports WHERE file_id = ?1",
-        "DELETE FROM bases WHERE file_id = ?1",
-        "DELETE FROM code_fts WHERE rowid = ?1",
-    ] {
-        tx.prepare_cached(sql)?.execute([file_id])?;
+    clear_file_facts(tx, file_id)?;
+    tx.prepare_cached("DELETE FROM symbols WHERE file_id = ?1")?
+        .execute([file_id])?;
+    Ok(())
+}
+
+/// Marks for re-resolution, in the caller's transaction, every file whose edges could
+/// change: files using a name in `names` (definitions that appeared or disappeared),
+/// files with edges into a `removed` file, and files whose imports may name one of the
+/// `added` paths (by its module name).
+pub(crate) fn mark_stale(
+    tx: &Transaction<'_>,
+    names: &HashSet<String>,
+    removed: &[i64],
+    added: &[String],
+) -> rusqlite::Result<()> {
+    if !names.is_empty() {
+        tx.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS stale_names (name TEXT PRIMARY KEY) WITHOUT ROWID;
+             DELETE FROM stale_names;",
+        )?;
+        {
+            let mut insert =
+                tx.prepare_cached("INSERT OR IGNORE INTO stale_names (name) VALUES (?1)")?;
+            for n in names {
+                insert.execute([n])?;
+            }
+        }
+        tx.execute_batch(
+            "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (
+                 SELECT file_id FROM refs WHERE name IN (SELECT name FROM stale_names)
+                 UNION SELECT file_id FROM imports WHERE name IN (SELECT name FROM stale_names)
+                 UNION SELECT file_id FROM imports WHERE alias IN (SELECT name FROM stale_names)
+                 UNION SELECT file_id FROM bases WHERE name IN (SELECT name FROM stale_names)
+                 UNION SELECT file_id FROM bases WHERE subject IN (SELECT name FROM stale_names));
+             DELETE FROM stale_names;",
+        )?;
+    }
+    let mut into_removed = tx.prepare_cached(
+        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (SELECT src_file FROM edges WHERE dst_file = ?1)",
+    )?;
+    for id in removed {
+        into_removed.execute([id])?;
+    }
+    let mut importing = tx.prepare_cached(
+        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (
+             SELECT file_id FROM imports WHERE instr(module, ?1) > 0 OR name = ?1)",
+    )?;
+    let mut modules: Vec<&str> = added
+        .iter()
+        .map(|p| module_name(p))
+        .filter(|m| !m.is_empty())
+        .collect();
+    modules.sort_unstable();
+    modules.dedup();
+    for m in modules {
+        importing.execute([m])?;
     }
     Ok(())
 }
 
-/// Marks every file whose edges could change because definitions named in `names`
-/// appeared or disappeared, or because edges point into a file whose symbols were replaced.
-pub(crate) fn mark_stale(
-    tx: &Transaction<'_>,
-    names: &HashSet<String>,
-    changed_files: &[i64],
-) -> rusqlite::Result<()> {
-    if names.is_empty() && changed_files.is_empty() {
-        return Ok(());
+/// The name other files import a path by: its stem, or its directory for `mod.rs`,
+/// `__init__.py`, `index.js` and the like.
+fn module_name(path: &str) -> &str {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or("");
+    match stem {
+        "mod" | "__init__" | "index" | "lib" | "main" => parts.next().unwrap_or(stem),
+        _ => stem,
     }
-    tx.execute_batch("CREATE TEMP TABLE IF NOT EXISTS stale_names (name TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM stale_names;")?;
-    {
-        let mut insert =
-            tx.prepare_cached("INSERT OR IGNORE INTO stale_names (name) VALUES (?1)")?;
-        for n in names {
-            insert.execute([n])?;
-        }
-    }
-    tx.execute_batch(
-        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (
-             SELECT file_id FROM refs WHERE name IN (SELECT name FROM stale_names)
-             UNION SELECT file_id FROM imports WHERE name IN (SELECT name FROM stale_names)
-             UNION SELECT file_id FROM bases WHERE name IN (SELECT name FROM stale_names)
-             UNION SELECT file_id FROM bases WHERE subject IN (SELECT name FROM stale_names));
-         DELETE FROM stale_names;",
-    )?;
-    let mut mark = tx.prepare_cached(
-        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (SELECT src_file FROM edges WHERE dst_file = ?1)",
-    )?;
-    for id in changed_files {
-        mark.execute([id])?;
-    }
-    Ok(())
 }

@@ -154,3 +154,39 @@ fn cross_file_edges_are_resolved() {
         );
     }
 }
+
+#[test]
+fn editing_a_body_re_resolves_only_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), BASE);
+    index(dir.path());
+    // helper() is called from two other places; its definition keeps its id.
+    write_tree(
+        dir.path(),
+        &[(
+            "src/util.rs",
+            "pub fn helper() -> u32 { 41 + 1 }\npub fn unused() {}\n",
+        )],
+    );
+    let report = index(dir.path());
+    assert_eq!(report.files_parsed, 1);
+    assert_eq!(
+        report.files_resolved, 1,
+        "callers of unchanged definitions need no re-resolution"
+    );
+    assert_same_as_fresh(dir.path());
+    // Adding a definition re-resolves the files that use its name.
+    write_tree(
+        dir.path(),
+        &[(
+            "src/util.rs",
+            "pub fn helper() -> u32 { 42 }\npub fn unused() {}\npub fn area() {}\n",
+        )],
+    );
+    let report = index(dir.path());
+    assert_eq!(
+        report.files_resolved, 2,
+        "util.rs, and lib.rs which calls an `area`"
+    );
+    assert_same_as_fresh(dir.path());
+}
