@@ -41,7 +41,7 @@ pub(crate) struct Request {
 }
 
 /// The error object of a failed response.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct WireError {
     pub kind: String,
     pub message: String,
@@ -73,16 +73,40 @@ pub(crate) struct Response<'a> {
     pub error: Option<WireError>,
 }
 
-impl Response<'_> {
-    /// The rows, decoded (fast path first, serde as the reference).
-    pub(crate) fn decode_rows(&self) -> Result<Vec<Vec<Value>>, serde_json::Error> {
-        match self.rows {
-            None => Ok(Vec::new()),
-            Some(raw) => match crate::fastrows::parse_rows(raw.get().as_bytes()) {
-                Some(rows) => Ok(rows),
-                None => serde_json::from_str(raw.get()),
-            },
+/// One response line, decoded: what the parent's reader hands over.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Answer {
+    pub id: u64,
+    pub ok: bool,
+    pub more: bool,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+    pub truncated: bool,
+    pub error: Option<WireError>,
+}
+
+impl Answer {
+    /// Decodes one line: the fast path for the shapes the worker writes
+    /// (batches and final answers), serde for everything else and as the
+    /// reference when the fast path declines.
+    pub(crate) fn parse(line: &[u8]) -> Result<Answer, String> {
+        if let Some(a) = crate::fastrows::parse_answer(line) {
+            return Ok(a);
         }
+        let r: Response = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+        let rows = match r.rows {
+            None => Vec::new(),
+            Some(raw) => serde_json::from_str(raw.get()).map_err(|e| e.to_string())?,
+        };
+        Ok(Answer {
+            id: r.id,
+            ok: r.ok,
+            more: r.more,
+            columns: r.columns,
+            rows,
+            truncated: r.truncated,
+            error: r.error,
+        })
     }
 }
 
@@ -106,6 +130,8 @@ impl Failed {
 
 /// Splits a byte stream into lines. Each call scans only the bytes it is
 /// given (never the whole buffer again), so a long line costs linear time.
+/// A line that lies whole inside one chunk is handed over without a copy;
+/// one that spans chunks is assembled in a buffer that is reused.
 #[derive(Debug, Default)]
 pub(crate) struct LineSplitter {
     pending: Vec<u8>,
@@ -113,16 +139,15 @@ pub(crate) struct LineSplitter {
 
 impl LineSplitter {
     /// Feeds `chunk`; `emit` gets every completed line without its `\n`.
-    pub(crate) fn push(&mut self, mut chunk: &[u8], mut emit: impl FnMut(Vec<u8>)) {
+    pub(crate) fn push(&mut self, mut chunk: &[u8], mut emit: impl FnMut(&[u8])) {
         while let Some(pos) = chunk.iter().position(|&b| b == b'\n') {
-            let line = if self.pending.is_empty() {
-                chunk[..pos].to_vec()
+            if self.pending.is_empty() {
+                emit(&chunk[..pos]);
             } else {
-                let mut line = std::mem::take(&mut self.pending);
-                line.extend_from_slice(&chunk[..pos]);
-                line
-            };
-            emit(line);
+                self.pending.extend_from_slice(&chunk[..pos]);
+                emit(&self.pending);
+                self.pending.clear();
+            }
             chunk = &chunk[pos + 1..];
         }
         self.pending.extend_from_slice(chunk);
@@ -144,8 +169,8 @@ mod tests {
         for cut in 0..stream.len() {
             let mut sp = LineSplitter::default();
             let mut got = Vec::new();
-            sp.push(&stream[..cut], |l| got.push(l));
-            sp.push(&stream[cut..], |l| got.push(l));
+            sp.push(&stream[..cut], |l| got.push(l.to_vec()));
+            sp.push(&stream[cut..], |l| got.push(l.to_vec()));
             assert_eq!(got, vec![line.clone(), line.clone()], "cut at {cut}");
             for l in &got {
                 let v: serde_json::Value = serde_json::from_slice(l).unwrap();
@@ -155,14 +180,49 @@ mod tests {
     }
 
     #[test]
-    fn response_parses_tagged_values() {
-        let r: Response = serde_json::from_str(
-            r#"{"id":3,"ok":true,"columns":["a","b"],"rows":[[{"$int":"9223372036854775807"},{"$blob":"AP8="}]],"truncated":false,"elapsed_us":5}"#,
-        )
-        .unwrap();
+    fn answers_parse_the_same_on_the_fast_path_and_through_serde() {
+        let lines: [&[u8]; 5] = [
+            br#"{"id":3,"ok":true,"columns":["a","b"],"truncated":false,"elapsed_us":5,"rows":[[{"$int":"9223372036854775807"},{"$blob":"AP8="}]]}"#,
+            br#"{"id":4,"ok":true,"more":true,"rows":[[1,"x\"y",null,2.5],[]]}"#,
+            br#"{"id":0,"ok":true,"ready":true}"#,
+            br#"{"id":5,"ok":false,"error":{"kind":"timeout","message":"m"}}"#,
+            br#"{"id":6,"ok":true,"rows":[[{"$real":"inf"}]]}"#,
+        ];
+        for line in lines {
+            let serde: Response = serde_json::from_slice(line).unwrap();
+            let rows: Vec<Vec<Value>> = serde
+                .rows
+                .map(|r| serde_json::from_str(r.get()).unwrap())
+                .unwrap_or_default();
+            let a = Answer::parse(line).unwrap();
+            assert_eq!(
+                (
+                    a.id,
+                    a.ok,
+                    a.more,
+                    &a.columns,
+                    &a.rows,
+                    a.truncated,
+                    &a.error
+                ),
+                (
+                    serde.id,
+                    serde.ok,
+                    serde.more,
+                    &serde.columns,
+                    &rows,
+                    serde.truncated,
+                    &serde.error
+                ),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let a = Answer::parse(lines[0]).unwrap();
         assert_eq!(
-            r.decode_rows().unwrap(),
+            a.rows,
             vec![vec![Value::Integer(i64::MAX), Value::Blob(vec![0, 255])]]
         );
+        assert!(Answer::parse(b"{\"id\":").is_err());
     }
 }

@@ -96,18 +96,39 @@ impl loci_store::rusqlite::ToSql for Value {
     }
 }
 
+/// Appends `i` in decimal, as `Display` writes it, without the formatting
+/// machinery (the worker writes one or more per row).
+pub(crate) fn push_i64(buf: &mut Vec<u8>, i: i64) {
+    let mut digits = [0u8; 20];
+    let mut n = i.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        buf.push(b'-');
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
 /// Appends the JSON form of `v` (exactly what [`Value`]'s `Serialize`
 /// writes) to `buf`, without building a [`Value`] first: the worker's hot
 /// path for large results.
 pub(crate) fn write_json(buf: &mut Vec<u8>, v: ValueRef<'_>) {
-    use std::io::Write;
     match v {
         ValueRef::Null => buf.extend_from_slice(b"null"),
-        ValueRef::Integer(i) if i.unsigned_abs() <= MAX_SAFE_INTEGER as u64 => {
-            let _ = write!(buf, "{i}");
-        }
+        ValueRef::Integer(i) if i.unsigned_abs() <= MAX_SAFE_INTEGER as u64 => push_i64(buf, i),
         ValueRef::Integer(i) => {
-            let _ = write!(buf, "{{\"{TAG_INT}\":\"{i}\"}}");
+            buf.extend_from_slice(b"{\"");
+            buf.extend_from_slice(TAG_INT.as_bytes());
+            buf.extend_from_slice(b"\":\"");
+            push_i64(buf, i);
+            buf.extend_from_slice(b"\"}");
         }
         ValueRef::Real(f) => {
             let _ = serde_json::to_writer(&mut *buf, &Value::Real(f));
@@ -296,6 +317,15 @@ impl Serialize for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_i64_writes_what_display_writes() {
+        for i in [0, 7, -7, 10, -10, 9_007_199_254_740_991, i64::MIN, i64::MAX] {
+            let mut buf = Vec::new();
+            push_i64(&mut buf, i);
+            assert_eq!(buf, i.to_string().into_bytes());
+        }
+    }
 
     fn round(v: &Value) -> Value {
         serde_json::from_str(&serde_json::to_string(v).unwrap()).unwrap()

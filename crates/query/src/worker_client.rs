@@ -17,7 +17,7 @@ use loci_supervisor::{
 
 use crate::error::QueryError;
 use crate::exec::{self, Query, QueryId, QueryResult};
-use crate::protocol::{LineSplitter, Request, Response};
+use crate::protocol::{Answer, LineSplitter, Request};
 use crate::queue::{Cancelled, Queue};
 
 /// How a worker engine starts and bounds its worker process.
@@ -87,7 +87,9 @@ pub fn worker_env() -> EnvPolicy {
 }
 
 enum Msg {
-    Line(Vec<u8>),
+    /// One answer line, decoded on the supervisor's reader thread as it
+    /// streams in (or why it could not be).
+    Answer(Result<Answer, String>),
     Exited(String),
     Wake,
 }
@@ -194,7 +196,7 @@ impl WorkerClient {
             .capture_cap(16 * 1024)
             .on_stdout(move |chunk| {
                 splitter.push(chunk, |line| {
-                    let _ = line_tx.send(Msg::Line(line));
+                    let _ = line_tx.send(Msg::Answer(Answer::parse(line)));
                 });
                 ControlFlow::Continue(())
             });
@@ -217,9 +219,8 @@ impl WorkerClient {
         loop {
             let left = until.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
-                Ok(Msg::Line(line)) => {
-                    let r: Response = serde_json::from_slice(&line)
-                        .map_err(|e| fail(werr("bad greeting", &e)))?;
+                Ok(Msg::Answer(r)) => {
+                    let r = r.map_err(|e| fail(werr("bad greeting", &e)))?;
                     if r.id != 0 {
                         continue;
                     }
@@ -373,8 +374,8 @@ impl WorkerClient {
                 return Err(err);
             }
             match rx.recv_timeout(kill_at - now) {
-                Ok(Msg::Line(line)) => {
-                    let r: Response = match serde_json::from_slice(&line) {
+                Ok(Msg::Answer(r)) => {
+                    let r = match r {
                         Ok(r) => r,
                         Err(e) => {
                             self.kill(proc, "it broke the protocol");
@@ -393,15 +394,7 @@ impl WorkerClient {
                         });
                         return Err(QueryError::from_wire(&e.kind, e.message));
                     }
-                    let batch = match r.decode_rows() {
-                        Ok(b) => b,
-                        Err(e) => {
-                            self.kill(proc, "it broke the protocol");
-                            return Err(QueryError::Worker(format!(
-                                "unreadable rows from the query worker: {e}"
-                            )));
-                        }
-                    };
+                    let batch = r.rows;
                     if rows.is_empty() {
                         rows = batch;
                     } else {
