@@ -570,8 +570,15 @@ impl<'a> Ctx<'a> {
         };
         let mut candidates: Vec<&Sym> = all.iter().filter(|s| wanted(s)).collect();
         // `new Circle()` names the class, not also its constructor `Circle.Circle`.
-        let ids: Vec<i64> = candidates.iter().map(|s| s.id).collect();
-        candidates.retain(|s| !s.parent.is_some_and(|p| ids.contains(&p)));
+        // Only types can be such parents, and most names have none among their candidates.
+        let types: Vec<i64> = candidates
+            .iter()
+            .filter(|s| s.kind.is_type())
+            .map(|s| s.id)
+            .collect();
+        if !types.is_empty() {
+            candidates.retain(|s| !s.parent.is_some_and(|p| types.contains(&p)));
+        }
         if candidates.is_empty() {
             return Vec::new();
         }
@@ -689,9 +696,12 @@ fn qualified_ends_with(qualified: &str, qualifier: &str, name: &str) -> bool {
 }
 
 /// Replaces the edges of each resolved file and marks it resolved, in one transaction.
+/// With `fresh`, the edge table held nothing for these files (a first index), so the
+/// per-file delete is skipped.
 pub(crate) fn write_edges(
     conn: &mut Connection,
     resolved: &[(i64, Vec<Edge>)],
+    fresh: bool,
 ) -> rusqlite::Result<usize> {
     let tx = conn.transaction()?;
     let mut total = 0;
@@ -703,7 +713,9 @@ pub(crate) fn write_edges(
         )?;
         let mut done = tx.prepare_cached("UPDATE files SET resolved = 1 WHERE id = ?1")?;
         for (file_id, edges) in resolved {
-            delete.execute([file_id])?;
+            if !fresh {
+                delete.execute([file_id])?;
+            }
             for e in edges {
                 insert.execute(params![
                     e.kind,

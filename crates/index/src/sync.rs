@@ -180,6 +180,11 @@ pub fn index_workspace(
 
     let stored = load_stored(&conn).map_err(&err)?;
     let walked = walk::walk(&root, threads, &|p: &Path| could_be_source(p));
+    tracing::info!(
+        files = walked.files.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "walked"
+    );
     let mut skipped = walked.skipped;
 
     // Diff: unchanged by stat, to (re)read, and removed.
@@ -235,6 +240,11 @@ pub fn index_workspace(
     meta_set(&conn, "state", "indexing").map_err(&err)?;
     crate::git_exclude::ensure_excluded(&root);
     let fresh = stored.is_empty();
+    if fresh {
+        loci_store::drop_fact_indexes(&conn).map_err(&err)?;
+    } else {
+        loci_store::create_fact_indexes(&conn).map_err(&err)?;
+    }
     let mut counts = Counts {
         unchanged,
         removed: removed.len() as u64,
@@ -273,10 +283,12 @@ pub fn index_workspace(
         });
         let mut batch: Vec<Outcome> = Vec::with_capacity(BATCH_FILES);
         let mut first = true;
+        let mut writing = std::time::Duration::ZERO;
         for outcome in rx.iter() {
             batch.push(outcome);
             if batch.len() >= BATCH_FILES {
                 let n = batch.len() as u64;
+                let t = Instant::now();
                 apply_batch(
                     &mut conn,
                     &stored,
@@ -288,6 +300,7 @@ pub fn index_workspace(
                     &mut lossy,
                 )
                 .map_err(&err)?;
+                writing += t.elapsed();
                 progress.advance(n);
                 first = false;
             }
@@ -306,13 +319,31 @@ pub fn index_workspace(
             )
             .map_err(&err)?;
         }
+        tracing::info!(
+            ms = writing.as_millis() as u64,
+            "time in the writer's transactions"
+        );
         progress.advance(n);
         Ok(())
     });
     progress.finish();
     write_result?;
+    // Rebuilt after a bulk load; on any other run this only re-creates what a killed
+    // bulk load left missing.
+    loci_store::create_fact_indexes(&conn).map_err(&err)?;
+    tracing::info!(
+        parsed = counts.parsed,
+        ms = started.elapsed().as_millis() as u64,
+        "parsed and written"
+    );
 
-    // Resolve every stale file.
+    // Resolve every stale file. A fresh index has no edges yet: no deletes are needed,
+    // and the edge indexes are built once at the end.
+    if fresh {
+        loci_store::drop_edge_indexes(&conn).map_err(&err)?;
+    } else {
+        loci_store::create_edge_indexes(&conn).map_err(&err)?;
+    }
     let stale = resolve::stale_files(&conn).map_err(&err)?;
     let total_files: i64 = conn
         .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
@@ -324,9 +355,15 @@ pub fn index_workspace(
             Some(pool) => pool.install(|| resolve::resolve_all(&table, &inputs)),
             None => resolve::resolve_all(&table, &inputs),
         };
-        resolve::write_edges(&mut conn, &resolved).map_err(&err)?;
+        resolve::write_edges(&mut conn, &resolved, fresh).map_err(&err)?;
     }
+    loci_store::create_edge_indexes(&conn).map_err(&err)?;
     counts.resolved = stale.len() as u64;
+    tracing::info!(
+        resolved = counts.resolved,
+        ms = started.elapsed().as_millis() as u64,
+        "resolved"
+    );
     meta_set(&conn, "state", "complete").map_err(&err)?;
     // Set once a run has completed: a later interrupted run is then unfinished work
     // (drift the next sync resumes), not an incomplete first index.

@@ -22,4 +22,6 @@ pub use index_db::{
     INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check,
 };
 pub use rusqlite;
-pub use schema::SCHEMA_VERSION;
+pub use schema::{
+    SCHEMA_VERSION, create_edge_indexes, create_fact_indexes, drop_edge_indexes, drop_fact_indexes,
+};

@@ -116,6 +116,65 @@ CREATE VIRTUAL TABLE code_fts USING fts5(
 );
 "#;
 
+/// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and
+/// builds them once at the end (much cheaper than maintaining them row by row); every
+/// run re-creates any that are missing, so a run killed in between leaves nothing behind.
+const FACT_INDEXES: &[&str] = &[
+    "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)",
+    "CREATE INDEX IF NOT EXISTS symbols_qualified ON symbols(qualified_name)",
+    "CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line)",
+    "CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id)",
+    "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
+    "CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id)",
+    "CREATE INDEX IF NOT EXISTS imports_name ON imports(name)",
+    "CREATE INDEX IF NOT EXISTS bases_file ON bases(file_id)",
+    "CREATE INDEX IF NOT EXISTS bases_name ON bases(name)",
+    "CREATE INDEX IF NOT EXISTS bases_subject ON bases(subject)",
+];
+
+/// The edge table's indexes, handled the same way around a fresh resolution.
+const EDGE_INDEXES: &[&str] = &[
+    "CREATE INDEX IF NOT EXISTS edges_src ON edges(src_symbol, kind)",
+    "CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst_symbol, kind)",
+    "CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file)",
+    "CREATE INDEX IF NOT EXISTS edges_dst_file ON edges(dst_file, kind)",
+];
+
+fn drop_indexes(conn: &Connection, list: &[&str]) -> rusqlite::Result<()> {
+    for create in list {
+        let name = create.split_whitespace().nth(5).unwrap_or_default();
+        conn.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+    }
+    Ok(())
+}
+
+fn create_indexes(conn: &Connection, list: &[&str]) -> rusqlite::Result<()> {
+    for create in list {
+        conn.execute_batch(create)?;
+    }
+    Ok(())
+}
+
+/// Drops the fact tables' secondary indexes before a bulk load into an empty index.
+pub fn drop_fact_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    drop_indexes(conn, FACT_INDEXES)
+}
+
+/// Creates any missing fact-table index (all of them after a bulk load).
+pub fn create_fact_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    create_indexes(conn, FACT_INDEXES)
+}
+
+/// Drops the edge indexes before resolving a freshly loaded index.
+pub fn drop_edge_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    drop_indexes(conn, EDGE_INDEXES)
+}
+
+/// Creates any missing edge index (all of them after a fresh resolution).
+pub fn create_edge_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    create_indexes(conn, EDGE_INDEXES)
+}
+
 /// Brings `conn` to [`SCHEMA_VERSION`], or reports the version it found if newer.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MigrateError> {
     let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
