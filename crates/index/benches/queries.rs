@@ -30,19 +30,44 @@ fn queries(c: &mut Criterion) {
 
     // Baseline in the same run: the cheapest possible indexed lookup.
     c.bench_function("baseline: SELECT 1 by primary key", |b| {
-        b.iter(|| g.connection().query_row("SELECT id FROM files WHERE id = 1", [], |r| r.get::<_, i64>(0)).unwrap())
+        b.iter(|| {
+            g.connection()
+                .query_row("SELECT id FROM files WHERE id = 1", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .unwrap()
+        })
     });
-    c.bench_function("find exact name", |b| b.iter(|| graph::find(&g, "index_workspace", None, None, 100).unwrap()));
-    c.bench_function("find glob", |b| b.iter(|| graph::find(&g, "parse_*", None, None, 100).unwrap()));
+    c.bench_function("find exact name", |b| {
+        b.iter(|| graph::find(&g, "index_workspace", None, None, 100).unwrap())
+    });
+    c.bench_function("find glob", |b| {
+        b.iter(|| graph::find(&g, "parse_*", None, None, 100).unwrap())
+    });
     c.bench_function("def", |b| b.iter(|| g.def("index_workspace").unwrap()));
-    c.bench_function("callers --depth 3", |b| b.iter(|| graph::callers(&g, "walk::walk", 3).unwrap()));
-    c.bench_function("callees --depth 2", |b| b.iter(|| graph::callees(&g, "index_workspace", 2).unwrap()));
-    c.bench_function("impact --depth 3", |b| b.iter(|| graph::impact(&g, "Collector::def", 3).unwrap()));
-    c.bench_function("outline", |b| b.iter(|| g.outline("index/src/sync.rs").unwrap()));
+    c.bench_function("callers --depth 3", |b| {
+        b.iter(|| graph::callers(&g, "walk::walk", 3).unwrap())
+    });
+    c.bench_function("callees --depth 2", |b| {
+        b.iter(|| graph::callees(&g, "index_workspace", 2).unwrap())
+    });
+    c.bench_function("impact --depth 3", |b| {
+        b.iter(|| graph::impact(&g, "Collector::def", 3).unwrap())
+    });
+    c.bench_function("outline", |b| {
+        b.iter(|| g.outline("index/src/sync.rs").unwrap())
+    });
     let opts = SearchOptions::default();
-    c.bench_function("search literal", |b| b.iter(|| graph::search(&g, "prepare_cached", &opts).unwrap()));
-    let regex = SearchOptions { regex: true, ..SearchOptions::default() };
-    c.bench_function("search regex", |b| b.iter(|| graph::search(&g, r"fn \w+_file\(", &regex).unwrap()));
+    c.bench_function("search literal", |b| {
+        b.iter(|| graph::search(&g, "prepare_cached", &opts).unwrap())
+    });
+    let regex = SearchOptions {
+        regex: true,
+        ..SearchOptions::default()
+    };
+    c.bench_function("search regex", |b| {
+        b.iter(|| graph::search(&g, r"fn \w+_file\(", &regex).unwrap())
+    });
 }
 
 criterion_group! {

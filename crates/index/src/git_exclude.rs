@@ -16,12 +16,22 @@ pub(crate) fn ensure_excluded(root: &Path) {
     }
     let exclude = git.join("info").join("exclude");
     let current = std::fs::read_to_string(&exclude).unwrap_or_default();
-    if current.lines().any(|l| matches!(l.trim(), "/.loci/" | ".loci/" | ".loci" | "/.loci")) {
+    if current
+        .lines()
+        .any(|l| matches!(l.trim(), "/.loci/" | ".loci/" | ".loci" | "/.loci"))
+    {
         return;
     }
     let result = std::fs::create_dir_all(git.join("info")).and_then(|()| {
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&exclude)?;
-        let sep = if current.is_empty() || current.ends_with('\n') { "" } else { "\n" };
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&exclude)?;
+        let sep = if current.is_empty() || current.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
         writeln!(f, "{sep}{PATTERN}")
     });
     if let Err(e) = result {
@@ -41,7 +51,10 @@ mod tests {
         std::fs::write(&exclude, "*.tmp").unwrap();
         ensure_excluded(dir.path());
         ensure_excluded(dir.path());
-        assert_eq!(std::fs::read_to_string(&exclude).unwrap(), "*.tmp\n/.loci/\n");
+        assert_eq!(
+            std::fs::read_to_string(&exclude).unwrap(),
+            "*.tmp\n/.loci/\n"
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! ```
 #![deny(missing_docs)]
 
-mod dump;
 pub mod drift;
+mod dump;
 pub mod extract;
 mod git_exclude;
 pub mod graph;

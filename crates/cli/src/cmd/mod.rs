@@ -1,14 +1,14 @@
 //! One module per command family.
 
+pub mod config;
+pub mod gate;
 pub mod graph;
 pub mod index;
 pub mod list;
 pub mod query;
-pub mod workspace;
-pub mod worker;
-pub mod config;
-pub mod gate;
 pub mod rebuild;
 pub mod status;
 pub mod sync;
 pub mod watch;
+pub mod worker;
+pub mod workspace;
