@@ -403,6 +403,20 @@ pub(crate) fn compact(text: &str, max: usize) -> String {
     out
 }
 
+/// The named children of `node`, comments left out (base lists, use lists, parameters).
+pub(crate) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|n| !n.kind().contains("comment"))
+        .collect()
+}
+
+/// The text of `outer` up to where `inner` (a descendant) starts.
+pub(crate) fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
+    let len = inner.start_byte().saturating_sub(outer.start_byte());
+    c.text(outer).get(..len).unwrap_or("")
+}
+
 /// Splits `a::b::C` / `a.b.C` / `a\b\C` into (`Some("a::b")`, `"C"`).
 pub(crate) fn split_qualified(written: &str) -> (Option<&str>, &str) {
     let written = written.trim();

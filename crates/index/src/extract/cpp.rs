@@ -17,7 +17,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, strip_generics};
+use super::collector::{compact, named_children, strip_generics, text_before};
+
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
@@ -414,22 +415,8 @@ fn without_template_args(written: &str) -> String {
     out.trim().to_string()
 }
 
-/// The text of `outer` up to where `inner` (a descendant) starts.
-fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
-    let text = c.text(outer);
-    let len = inner.start_byte().saturating_sub(outer.start_byte());
-    text.get(..len).unwrap_or("")
-}
-
 fn named_child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     named_children(node).into_iter().find(|n| n.kind() == kind)
-}
-
-fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect()
 }
 
 #[cfg(test)]

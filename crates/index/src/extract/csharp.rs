@@ -16,7 +16,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, split_qualified, strip_generics};
+use super::collector::{compact, named_children, split_qualified, strip_generics};
+
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
@@ -232,13 +233,6 @@ fn has_token(node: Node<'_>, token: &str) -> bool {
     (0..node.child_count())
         .filter_map(|i| node.child(i))
         .any(|n| n.kind() == token)
-}
-
-fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect()
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::compact;
+use super::collector::{compact, named_children};
+
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names: the PHP namespace separator.
@@ -256,13 +257,6 @@ fn literal_path(c: &Collector<'_>, expr: Node<'_>) -> Option<String> {
         }
     }
     None
-}
-
-fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect()
 }
 
 #[cfg(test)]

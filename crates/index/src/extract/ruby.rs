@@ -17,7 +17,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, split_qualified};
+use super::collector::{compact, named_children, split_qualified};
+
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
@@ -178,13 +179,6 @@ fn split_scope(written: &str) -> (Option<&str>, &str) {
         }
         None => (None, written.trim()),
     }
-}
-
-fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect()
 }
 
 #[cfg(test)]

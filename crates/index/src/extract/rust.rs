@@ -2,7 +2,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::split_qualified;
+use super::collector::{named_children, split_qualified};
+
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
@@ -181,11 +182,4 @@ fn is_definition_name(node: Node<'_>) -> bool {
     node.parent()
         .and_then(|p| p.child_by_field_name("name"))
         .is_some_and(|n| n.id() == node.id())
-}
-
-fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect()
 }

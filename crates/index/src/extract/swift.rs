@@ -17,7 +17,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, split_qualified, strip_generics};
+use super::collector::{compact, named_children, split_qualified, strip_generics, text_before};
+
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
@@ -218,19 +219,6 @@ fn call(c: &mut Collector<'_>, callee: Node<'_>) {
         }
         _ => {}
     }
-}
-
-/// The text of `outer` up to where `inner` (a descendant) starts.
-fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
-    let len = inner.start_byte().saturating_sub(outer.start_byte());
-    c.text(outer).get(..len).unwrap_or("")
-}
-
-fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect()
 }
 
 #[cfg(test)]
