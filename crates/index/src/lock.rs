@@ -45,6 +45,7 @@ pub enum LockError {
 }
 
 /// A held write lock; released on drop.
+#[derive(Debug)]
 pub struct WriteLock {
     file: File,
     path: PathBuf,
@@ -56,20 +57,28 @@ pub fn lock_path(index_dir: &Path) -> PathBuf {
 }
 
 impl WriteLock {
-    /// Takes the lock without waiting, writing a record of `purpose` into it.
+    /// Takes the index's write lock (`<index_dir>/index.lock`) without waiting, writing a
+    /// record of `purpose` into it.
     pub fn try_acquire(index_dir: &Path, purpose: &str) -> Result<WriteLock, LockError> {
-        let path = lock_path(index_dir);
+        std::fs::create_dir_all(index_dir).map_err(|source| LockError::Io {
+            path: index_dir.to_path_buf(),
+            source,
+        })?;
+        WriteLock::try_acquire_at(&lock_path(index_dir), purpose)
+    }
+
+    /// Takes the lock held on any lock file `path` (the watcher's, say) the same way.
+    pub fn try_acquire_at(path: &Path, purpose: &str) -> Result<WriteLock, LockError> {
         let io = |source| LockError::Io {
-            path: path.clone(),
+            path: path.to_path_buf(),
             source,
         };
-        std::fs::create_dir_all(index_dir).map_err(io)?;
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
-            .open(&path)
+            .open(path)
             .map_err(io)?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => {}
@@ -93,7 +102,10 @@ impl WriteLock {
         file.set_len(0).map_err(io)?;
         file.rewind().map_err(io)?;
         file.write_all(&json).map_err(io)?;
-        Ok(WriteLock { file, path })
+        Ok(WriteLock {
+            file,
+            path: path.to_path_buf(),
+        })
     }
 
     /// The lock file's path.
@@ -109,13 +121,22 @@ impl Drop for WriteLock {
     }
 }
 
-/// Who holds the lock right now, without taking it: `None` when nobody does.
+/// Who holds the index's write lock right now, without taking it: `None` when nobody does.
 pub fn current_holder(index_dir: &Path) -> Result<Option<LockRecord>, LockError> {
-    let path = lock_path(index_dir);
-    let mut file = match File::open(&path) {
+    holder_at(&lock_path(index_dir))
+}
+
+/// Who holds the lock file `path`, without taking it: `None` when nobody does.
+pub fn holder_at(path: &Path) -> Result<Option<LockRecord>, LockError> {
+    let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(LockError::Io { path, source }),
+        Err(source) => {
+            return Err(LockError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
     match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
         Ok(()) => {
@@ -131,7 +152,7 @@ pub fn current_holder(index_dir: &Path) -> Result<Option<LockRecord>, LockError>
             })))
         }
         Err(e) => Err(LockError::Io {
-            path,
+            path: path.to_path_buf(),
             source: e.into(),
         }),
     }
