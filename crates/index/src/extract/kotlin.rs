@@ -19,7 +19,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, named_children, split_qualified, strip_generics, text_before};
+use super::collector::{
+    compact, dotted_type_use, named_children, split_qualified, strip_generics, text_before,
+};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
@@ -92,18 +94,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "user_type" => {
-            let identifiers: Vec<Node<'_>> = named_children(node)
-                .into_iter()
-                .filter(|n| n.kind() == "identifier")
-                .collect();
-            if let Some(last) = identifiers.last() {
-                let qualifier = text_before(c, node, *last)
-                    .trim()
-                    .trim_end_matches('.')
-                    .to_string();
-                let name = c.text(*last);
-                c.reference(*last, name, Some(&qualifier), RefKind::TypeUse);
-            }
+            dotted_type_use(c, node, "identifier");
             Action::Descend // type arguments
         }
         _ => Action::Descend,

@@ -17,7 +17,7 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, named_children, split_qualified, strip_generics, text_before};
+use super::collector::{compact, dotted_type_use, named_children, split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
@@ -88,18 +88,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             if names_extended_type {
                 return Action::Skip; // `extension X`: X is the subject, not a use
             }
-            let names: Vec<Node<'_>> = named_children(node)
-                .into_iter()
-                .filter(|n| n.kind() == "type_identifier")
-                .collect();
-            if let Some(last) = names.last() {
-                let qualifier = text_before(c, node, *last)
-                    .trim()
-                    .trim_end_matches('.')
-                    .to_string();
-                let name = c.text(*last);
-                c.reference(*last, name, Some(&qualifier), RefKind::TypeUse);
-            }
+            dotted_type_use(c, node, "type_identifier");
             Action::Descend // type arguments
         }
         _ => Action::Descend,
