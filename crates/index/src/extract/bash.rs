@@ -89,37 +89,4 @@ mod tests {
         let imports: Vec<&str> = facts.imports.iter().map(|i| i.module.as_str()).collect();
         assert_eq!(imports, vec!["./lib.sh", "$DIR/common.sh"]);
     }
-
-    #[test]
-    fn syntax_errors_and_empty_input_do_not_panic() {
-        for src in [
-            "",
-            "function",
-            "f() {",
-            "source",
-            ". ",
-            "}}}}",
-            "if then fi",
-            "$(",
-            "\"unterminated",
-        ] {
-            extract(Lang::Bash, src).unwrap();
-        }
-    }
-
-    #[test]
-    fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let blocks = format!(
-            "f() {{\n{}{}}}\n",
-            "{ g\n".repeat(depth),
-            "}\n".repeat(depth)
-        );
-        assert_eq!(extract(Lang::Bash, &blocks).unwrap().refs.len(), depth);
-        let substitutions = format!("echo {}x{}\n", "$(echo ".repeat(depth), ")".repeat(depth));
-        assert_eq!(
-            extract(Lang::Bash, &substitutions).unwrap().refs.len(),
-            depth + 1
-        );
-    }
 }

@@ -267,42 +267,6 @@ mod tests {
     use crate::extract::{SymbolKind, extract};
 
     #[test]
-    fn empty_and_broken_files_do_not_panic() {
-        for src in [
-            "",
-            "#include",
-            "#define",
-            "int f(",
-            "struct {",
-            "typedef",
-            "int (*(*x",
-            "}}}",
-        ] {
-            extract(Lang::C, src).expect("a tree");
-        }
-    }
-
-    #[test]
-    fn deeply_nested_code_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let parens = format!("int x = {}1{};\n", "(".repeat(depth), ")".repeat(depth));
-        let blocks = format!(
-            "void f(void) {}{}\n",
-            "{".repeat(depth + 1),
-            "}".repeat(depth + 1)
-        );
-        let pointers = format!(
-            "typedef int {}T;\nint {}f(void) {{ return 0; }}\n",
-            "*".repeat(depth),
-            "*".repeat(depth)
-        );
-        let declarators = format!("typedef int {}T{};\n", "(".repeat(depth), ")".repeat(depth));
-        for src in [parens, blocks, pointers, declarators] {
-            extract(Lang::C, &src).expect("a tree");
-        }
-    }
-
-    #[test]
     fn prototypes_are_not_definitions_and_macros_are_split_by_shape() {
         let src =
             "int proto(int);\n#define K 1\n#define F(x) (x)\nint def(void) { return proto(K); }\n";

@@ -490,31 +490,4 @@ mod tests {
             ]
         );
     }
-
-    #[test]
-    fn syntax_errors_and_empty_input_do_not_panic() {
-        for src in [
-            "",
-            "class {",
-            "void Foo::() {",
-            "namespace { template <",
-            "#include",
-            "}}}}",
-            "a::b::c(;",
-        ] {
-            extract(Lang::Cpp, src).unwrap();
-        }
-    }
-
-    #[test]
-    fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let blocks = format!("void f() {}{}}}", "{ g();".repeat(depth), "}".repeat(depth));
-        assert_eq!(extract(Lang::Cpp, &blocks).unwrap().refs.len(), depth);
-        let namespaces = format!("{}{}", "namespace n { ".repeat(depth), "}".repeat(depth));
-        assert_eq!(
-            extract(Lang::Cpp, &namespaces).unwrap().symbols.len(),
-            depth
-        );
-    }
 }

@@ -282,35 +282,4 @@ mod tests {
             ]
         );
     }
-
-    #[test]
-    fn syntax_errors_and_empty_input_do_not_panic() {
-        for src in [
-            "",
-            "class {",
-            "namespace ;",
-            "using = ;",
-            "void M( {",
-            "}}}}",
-            "new ();",
-        ] {
-            extract(Lang::CSharp, src).unwrap();
-        }
-    }
-
-    #[test]
-    fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let blocks = format!(
-            "class A {{ void M() {}{}}} }}",
-            "{ G();".repeat(depth),
-            "}".repeat(depth)
-        );
-        assert_eq!(extract(Lang::CSharp, &blocks).unwrap().refs.len(), depth);
-        let namespaces = format!("{}{}", "namespace N { ".repeat(depth), "}".repeat(depth));
-        assert_eq!(
-            extract(Lang::CSharp, &namespaces).unwrap().symbols.len(),
-            depth
-        );
-    }
 }

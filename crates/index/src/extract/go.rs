@@ -289,45 +289,6 @@ mod tests {
     use crate::extract::{SymbolKind, extract};
 
     #[test]
-    fn empty_and_broken_files_do_not_panic() {
-        for src in [
-            "",
-            "package",
-            "func (",
-            "func (r *) M() {",
-            "type T struct {",
-            "import (",
-            "const (",
-        ] {
-            extract(Lang::Go, src).expect("a tree");
-        }
-    }
-
-    #[test]
-    fn deeply_nested_code_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let parens = format!(
-            "package p\nvar x = {}1{}\n",
-            "(".repeat(depth),
-            ")".repeat(depth)
-        );
-        let blocks = format!(
-            "package p\nfunc f() {}{}\n",
-            "{".repeat(depth + 1),
-            "}".repeat(depth + 1)
-        );
-        let closures = format!(
-            "package p\nvar f = {}{}\n",
-            "func() { _ = ".repeat(depth),
-            "}".repeat(depth)
-        );
-        let pointers = format!("package p\nfunc ({}T) M() {{}}\n", "*".repeat(depth));
-        for src in [parens, blocks, closures, pointers] {
-            extract(Lang::Go, &src).expect("a tree");
-        }
-    }
-
-    #[test]
     fn a_method_on_a_generic_receiver_is_qualified_by_its_type() {
         let facts = extract(
             Lang::Go,

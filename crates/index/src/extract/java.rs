@@ -204,45 +204,6 @@ mod tests {
     use crate::extract::{SymbolKind, extract};
 
     #[test]
-    fn empty_and_broken_files_do_not_panic() {
-        for src in [
-            "",
-            "class",
-            "class A extends {",
-            "import ;",
-            "import static",
-            "interface I { void m(",
-            "@",
-        ] {
-            extract(Lang::Java, src).expect("a tree");
-        }
-    }
-
-    #[test]
-    fn deeply_nested_code_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let parens = format!(
-            "class A {{ int x = {}1{}; }}\n",
-            "(".repeat(depth),
-            ")".repeat(depth)
-        );
-        let blocks = format!(
-            "class A {{ void f() {}{} }}\n",
-            "{".repeat(depth),
-            "}".repeat(depth)
-        );
-        let classes = format!("{}{}", "class A { ".repeat(depth), "}".repeat(depth));
-        let generics = format!(
-            "class A {{ {}T{} x; }}\n",
-            "L<".repeat(depth),
-            ">".repeat(depth)
-        );
-        for src in [parens, blocks, classes, generics] {
-            extract(Lang::Java, &src).expect("a tree");
-        }
-    }
-
-    #[test]
     fn only_static_final_fields_are_constants() {
         let src = "class A { static final int K = 1; final int f = 2; static int s = 3; }";
         let facts = extract(Lang::Java, src).unwrap();

@@ -573,48 +573,6 @@ mod tests {
     use crate::Lang;
     use crate::extract::{SymbolKind, extract};
 
-    const LANGS: [Lang; 3] = [Lang::JavaScript, Lang::TypeScript, Lang::Tsx];
-
-    #[test]
-    fn empty_and_broken_files_do_not_panic() {
-        let broken = [
-            "",
-            "\n",
-            "function",
-            "class A extends {",
-            "import {a as } from",
-            "export * from",
-            "const = ;",
-            "<div",
-        ];
-        for lang in LANGS {
-            for src in broken {
-                extract(lang, src).expect("a tree");
-            }
-        }
-    }
-
-    #[test]
-    fn deeply_nested_code_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let parens = format!("const X = {}1{};\n", "(".repeat(depth), ")".repeat(depth));
-        let blocks = format!("function f() {}{}\n", "{".repeat(depth), "}".repeat(depth));
-        let mut functions = String::new();
-        for i in 0..depth {
-            functions.push_str(&format!("function f{i}() {{\n"));
-        }
-        functions.push_str(&"}\n".repeat(depth));
-        let generics = format!("let x: {}T{};\n", "A<".repeat(depth), ">".repeat(depth));
-        // The grammars share these node kinds; parsing is slow in debug builds, so the
-        // TypeScript grammars get the shapes only they parse differently.
-        for src in [&parens, &blocks, &functions] {
-            extract(Lang::JavaScript, src).expect("a tree");
-        }
-        for lang in [Lang::TypeScript, Lang::Tsx] {
-            extract(lang, &generics).expect("a tree");
-        }
-    }
-
     #[test]
     fn doc_comments_above_export_belong_to_the_declaration() {
         let src = "/** Adds. */\nexport function add(a, b) { return a + b; }\n";

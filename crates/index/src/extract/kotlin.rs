@@ -237,36 +237,4 @@ mod tests {
             ]
         );
     }
-
-    #[test]
-    fn syntax_errors_and_empty_input_do_not_panic() {
-        for src in [
-            "",
-            "class",
-            "fun (",
-            "package",
-            "import",
-            "}}}}",
-            "interface A : { fun f() }",
-            "val x = (1",
-        ] {
-            extract(Lang::Kotlin, src).unwrap();
-        }
-    }
-
-    #[test]
-    fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let blocks = format!(
-            "fun f() {{\n{}{}}}\n",
-            "if (a) {\ng()\n".repeat(depth),
-            "}\n".repeat(depth)
-        );
-        assert_eq!(extract(Lang::Kotlin, &blocks).unwrap().refs.len(), depth);
-        let classes = format!("{}{}", "class C {\n".repeat(depth), "}\n".repeat(depth));
-        assert_eq!(
-            extract(Lang::Kotlin, &classes).unwrap().symbols.len(),
-            depth
-        );
-    }
 }

@@ -304,32 +304,4 @@ mod tests {
             ]
         );
     }
-
-    #[test]
-    fn syntax_errors_and_empty_input_do_not_panic() {
-        for src in [
-            "",
-            "<?php",
-            "<?php class {",
-            "<?php namespace ;",
-            "<?php use ;",
-            "<?php }}}}",
-            "<?php new ();",
-        ] {
-            extract(Lang::Php, src).unwrap();
-        }
-    }
-
-    #[test]
-    fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let blocks = format!(
-            "<?php function f() {}{}}}",
-            "{ g();".repeat(depth),
-            "}".repeat(depth)
-        );
-        assert_eq!(extract(Lang::Php, &blocks).unwrap().refs.len(), depth);
-        let calls = format!("<?php {}1{};", "f(".repeat(depth), ")".repeat(depth));
-        assert_eq!(extract(Lang::Php, &calls).unwrap().refs.len(), depth);
-    }
 }

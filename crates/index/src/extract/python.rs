@@ -265,44 +265,6 @@ mod tests {
     use crate::extract::{SymbolKind, extract};
 
     #[test]
-    fn empty_and_broken_files_do_not_panic() {
-        for src in [
-            "",
-            "\n\n",
-            "def",
-            "class A(:\n  def f(self",
-            "from . import",
-            "import",
-            "@deco\n",
-            "x = (",
-        ] {
-            extract(Lang::Python, src).expect("a tree");
-        }
-    }
-
-    #[test]
-    fn deeply_nested_code_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let parens = format!("X = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
-        extract(Lang::Python, &parens).expect("a tree");
-        let annotation = format!(
-            "def f(a: {}int{}): pass\n",
-            "list[".repeat(depth),
-            "]".repeat(depth)
-        );
-        extract(Lang::Python, &annotation).expect("a tree");
-        let mut defs = String::new();
-        for i in 0..depth {
-            defs.push_str(&" ".repeat(i));
-            defs.push_str(&format!("def f{i}():\n"));
-        }
-        defs.push_str(&" ".repeat(depth));
-        defs.push_str("pass\n");
-        let facts = extract(Lang::Python, &defs).expect("a tree");
-        assert!(facts.symbols.len() <= depth);
-    }
-
-    #[test]
     fn decorated_definitions_start_at_their_def_line_and_keep_their_docstring() {
         let src = "# above\n@property\ndef f():\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n";
         let facts = extract(Lang::Python, src).unwrap();

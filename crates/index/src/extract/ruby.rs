@@ -243,32 +243,4 @@ mod tests {
             (Some("Foo"), RefKind::Call)
         );
     }
-
-    #[test]
-    fn syntax_errors_and_empty_input_do_not_panic() {
-        for src in [
-            "",
-            "class",
-            "def (",
-            "module ::",
-            "end end end",
-            "require",
-            "x = [1, 2",
-        ] {
-            extract(Lang::Ruby, src).unwrap();
-        }
-    }
-
-    #[test]
-    fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let blocks = format!(
-            "def f\n{}{}end\n",
-            "if a\ng()\n".repeat(depth),
-            "end\n".repeat(depth)
-        );
-        assert_eq!(extract(Lang::Ruby, &blocks).unwrap().refs.len(), depth);
-        let modules = format!("{}{}", "module M\n".repeat(depth), "end\n".repeat(depth));
-        assert_eq!(extract(Lang::Ruby, &modules).unwrap().symbols.len(), depth);
-    }
 }

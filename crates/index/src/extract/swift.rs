@@ -268,33 +268,4 @@ mod tests {
         );
         assert_eq!(facts.symbols[2].kind, SymbolKind::Interface);
     }
-
-    #[test]
-    fn syntax_errors_and_empty_input_do_not_panic() {
-        for src in [
-            "",
-            "class",
-            "func (",
-            "extension : {",
-            "import",
-            "}}}}",
-            "protocol P { func }",
-            "let x = (1",
-        ] {
-            extract(Lang::Swift, src).unwrap();
-        }
-    }
-
-    #[test]
-    fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 2000;
-        let blocks = format!(
-            "func f() {{\n{}{}}}\n",
-            "if a {\ng()\n".repeat(depth),
-            "}\n".repeat(depth)
-        );
-        assert_eq!(extract(Lang::Swift, &blocks).unwrap().refs.len(), depth);
-        let classes = format!("{}{}", "class C {\n".repeat(depth), "}\n".repeat(depth));
-        assert_eq!(extract(Lang::Swift, &classes).unwrap().symbols.len(), depth);
-    }
 }
