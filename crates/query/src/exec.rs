@@ -153,7 +153,7 @@ pub(crate) fn run(
             timeout_error(q.timeout)
         }
     };
-    conn.state.arm(deadline);
+    conn.state.arm(q.id, deadline);
     // Re-asserted on every statement: nothing the last one did may carry over.
     c.execute_batch("PRAGMA query_only=1")
         .map_err(|e| match code(&e) {

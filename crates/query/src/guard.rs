@@ -25,6 +25,7 @@ use loci_store::rusqlite::limits::Limit;
 use loci_store::rusqlite::{Connection, InterruptHandle, OpenFlags};
 
 use crate::error::QueryError;
+use crate::exec::QueryId;
 
 /// The longest statement text accepted, in bytes.
 pub const MAX_SQL_BYTES: usize = 100_000;
@@ -69,7 +70,12 @@ pub(crate) struct RunState {
     base: Instant,
     /// Deadline as nanoseconds after `base`; `u64::MAX` for none.
     deadline_ns: AtomicU64,
+    /// Read by the progress handler on every check, so a plain flag.
     cancelled: AtomicBool,
+    /// Which request the last cancel was for. Arming for that same request keeps
+    /// the flag set: a cancel that lands after the request took its turn but before
+    /// its statement started is not lost.
+    cancelled_id: std::sync::Mutex<Option<QueryId>>,
 }
 
 impl RunState {
@@ -78,18 +84,24 @@ impl RunState {
             base: Instant::now(),
             deadline_ns: AtomicU64::new(u64::MAX),
             cancelled: AtomicBool::new(false),
+            cancelled_id: std::sync::Mutex::new(None),
         }
     }
 
-    /// Arms the state for a new statement.
-    pub(crate) fn arm(&self, deadline: Instant) {
+    /// Arms the state for request `id`'s statement: its deadline, and cancelled only
+    /// if the last cancel was for `id` itself.
+    pub(crate) fn arm(&self, id: QueryId, deadline: Instant) {
         let ns = deadline.saturating_duration_since(self.base).as_nanos();
         self.deadline_ns
             .store(ns.min(u64::MAX as u128) as u64, Ordering::SeqCst);
-        self.cancelled.store(false, Ordering::SeqCst);
+        let target = self.cancelled_id.lock().unwrap_or_else(|p| p.into_inner());
+        self.cancelled.store(*target == Some(id), Ordering::SeqCst);
     }
 
-    pub(crate) fn cancel(&self) {
+    /// Marks request `id` (the one holding the turn) cancelled.
+    pub(crate) fn cancel(&self, id: QueryId) {
+        let mut target = self.cancelled_id.lock().unwrap_or_else(|p| p.into_inner());
+        *target = Some(id);
         self.cancelled.store(true, Ordering::SeqCst);
     }
 
@@ -220,5 +232,18 @@ mod tests {
         assert!(!pragma_allowed("user_version", Some("7")));
         assert!(!pragma_allowed("journal_mode", None));
         assert!(!pragma_allowed("writable_schema", Some("1")));
+    }
+
+    #[test]
+    fn a_cancel_before_the_statement_is_armed_is_kept_for_that_request_only() {
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        let state = RunState::new();
+        // The cancel lands after request 7 took its turn, before its statement armed.
+        state.cancel(QueryId(7));
+        state.arm(QueryId(7), far);
+        assert!(state.is_cancelled() && state.should_stop());
+        // It does not leak into the next request.
+        state.arm(QueryId(8), far);
+        assert!(!state.is_cancelled() && !state.should_stop());
     }
 }

@@ -20,6 +20,10 @@ pub(crate) struct InProcess {
 }
 
 impl InProcess {
+    pub(crate) fn in_flight(&self) -> crate::queue::InFlight {
+        self.queue.in_flight()
+    }
+
     pub(crate) fn open(db: &Path) -> Result<InProcess, QueryError> {
         let conn = ReadOnlyConnection::open(db)?;
         Ok(InProcess {
@@ -62,7 +66,7 @@ impl InProcess {
 
     pub(crate) fn cancel(&self, id: QueryId) -> bool {
         let outcome = self.queue.cancel(id, || {
-            self.state.cancel();
+            self.state.cancel(id);
             self.interrupt.interrupt();
         });
         outcome != Cancelled::Unknown

@@ -62,6 +62,7 @@ pub use exec::{
     busy_timeout_for,
 };
 pub use guard::{MAX_SQL_BYTES, ReadOnlyConnection};
+pub use queue::InFlight;
 pub use value::{Params, Value};
 pub use worker_client::{WorkerConfig, worker_env};
 pub use worker_server::{run_worker, serve};
@@ -165,6 +166,14 @@ impl QueryEngine {
                 supports_cancel: true,
                 blocks_caller_while_running: false,
             },
+        }
+    }
+
+    /// The request holding the turn and the ones queued behind it.
+    pub fn in_flight(&self) -> InFlight {
+        match &self.inner {
+            Inner::InProcess(e) => e.in_flight(),
+            Inner::Worker(e) => e.in_flight(),
         }
     }
 

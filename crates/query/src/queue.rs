@@ -20,6 +20,16 @@ pub(crate) enum Cancelled {
     Unknown,
 }
 
+/// What an engine is doing right now: for status pages, and for tests that must wait
+/// for a request to hold its turn or to be queued instead of sleeping.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InFlight {
+    /// The request that holds the turn (sent to the worker, or running in process).
+    pub running: Option<QueryId>,
+    /// Requests waiting behind it, first in line first.
+    pub queued: Vec<QueryId>,
+}
+
 #[derive(Default)]
 struct State {
     running: Option<QueryId>,
@@ -133,6 +143,15 @@ impl Queue {
     }
 
     /// The running id, if any.
+    /// The running id and the waiting ones, in order.
+    pub(crate) fn in_flight(&self) -> InFlight {
+        let st = self.lock();
+        InFlight {
+            running: st.running,
+            queued: st.waiting.iter().copied().collect(),
+        }
+    }
+
     pub(crate) fn running(&self) -> Option<QueryId> {
         self.lock().running
     }

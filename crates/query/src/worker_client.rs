@@ -131,6 +131,10 @@ fn describe(o: &Outcome) -> String {
 }
 
 impl WorkerClient {
+    pub(crate) fn in_flight(&self) -> crate::queue::InFlight {
+        self.queue.in_flight()
+    }
+
     pub(crate) fn start(cfg: WorkerConfig) -> Result<WorkerClient, QueryError> {
         let sup = cfg
             .supervisor

@@ -5,7 +5,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{HUGE_CTE, TestDb};
+use common::{HUGE_CTE, TestDb, wait_queued, wait_running};
 use loci_query::{Query, QueryEngine, QueryError, QueryResult, Value};
 
 /// Runs `q` on another thread; the handle yields the result and when it came.
@@ -27,9 +27,11 @@ fn cancelling_a_running_statement_stops_it_within_50ms_and_the_queued_one_then_r
     let long = Query::new(HUGE_CTE).timeout(Duration::from_secs(60));
     let long_id = long.id;
     let running = spawn(&engine, long);
-    std::thread::sleep(Duration::from_millis(200));
-    let queued = spawn(&engine, Query::new("SELECT 42"));
-    std::thread::sleep(Duration::from_millis(50));
+    wait_running(&engine, long_id);
+    let queued = Query::new("SELECT 42");
+    let queued_id = queued.id;
+    let queued = spawn(&engine, queued);
+    wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     assert!(engine.cancel(long_id));
     let (r, at) = running.join().unwrap();
@@ -53,12 +55,14 @@ fn cancelling_a_queued_id_leaves_the_running_statement_alone() {
     let engine = Arc::new(QueryEngine::in_process(&db.path).unwrap());
     // About half a second of work, with a known answer.
     let sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) FROM c";
-    let running = spawn(&engine, Query::new(sql));
-    std::thread::sleep(Duration::from_millis(50));
+    let first = Query::new(sql);
+    let first_id = first.id;
+    let running = spawn(&engine, first);
+    wait_running(&engine, first_id);
     let queued = Query::new("SELECT 1");
     let queued_id = queued.id;
     let queued = spawn(&engine, queued);
-    std::thread::sleep(Duration::from_millis(20));
+    wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     assert!(engine.cancel(queued_id));
     let (r, at) = queued.join().unwrap();
@@ -118,13 +122,14 @@ fn a_busy_wait_never_outlasts_the_deadline() {
 fn close_during_a_long_statement_returns_at_once() {
     let db = TestDb::small();
     let engine = Arc::new(QueryEngine::in_process(&db.path).unwrap());
-    let running = spawn(
-        &engine,
-        Query::new(HUGE_CTE).timeout(Duration::from_secs(60)),
-    );
-    std::thread::sleep(Duration::from_millis(150));
-    let queued = spawn(&engine, Query::new("SELECT 1"));
-    std::thread::sleep(Duration::from_millis(20));
+    let long = Query::new(HUGE_CTE).timeout(Duration::from_secs(60));
+    let long_id = long.id;
+    let running = spawn(&engine, long);
+    wait_running(&engine, long_id);
+    let queued = Query::new("SELECT 1");
+    let queued_id = queued.id;
+    let queued = spawn(&engine, queued);
+    wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     engine.close();
     assert!(t0.elapsed() < Duration::from_millis(50));

@@ -90,3 +90,25 @@ pub fn multibyte_text() -> String {
     }
     s
 }
+
+/// Waits (10 s at most) until request `id` holds `engine`'s turn.
+pub fn wait_running(engine: &loci_query::QueryEngine, id: loci_query::QueryId) {
+    assert!(
+        eventually(Duration::from_secs(10), || engine.in_flight().running
+            == Some(id)),
+        "request {id:?} never took its turn: {:?}",
+        engine.in_flight()
+    );
+}
+
+/// Waits (10 s at most) until request `id` is queued behind the running one.
+pub fn wait_queued(engine: &loci_query::QueryEngine, id: loci_query::QueryId) {
+    assert!(
+        eventually(Duration::from_secs(10), || engine
+            .in_flight()
+            .queued
+            .contains(&id)),
+        "request {id:?} was never queued: {:?}",
+        engine.in_flight()
+    );
+}

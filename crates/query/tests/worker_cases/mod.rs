@@ -12,7 +12,7 @@ use loci_supervisor::Supervisor;
 #[path = "../common/mod.rs"]
 mod common;
 
-use common::{HUGE_CTE, TestDb, eventually};
+use common::{HUGE_CTE, TestDb, eventually, wait_queued, wait_running};
 
 fn program() -> PathBuf {
     super::program()
@@ -49,9 +49,14 @@ fn cancel_interrupts_the_running_statement_within_50ms_and_the_queued_one_runs()
     let q = long();
     let id = q.id;
     let running = spawn(&engine, q);
+    wait_running(&engine, id);
+    // The worker cannot report that its statement has begun stepping; a cancel that
+    // arrives before would find nothing to interrupt and take the kill path instead.
     std::thread::sleep(Duration::from_millis(200));
-    let queued = spawn(&engine, Query::new("SELECT 42"));
-    std::thread::sleep(Duration::from_millis(50));
+    let queued = Query::new("SELECT 42");
+    let queued_id = queued.id;
+    let queued = spawn(&engine, queued);
+    wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     assert!(engine.cancel(id));
     let (r, at) = running.join().unwrap();
@@ -83,9 +88,14 @@ fn a_killed_worker_fails_the_queued_request_too_and_the_next_one_restarts_it() {
     let q = long();
     let id = q.id;
     let running = spawn(&engine, q);
+    wait_running(&engine, id);
+    // The worker cannot report that its statement has begun stepping; a cancel that
+    // arrives before would find nothing to interrupt and take the kill path instead.
     std::thread::sleep(Duration::from_millis(200));
-    let queued = spawn(&engine, Query::new("SELECT 42"));
-    std::thread::sleep(Duration::from_millis(50));
+    let queued = Query::new("SELECT 42");
+    let queued_id = queued.id;
+    let queued = spawn(&engine, queued);
+    wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     assert!(engine.cancel(id));
     let (r, at) = running.join().unwrap();
@@ -112,12 +122,14 @@ fn cancelling_a_queued_id_leaves_the_running_statement_alone() {
     let db = TestDb::small();
     let engine = worker(&db);
     let sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) FROM c";
-    let running = spawn(&engine, Query::new(sql));
-    std::thread::sleep(Duration::from_millis(50));
+    let first = Query::new(sql);
+    let first_id = first.id;
+    let running = spawn(&engine, first);
+    wait_running(&engine, first_id);
     let queued = Query::new("SELECT 1");
     let queued_id = queued.id;
     let queued = spawn(&engine, queued);
-    std::thread::sleep(Duration::from_millis(20));
+    wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     assert!(engine.cancel(queued_id));
     let (r, at) = queued.join().unwrap();
@@ -178,7 +190,7 @@ fn parallel_statements_after_a_kill_start_exactly_one_worker_and_none_remains_af
     let q = long();
     let id = q.id;
     let running = spawn(&engine, q);
-    std::thread::sleep(Duration::from_millis(150));
+    wait_running(&engine, id);
     engine.cancel(id);
     assert_eq!(running.join().unwrap().0.unwrap_err().kind(), "cancelled");
     let callers: Vec<_> = (0..6)
@@ -213,10 +225,14 @@ fn close_during_a_long_statement_returns_at_once() {
     let db = TestDb::small();
     let sup = Arc::new(Supervisor::new());
     let engine = Arc::new(QueryEngine::worker(config(&db).supervisor(sup.clone())).unwrap());
-    let running = spawn(&engine, long());
-    std::thread::sleep(Duration::from_millis(150));
-    let queued = spawn(&engine, Query::new("SELECT 1"));
-    std::thread::sleep(Duration::from_millis(20));
+    let q = long();
+    let id = q.id;
+    let running = spawn(&engine, q);
+    wait_running(&engine, id);
+    let queued = Query::new("SELECT 1");
+    let queued_id = queued.id;
+    let queued = spawn(&engine, queued);
+    wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     engine.close();
     assert!(
