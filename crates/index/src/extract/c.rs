@@ -5,14 +5,10 @@
 
 use tree_sitter::Node;
 
-use super::collector::compact;
 use super::{Action, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = "::";
-
-/// Longest qualifier kept for a reference (`a->b.c` chains can be long).
-const MAX_QUALIFIER: usize = 120;
 
 /// Most declarator wrappers followed to find a name (`(*(*f)[3])(int)` has a handful).
 const MAX_DECLARATOR_DEPTH: usize = 64;
@@ -245,11 +241,9 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
             let Some(field) = function.child_by_field_name("field") else {
                 return;
             };
-            let qualifier = function
-                .child_by_field_name("argument")
-                .map(|o| compact(c.text(o), MAX_QUALIFIER));
+            let qualifier = function.child_by_field_name("argument").map(|o| c.text(o));
             let name = c.text(field);
-            c.reference(field, name, qualifier.as_deref(), RefKind::Call);
+            c.reference(field, name, qualifier, RefKind::Call);
         }
         "parenthesized_expression" => {
             // `(*fp)(x)`, `(f)(x)`: only a plain name inside is a call target.

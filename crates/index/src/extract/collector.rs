@@ -35,6 +35,8 @@ pub(crate) struct Collector<'s> {
     scope_names: std::collections::HashMap<u32, String>,
 }
 
+/// Longest qualifier kept for a reference or base (`a.b(c).d` chains can be long), in bytes.
+pub(crate) const MAX_QUALIFIER: usize = 200;
 /// Longest signature kept, in bytes; longer heads are cut at a char boundary.
 const MAX_SIGNATURE: usize = 240;
 /// Longest doc comment kept, in bytes.
@@ -187,10 +189,10 @@ impl<'s> Collector<'s> {
         let pos = node.start_position();
         self.facts.refs.push(Reference {
             name: name.to_string(),
+            // Whitespace collapsed and capped here, whatever the visitor passed.
             qualifier: qualifier
-                .map(str::trim)
-                .filter(|q| !q.is_empty())
-                .map(str::to_string),
+                .map(|q| compact(q, MAX_QUALIFIER))
+                .filter(|q| !q.is_empty()),
             kind,
             line: pos.row as u32 + 1,
             col: pos.column as u32 + 1,
@@ -528,5 +530,21 @@ mod tests {
         assert_eq!(clean_comment("/**\n * Javadoc here.\n */"), "Javadoc here.");
         assert_eq!(clean_comment("# shell doc"), "shell doc");
         assert_eq!(clean_docstring("\"\"\"Doc string.\"\"\""), "Doc string.");
+    }
+
+    #[test]
+    fn reference_qualifiers_are_collapsed_and_capped_for_every_language() {
+        let long = "x".repeat(3 * MAX_QUALIFIER);
+        let src = format!("foo(\n    1\n).bar()\n{long}.baz()\n");
+        let facts = crate::extract::extract(crate::Lang::Python, &src).unwrap();
+        let qualifier = |name: &str| {
+            facts
+                .refs
+                .iter()
+                .find(|r| r.name == name)
+                .and_then(|r| r.qualifier.clone())
+        };
+        assert_eq!(qualifier("bar").as_deref(), Some("foo( 1 )"));
+        assert_eq!(qualifier("baz").map(|q| q.len()), Some(MAX_QUALIFIER));
     }
 }

@@ -17,15 +17,12 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, named_children, strip_generics, text_before};
+use super::collector::{named_children, strip_generics, text_before};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = "::";
-
-/// Longest qualifier kept for a reference (`a.b().c` chains can be long).
-const MAX_QUALIFIER: usize = 200;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -284,13 +281,11 @@ fn call(c: &mut Collector<'_>, function: Node<'_>) {
             c.reference(name_node, name, Some(&qualifier), RefKind::Call);
         }
         "field_expression" => {
-            let qualifier = function
-                .child_by_field_name("argument")
-                .map(|a| compact(c.text(a), MAX_QUALIFIER));
+            let qualifier = function.child_by_field_name("argument").map(|a| c.text(a));
             if let Some(field) = function.child_by_field_name("field") {
                 let text = c.text(field);
                 let text = strip_generics(text.trim_start_matches("template").trim());
-                c.reference(field, text, qualifier.as_deref(), RefKind::Call);
+                c.reference(field, text, qualifier, RefKind::Call);
             }
         }
         _ => {}

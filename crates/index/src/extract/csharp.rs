@@ -16,15 +16,12 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, named_children, split_qualified, strip_generics};
+use super::collector::{MAX_QUALIFIER, compact, named_children, split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
-
-/// Longest qualifier kept for a reference.
-const MAX_QUALIFIER: usize = 200;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     if node.child_count() > 0 {

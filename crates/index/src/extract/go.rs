@@ -4,14 +4,11 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, strip_generics};
+use super::collector::{MAX_QUALIFIER, compact, strip_generics};
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
-
-/// Longest qualifier kept for a reference (`a.b(c).d` chains can be long).
-const MAX_QUALIFIER: usize = 120;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -262,11 +259,9 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
             let Some(field) = function.child_by_field_name("field") else {
                 return;
             };
-            let qualifier = function
-                .child_by_field_name("operand")
-                .map(|o| compact(c.text(o), MAX_QUALIFIER));
+            let qualifier = function.child_by_field_name("operand").map(|o| c.text(o));
             let name = c.text(field);
-            c.reference(field, name, qualifier.as_deref(), RefKind::Call);
+            c.reference(field, name, qualifier, RefKind::Call);
         }
         "parenthesized_expression" | "generic_function" | "index_expression" => {
             // `(f)()`, `f[T]()`: the callee is inside.

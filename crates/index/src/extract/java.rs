@@ -4,14 +4,11 @@
 
 use tree_sitter::Node;
 
-use super::collector::compact;
+use super::collector::{MAX_QUALIFIER, compact};
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
-
-/// Longest qualifier kept for a reference (`a.b(c).d` chains can be long).
-const MAX_QUALIFIER: usize = 120;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let kind = match node.kind() {
@@ -31,11 +28,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "superclass" | "super_interfaces" | "extends_interfaces" => return Action::Skip,
         "method_invocation" => {
             if let Some(name) = node.child_by_field_name("name") {
-                let qualifier = node
-                    .child_by_field_name("object")
-                    .map(|o| compact(c.text(o), MAX_QUALIFIER));
+                let qualifier = node.child_by_field_name("object").map(|o| c.text(o));
                 let text = c.text(name);
-                c.reference(name, text, qualifier.as_deref(), RefKind::Call);
+                c.reference(name, text, qualifier, RefKind::Call);
             }
             return Action::Descend;
         }

@@ -5,14 +5,11 @@
 
 use tree_sitter::Node;
 
-use super::collector::compact;
+use super::collector::{MAX_QUALIFIER, compact};
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
-
-/// Longest qualifier kept for a reference (`a.b(c).d` chains can be long).
-const MAX_QUALIFIER: usize = 120;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -381,11 +378,9 @@ fn callee(c: &mut Collector<'_>, function: Node<'_>) {
             let Some(property) = function.child_by_field_name("property") else {
                 return;
             };
-            let qualifier = function
-                .child_by_field_name("object")
-                .map(|o| compact(c.text(o), MAX_QUALIFIER));
+            let qualifier = function.child_by_field_name("object").map(|o| c.text(o));
             let name = c.text(property);
-            c.reference(property, name, qualifier.as_deref(), RefKind::Call);
+            c.reference(property, name, qualifier, RefKind::Call);
         }
         _ => {}
     }

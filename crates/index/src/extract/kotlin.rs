@@ -20,16 +20,14 @@
 use tree_sitter::Node;
 
 use super::collector::{
-    compact, dotted_type_use, named_children, split_qualified, strip_generics, text_before,
+    MAX_QUALIFIER, compact, dotted_type_use, named_children, split_qualified, strip_generics,
+    text_before,
 };
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
-
-/// Longest qualifier kept for a reference.
-const MAX_QUALIFIER: usize = 200;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {

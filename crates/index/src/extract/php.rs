@@ -16,15 +16,12 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, named_children};
+use super::collector::named_children;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names: the PHP namespace separator.
 pub(crate) const SEPARATOR: &str = "\\";
-
-/// Longest qualifier kept for a reference.
-const MAX_QUALIFIER: usize = 200;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let kind = match node.kind() {
@@ -91,9 +88,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
                 .child_by_field_name("name")
                 .filter(|n| n.kind() == "name")
             {
-                let qualifier = target.map(|t| compact(c.text(t), MAX_QUALIFIER));
+                let qualifier = target.map(|t| c.text(t));
                 let text = c.text(name);
-                c.reference(name, text, qualifier.as_deref(), RefKind::Call);
+                c.reference(name, text, qualifier, RefKind::Call);
             }
             return Action::Descend;
         }

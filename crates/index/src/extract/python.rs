@@ -3,14 +3,13 @@
 
 use tree_sitter::Node;
 
-use super::collector::{clean_docstring, compact, for_each_descendant, strip_generics};
+use super::collector::{
+    MAX_QUALIFIER, clean_docstring, compact, for_each_descendant, strip_generics,
+};
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
-
-/// Longest qualifier kept for a reference (`a.b(c).d` chains can be long).
-const MAX_QUALIFIER: usize = 120;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -189,11 +188,9 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
             let Some(attr) = function.child_by_field_name("attribute") else {
                 return;
             };
-            let qualifier = function
-                .child_by_field_name("object")
-                .map(|o| compact(c.text(o), MAX_QUALIFIER));
+            let qualifier = function.child_by_field_name("object").map(|o| c.text(o));
             let name = c.text(attr);
-            c.reference(attr, name, qualifier.as_deref(), RefKind::Call);
+            c.reference(attr, name, qualifier, RefKind::Call);
         }
         _ => {}
     }
@@ -224,8 +221,8 @@ fn type_uses(c: &mut Collector<'_>, node: Node<'_>) {
     });
     for (name_node, object) in found {
         let name = c.text(name_node);
-        let qualifier = object.map(|o| compact(c.text(o), MAX_QUALIFIER));
-        c.reference(name_node, name, qualifier.as_deref(), RefKind::TypeUse);
+        let qualifier = object.map(|o| c.text(o));
+        c.reference(name_node, name, qualifier, RefKind::TypeUse);
     }
 }
 

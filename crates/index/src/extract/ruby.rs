@@ -17,15 +17,12 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, named_children, split_qualified};
+use super::collector::{named_children, split_qualified};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = "::";
-
-/// Longest qualifier kept for a reference.
-const MAX_QUALIFIER: usize = 200;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -150,8 +147,8 @@ fn call(c: &mut Collector<'_>, node: Node<'_>) {
             c.reference(receiver, class, qualifier, RefKind::Call);
         }
         (receiver, _) => {
-            let qualifier = receiver.map(|r| compact(c.text(r), MAX_QUALIFIER));
-            c.reference(method, name, qualifier.as_deref(), RefKind::Call);
+            let qualifier = receiver.map(|r| c.text(r));
+            c.reference(method, name, qualifier, RefKind::Call);
         }
     }
 }

@@ -17,15 +17,12 @@
 
 use tree_sitter::Node;
 
-use super::collector::{compact, dotted_type_use, named_children, split_qualified, strip_generics};
+use super::collector::{dotted_type_use, named_children, split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
-
-/// Longest qualifier kept for a reference.
-const MAX_QUALIFIER: usize = 200;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -200,11 +197,9 @@ fn call(c: &mut Collector<'_>, callee: Node<'_>) {
                 .and_then(|s| s.child_by_field_name("suffix"))
                 .filter(|n| n.kind() == "simple_identifier");
             let Some(name) = name else { return };
-            let qualifier = callee
-                .child_by_field_name("target")
-                .map(|t| compact(c.text(t), MAX_QUALIFIER));
+            let qualifier = callee.child_by_field_name("target").map(|t| c.text(t));
             let text = c.text(name);
-            c.reference(name, text, qualifier.as_deref(), RefKind::Call);
+            c.reference(name, text, qualifier, RefKind::Call);
         }
         _ => {}
     }
