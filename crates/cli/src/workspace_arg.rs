@@ -26,3 +26,19 @@ pub fn query_root(explicit: Option<PathBuf>) -> Result<PathBuf, Failure> {
     }
     Ok(cwd)
 }
+
+/// The directory a workspace command acts on: its own PATH argument, else the global
+/// `--workspace`, else the current directory.
+pub fn target_path(path: Option<PathBuf>, workspace: Option<PathBuf>) -> PathBuf {
+    path.or(workspace).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The layered configuration for `root`, each invalid value reported once on stderr
+/// (the value from the layer below applies).
+pub fn load_config(root: Option<&Path>) -> loci_lifecycle::Config {
+    let cfg = loci_lifecycle::Config::load(root);
+    for w in cfg.warnings() {
+        eprintln!("warning: {w}");
+    }
+    cfg
+}

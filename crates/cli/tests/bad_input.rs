@@ -214,3 +214,24 @@ fn max_file_bytes_comes_from_flag_then_layered_config() {
     let (_, report) = env.json(&["index", "--max-file-bytes", "3"]);
     assert_eq!(report["files_indexed"], 0, "{report}");
 }
+
+#[test]
+fn index_warns_about_an_invalid_config_value_and_uses_the_layer_below() {
+    let env = Env::new();
+    env.write(&[
+        ("a.py", "x = 1\n"),
+        (".loci/config.toml", "[index]\nmaxFileBytes = \"big\"\n"),
+    ]);
+    let out = env.cmd().args(["index", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("index.maxFileBytes"),
+        "no warning naming the key: {stderr}"
+    );
+    assert_eq!(
+        common::parse(&out)["files_indexed"],
+        1,
+        "the default limit applies"
+    );
+}

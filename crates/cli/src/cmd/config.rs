@@ -7,6 +7,7 @@ use loci_lifecycle::Config;
 
 use crate::exit::Failure;
 use crate::output;
+use crate::workspace_arg::target_path;
 
 #[derive(Args)]
 pub struct ConfigArgs {
@@ -26,7 +27,7 @@ enum ConfigCommand {
 
 pub fn run(args: ConfigArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
     let ConfigCommand::Show { path } = args.command;
-    let path = path.or(workspace).unwrap_or_else(|| PathBuf::from("."));
+    let path = target_path(path, workspace);
     let root = std::fs::canonicalize(&path).ok();
     let cfg = Config::load(root.as_deref());
     let settings: Vec<_> = cfg.settings().collect();

@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::exit::Failure;
 use crate::output;
+use crate::workspace_arg::{load_config, target_path};
 
 #[derive(Args)]
 pub struct IndexArgs {
@@ -40,14 +41,11 @@ impl loci_index::Progress for Bar {
 }
 
 pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let path = args
-        .path
-        .or(workspace)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let path = target_path(args.path, workspace);
     let mut opts = loci_index::IndexOptions::new(path);
     opts.max_file_bytes = args
         .max_file_bytes
-        .unwrap_or_else(|| loci_lifecycle::Config::load(Some(&opts.root)).max_file_bytes());
+        .unwrap_or_else(|| load_config(Some(&opts.root)).max_file_bytes());
     opts.threads = args.threads;
     let show_bar = !json && std::io::stderr().is_terminal();
     let report = if show_bar {

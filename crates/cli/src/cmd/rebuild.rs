@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use loci_lifecycle::Config;
 use loci_lifecycle::rebuild::{Consent, RebuildError, rebuild};
 
 use crate::exit::{self, Failure};
 use crate::output;
+use crate::workspace_arg::{load_config, target_path};
 
 #[derive(Args)]
 pub struct RebuildArgs {
@@ -20,10 +20,7 @@ pub struct RebuildArgs {
 }
 
 pub fn run(args: RebuildArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let path = args
-        .path
-        .or(workspace)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let path = target_path(args.path, workspace);
     let root = loci_index::workspace_root(&path)?;
     let index_path = index_path_of(&root);
     let Some(consent) = Consent::from_flag(args.yes) else {
@@ -37,10 +34,7 @@ pub fn run(args: RebuildArgs, workspace: Option<PathBuf>, json: bool) -> Result<
         )
         .hint("run `loci rebuild --yes` to consent"));
     };
-    let cfg = Config::load(Some(&root));
-    for w in cfg.warnings() {
-        eprintln!("warning: {w}");
-    }
+    let cfg = load_config(Some(&root));
     let report =
         rebuild(&root, &index_path, cfg.max_file_bytes(), consent).map_err(|e| match e {
             RebuildError::Lock(l) => Failure::from(loci_index::IndexError::Lock(l)),

@@ -6,10 +6,11 @@ use std::sync::mpsc;
 
 use clap::Args;
 use loci_lifecycle::probe::RegistryProbe;
-use loci_lifecycle::{Config, State, Status, classify, record};
+use loci_lifecycle::{State, Status, classify, record};
 
 use crate::exit::Failure;
 use crate::output;
+use crate::workspace_arg::{load_config, target_path};
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -18,10 +19,7 @@ pub struct StatusArgs {
 }
 
 pub fn run(args: StatusArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let path = args
-        .path
-        .or(workspace)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let path = target_path(args.path, workspace);
     let status = status_of(&path);
     print(&status, json);
     Ok(())
@@ -33,10 +31,7 @@ pub fn status_of(path: &std::path::Path) -> Status {
         Ok(root) => root,
         Err(status) => return *status,
     };
-    let cfg = Config::load(Some(&root));
-    for w in cfg.warnings() {
-        eprintln!("warning: {w}");
-    }
+    let cfg = load_config(Some(&root));
     let record = record::load(&root);
     let last_run = record.last_run.clone();
     let (tx, rx) = mpsc::channel();

@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use loci_lifecycle::Config;
 
 use crate::exit::Failure;
 use crate::output;
+use crate::workspace_arg::{load_config, target_path};
 
 #[derive(Args)]
 pub struct SyncArgs {
@@ -18,15 +18,9 @@ pub struct SyncArgs {
 }
 
 pub fn run(args: SyncArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let path = args
-        .path
-        .or(workspace)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let path = target_path(args.path, workspace);
     let root = loci_index::workspace_root(&path)?;
-    let cfg = Config::load(Some(&root));
-    for w in cfg.warnings() {
-        eprintln!("warning: {w}");
-    }
+    let cfg = load_config(Some(&root));
     let mut opts = loci_index::IndexOptions::new(&root);
     opts.purpose = "sync".into();
     opts.max_file_bytes = cfg.max_file_bytes();

@@ -11,6 +11,7 @@ use loci_lifecycle::lockfile::WatchLockError;
 use loci_lifecycle::watch::{WatchError, WatchOptions, watch};
 
 use crate::exit::{self, Failure};
+use crate::workspace_arg::{load_config, target_path};
 
 #[derive(Args)]
 pub struct WatchArgs {
@@ -19,15 +20,9 @@ pub struct WatchArgs {
 }
 
 pub fn run(args: WatchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let path = args
-        .path
-        .or(workspace)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let path = target_path(args.path, workspace);
     let root = loci_index::workspace_root(&path)?;
-    let cfg = Config::load(Some(&root));
-    for w in cfg.warnings() {
-        eprintln!("warning: {w}");
-    }
+    let cfg = load_config(Some(&root));
     watch_root(root, &cfg, json)
 }
 
