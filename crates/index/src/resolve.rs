@@ -121,11 +121,11 @@ pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
 
 /// Loads what resolving `file_ids` needs. With `all_names` the whole symbol table is loaded
 /// (cheaper than filtering when most files are stale).
-pub(crate) fn load(
+/// Loads the refs, imports, bases and own symbols of `file_ids`.
+pub(crate) fn load_inputs(
     conn: &Connection,
     file_ids: &[i64],
-    all_names: bool,
-) -> rusqlite::Result<(SymbolTable, Vec<FileInputs>)> {
+) -> rusqlite::Result<Vec<FileInputs>> {
     let mut inputs = Vec::with_capacity(file_ids.len());
     {
         let mut own_stmt = conn.prepare_cached(
@@ -187,8 +187,34 @@ pub(crate) fn load(
             });
         }
     }
+    Ok(inputs)
+}
+
+/// Every name resolving `inputs` can look up (for a partial symbol table).
+pub(crate) fn needed_names(inputs: &[FileInputs]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for f in inputs {
+        names.extend(f.refs.iter().map(|r| r.name.as_str()));
+        names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
+        names.extend(
+            f.bases
+                .iter()
+                .flat_map(|b| [b.name.as_str(), b.subject.as_str()]),
+        );
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Loads the symbols named `names` (every symbol with `None`) and all file paths. A run
+/// that re-resolves most files loads the whole table once for all its chunks.
+pub(crate) fn load_table(
+    conn: &Connection,
+    names: Option<&[&str]>,
+) -> rusqlite::Result<SymbolTable> {
     let mut by_name: HashMap<String, Vec<Sym>> = HashMap::new();
-    if all_names {
+    if names.is_none() {
         let mut stmt =
             conn.prepare("SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols")?;
         for row in stmt.query_map([], row_to_sym)? {
@@ -196,22 +222,11 @@ pub(crate) fn load(
             by_name.entry(name).or_default().push(sym);
         }
     } else {
-        let mut names: Vec<&str> = Vec::new();
-        for f in &inputs {
-            names.extend(f.refs.iter().map(|r| r.name.as_str()));
-            names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
-            names.extend(
-                f.bases
-                    .iter()
-                    .flat_map(|b| [b.name.as_str(), b.subject.as_str()]),
-            );
-        }
-        names.sort_unstable();
-        names.dedup();
+        let names = names.unwrap_or_default();
         let mut stmt = conn.prepare_cached(
             "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE name = ?1",
         )?;
-        for name in names {
+        for name in names.iter().copied() {
             for row in stmt.query_map([name], row_to_sym)? {
                 let (name, sym) = row?;
                 by_name.entry(name).or_default().push(sym);
@@ -247,14 +262,11 @@ pub(crate) fn load(
             ))
         });
     }
-    Ok((
-        SymbolTable {
-            by_name,
-            files,
-            by_last_component,
-        },
-        inputs,
-    ))
+    Ok(SymbolTable {
+        by_name,
+        files,
+        by_last_component,
+    })
 }
 
 fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {

@@ -349,11 +349,25 @@ pub fn index_workspace(
         .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
         .map_err(&err)?;
     let all_names = stale.len() as i64 * 4 >= total_files;
+    let whole_table = if all_names {
+        Some(resolve::load_table(&conn, None).map_err(&err)?)
+    } else {
+        None
+    };
     for chunk in stale.chunks(4 * BATCH_FILES) {
-        let (table, inputs) = resolve::load(&conn, chunk, all_names).map_err(&err)?;
+        let inputs = resolve::load_inputs(&conn, chunk).map_err(&err)?;
+        let partial;
+        let table = match &whole_table {
+            Some(table) => table,
+            None => {
+                partial = resolve::load_table(&conn, Some(&resolve::needed_names(&inputs)))
+                    .map_err(&err)?;
+                &partial
+            }
+        };
         let resolved = match &pool {
-            Some(pool) => pool.install(|| resolve::resolve_all(&table, &inputs)),
-            None => resolve::resolve_all(&table, &inputs),
+            Some(pool) => pool.install(|| resolve::resolve_all(table, &inputs)),
+            None => resolve::resolve_all(table, &inputs),
         };
         resolve::write_edges(&mut conn, &resolved, fresh).map_err(&err)?;
     }
