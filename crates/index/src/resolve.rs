@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use rusqlite::{Connection, params};
 
-use crate::extract::SymbolKind;
+use crate::extract::{BaseKind, FileFacts, RefKind, SymbolKind};
 
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
@@ -73,7 +73,8 @@ struct RefRow {
     from: Option<i64>,
     name: String,
     qualifier: Option<String>,
-    kind: String,
+    /// A call (else a type use).
+    is_call: bool,
     line: i64,
 }
 
@@ -89,7 +90,8 @@ struct BaseRow {
     subject: String,
     name: String,
     qualifier: Option<String>,
-    kind: String,
+    /// `implements` (else `inherits`).
+    implements: bool,
     line: i64,
 }
 
@@ -151,7 +153,7 @@ pub(crate) fn load_inputs(
                         from: r.get(0)?,
                         name: r.get(1)?,
                         qualifier: r.get(2)?,
-                        kind: r.get(3)?,
+                        is_call: r.get_ref(3)?.as_str()? == RefKind::Call.name(),
                         line: r.get(4)?,
                     })
                 })?
@@ -173,7 +175,7 @@ pub(crate) fn load_inputs(
                         subject: r.get(1)?,
                         name: r.get(2)?,
                         qualifier: r.get(3)?,
-                        kind: r.get(4)?,
+                        implements: r.get_ref(4)?.as_str()? == "implements",
                         line: r.get(5)?,
                     })
                 })?
@@ -213,13 +215,13 @@ pub(crate) fn load_table(
     conn: &Connection,
     names: Option<&[&str]>,
 ) -> rusqlite::Result<SymbolTable> {
-    let mut by_name: HashMap<String, Vec<Sym>> = HashMap::new();
+    let mut table = TableBuilder::default();
     if names.is_none() {
         let mut stmt =
             conn.prepare("SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols")?;
         for row in stmt.query_map([], row_to_sym)? {
             let (name, sym) = row?;
-            by_name.entry(name).or_default().push(sym);
+            table.add_symbol(name, sym);
         }
     } else {
         let names = names.unwrap_or_default();
@@ -229,44 +231,132 @@ pub(crate) fn load_table(
         for name in names.iter().copied() {
             for row in stmt.query_map([name], row_to_sym)? {
                 let (name, sym) = row?;
-                by_name.entry(name).or_default().push(sym);
+                table.add_symbol(name, sym);
             }
         }
     }
-    let mut files = HashMap::new();
-    let mut by_last_component: HashMap<String, Vec<i64>> = HashMap::new();
     let mut stmt = conn.prepare("SELECT id, path FROM files")?;
     for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
         let (id, path) = row?;
-        let info = file_info(&path);
+        table.add_file(id, &path);
+    }
+    Ok(table.build())
+}
+
+/// Collects a [`SymbolTable`] from the index or, on a first index, from the facts as
+/// they are written (so nothing is read back).
+#[derive(Default)]
+pub(crate) struct TableBuilder {
+    by_name: HashMap<String, Vec<Sym>>,
+    files: HashMap<i64, FileInfo>,
+    by_last_component: HashMap<String, Vec<i64>>,
+}
+
+impl TableBuilder {
+    fn add_symbol(&mut self, name: String, sym: Sym) {
+        self.by_name.entry(name).or_default().push(sym);
+    }
+
+    pub(crate) fn add_file(&mut self, id: i64, path: &str) {
+        let info = file_info(path);
         for last in [info.module_path.last(), info.dir.last()]
             .into_iter()
             .flatten()
         {
-            let ids = by_last_component.entry(last.clone()).or_default();
+            let ids = self.by_last_component.entry(last.clone()).or_default();
             if ids.last() != Some(&id) {
                 ids.push(id);
             }
         }
-        files.insert(id, info);
+        self.files.insert(id, info);
     }
-    // Symbol ids differ between an incremental and a fresh index: order candidates by
-    // where they are, so every choice below is the same for the same tree.
-    for defs in by_name.values_mut() {
-        defs.sort_by(|a, b| {
-            let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
-            (path(a), &a.qualified_name, a.kind.name()).cmp(&(
-                path(b),
-                &b.qualified_name,
-                b.kind.name(),
-            ))
-        });
+
+    /// Adds one written file: its path, and its symbols to the table; returns its
+    /// resolution inputs. `ids` are the stored ids of `facts.symbols`, in order.
+    pub(crate) fn add_written(
+        &mut self,
+        file_id: i64,
+        path: &str,
+        ids: &[i64],
+        facts: FileFacts,
+    ) -> FileInputs {
+        self.add_file(file_id, path);
+        let id_of = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
+        let mut own = Vec::with_capacity(facts.symbols.len());
+        for (s, &id) in facts.symbols.into_iter().zip(ids) {
+            let sym = Sym {
+                id,
+                file_id,
+                qualified_name: s.qualified_name,
+                kind: s.kind,
+                parent: id_of(s.parent),
+            };
+            own.push(sym.clone());
+            self.add_symbol(s.name, sym);
+        }
+        FileInputs {
+            file_id,
+            own,
+            refs: facts
+                .refs
+                .into_iter()
+                .map(|r| RefRow {
+                    from: id_of(r.from),
+                    name: r.name,
+                    qualifier: r.qualifier,
+                    is_call: r.kind == RefKind::Call,
+                    line: i64::from(r.line),
+                })
+                .collect(),
+            imports: facts
+                .imports
+                .into_iter()
+                .map(|i| ImportRow {
+                    module: i.module,
+                    name: i.name,
+                    alias: i.alias,
+                    line: i64::from(i.line),
+                })
+                .collect(),
+            bases: facts
+                .bases
+                .into_iter()
+                .map(|b| BaseRow {
+                    symbol: id_of(b.symbol),
+                    subject: b.subject,
+                    name: b.name,
+                    qualifier: b.qualifier,
+                    implements: b.kind == BaseKind::Implements,
+                    line: i64::from(b.line),
+                })
+                .collect(),
+        }
     }
-    Ok(SymbolTable {
-        by_name,
-        files,
-        by_last_component,
-    })
+
+    pub(crate) fn build(self) -> SymbolTable {
+        let TableBuilder {
+            mut by_name,
+            files,
+            by_last_component,
+        } = self;
+        // Symbol ids differ between an incremental and a fresh index: order candidates by
+        // where they are, so every choice below is the same for the same tree.
+        for defs in by_name.values_mut() {
+            defs.sort_by(|a, b| {
+                let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
+                (path(a), &a.qualified_name, a.kind.name()).cmp(&(
+                    path(b),
+                    &b.qualified_name,
+                    b.kind.name(),
+                ))
+            });
+        }
+        SymbolTable {
+            by_name,
+            files,
+            by_last_component,
+        }
+    }
 }
 
 fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
@@ -470,8 +560,11 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
         dir: &dir,
         imports: &imported_files,
     };
+    // Most references repeat within a file (the same call from many places): each
+    // distinct one is resolved once. The caller matters only to `self.n`.
+    let mut memo: HashMap<RefKey<'_>, Vec<(&Sym, Confidence)>> = HashMap::new();
     for r in &f.refs {
-        let is_call = r.kind == "call";
+        let is_call = r.is_call;
         let wanted = |s: &Sym| {
             if is_call {
                 s.kind.is_callable()
@@ -479,7 +572,19 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
                 s.kind.is_type()
             }
         };
-        for (dst, confidence) in ctx.resolve(&r.name, r.qualifier.as_deref(), r.from, &wanted) {
+        let qualifier = r.qualifier.as_deref();
+        let by_caller = qualifier
+            .is_some_and(|q| SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1));
+        let key = (
+            r.name.as_str(),
+            qualifier,
+            is_call,
+            r.from.filter(|_| by_caller),
+        );
+        let targets = memo
+            .entry(key)
+            .or_insert_with(|| ctx.resolve(&r.name, qualifier, r.from, &wanted));
+        for &(dst, confidence) in targets.iter() {
             edges.push(Edge {
                 kind: if is_call { "CALLS" } else { "REFERENCES" },
                 src_symbol: r.from,
@@ -499,7 +604,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
                 .map(|(s, _)| s.id),
         };
         let Some(subject) = subject else { continue };
-        let kind = if b.kind == "implements" {
+        let kind = if b.implements {
             "IMPLEMENTS"
         } else {
             "INHERITS"
@@ -522,6 +627,10 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
     }
     edges
 }
+
+/// A reference as far as its resolution depends on it: name, qualifier, call or type
+/// use, and the caller (only for `self.n`).
+type RefKey<'a> = (&'a str, Option<&'a str>, bool, Option<i64>);
 
 /// One import of the file being resolved: (imported name, alias, module segments,
 /// files the module names).
@@ -701,10 +810,11 @@ fn qualified_ends_with(qualified: &str, qualifier: &str, name: &str) -> bool {
         return false;
     };
     let head = head.trim_end_matches([':', '.', '\\']);
-    head == qualifier
-        || head.ends_with(&format!("::{qualifier}"))
-        || head.ends_with(&format!(".{qualifier}"))
-        || head.ends_with(&format!("\\{qualifier}"))
+    if head == qualifier {
+        return true;
+    }
+    head.strip_suffix(qualifier)
+        .is_some_and(|rest| rest.ends_with("::") || rest.ends_with('.') || rest.ends_with('\\'))
 }
 
 /// Replaces the edges of each resolved file and marks it resolved, in one transaction.

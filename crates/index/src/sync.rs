@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::lock::{LockError, WriteLock};
-use crate::parse::{self, Outcome};
+use crate::parse::{self, Outcome, Parsed};
 use crate::walk::{self, Skipped, Stat};
 use crate::write::{self, StoredFile};
 use crate::{Lang, resolve};
@@ -21,6 +21,10 @@ use crate::{Lang, resolve};
 /// Files written per transaction: large enough to amortise commits, small enough that
 /// readers see progress and a crash loses little.
 const BATCH_FILES: usize = 1000;
+
+/// Most facts (symbols and references) a first index keeps in memory for resolution;
+/// a larger tree is resolved from the index instead, keeping peak memory bounded.
+const GATHER_MAX_ROWS: usize = 2_000_000;
 
 /// Default for `index.maxFileBytes`.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -251,6 +255,7 @@ pub fn index_workspace(
         ..Counts::default()
     };
     let mut lossy = Vec::new();
+    let mut gathered = fresh.then(Gathered::default);
 
     // Parse on all cores, write through this thread.
     progress.start(to_read.len() as u64);
@@ -280,6 +285,7 @@ pub fn index_workspace(
                 Some(pool) => pool.install(run),
                 None => run(),
             }
+            tracing::info!(ms = started.elapsed().as_millis() as u64, "parsing done");
         });
         let mut batch: Vec<Outcome> = Vec::with_capacity(BATCH_FILES);
         let mut first = true;
@@ -298,6 +304,7 @@ pub fn index_workspace(
                     &mut counts,
                     &mut skipped,
                     &mut lossy,
+                    &mut gathered,
                 )
                 .map_err(&err)?;
                 writing += t.elapsed();
@@ -316,6 +323,7 @@ pub fn index_workspace(
                 &mut counts,
                 &mut skipped,
                 &mut lossy,
+                &mut gathered,
             )
             .map_err(&err)?;
         }
@@ -328,9 +336,6 @@ pub fn index_workspace(
     });
     progress.finish();
     write_result?;
-    // Rebuilt after a bulk load; on any other run this only re-creates what a killed
-    // bulk load left missing.
-    loci_store::create_fact_indexes(&conn).map_err(&err)?;
     tracing::info!(
         parsed = counts.parsed,
         ms = started.elapsed().as_millis() as u64,
@@ -345,32 +350,38 @@ pub fn index_workspace(
         loci_store::create_edge_indexes(&conn).map_err(&err)?;
     }
     let stale = resolve::stale_files(&conn).map_err(&err)?;
-    let total_files: i64 = conn
-        .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
-        .map_err(&err)?;
-    let all_names = stale.len() as i64 * 4 >= total_files;
-    let whole_table = if all_names {
-        Some(resolve::load_table(&conn, None).map_err(&err)?)
-    } else {
-        None
-    };
-    for chunk in stale.chunks(4 * BATCH_FILES) {
-        let inputs = resolve::load_inputs(&conn, chunk).map_err(&err)?;
-        let partial;
-        let table = match &whole_table {
-            Some(table) => table,
-            None => {
-                partial = resolve::load_table(&conn, Some(&resolve::needed_names(&inputs)))
-                    .map_err(&err)?;
-                &partial
-            }
-        };
-        let resolved = match &pool {
-            Some(pool) => pool.install(|| resolve::resolve_all(table, &inputs)),
-            None => resolve::resolve_all(table, &inputs),
-        };
-        resolve::write_edges(&mut conn, &resolved, fresh).map_err(&err)?;
+    match gathered.filter(|g| g.inputs.len() == stale.len()) {
+        Some(gathered) => {
+            // A first index: resolve what was just written, from memory, on the pool,
+            // while this thread builds the fact indexes.
+            let table = gathered.table.build();
+            let (resolved, indexed) = std::thread::scope(|scope| {
+                let resolving = scope.spawn(|| match &pool {
+                    Some(pool) => pool.install(|| resolve::resolve_all(&table, &gathered.inputs)),
+                    None => resolve::resolve_all(&table, &gathered.inputs),
+                });
+                let indexed = loci_store::create_fact_indexes(&conn);
+                let resolved = resolving
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (resolved, indexed)
+            });
+            indexed.map_err(&err)?;
+            drop((table, gathered.inputs));
+            tracing::info!(
+                ms = started.elapsed().as_millis() as u64,
+                "resolved in memory"
+            );
+            resolve::write_edges(&mut conn, &resolved, true).map_err(&err)?;
+        }
+        None => {
+            // Rebuilt after a bulk load; on any other run this only re-creates what a
+            // killed bulk load left missing.
+            loci_store::create_fact_indexes(&conn).map_err(&err)?;
+            resolve_from_index(&mut conn, &stale, fresh, pool.as_ref()).map_err(&err)?;
+        }
     }
+    tracing::info!(ms = started.elapsed().as_millis() as u64, "edges written");
     loci_store::create_edge_indexes(&conn).map_err(&err)?;
     counts.resolved = stale.len() as u64;
     tracing::info!(
@@ -400,6 +411,49 @@ pub fn index_workspace(
     .map_err(&err)
 }
 
+/// Reads the stale files' facts back from the index and resolves them, in chunks.
+fn resolve_from_index(
+    conn: &mut Connection,
+    stale: &[i64],
+    fresh: bool,
+    pool: Option<&rayon::ThreadPool>,
+) -> rusqlite::Result<()> {
+    let total_files: i64 = conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+    let all_names = stale.len() as i64 * 4 >= total_files;
+    let whole_table = if all_names {
+        Some(resolve::load_table(conn, None)?)
+    } else {
+        None
+    };
+    for chunk in stale.chunks(4 * BATCH_FILES) {
+        let inputs = resolve::load_inputs(conn, chunk)?;
+        let partial;
+        let table = match &whole_table {
+            Some(table) => table,
+            None => {
+                partial = resolve::load_table(conn, Some(&resolve::needed_names(&inputs)))?;
+                &partial
+            }
+        };
+        let resolved = match pool {
+            Some(pool) => pool.install(|| resolve::resolve_all(table, &inputs)),
+            None => resolve::resolve_all(table, &inputs),
+        };
+        resolve::write_edges(conn, &resolved, fresh)?;
+    }
+    Ok(())
+}
+
+/// Resolution inputs gathered while a first index is written, so that resolution does
+/// not read back what was just written. Dropped (the index is read instead) past
+/// [`GATHER_MAX_ROWS`].
+#[derive(Default)]
+struct Gathered {
+    table: resolve::TableBuilder,
+    inputs: Vec<resolve::FileInputs>,
+    rows: usize,
+}
+
 #[derive(Default)]
 struct Counts {
     parsed: u64,
@@ -419,6 +473,7 @@ fn apply_batch(
     counts: &mut Counts,
     skipped: &mut Vec<Skipped>,
     lossy: &mut Vec<String>,
+    gathered: &mut Option<Gathered>,
 ) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let mut names = HashSet::new();
@@ -428,7 +483,7 @@ fn apply_batch(
         match outcome {
             Outcome::Changed(parsed) => {
                 let existing = stored.get(&parsed.rel).map(|s| s.id);
-                write::write_parsed(&tx, &parsed, existing, &mut names)?;
+                let (file_id, ids) = write::write_parsed(&tx, &parsed, existing, &mut names)?;
                 if existing.is_none() && !fresh {
                     added_paths.push(parsed.rel.clone());
                 }
@@ -436,6 +491,16 @@ fn apply_batch(
                     lossy.push(parsed.rel.clone());
                 }
                 counts.parsed += 1;
+                if let Some(g) = gathered {
+                    g.rows += parsed.facts.symbols.len() + parsed.facts.refs.len();
+                    if g.rows > GATHER_MAX_ROWS {
+                        *gathered = None;
+                    } else {
+                        let Parsed { rel, facts, .. } = *parsed;
+                        let inputs = g.table.add_written(file_id, &rel, &ids, facts);
+                        g.inputs.push(inputs);
+                    }
+                }
             }
             Outcome::Touched { rel, stat } => {
                 if let Some(s) = stored.get(&rel) {

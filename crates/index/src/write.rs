@@ -20,7 +20,8 @@ pub(crate) struct StoredFile {
 /// Old symbols of a file by (qualified name, kind), each with its id and name, in id order.
 type OldSymbols = HashMap<(String, String), VecDeque<(i64, String)>>;
 
-/// Writes one parsed file (new or changed), returning its file id.
+/// Writes one parsed file (new or changed), returning its file id and the ids of its
+/// symbols (in the order of `file.facts.symbols`).
 ///
 /// A changed file keeps the ids of the definitions it still has (matched by qualified
 /// name and kind, in order), so edges from other files into them stay valid; only the
@@ -31,7 +32,7 @@ pub(crate) fn write_parsed(
     file: &Parsed,
     existing: Option<i64>,
     touched_names: &mut HashSet<String>,
-) -> rusqlite::Result<i64> {
+) -> rusqlite::Result<(i64, Vec<i64>)> {
     let (file_id, mut old) = match existing {
         Some(id) => {
             let old = old_symbols(tx, id)?;
@@ -177,7 +178,7 @@ pub(crate) fn write_parsed(
     }
     tx.prepare_cached("INSERT INTO code_fts (rowid, body) VALUES (?1, ?2)")?
         .execute(params![file_id, file.text])?;
-    Ok(file_id)
+    Ok((file_id, ids))
 }
 
 /// Updates only the stat part of a fingerprint (content unchanged).
