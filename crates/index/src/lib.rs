@@ -18,6 +18,7 @@ pub mod lock;
 mod parse;
 mod resolve;
 mod sync;
+mod trigram;
 mod walk;
 mod write;
 

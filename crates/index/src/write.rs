@@ -176,8 +176,8 @@ pub(crate) fn write_parsed(
             ])?;
         }
     }
-    tx.prepare_cached("INSERT INTO code_fts (rowid, body) VALUES (?1, ?2)")?
-        .execute(params![file_id, file.text])?;
+    tx.prepare_cached("INSERT INTO code_fts (rowid, terms) VALUES (?1, ?2)")?
+        .execute(params![file_id, file.search_terms])?;
     Ok((file_id, ids))
 }
 

@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -108,12 +108,25 @@ CREATE INDEX edges_dst ON edges(dst_symbol, kind);
 CREATE INDEX edges_src_file ON edges(src_file);
 CREATE INDEX edges_dst_file ON edges(dst_file, kind);
 
--- Trigram index over file contents for `loci search`. Contentless (the text stays in
--- the workspace) and detail=none (candidates are confirmed line by line), which keeps
--- the index small and fast to build.
+-- Trigram index over file contents for `loci search` (replaced in V2).
 CREATE VIRTUAL TABLE code_fts USING fts5(
     body, content='', contentless_delete=1, tokenize='trigram', detail='none'
 );
+"#;
+
+/// V2: the search index holds each file's distinct trigrams, computed by the indexer
+/// (`loci_index`'s `trigram` module) and written as plain terms, instead of running
+/// FTS5's trigram tokenizer over every occurrence. Every file's fingerprint is reset so
+/// the next run re-reads and re-indexes it (symbol ids are kept: files are matched by path).
+const V2: &str = r#"
+DROP TABLE code_fts;
+-- Contentless (the text stays in the workspace) and detail=none (candidates are
+-- confirmed line by line), which keeps the index small and fast to build.
+CREATE VIRTUAL TABLE code_fts USING fts5(
+    terms, content='', contentless_delete=1, tokenize='ascii', detail='none'
+);
+UPDATE files SET size = -1, hash = x'', resolved = 0;
+UPDATE meta SET value = 'indexing' WHERE key = 'state';
 "#;
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and

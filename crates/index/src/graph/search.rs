@@ -115,10 +115,10 @@ fn candidate_files(
             .map_err(&err)?
     } else {
         // detail=none has no positions, so no phrase queries: AND together the literal's
-        // trigrams, each a single token (quotes doubled); lines are confirmed afterwards.
+        // trigram terms (plain letters, digits or hex); lines are confirmed afterwards.
         let query: Vec<String> = trigrams(&usable)
             .into_iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .map(|t| format!("\"{t}\""))
             .collect();
         stmt = graph
             .conn
@@ -137,26 +137,21 @@ fn candidate_files(
 /// Most trigrams put in one FTS query; more narrow little further and cost time.
 const MAX_TRIGRAMS: usize = 24;
 
-/// The distinct trigrams of the literals (lowercased, as the tokenizer folds case),
-/// spread over each literal when there are more than [`MAX_TRIGRAMS`].
+/// The distinct trigram terms of the literals ([`crate::trigram`]), spread over each
+/// literal when there are more than [`MAX_TRIGRAMS`].
 fn trigrams(literals: &[&String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for literal in literals {
-        let chars: Vec<char> = literal.to_lowercase().chars().collect();
-        let count = chars.len().saturating_sub(2);
-        let step = count.div_ceil(MAX_TRIGRAMS / literals.len().max(1)).max(1);
-        let mut i = 0;
-        while i < count {
-            let t: String = chars[i..i + 3].iter().collect();
-            if !out.contains(&t) {
-                out.push(t);
-            }
-            i += step;
-        }
-        if count > 0 {
-            let last: String = chars[count - 1..count + 2].iter().collect();
-            if !out.contains(&last) {
-                out.push(last);
+        let terms = crate::trigram::query_terms(literal);
+        let step = terms
+            .len()
+            .div_ceil(MAX_TRIGRAMS / literals.len().max(1))
+            .max(1);
+        // Every `step`-th term, and always the last one.
+        let picked = terms.iter().step_by(step).chain(terms.last());
+        for term in picked {
+            if !out.contains(term) {
+                out.push(term.clone());
             }
         }
     }
@@ -253,6 +248,8 @@ mod tests {
     fn splits_literals_into_distinct_trigrams() {
         let a = "Parse".to_string();
         assert_eq!(trigrams(&[&a]), vec!["par", "ars", "rse"]);
+        let punct = "a(b)".to_string();
+        assert_eq!(trigrams(&[&punct]), vec!["612862", "286229"]);
         let long = "x".repeat(10) + "abcdefghijklmnopqrstuvwxyz0123456789";
         assert!(trigrams(&[&long]).len() <= super::MAX_TRIGRAMS + 1);
     }

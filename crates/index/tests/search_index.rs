@@ -1,0 +1,156 @@
+//! The code search index must never hide a match: every line that contains a literal is
+//! found, whatever its characters, case or the runs that changed the file.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use common::{dump, index, write_tree};
+use loci_index::graph::{Graph, SearchOptions, search};
+
+const TREE: &[(&str, &str)] = &[
+    (
+        "src/lib.rs",
+        "/// Parses a line.\npub fn parse_line(s: &str) -> Result<(), Error> {\n    let v = s.split(\"::\").collect::<Vec<_>>();\n    Ok(())\n}\n",
+    ),
+    (
+        "src/unicode.rs",
+        "// Ünïcödé naïve café — 日本語のテキスト\nconst GREETING: &str = \"Grüße, Wörld!\";\nfn éclair() -> u8 { 0x7f }\n",
+    ),
+    (
+        "app/main.py",
+        "import os.path\r\n\r\ndef main(argv):\r\n    return os.path.join(*argv) or '{}[]()<>'\r\n",
+    ),
+    (
+        "web/app.ts",
+        "export const URL = 'https://example.com/a?b=c&d=e';\nexport function MixedCase() { return `${URL}`; }\n",
+    ),
+];
+
+fn lines_with(root: &Path, needle: &str, ignore_case: bool) -> BTreeSet<(String, u32)> {
+    let mut out = BTreeSet::new();
+    for (rel, _) in TREE {
+        let text = std::fs::read_to_string(root.join(rel)).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let hit = if ignore_case {
+                line.to_lowercase().contains(&needle.to_lowercase())
+            } else {
+                line.contains(needle)
+            };
+            if hit {
+                out.insert((rel.to_string(), i as u32 + 1));
+            }
+        }
+    }
+    out
+}
+
+fn found(root: &Path, needle: &str, ignore_case: bool) -> BTreeSet<(String, u32)> {
+    found_in(&Graph::open(root).unwrap(), needle, ignore_case)
+}
+
+fn found_in(graph: &Graph, needle: &str, ignore_case: bool) -> BTreeSet<(String, u32)> {
+    let opts = SearchOptions {
+        ignore_case,
+        limit: 10_000,
+        ..SearchOptions::default()
+    };
+    let (hits, truncated) = search(graph, needle, &opts).unwrap();
+    assert!(!truncated);
+    hits.into_iter().map(|h| (h.path, h.line)).collect()
+}
+
+/// Every substring of 3 to 9 characters of every line, as written and upper-cased.
+fn needles() -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (_, text) in TREE {
+        for line in text.lines() {
+            let chars: Vec<char> = line.chars().collect();
+            for start in 0..chars.len() {
+                for len in 3..=9 {
+                    if start + len <= chars.len() {
+                        let s: String = chars[start..start + len].iter().collect();
+                        out.insert(s.to_uppercase());
+                        out.insert(s);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_literal_finds_exactly_the_lines_that_contain_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), TREE);
+    index(dir.path());
+    let needles = needles();
+    assert!(needles.len() > 1000, "{}", needles.len());
+    let graph = Graph::open(dir.path()).unwrap();
+    for needle in &needles {
+        for ignore_case in [false, true] {
+            assert_eq!(
+                found_in(&graph, needle, ignore_case),
+                lines_with(dir.path(), needle, ignore_case),
+                "{needle:?} ignore_case={ignore_case}"
+            );
+        }
+    }
+}
+
+#[test]
+fn text_added_by_a_later_run_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), TREE);
+    index(dir.path());
+    assert!(found(dir.path(), "brand_new_ident", false).is_empty());
+    write_tree(
+        dir.path(),
+        &[
+            ("src/lib.rs", "fn brand_new_ident() -> Ωmega {}\n"),
+            ("src/added.rs", "// brand_new_ident again\n"),
+        ],
+    );
+    let report = index(dir.path());
+    assert_eq!(report.files_parsed, 2);
+    let expected: BTreeSet<(String, u32)> = [("src/added.rs", 1), ("src/lib.rs", 1)]
+        .into_iter()
+        .map(|(p, l)| (p.to_string(), l))
+        .collect();
+    assert_eq!(found(dir.path(), "brand_new_ident", false), expected);
+    assert_eq!(found(dir.path(), "-> ωMEGA", true).len(), 1);
+}
+
+#[test]
+fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), TREE);
+    index(dir.path());
+    let before = dump(dir.path());
+    // What schema version 1 left on disk: FTS5's own trigram tokenizer over the raw text.
+    let db = loci_store::index_path_for(dir.path());
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "DROP TABLE code_fts;
+             CREATE VIRTUAL TABLE code_fts USING fts5(
+                 body, content='', contentless_delete=1, tokenize='trigram', detail='none');
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    // Readers refuse it until a writer migrates it.
+    assert!(loci_store::open_index_read_only(&db).is_err());
+
+    let report = index(dir.path());
+    assert_eq!(report.files_parsed, TREE.len() as u64);
+    assert_eq!(dump(dir.path()), before);
+    assert_eq!(
+        found(dir.path(), "split(\"::\")", false),
+        lines_with(dir.path(), "split(\"::\")", false)
+    );
+    assert_eq!(found(dir.path(), "GRÜSSE", true).len(), 0);
+    assert_eq!(found(dir.path(), "GRÜßE", true).len(), 1);
+}
