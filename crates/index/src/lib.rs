@@ -17,6 +17,7 @@ mod lang;
 pub mod lock;
 mod parse;
 mod resolve;
+mod side_search;
 mod sync;
 mod trigram;
 mod walk;
@@ -28,4 +29,5 @@ pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
     index_workspace, meta_get, workspace_root,
 };
+pub use trigram::document_terms;
 pub use walk::{SkipReason, Skipped};

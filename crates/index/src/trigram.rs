@@ -67,7 +67,7 @@ fn trigrams(text: &str) -> impl Iterator<Item = [char; 3]> + '_ {
 }
 
 /// The document to index for a file: its distinct trigram terms separated by spaces.
-pub(crate) fn document_terms(text: &str) -> String {
+pub fn document_terms(text: &str) -> String {
     let mut seen: HashSet<u64, BuildHasherDefault<FxHasher>> =
         HashSet::with_capacity_and_hasher(text.len().min(1 << 16) / 2, Default::default());
     for t in trigrams(text) {
