@@ -4,7 +4,8 @@
 
 use rusqlite::Connection;
 
-/// Dumps files, symbols, references, imports, bases and edges as sorted lines.
+/// Dumps files, symbols, references, imports, bases, edges and each file's search terms
+/// (as a count and a digest) as sorted lines.
 pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut collect = |sql: &str| -> rusqlite::Result<()> {
@@ -54,8 +55,42 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
                 (SELECT s.qualified_name FROM symbols s WHERE s.id = e.dst_symbol), e.confidence, e.line
          FROM edges e JOIN files sf ON sf.id = e.src_file",
     )?;
+    lines.extend(search_digests(conn)?);
     lines.sort();
     let mut out = lines.join("\n");
     out.push('\n');
     Ok(out)
+}
+
+/// One line per file in the search index: its path, how many terms it has and a digest
+/// of them (read back through an `fts5vocab` table, in the connection's temp schema).
+fn search_digests(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.dump_search_terms
+             USING fts5vocab(main, code_fts, 'instance')",
+    )?;
+    let mut stmt = conn.prepare(
+        "SELECT coalesce(f.path, '<no file ' || v.doc || '>'), v.term
+         FROM temp.dump_search_terms v LEFT JOIN files f ON f.id = v.doc
+         ORDER BY v.doc, v.term",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut lines = Vec::new();
+    let mut current: Option<(String, u64, blake3::Hasher)> = None;
+    let finish = |(path, n, hasher): (String, u64, blake3::Hasher)| {
+        format!("search | {path} | {n} | {}", hasher.finalize().to_hex())
+    };
+    while let Some(row) = rows.next()? {
+        let path: String = row.get(0)?;
+        let term: String = row.get(1)?;
+        if current.as_ref().is_some_and(|(p, _, _)| *p != path) {
+            lines.extend(current.take().map(finish));
+        }
+        let (_, n, hasher) = current.get_or_insert_with(|| (path, 0, blake3::Hasher::new()));
+        *n += 1;
+        hasher.update(term.as_bytes());
+        hasher.update(b" ");
+    }
+    lines.extend(current.map(finish));
+    Ok(lines)
 }

@@ -2,9 +2,9 @@
 
 use std::io::Read;
 
+use crate::Lang;
 use crate::extract::{self, FileFacts};
 use crate::walk::{Found, SkipReason, Skipped, Stat};
-use crate::{Lang, trigram};
 
 /// A file read and parsed, ready for the writer.
 pub(crate) struct Parsed {
@@ -15,8 +15,7 @@ pub(crate) struct Parsed {
     /// The file was not valid UTF-8 and was decoded lossily.
     pub lossy: bool,
     pub lines: u32,
-    /// The file's terms for the code search index ([`crate::trigram`]).
-    pub search_terms: String,
+    pub text: String,
     pub facts: FileFacts,
 }
 
@@ -91,7 +90,7 @@ pub(crate) fn parse_file(
         hash,
         lossy,
         lines,
-        search_terms: trigram::document_terms(&text),
+        text,
         facts,
     }))
 }

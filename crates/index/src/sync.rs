@@ -14,9 +14,11 @@ use serde::Serialize;
 
 use crate::lock::{LockError, WriteLock};
 use crate::parse::{self, Outcome, Parsed};
+use crate::side_search::SideSearch;
 use crate::walk::{self, Skipped, Stat};
 use crate::write::{self, StoredFile};
 use crate::{Lang, resolve};
+use loci_store::search_index;
 
 /// Files written per transaction: large enough to amortise commits, small enough that
 /// readers see progress and a crash loses little.
@@ -182,6 +184,12 @@ pub fn index_workspace(
         opts.threads
     };
 
+    // A first index whose side-built search index was never installed: re-index every
+    // file (a crash left no way to know which files' terms it had).
+    if search_index::is_pending(&conn).map_err(&err)? {
+        let _ = std::fs::remove_file(SideSearch::path_in(&index_dir));
+        search_index::reset_for_reindex(&mut conn).map_err(&err)?;
+    }
     let stored = load_stored(&conn).map_err(&err)?;
     let walked = walk::walk(&root, threads, &|p: &Path| could_be_source(p));
     tracing::info!(
@@ -256,6 +264,14 @@ pub fn index_workspace(
     };
     let mut lossy = Vec::new();
     let mut gathered = fresh.then(Gathered::default);
+    let side_search = if fresh {
+        SideSearch::start(&index_dir)
+    } else {
+        None
+    };
+    if side_search.is_some() {
+        search_index::mark_pending(&conn).map_err(&err)?;
+    }
 
     // Parse on all cores, write through this thread.
     progress.start(to_read.len() as u64);
@@ -305,6 +321,7 @@ pub fn index_workspace(
                     &mut skipped,
                     &mut lossy,
                     &mut gathered,
+                    side_search.as_ref(),
                 )
                 .map_err(&err)?;
                 writing += t.elapsed();
@@ -324,6 +341,7 @@ pub fn index_workspace(
                 &mut skipped,
                 &mut lossy,
                 &mut gathered,
+                side_search.as_ref(),
             )
             .map_err(&err)?;
         }
@@ -383,6 +401,10 @@ pub fn index_workspace(
     }
     tracing::info!(ms = started.elapsed().as_millis() as u64, "edges written");
     loci_store::create_edge_indexes(&conn).map_err(&err)?;
+    if let Some(side) = side_search {
+        let built = side.finish().map_err(&err)?;
+        search_index::install(&mut conn, &built).map_err(&err)?;
+    }
     counts.resolved = stale.len() as u64;
     tracing::info!(
         resolved = counts.resolved,
@@ -474,6 +496,7 @@ fn apply_batch(
     skipped: &mut Vec<Skipped>,
     lossy: &mut Vec<String>,
     gathered: &mut Option<Gathered>,
+    side_search: Option<&SideSearch>,
 ) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let mut names = HashSet::new();
@@ -483,7 +506,8 @@ fn apply_batch(
         match outcome {
             Outcome::Changed(parsed) => {
                 let existing = stored.get(&parsed.rel).map(|s| s.id);
-                let (file_id, ids) = write::write_parsed(&tx, &parsed, existing, &mut names)?;
+                let (file_id, ids) =
+                    write::write_parsed(&tx, &parsed, existing, &mut names, side_search.is_none())?;
                 if existing.is_none() && !fresh {
                     added_paths.push(parsed.rel.clone());
                 }
@@ -491,12 +515,17 @@ fn apply_batch(
                     lossy.push(parsed.rel.clone());
                 }
                 counts.parsed += 1;
+                let Parsed {
+                    rel, facts, text, ..
+                } = *parsed;
+                if let Some(side) = side_search {
+                    side.send(file_id, text);
+                }
                 if let Some(g) = gathered {
-                    g.rows += parsed.facts.symbols.len() + parsed.facts.refs.len();
+                    g.rows += facts.symbols.len() + facts.refs.len();
                     if g.rows > GATHER_MAX_ROWS {
                         *gathered = None;
                     } else {
-                        let Parsed { rel, facts, .. } = *parsed;
                         let inputs = g.table.add_written(file_id, &rel, &ids, facts);
                         g.inputs.push(inputs);
                     }

@@ -21,7 +21,8 @@ pub(crate) struct StoredFile {
 type OldSymbols = HashMap<(String, String), VecDeque<(i64, String)>>;
 
 /// Writes one parsed file (new or changed), returning its file id and the ids of its
-/// symbols (in the order of `file.facts.symbols`).
+/// symbols (in the order of `file.facts.symbols`). With `with_search_terms` its search
+/// terms are written too (else a side build indexes its text).
 ///
 /// A changed file keeps the ids of the definitions it still has (matched by qualified
 /// name and kind, in order), so edges from other files into them stay valid; only the
@@ -32,6 +33,7 @@ pub(crate) fn write_parsed(
     file: &Parsed,
     existing: Option<i64>,
     touched_names: &mut HashSet<String>,
+    with_search_terms: bool,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
     let (file_id, mut old) = match existing {
         Some(id) => {
@@ -176,8 +178,10 @@ pub(crate) fn write_parsed(
             ])?;
         }
     }
-    tx.prepare_cached("INSERT INTO code_fts (rowid, terms) VALUES (?1, ?2)")?
-        .execute(params![file_id, file.search_terms])?;
+    if with_search_terms {
+        let terms = crate::trigram::document_terms(&file.text);
+        loci_store::search_index::insert_terms(tx, file_id, &terms)?;
+    }
     Ok((file_id, ids))
 }
 

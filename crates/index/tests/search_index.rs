@@ -129,6 +129,7 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
     write_tree(dir.path(), TREE);
     index(dir.path());
     let before = dump(dir.path());
+    assert!(before.contains("search | src/unicode.rs | "), "{before}");
     // What schema version 1 left on disk: FTS5's own trigram tokenizer over the raw text.
     let db = loci_store::index_path_for(dir.path());
     {
@@ -153,4 +154,35 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
     );
     assert_eq!(found(dir.path(), "GRÜSSE", true).len(), 0);
     assert_eq!(found(dir.path(), "GRÜßE", true).len(), 1);
+}
+
+#[test]
+fn a_first_index_killed_before_its_search_index_was_installed_is_re_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), TREE);
+    index(dir.path());
+    let before = dump(dir.path());
+    // What a first index killed after writing the graph, but before installing the
+    // search index it built on the side, leaves: the mark, an empty search index and
+    // a leftover side file.
+    let db = loci_store::index_path_for(dir.path());
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "INSERT INTO code_fts (code_fts) VALUES ('delete-all');
+             INSERT INTO meta (key, value) VALUES ('search', 'pending');",
+        )
+        .unwrap();
+    }
+    let side = db.with_file_name("search-build.db");
+    std::fs::write(&side, b"partial").unwrap();
+    assert!(found(dir.path(), "parse_line", false).is_empty());
+
+    let report = index(dir.path());
+    assert_eq!(report.files_parsed, TREE.len() as u64);
+    assert_eq!(dump(dir.path()), before);
+    assert_eq!(found(dir.path(), "parse_line", false).len(), 1);
+    assert!(!side.exists());
+    // Nothing left to redo.
+    assert_eq!(index(dir.path()).files_parsed, 0);
 }

@@ -16,6 +16,7 @@ mod error;
 mod index_db;
 pub mod registry;
 mod schema;
+pub mod search_index;
 
 pub use error::StoreError;
 pub use index_db::{

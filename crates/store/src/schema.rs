@@ -114,20 +114,29 @@ CREATE VIRTUAL TABLE code_fts USING fts5(
 );
 "#;
 
+/// The search index's definition since V2. Contentless (the text stays in the workspace)
+/// and detail=none (candidates are confirmed line by line), which keeps it small and fast
+/// to build. [`crate::search_index`] builds the same table in a side file.
+macro_rules! code_fts_ddl {
+    () => {
+        "CREATE VIRTUAL TABLE code_fts USING fts5(
+    terms, content='', contentless_delete=1, tokenize='ascii', detail='none'
+)"
+    };
+}
+pub(crate) const CODE_FTS_DDL: &str = code_fts_ddl!();
+
 /// V2: the search index holds each file's distinct trigrams, computed by the indexer
 /// (`loci_index`'s `trigram` module) and written as plain terms, instead of running
 /// FTS5's trigram tokenizer over every occurrence. Every file's fingerprint is reset so
 /// the next run re-reads and re-indexes it (symbol ids are kept: files are matched by path).
-const V2: &str = r#"
-DROP TABLE code_fts;
--- Contentless (the text stays in the workspace) and detail=none (candidates are
--- confirmed line by line), which keeps the index small and fast to build.
-CREATE VIRTUAL TABLE code_fts USING fts5(
-    terms, content='', contentless_delete=1, tokenize='ascii', detail='none'
+const V2: &str = concat!(
+    "DROP TABLE code_fts;\n",
+    code_fts_ddl!(),
+    ";\n",
+    "UPDATE files SET size = -1, hash = x'', resolved = 0;\n",
+    "UPDATE meta SET value = 'indexing' WHERE key = 'state';\n",
 );
-UPDATE files SET size = -1, hash = x'', resolved = 0;
-UPDATE meta SET value = 'indexing' WHERE key = 'state';
-"#;
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and
 /// builds them once at the end (much cheaper than maintaining them row by row); every
