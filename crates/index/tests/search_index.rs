@@ -130,7 +130,8 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
     index(dir.path());
     let before = dump(dir.path());
     assert!(before.contains("search | src/unicode.rs | "), "{before}");
-    // What schema version 1 left on disk: FTS5's own trigram tokenizer over the raw text.
+    // What schema version 1 left on disk: FTS5's own trigram tokenizer over the raw text,
+    // and four edge indexes.
     let db = loci_store::index_path_for(dir.path());
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -138,6 +139,12 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
             "DROP TABLE code_fts;
              CREATE VIRTUAL TABLE code_fts USING fts5(
                  body, content='', contentless_delete=1, tokenize='trigram', detail='none');
+             DROP INDEX edges_out;
+             DROP INDEX edges_in;
+             CREATE INDEX edges_src ON edges(src_symbol, kind);
+             CREATE INDEX edges_dst ON edges(dst_symbol, kind);
+             CREATE INDEX edges_src_file ON edges(src_file);
+             CREATE INDEX edges_dst_file ON edges(dst_file, kind);
              PRAGMA user_version = 1;",
         )
         .unwrap();
@@ -148,6 +155,15 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
     let report = index(dir.path());
     assert_eq!(report.files_parsed, TREE.len() as u64);
     assert_eq!(dump(dir.path()), before);
+    let conn = loci_store::open_index_read_only(&db).unwrap();
+    let edge_indexes: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'edges' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(edge_indexes, ["edges_in", "edges_out"]);
     assert_eq!(
         found(dir.path(), "split(\"::\")", false),
         lines_with(dir.path(), "split(\"::\")", false)

@@ -130,12 +130,22 @@ pub(crate) const CODE_FTS_DDL: &str = code_fts_ddl!();
 /// (`loci_index`'s `trigram` module) and written as plain terms, instead of running
 /// FTS5's trigram tokenizer over every occurrence. Every file's fingerprint is reset so
 /// the next run re-reads and re-indexes it (symbol ids are kept: files are matched by path).
+///
+/// The four edge indexes become two, `(file, kind, symbol)` on each side: a symbol's
+/// edges are found through its file (an edge's source symbol is in its source file, its
+/// target symbol in its target file), and a first index builds half as much.
 const V2: &str = concat!(
     "DROP TABLE code_fts;\n",
     code_fts_ddl!(),
     ";\n",
     "UPDATE files SET size = -1, hash = x'', resolved = 0;\n",
     "UPDATE meta SET value = 'indexing' WHERE key = 'state';\n",
+    "DROP INDEX IF EXISTS edges_src;\n",
+    "DROP INDEX IF EXISTS edges_dst;\n",
+    "DROP INDEX IF EXISTS edges_src_file;\n",
+    "DROP INDEX IF EXISTS edges_dst_file;\n",
+    "CREATE INDEX IF NOT EXISTS edges_out ON edges(src_file, kind, src_symbol);\n",
+    "CREATE INDEX IF NOT EXISTS edges_in ON edges(dst_file, kind, dst_symbol);\n",
 );
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and
@@ -156,10 +166,8 @@ const FACT_INDEXES: &[&str] = &[
 
 /// The edge table's indexes, handled the same way around a fresh resolution.
 const EDGE_INDEXES: &[&str] = &[
-    "CREATE INDEX IF NOT EXISTS edges_src ON edges(src_symbol, kind)",
-    "CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst_symbol, kind)",
-    "CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file)",
-    "CREATE INDEX IF NOT EXISTS edges_dst_file ON edges(dst_file, kind)",
+    "CREATE INDEX IF NOT EXISTS edges_out ON edges(src_file, kind, src_symbol)",
+    "CREATE INDEX IF NOT EXISTS edges_in ON edges(dst_file, kind, dst_symbol)",
 ];
 
 fn drop_indexes(conn: &Connection, list: &[&str]) -> rusqlite::Result<()> {

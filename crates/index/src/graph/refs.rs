@@ -36,7 +36,10 @@ pub fn refs(graph: &Graph, selector: &str) -> Result<Refs, QueryError> {
         .conn
         .prepare_cached(
             "SELECT f.path, e.line, e.kind, e.confidence, e.src_symbol FROM edges e JOIN files f ON f.id = e.src_file
-             WHERE e.dst_symbol = ?1 AND e.kind != 'CONTAINS' ORDER BY f.path, e.line",
+             WHERE e.dst_file = (SELECT file_id FROM symbols WHERE id = ?1)
+               AND e.kind IN ('CALLS', 'REFERENCES', 'IMPORTS', 'INHERITS', 'IMPLEMENTS')
+               AND e.dst_symbol = ?1
+             ORDER BY f.path, e.line",
         )
         .map_err(&err)?;
     let rows: Vec<(String, u32, String, String, Option<i64>)> = stmt

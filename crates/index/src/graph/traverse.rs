@@ -236,17 +236,22 @@ fn neighbours(graph: &Graph, node: Node, direction: Direction) -> rusqlite::Resu
     let (sql, id) = match (direction, node) {
         (Direction::Callers, Node::Symbol(id)) => (
             "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
-             WHERE dst_symbol = ?1 AND kind = 'CALLS' GROUP BY src_symbol, src_file",
+             WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
+               AND dst_symbol = ?1
+             GROUP BY src_symbol, src_file",
             id,
         ),
         (Direction::Callees, Node::Symbol(id)) => (
             "SELECT dst_symbol, dst_file, kind, confidence, min(line), src_file FROM edges
-             WHERE src_symbol = ?1 AND kind = 'CALLS' GROUP BY dst_symbol",
+             WHERE src_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
+               AND src_symbol = ?1
+             GROUP BY dst_symbol",
             id,
         ),
         (Direction::Impact, Node::Symbol(id)) => (
             "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
-             WHERE dst_symbol = ?1 AND kind IN ('CALLS', 'REFERENCES', 'INHERITS', 'IMPLEMENTS')
+             WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1)
+               AND kind IN ('CALLS', 'REFERENCES', 'INHERITS', 'IMPLEMENTS') AND dst_symbol = ?1
              GROUP BY src_symbol, src_file",
             id,
         ),
