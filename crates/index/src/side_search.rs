@@ -98,15 +98,18 @@ fn build(
     gate: &Gate,
 ) -> rusqlite::Result<()> {
     lower_priority();
+    let mut terms_of = trigram::TermsBuilder::default();
     conn.execute_batch("BEGIN")?;
+    search_index::buffer_whole_build(conn)?;
     for (file_id, text) in receiver {
-        let terms = trigram::document_terms(&text);
+        let terms = terms_of.document_terms(&text);
         let (queued, drained) = &**gate;
         *queued.lock().unwrap_or_else(|p| p.into_inner()) -= text.len();
         drained.notify_all();
         drop(text);
         search_index::insert_terms(conn, file_id, &terms)?;
     }
+    search_index::buffer_default(conn)?;
     conn.execute_batch("COMMIT")
 }
 

@@ -32,11 +32,6 @@ fn pack(t: [char; 3]) -> u64 {
     (u64::from(t[0]) << 42) | (u64::from(t[1]) << 21) | u64::from(t[2])
 }
 
-fn unpack(key: u64) -> [char; 3] {
-    let c = |shift: u32| char::from_u32(((key >> shift) & 0x1f_ffff) as u32).unwrap_or('\0');
-    [c(42), c(21), c(0)]
-}
-
 /// Appends the index term of one trigram to `out`.
 fn push_term(t: [char; 3], out: &mut String) {
     if t.iter().all(char::is_ascii_alphanumeric) {
@@ -68,14 +63,72 @@ fn trigrams(text: &str) -> impl Iterator<Item = [char; 3]> + '_ {
 
 /// The document to index for a file: its distinct trigram terms separated by spaces.
 pub fn document_terms(text: &str) -> String {
+    TermsBuilder::default().document_terms(text)
+}
+
+/// Computes documents' terms, reusing its scratch space from one file to the next.
+///
+/// Most source files are ASCII: their folded trigrams fit in 21 bits, so a bitmap of
+/// every possible one (256 KiB) replaces hashing, and only the bits a file set are
+/// cleared after it. Other files take the general path; both give the same terms.
+pub struct TermsBuilder {
+    /// One bit per 7-bit ASCII trigram.
+    seen: Vec<u64>,
+    /// The trigrams set in `seen` by the current file, in first-seen order.
+    order: Vec<u32>,
+}
+
+impl Default for TermsBuilder {
+    fn default() -> Self {
+        TermsBuilder {
+            seen: vec![0; (1 << 21) / 64],
+            order: Vec::new(),
+        }
+    }
+}
+
+impl TermsBuilder {
+    /// The same as [`document_terms`].
+    pub fn document_terms(&mut self, text: &str) -> String {
+        if !text.is_ascii() {
+            return general_terms(text);
+        }
+        let bytes = text.as_bytes();
+        for w in bytes.windows(3) {
+            let key = (u32::from(w[0].to_ascii_lowercase()) << 14)
+                | (u32::from(w[1].to_ascii_lowercase()) << 7)
+                | u32::from(w[2].to_ascii_lowercase());
+            let (word, bit) = ((key >> 6) as usize, 1u64 << (key & 63));
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                self.order.push(key);
+            }
+        }
+        let mut out = String::with_capacity(self.order.len() * 4);
+        for key in self.order.drain(..) {
+            self.seen[(key >> 6) as usize] = 0;
+            let c = |shift: u32| char::from(((key >> shift) & 0x7f) as u8);
+            push_term([c(14), c(7), c(0)], &mut out);
+            out.push(' ');
+        }
+        out.pop();
+        out
+    }
+}
+
+/// Terms of any text, through a hash set of packed code points.
+fn general_terms(text: &str) -> String {
     let mut seen: HashSet<u64, BuildHasherDefault<FxHasher>> =
         HashSet::with_capacity_and_hasher(text.len().min(1 << 16) / 2, Default::default());
+    let mut order = Vec::new();
     for t in trigrams(text) {
-        seen.insert(pack(t));
+        if seen.insert(pack(t)) {
+            order.push(t);
+        }
     }
-    let mut out = String::with_capacity(seen.len() * 4);
-    for key in seen {
-        push_term(unpack(key), &mut out);
+    let mut out = String::with_capacity(order.len() * 4);
+    for t in order {
+        push_term(t, &mut out);
         out.push(' ');
     }
     out.pop();
@@ -110,6 +163,26 @@ mod tests {
         assert_eq!(sorted(&document_terms("ParPar")), vec!["arp", "par", "rpa"]);
         assert_eq!(document_terms("ab"), "");
         assert_eq!(document_terms(""), "");
+    }
+
+    #[test]
+    fn the_ascii_path_gives_the_terms_of_the_general_path_in_the_same_order() {
+        let mut builder = TermsBuilder::default();
+        for text in [
+            "",
+            "ab",
+            "fn Parse_Line(x: &str) -> Result<(), E> {}\r\n\t~",
+            "AAAAaaaa",
+        ] {
+            assert!(text.is_ascii());
+            assert_eq!(
+                builder.document_terms(text),
+                general_terms(text),
+                "{text:?}"
+            );
+        }
+        // The scratch space is clean between files: a later file has only its own terms.
+        assert_eq!(builder.document_terms("xyz"), "xyz");
     }
 
     #[test]

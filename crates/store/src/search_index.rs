@@ -40,6 +40,32 @@ pub fn create_side(path: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// Bytes of terms FTS5 buffers in memory before writing a segment during a side build:
+/// a whole tree's worth, so the build writes one segment and merges none.
+const BUILD_BUFFER_BYTES: i64 = 256 << 20;
+
+/// FTS5's default buffer (`hashsize`), restored before a side build commits so the
+/// installed index carries the default setting.
+const DEFAULT_BUFFER_BYTES: i64 = 1 << 20;
+
+/// Lets a side build buffer a whole tree's terms in memory (until its commit).
+pub fn buffer_whole_build(conn: &Connection) -> rusqlite::Result<()> {
+    set_buffer(conn, BUILD_BUFFER_BYTES)
+}
+
+/// Restores FTS5's default buffer size.
+pub fn buffer_default(conn: &Connection) -> rusqlite::Result<()> {
+    set_buffer(conn, DEFAULT_BUFFER_BYTES)
+}
+
+fn set_buffer(conn: &Connection, bytes: i64) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO code_fts (code_fts, rank) VALUES ('hashsize', ?1)",
+        [bytes],
+    )?;
+    Ok(())
+}
+
 /// Inserts one file's search terms into a side build (or the index itself).
 pub fn insert_terms(conn: &Connection, file_id: i64, terms: &str) -> rusqlite::Result<()> {
     conn.prepare_cached("INSERT INTO code_fts (rowid, terms) VALUES (?1, ?2)")?
