@@ -372,11 +372,14 @@ pub fn index_workspace(
         Some(gathered) => {
             // A first index: resolve what was just written, from memory, on the pool,
             // while this thread builds the fact indexes.
-            let table = gathered.table.build();
+            let Gathered { table, inputs, .. } = gathered;
             let (resolved, indexed) = std::thread::scope(|scope| {
-                let resolving = scope.spawn(|| match &pool {
-                    Some(pool) => pool.install(|| resolve::resolve_all(&table, &gathered.inputs)),
-                    None => resolve::resolve_all(&table, &gathered.inputs),
+                let resolving = scope.spawn(|| {
+                    let table = table.build();
+                    match &pool {
+                        Some(pool) => pool.install(|| resolve::resolve_all(&table, &inputs)),
+                        None => resolve::resolve_all(&table, &inputs),
+                    }
                 });
                 let indexed = loci_store::create_fact_indexes(&conn);
                 let resolved = resolving
@@ -385,7 +388,7 @@ pub fn index_workspace(
                 (resolved, indexed)
             });
             indexed.map_err(&err)?;
-            drop((table, gathered.inputs));
+            drop(inputs);
             tracing::info!(
                 ms = started.elapsed().as_millis() as u64,
                 "resolved in memory"

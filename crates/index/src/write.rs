@@ -87,8 +87,13 @@ pub(crate) fn write_parsed(
         )?;
         for s in &facts.symbols {
             let parent = s.parent.and_then(|p| ids.get(p as usize).copied());
-            let key = (s.qualified_name.clone(), s.kind.name().to_string());
-            match old.get_mut(&key).and_then(VecDeque::pop_front) {
+            let kept = match old.is_empty() {
+                true => None,
+                false => old
+                    .get_mut(&(s.qualified_name.clone(), s.kind.name().to_string()))
+                    .and_then(VecDeque::pop_front),
+            };
+            match kept {
                 Some((id, _)) => {
                     update.execute(params![
                         id,
