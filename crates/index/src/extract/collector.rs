@@ -1,5 +1,7 @@
 //! The shared walker and the collector every language visitor writes into.
 
+use std::num::NonZeroU16 as FieldId;
+
 use tree_sitter::{Node, Tree};
 
 use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Span, Symbol, SymbolKind};
@@ -33,6 +35,16 @@ pub(crate) struct Collector<'s> {
     facts: FileFacts,
     /// Scope names that differ from the symbol's name (see [`Collector::def_qualified`]).
     scope_names: std::collections::HashMap<u32, String>,
+    /// For each open level of the walk, the siblings visited so far; the last one is the
+    /// node being visited. Doc comments above it are read from here: `prev_sibling` is
+    /// linear in the siblings before a node, for every definition.
+    levels: Vec<Vec<Node<'s>>>,
+    /// Emptied levels, reused.
+    spare_levels: Vec<Vec<Node<'s>>>,
+    /// The field the node being visited fills in its parent.
+    field: Option<FieldId>,
+    /// The language's `name` field.
+    name_field: Option<FieldId>,
 }
 
 /// Longest qualifier kept for a reference or base (`a.b(c).d` chains can be long), in bytes.
@@ -43,13 +55,35 @@ const MAX_SIGNATURE: usize = 240;
 const MAX_DOC: usize = 2000;
 
 impl<'s> Collector<'s> {
-    pub(crate) fn new(source: &'s str, separator: &'static str) -> Self {
+    pub(crate) fn new(source: &'s str, separator: &'static str, tree: &Tree) -> Self {
         Collector {
             source,
             separator,
             scopes: Vec::new(),
             facts: FileFacts::default(),
             scope_names: std::collections::HashMap::new(),
+            levels: Vec::new(),
+            spare_levels: Vec::new(),
+            field: None,
+            name_field: tree.language().field_id_for_name("name"),
+        }
+    }
+
+    /// The node being visited, if the walk is at one.
+    fn visiting(&self) -> Option<Node<'s>> {
+        self.levels.last().and_then(|level| level.last()).copied()
+    }
+
+    /// Whether `node` is the `name` of its parent (a definition's own name, not a use).
+    pub(crate) fn is_name_field(&self, node: Node<'_>) -> bool {
+        match self.visiting() {
+            Some(current) if current.id() == node.id() => {
+                self.field.is_some() && self.field == self.name_field
+            }
+            _ => node
+                .parent()
+                .and_then(|p| p.child_by_field_name("name"))
+                .is_some_and(|n| n.id() == node.id()),
         }
     }
 
@@ -274,10 +308,27 @@ impl<'s> Collector<'s> {
 
     /// Contiguous comments ending on the line just above `node` (or above its attributes/decorators).
     pub(crate) fn preceding_comments(&self, node: Node<'_>) -> Option<String> {
+        match self.levels.last() {
+            Some(level) if level.last().is_some_and(|n| n.id() == node.id()) => {
+                let before = &level[..level.len() - 1];
+                self.comments_above(node, before.iter().rev().copied())
+            }
+            _ => self.comments_above(
+                node,
+                std::iter::successors(node.prev_sibling(), |s| s.prev_sibling()),
+            ),
+        }
+    }
+
+    /// The doc comment made of the comments among `siblings` (nearest first) right above `node`.
+    fn comments_above<'t>(
+        &self,
+        node: Node<'_>,
+        siblings: impl Iterator<Item = Node<'t>>,
+    ) -> Option<String> {
         let mut lines: Vec<&str> = Vec::new();
         let mut expected_end_row = node.start_position().row;
-        let mut sibling = node.prev_sibling();
-        while let Some(s) = sibling {
+        for s in siblings {
             let kind = s.kind();
             if kind.contains("comment") {
                 if s.end_position().row + 1 < expected_end_row {
@@ -290,7 +341,6 @@ impl<'s> Collector<'s> {
             } else {
                 break;
             }
-            sibling = s.prev_sibling();
         }
         if lines.is_empty() {
             return None;
@@ -302,15 +352,25 @@ impl<'s> Collector<'s> {
 }
 
 /// Walks the whole tree depth-first, letting `visit` record facts and steer scopes.
-pub(crate) fn walk(tree: &Tree, collector: &mut Collector<'_>, visit: Visitor) {
+/// Anonymous nodes (punctuation, keywords) are not given to `visit`.
+pub(crate) fn walk<'t>(tree: &'t Tree, collector: &mut Collector<'t>, visit: Visitor) {
     let mut cursor = tree.walk();
     // One entry per open level: whether entering it pushed a scope.
     let mut pushed: Vec<bool> = Vec::new();
     let mut descend = true;
+    collector.levels.push(Vec::new());
     loop {
         if descend {
             let node = cursor.node();
-            let action = visit(collector, node);
+            if let Some(level) = collector.levels.last_mut() {
+                level.push(node);
+            }
+            collector.field = cursor.field_id();
+            let action = if node.is_named() {
+                visit(collector, node)
+            } else {
+                Action::Descend
+            };
             let scope = match action {
                 Action::Skip => None,
                 Action::Descend => Some(None),
@@ -334,6 +394,8 @@ pub(crate) fn walk(tree: &Tree, collector: &mut Collector<'_>, visit: Visitor) {
                     collector.scopes.push(scope);
                 }
                 pushed.push(has_scope);
+                let level = collector.spare_levels.pop().unwrap_or_default();
+                collector.levels.push(level);
                 continue;
             }
         }
@@ -343,6 +405,10 @@ pub(crate) fn walk(tree: &Tree, collector: &mut Collector<'_>, visit: Visitor) {
         }
         if !cursor.goto_parent() {
             return;
+        }
+        if let Some(mut level) = collector.levels.pop() {
+            level.clear();
+            collector.spare_levels.push(level);
         }
         if pushed.pop() == Some(true) {
             collector.scopes.pop();

@@ -279,7 +279,7 @@ pub fn extract(lang: Lang, source: &str) -> Result<FileFacts, ExtractError> {
     Ok(extract_tree(lang, source, &tree))
 }
 
-fn extract_tree(lang: Lang, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
+fn extract_tree<'t>(lang: Lang, source: &'t str, tree: &'t tree_sitter::Tree) -> FileFacts {
     let (separator, visit): (&'static str, collector::Visitor) = match lang {
         Lang::Rust => ("::", rust::visit),
         Lang::Python => (python::SEPARATOR, python::visit),
@@ -298,7 +298,7 @@ fn extract_tree(lang: Lang, source: &str, tree: &tree_sitter::Tree) -> FileFacts
         Lang::Swift => (swift::SEPARATOR, swift::visit),
         Lang::Bash => (bash::SEPARATOR, bash::visit),
     };
-    let mut collector = Collector::new(source, separator);
+    let mut collector = Collector::new(source, separator, tree);
     walk(tree, &mut collector, visit);
     collector.finish()
 }

@@ -43,7 +43,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             return Action::Skip;
         }
         "type_identifier" => {
-            if !is_definition_name(node) {
+            if !c.is_name_field(node) {
                 let text = c.text(node);
                 c.reference(node, text, None, RefKind::TypeUse);
             }
@@ -176,10 +176,4 @@ fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str)
         }
         _ => {}
     }
-}
-
-fn is_definition_name(node: Node<'_>) -> bool {
-    node.parent()
-        .and_then(|p| p.child_by_field_name("name"))
-        .is_some_and(|n| n.id() == node.id())
 }
