@@ -30,7 +30,9 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
         }
         Ok(())
     };
-    collect("SELECT 'file', path, lang, size, hex(hash), lossy, lines, resolved FROM files")?;
+    collect(
+        "SELECT 'file', path, lang, size, hex(hash), lossy, lines, resolved, unresolved_refs FROM files",
+    )?;
     collect(
         "SELECT 'symbol', f.path, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
                 (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id)

@@ -134,7 +134,7 @@ pub(crate) fn load_inputs(
             "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1 ORDER BY id",
         )?;
         let mut refs_stmt = conn.prepare_cached(
-            "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1 ORDER BY id",
+            "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1 ORDER BY seq",
         )?;
         let mut imports_stmt = conn.prepare_cached(
             "SELECT module, name, alias, line FROM imports WHERE file_id = ?1 ORDER BY id",
@@ -491,15 +491,21 @@ fn written_extension(module: &str) -> Option<&str> {
     }
 }
 
-/// Resolves every input file in parallel; the result is ready for [`write_edges`].
-pub(crate) fn resolve_all(table: &SymbolTable, inputs: &[FileInputs]) -> Vec<(i64, Vec<Edge>)> {
-    inputs
-        .par_iter()
-        .map(|f| (f.file_id, resolve_file(table, f)))
-        .collect()
+/// One file's resolution, ready for [`write_edges`].
+pub(crate) struct ResolvedFile {
+    file_id: i64,
+    edges: Vec<Edge>,
+    /// References that reached no definition.
+    unresolved_refs: u32,
 }
 
-fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
+/// Resolves every input file in parallel.
+pub(crate) fn resolve_all(table: &SymbolTable, inputs: &[FileInputs]) -> Vec<ResolvedFile> {
+    inputs.par_iter().map(|f| resolve_file(table, f)).collect()
+}
+
+fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
+    let mut unresolved_refs = 0;
     let mut edges = Vec::with_capacity(f.refs.len() + f.own.len() + f.imports.len());
     let own_parent: HashMap<i64, Option<i64>> = f.own.iter().map(|s| (s.id, s.parent)).collect();
     let dir = table
@@ -584,6 +590,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
         let targets = memo
             .entry(key)
             .or_insert_with(|| ctx.resolve(&r.name, qualifier, r.from, &wanted));
+        unresolved_refs += u32::from(targets.is_empty());
         for &(dst, confidence) in targets.iter() {
             edges.push(Edge {
                 kind: if is_call { "CALLS" } else { "REFERENCES" },
@@ -625,7 +632,11 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> Vec<Edge> {
             });
         }
     }
-    edges
+    ResolvedFile {
+        file_id: f.file_id,
+        edges,
+        unresolved_refs,
+    }
 }
 
 /// A reference as far as its resolution depends on it: name, qualifier, call or type
@@ -817,12 +828,13 @@ fn qualified_ends_with(qualified: &str, qualifier: &str, name: &str) -> bool {
         .is_some_and(|rest| rest.ends_with("::") || rest.ends_with('.') || rest.ends_with('\\'))
 }
 
-/// Replaces the edges of each resolved file and marks it resolved, in one transaction.
+/// Replaces the edges of each resolved file and marks it resolved (with its count of
+/// unresolved references), in one transaction.
 /// With `fresh`, the edge table held nothing for these files (a first index), so the
 /// per-file delete is skipped.
 pub(crate) fn write_edges(
     conn: &mut Connection,
-    resolved: &[(i64, Vec<Edge>)],
+    resolved: &[ResolvedFile],
     fresh: bool,
 ) -> rusqlite::Result<usize> {
     let tx = conn.transaction()?;
@@ -830,18 +842,25 @@ pub(crate) fn write_edges(
     {
         let mut delete = tx.prepare_cached("DELETE FROM edges WHERE src_file = ?1")?;
         let mut insert = tx.prepare_cached(
-            "INSERT INTO edges (kind, src_file, src_symbol, dst_file, dst_symbol, confidence, line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO edges (kind, src_file, seq, src_symbol, dst_file, dst_symbol, confidence, line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
-        let mut done = tx.prepare_cached("UPDATE files SET resolved = 1 WHERE id = ?1")?;
-        for (file_id, edges) in resolved {
+        let mut done =
+            tx.prepare_cached("UPDATE files SET resolved = 1, unresolved_refs = ?2 WHERE id = ?1")?;
+        for ResolvedFile {
+            file_id,
+            edges,
+            unresolved_refs,
+        } in resolved
+        {
             if !fresh {
                 delete.execute([file_id])?;
             }
-            for e in edges {
+            for (seq, e) in edges.iter().enumerate() {
                 insert.execute(params![
                     e.kind,
                     file_id,
+                    seq as i64,
                     e.src_symbol,
                     e.dst_file,
                     e.dst_symbol,
@@ -850,7 +869,7 @@ pub(crate) fn write_edges(
                 ])?;
             }
             total += edges.len();
-            done.execute([file_id])?;
+            done.execute(params![file_id, unresolved_refs])?;
         }
     }
     tx.commit()?;

@@ -139,12 +139,13 @@ pub(crate) fn write_parsed(
     let symbol_id = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
     {
         let mut insert = tx.prepare_cached(
-            "INSERT INTO refs (file_id, from_symbol, name, qualifier, kind, line, col)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO refs (file_id, seq, from_symbol, name, qualifier, kind, line, col)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
-        for r in &facts.refs {
+        for (seq, r) in facts.refs.iter().enumerate() {
             insert.execute(params![
                 file_id,
+                seq as i64,
                 symbol_id(r.from),
                 r.name,
                 r.qualifier,

@@ -190,3 +190,27 @@ fn editing_a_body_re_resolves_only_that_file() {
     );
     assert_same_as_fresh(dir.path());
 }
+
+#[test]
+fn unresolved_reference_counts_follow_the_definitions_that_appear() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[(
+            "src/lib.rs",
+            "fn a() { b(); missing(); also_missing(); }\nfn b() {}\n",
+        )],
+    );
+    index(dir.path());
+    let unresolved = |root: &std::path::Path| {
+        let graph = loci_index::graph::Graph::open(root).unwrap();
+        let stats = graph.stats().unwrap();
+        (stats.refs, stats.unresolved_refs)
+    };
+    assert_eq!(unresolved(dir.path()), (3, 2));
+    // A definition of one of them appears in another file: the using file is re-resolved.
+    write_tree(dir.path(), &[("src/more.rs", "pub fn missing() {}\n")]);
+    index(dir.path());
+    assert_eq!(unresolved(dir.path()), (3, 1));
+    assert_same_as_fresh(dir.path());
+}

@@ -131,7 +131,7 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
     let before = dump(dir.path());
     assert!(before.contains("search | src/unicode.rs | "), "{before}");
     // What schema version 1 left on disk: FTS5's own trigram tokenizer over the raw text,
-    // and four edge indexes.
+    // no unresolved counts, and a rowid edge table with four indexes.
     let db = loci_store::index_path_for(dir.path());
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -139,8 +139,13 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
             "DROP TABLE code_fts;
              CREATE VIRTUAL TABLE code_fts USING fts5(
                  body, content='', contentless_delete=1, tokenize='trigram', detail='none');
-             DROP INDEX edges_out;
-             DROP INDEX edges_in;
+             ALTER TABLE files DROP COLUMN unresolved_refs;
+             DROP TABLE edges;
+             CREATE TABLE edges (
+                 id INTEGER PRIMARY KEY, kind TEXT NOT NULL,
+                 src_file INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+                 src_symbol INTEGER, dst_file INTEGER, dst_symbol INTEGER,
+                 confidence TEXT NOT NULL, line INTEGER NOT NULL);
              CREATE INDEX edges_src ON edges(src_symbol, kind);
              CREATE INDEX edges_dst ON edges(dst_symbol, kind);
              CREATE INDEX edges_src_file ON edges(src_file);
@@ -163,7 +168,17 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(edge_indexes, ["edges_in", "edges_out"]);
+    assert_eq!(edge_indexes, ["edges_in"]);
+    for table in ["refs", "edges"] {
+        let sql: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(sql.ends_with("WITHOUT ROWID"), "{sql}");
+    }
     assert_eq!(
         found(dir.path(), "split(\"::\")", false),
         lines_with(dir.path(), "split(\"::\")", false)

@@ -131,21 +131,48 @@ pub(crate) const CODE_FTS_DDL: &str = code_fts_ddl!();
 /// FTS5's trigram tokenizer over every occurrence. Every file's fingerprint is reset so
 /// the next run re-reads and re-indexes it (symbol ids are kept: files are matched by path).
 ///
-/// The four edge indexes become two, `(file, kind, symbol)` on each side: a symbol's
-/// edges are found through its file (an edge's source symbol is in its source file, its
-/// target symbol in its target file), and a first index builds half as much.
+/// Each file keeps how many of its references reached no definition (written by
+/// resolution), so `stats` sums a column instead of matching every reference to edges.
+///
+/// `refs` and `edges` are stored in the order of the file that owns them (`WITHOUT
+/// ROWID`, keyed by file and position), which is also the order a first index writes
+/// them in: a file's rows are one range, and the two indexes that found them by file are
+/// gone. The edges' other four indexes become one, `(dst_file, kind, dst_symbol)`: a
+/// symbol's edges are found through its file (an edge's source symbol is in its source
+/// file, its target symbol in its target file). Both tables are rebuilt by the re-index.
 const V2: &str = concat!(
     "DROP TABLE code_fts;\n",
     code_fts_ddl!(),
     ";\n",
     "UPDATE files SET size = -1, hash = x'', resolved = 0;\n",
     "UPDATE meta SET value = 'indexing' WHERE key = 'state';\n",
-    "DROP INDEX IF EXISTS edges_src;\n",
-    "DROP INDEX IF EXISTS edges_dst;\n",
-    "DROP INDEX IF EXISTS edges_src_file;\n",
-    "DROP INDEX IF EXISTS edges_dst_file;\n",
-    "CREATE INDEX IF NOT EXISTS edges_out ON edges(src_file, kind, src_symbol);\n",
-    "CREATE INDEX IF NOT EXISTS edges_in ON edges(dst_file, kind, dst_symbol);\n",
+    "ALTER TABLE files ADD COLUMN unresolved_refs INTEGER NOT NULL DEFAULT 0;\n",
+    "DROP TABLE refs;\n",
+    "CREATE TABLE refs (
+    file_id     INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL, -- position in the file's references
+    from_symbol INTEGER,
+    name        TEXT NOT NULL,
+    qualifier   TEXT,
+    kind        TEXT NOT NULL,
+    line        INTEGER NOT NULL,
+    col         INTEGER NOT NULL,
+    PRIMARY KEY (file_id, seq)
+) WITHOUT ROWID;\n",
+    "CREATE INDEX refs_name ON refs(name);\n",
+    "DROP TABLE edges;\n",
+    "CREATE TABLE edges (
+    src_file    INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL,
+    seq         INTEGER NOT NULL, -- position in the file's edges
+    src_symbol  INTEGER,
+    dst_file    INTEGER,
+    dst_symbol  INTEGER,
+    confidence  TEXT NOT NULL,
+    line        INTEGER NOT NULL,
+    PRIMARY KEY (src_file, kind, seq)
+) WITHOUT ROWID;\n",
+    "CREATE INDEX edges_in ON edges(dst_file, kind, dst_symbol);\n",
 );
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and
@@ -155,7 +182,6 @@ const FACT_INDEXES: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)",
     "CREATE INDEX IF NOT EXISTS symbols_qualified ON symbols(qualified_name)",
     "CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line)",
-    "CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id)",
     "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
     "CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id)",
     "CREATE INDEX IF NOT EXISTS imports_name ON imports(name)",
@@ -165,10 +191,8 @@ const FACT_INDEXES: &[&str] = &[
 ];
 
 /// The edge table's indexes, handled the same way around a fresh resolution.
-const EDGE_INDEXES: &[&str] = &[
-    "CREATE INDEX IF NOT EXISTS edges_out ON edges(src_file, kind, src_symbol)",
-    "CREATE INDEX IF NOT EXISTS edges_in ON edges(dst_file, kind, dst_symbol)",
-];
+const EDGE_INDEXES: &[&str] =
+    &["CREATE INDEX IF NOT EXISTS edges_in ON edges(dst_file, kind, dst_symbol)"];
 
 fn drop_indexes(conn: &Connection, list: &[&str]) -> rusqlite::Result<()> {
     for create in list {

@@ -237,6 +237,25 @@ impl Graph {
             })?;
             rows.collect()
         };
+        // One scan of the edges for both breakdowns.
+        let mut edge_kinds = std::collections::BTreeMap::new();
+        let mut confidence = std::collections::BTreeMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT kind, confidence, count(*) FROM edges GROUP BY kind, confidence")
+                .map_err(&err)?;
+            let mut rows = stmt.query([]).map_err(&err)?;
+            while let Some(row) = rows.next().map_err(&err)? {
+                let n = row.get::<_, i64>(2).map_err(&err)?.max(0) as u64;
+                *edge_kinds
+                    .entry(row.get::<_, String>(0).map_err(&err)?)
+                    .or_insert(0) += n;
+                *confidence
+                    .entry(row.get::<_, String>(1).map_err(&err)?)
+                    .or_insert(0) += n;
+            }
+        }
         let bytes = |p: PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
         let mut wal = self.index_path.clone().into_os_string();
         wal.push("-wal");
@@ -249,16 +268,15 @@ impl Graph {
             symbols: count("SELECT count(*) FROM symbols").map_err(&err)?,
             edges: count("SELECT count(*) FROM edges").map_err(&err)?,
             refs: count("SELECT count(*) FROM refs").map_err(&err)?,
-            unresolved_refs: count(
-                "SELECT count(*) FROM refs r WHERE NOT EXISTS (SELECT 1 FROM edges e
-                   WHERE e.src_file = r.file_id AND e.line = r.line AND e.kind IN ('CALLS', 'REFERENCES'))",
-            )
-            .map_err(&err)?,
+            unresolved_refs: count("SELECT coalesce(sum(unresolved_refs), 0) FROM files")
+                .map_err(&err)?,
             languages: grouped("SELECT lang, count(*) FROM files GROUP BY lang").map_err(&err)?,
             kinds: grouped("SELECT kind, count(*) FROM symbols GROUP BY kind").map_err(&err)?,
-            edge_kinds: grouped("SELECT kind, count(*) FROM edges GROUP BY kind").map_err(&err)?,
-            confidence: grouped("SELECT confidence, count(*) FROM edges GROUP BY confidence").map_err(&err)?,
-            state: crate::meta_get(&self.conn, "state").map_err(&err)?.unwrap_or_else(|| "empty".into()),
+            edge_kinds,
+            confidence,
+            state: crate::meta_get(&self.conn, "state")
+                .map_err(&err)?
+                .unwrap_or_else(|| "empty".into()),
         })
     }
 
