@@ -632,6 +632,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             });
         }
     }
+    // In the order of the edge table's key (src_file, kind, position), so a first index
+    // appends to it.
+    edges.sort_by_key(|e| e.kind);
     ResolvedFile {
         file_id: f.file_id,
         edges,

@@ -26,7 +26,8 @@ type Gate = Arc<(Mutex<usize>, Condvar)>;
 
 /// A search index being built on the side.
 pub(crate) struct SideSearch {
-    sender: Sender<(i64, String)>,
+    /// `None` once every file was sent.
+    sender: Option<Sender<(i64, String)>>,
     gate: Gate,
     thread: JoinHandle<rusqlite::Result<()>>,
     path: PathBuf,
@@ -57,7 +58,7 @@ impl SideSearch {
             .spawn(move || build(&conn, &receiver, &thread_gate));
         match thread {
             Ok(thread) => Some(SideSearch {
-                sender,
+                sender: Some(sender),
                 gate,
                 thread,
                 path,
@@ -79,12 +80,20 @@ impl SideSearch {
         *bytes += text.len();
         drop(bytes);
         // A send fails only when the thread has stopped; `finish` reports why.
-        let _ = self.sender.send((file_id, text));
+        if let Some(sender) = &self.sender {
+            let _ = sender.send((file_id, text));
+        }
+    }
+
+    /// Every file was sent: the thread writes out and commits as soon as it has indexed
+    /// them, while the writer goes on with the graph.
+    pub(crate) fn all_sent(&mut self) {
+        self.sender = None;
     }
 
     /// Waits for everything queued to be indexed; returns the side file to install.
-    pub(crate) fn finish(self) -> rusqlite::Result<PathBuf> {
-        drop(self.sender);
+    pub(crate) fn finish(mut self) -> rusqlite::Result<PathBuf> {
+        self.all_sent();
         match self.thread.join() {
             Ok(result) => result.map(|()| self.path),
             Err(panic) => std::panic::resume_unwind(panic),

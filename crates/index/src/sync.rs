@@ -264,7 +264,7 @@ pub fn index_workspace(
     };
     let mut lossy = Vec::new();
     let mut gathered = fresh.then(Gathered::default);
-    let side_search = if fresh {
+    let mut side_search = if fresh {
         SideSearch::start(&index_dir)
     } else {
         None
@@ -354,6 +354,9 @@ pub fn index_workspace(
     });
     progress.finish();
     write_result?;
+    if let Some(side) = &mut side_search {
+        side.all_sent();
+    }
     tracing::info!(
         parsed = counts.parsed,
         ms = started.elapsed().as_millis() as u64,
