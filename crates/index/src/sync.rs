@@ -26,7 +26,7 @@ const BATCH_FILES: usize = 1000;
 
 /// Most facts (symbols and references) a first index keeps in memory for resolution;
 /// a larger tree is resolved from the index instead, keeping peak memory bounded.
-const GATHER_MAX_ROWS: usize = 2_000_000;
+const GATHER_MAX_ROWS: usize = 1_000_000;
 
 /// Default for `index.maxFileBytes`.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;

@@ -169,6 +169,14 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(edge_indexes, ["edges_in"]);
+    let qualified_index: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'symbols_qualified'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(qualified_index, 0);
     for table in ["refs", "edges"] {
         let sql: String = conn
             .query_row(

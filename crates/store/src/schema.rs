@@ -131,6 +131,9 @@ pub(crate) const CODE_FTS_DDL: &str = code_fts_ddl!();
 /// FTS5's trigram tokenizer over every occurrence. Every file's fingerprint is reset so
 /// the next run re-reads and re-indexes it (symbol ids are kept: files are matched by path).
 ///
+/// `symbols_qualified` is dropped: selectors look definitions up by name and match the
+/// qualified name on the few rows found.
+///
 /// Each file keeps how many of its references reached no definition (written by
 /// resolution), so `stats` sums a column instead of matching every reference to edges.
 ///
@@ -173,6 +176,7 @@ const V2: &str = concat!(
     PRIMARY KEY (src_file, kind, seq)
 ) WITHOUT ROWID;\n",
     "CREATE INDEX edges_in ON edges(dst_file, kind, dst_symbol);\n",
+    "DROP INDEX IF EXISTS symbols_qualified;\n",
 );
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and
@@ -180,7 +184,6 @@ const V2: &str = concat!(
 /// run re-creates any that are missing, so a run killed in between leaves nothing behind.
 const FACT_INDEXES: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)",
-    "CREATE INDEX IF NOT EXISTS symbols_qualified ON symbols(qualified_name)",
     "CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line)",
     "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
     "CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id)",

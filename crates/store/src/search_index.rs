@@ -41,8 +41,9 @@ pub fn create_side(path: &Path) -> rusqlite::Result<Connection> {
 }
 
 /// Bytes of terms FTS5 buffers in memory before writing a segment during a side build:
-/// a whole tree's worth, so the build writes one segment and merges none.
-const BUILD_BUFFER_BYTES: i64 = 256 << 20;
+/// a ~1M-line tree's worth, so such a build writes one segment and merges none, while a
+/// much larger one stays bounded in memory.
+const BUILD_BUFFER_BYTES: i64 = 64 << 20;
 
 /// FTS5's default buffer (`hashsize`), restored before a side build commits so the
 /// installed index carries the default setting.
