@@ -5,12 +5,14 @@
 # The baseline measured in the same run is universal-ctags over the same tree
 # (`ctags -R`, definitions only), so figures are reported as ratios too.
 #
-# Usage: scripts/bench.sh <repo-path> [runs]
+# Usage: scripts/bench.sh <repo-path> [runs]     (LOCI_BENCH_FULL_RUNS: full index runs, default 5)
 # The repo is copied to a temp dir first (loci writes .loci/ inside the workspace).
 set -euo pipefail
 
 repo=${1:?usage: scripts/bench.sh <repo-path> [runs]}
 runs=${2:-15}
+# Full index runs (each against a ctags run); their medians are reported.
+full_runs=${LOCI_BENCH_FULL_RUNS:-5}
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 cargo build --release -p loci --manifest-path "$here/Cargo.toml" >&2
@@ -28,10 +30,10 @@ find "$work/repo" -type d -name site-packages -prune -exec rm -rf {} + 2>/dev/nu
 ws="$work/repo"
 sync
 
-python3 - "$loci" "$ws" "$runs" <<'PY'
-import json, os, re, statistics, subprocess, sys, time, resource
+python3 - "$loci" "$ws" "$runs" "$full_runs" <<'PY'
+import json, os, re, shutil, statistics, subprocess, sys, time, resource
 
-loci, ws, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+loci, ws, runs, full_runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 
 def timed(cmd, **kw):
     """Wall seconds, CPU seconds of the child, peak RSS (KiB), stdout."""
@@ -48,22 +50,30 @@ def timed(cmd, **kw):
 def median_ms(cmd, n=runs):
     return statistics.median(timed(cmd)[0] for _ in range(n)) * 1000
 
-# Baseline: universal-ctags, definitions only, same tree, same run.
-tags = os.path.join(os.path.dirname(ws), "tags")
-ctags_wall, ctags_cpu, _, _ = timed(["ctags", "-R", "-f", tags, ws])
-os.remove(tags)
-
-# Full index: run it in a wrapper that reports the peak RSS of that process alone.
+# Full index against the baseline, universal-ctags (definitions only) over the same
+# tree, alternated so both see the same machine; medians of `full_runs` runs each.
+# Each loci run is wrapped so the peak RSS is that process's alone.
 wrapper = ("import resource,subprocess,sys,json;p=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
            "r=resource.getrusage(resource.RUSAGE_CHILDREN);"
            "print(json.dumps({'rc':p.returncode,'out':p.stdout,'err':p.stderr,'rss':r.ru_maxrss,'cpu':r.ru_utime+r.ru_stime}))")
-t = time.perf_counter()
-res = json.loads(subprocess.run([sys.executable, "-c", wrapper, loci, "index", "--json", ws], capture_output=True, text=True).stdout)
-full_wall = time.perf_counter() - t
-if res["rc"] != 0:
-    sys.exit("index failed: " + res["out"] + res["err"])
+tags = os.path.join(os.path.dirname(ws), "tags")
+ctags_walls, ctags_cpus, full_walls, full_cpus, full_rsss = [], [], [], [], []
+for _ in range(full_runs):
+    w, c, _, _ = timed(["ctags", "-R", "-f", tags, ws])
+    os.remove(tags)
+    ctags_walls.append(w)
+    ctags_cpus.append(c)
+    shutil.rmtree(os.path.join(ws, ".loci"), ignore_errors=True)
+    t = time.perf_counter()
+    res = json.loads(subprocess.run([sys.executable, "-c", wrapper, loci, "index", "--json", ws], capture_output=True, text=True).stdout)
+    full_walls.append(time.perf_counter() - t)
+    if res["rc"] != 0:
+        sys.exit("index failed: " + res["out"] + res["err"])
+    full_cpus.append(res["cpu"])
+    full_rsss.append(res["rss"])
 report = json.loads(res["out"])
-full_cpu, full_rss = res["cpu"], res["rss"]
+ctags_wall, ctags_cpu = statistics.median(ctags_walls), statistics.median(ctags_cpus)
+full_wall, full_cpu, full_rss = statistics.median(full_walls), statistics.median(full_cpus), max(full_rsss)
 
 nochange = median_ms([loci, "index", "--json", ws])
 
@@ -107,7 +117,7 @@ q = {
 
 lines = report["files_indexed"]
 print(f"## {os.path.basename(sys.argv[2].rstrip('/'))}: {report['files_indexed']} files, {report['symbols']} symbols, {report['edges']} edges")
-print(f"(query symbol: `{sel}`, {best_n} direct callers; {runs} runs per median)\n")
+print(f"(query symbol: `{sel}`, {best_n} direct callers; {runs} runs per median, {full_runs} full index runs per median)\n")
 print("| measure | loci | baseline (ctags -R) | ratio |")
 print("|---|---|---|---|")
 print(f"| full index wall | {full_wall:.2f} s | {ctags_wall:.2f} s | {full_wall / ctags_wall:.2f}x |")
