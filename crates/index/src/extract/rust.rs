@@ -57,6 +57,10 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             }
             return Action::Skip;
         }
+        // Macro arguments and bodies are flat tokens to tree-sitter (no calls or types to
+        // find), and string literals and comments hold none either: not walked.
+        "token_tree" | "string_literal" | "raw_string_literal" | "line_comment"
+        | "block_comment" => return Action::Skip,
         _ => return Action::Descend,
     };
     let Some(name) = c.field_text(node, "name") else {
