@@ -1,0 +1,194 @@
+//! Reading resolution's inputs from the index, and writing its edges back.
+
+use rusqlite::{Connection, params};
+
+use super::{BaseRow, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable, TableBuilder};
+use crate::extract::{RefKind, SymbolKind};
+
+/// Ids of the files whose edges must be recomputed.
+pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    let mut stmt = conn.prepare("SELECT id FROM files WHERE resolved = 0 ORDER BY id")?;
+    stmt.query_map([], |r| r.get(0))?.collect()
+}
+
+/// Loads the refs, imports, bases and own symbols of `file_ids`.
+pub(crate) fn load_inputs(
+    conn: &Connection,
+    file_ids: &[i64],
+) -> rusqlite::Result<Vec<FileInputs>> {
+    let mut inputs = Vec::with_capacity(file_ids.len());
+    {
+        let mut own_stmt = conn.prepare_cached(
+            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1 ORDER BY id",
+        )?;
+        let mut refs_stmt = conn.prepare_cached(
+            "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1 ORDER BY seq",
+        )?;
+        let mut imports_stmt = conn.prepare_cached(
+            "SELECT module, name, alias, line FROM imports WHERE file_id = ?1 ORDER BY id",
+        )?;
+        let mut bases_stmt = conn.prepare_cached(
+            "SELECT symbol_id, subject, name, qualifier, kind, line FROM bases WHERE file_id = ?1 ORDER BY id",
+        )?;
+        for &file_id in file_ids {
+            let own = own_stmt
+                .query_map([file_id], row_to_sym)?
+                .filter_map(|s| s.ok().map(|(_, s)| s))
+                .collect();
+            let refs = refs_stmt
+                .query_map([file_id], |r| {
+                    Ok(RefRow {
+                        from: r.get(0)?,
+                        name: r.get(1)?,
+                        qualifier: r.get(2)?,
+                        is_call: r.get_ref(3)?.as_str()? == RefKind::Call.name(),
+                        line: r.get(4)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let imports = imports_stmt
+                .query_map([file_id], |r| {
+                    Ok(ImportRow {
+                        module: r.get(0)?,
+                        name: r.get(1)?,
+                        alias: r.get(2)?,
+                        line: r.get(3)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let bases = bases_stmt
+                .query_map([file_id], |r| {
+                    Ok(BaseRow {
+                        symbol: r.get(0)?,
+                        subject: r.get(1)?,
+                        name: r.get(2)?,
+                        qualifier: r.get(3)?,
+                        implements: r.get_ref(4)?.as_str()? == "implements",
+                        line: r.get(5)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            inputs.push(FileInputs {
+                file_id,
+                own,
+                refs,
+                imports,
+                bases,
+            });
+        }
+    }
+    Ok(inputs)
+}
+
+/// Every name resolving `inputs` can look up (for a partial symbol table).
+pub(crate) fn needed_names(inputs: &[FileInputs]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for f in inputs {
+        names.extend(f.refs.iter().map(|r| r.name.as_str()));
+        names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
+        names.extend(
+            f.bases
+                .iter()
+                .flat_map(|b| [b.name.as_str(), b.subject.as_str()]),
+        );
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Loads the symbols named `names` (every symbol with `None`) and all file paths. A run
+/// that re-resolves most files loads the whole table once for all its chunks.
+pub(crate) fn load_table(
+    conn: &Connection,
+    names: Option<&[&str]>,
+) -> rusqlite::Result<SymbolTable> {
+    let mut table = TableBuilder::default();
+    if names.is_none() {
+        let mut stmt =
+            conn.prepare("SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols")?;
+        for row in stmt.query_map([], row_to_sym)? {
+            let (name, sym) = row?;
+            table.add_symbol(name, sym);
+        }
+    } else {
+        let names = names.unwrap_or_default();
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE name = ?1",
+        )?;
+        for name in names.iter().copied() {
+            for row in stmt.query_map([name], row_to_sym)? {
+                let (name, sym) = row?;
+                table.add_symbol(name, sym);
+            }
+        }
+    }
+    let mut stmt = conn.prepare("SELECT id, path FROM files")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+        let (id, path) = row?;
+        table.add_file(id, &path);
+    }
+    Ok(table.build())
+}
+
+fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
+    let kind: String = r.get(4)?;
+    Ok((
+        r.get(2)?,
+        Sym {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            qualified_name: r.get(3)?,
+            kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
+            parent: r.get(5)?,
+        },
+    ))
+}
+
+/// Replaces the edges of each resolved file and marks it resolved (with its count of
+/// unresolved references), in one transaction.
+/// With `fresh`, the edge table held nothing for these files (a first index), so the
+/// per-file delete is skipped.
+pub(crate) fn write_edges(
+    conn: &mut Connection,
+    resolved: &[ResolvedFile],
+    fresh: bool,
+) -> rusqlite::Result<usize> {
+    let tx = conn.transaction()?;
+    let mut total = 0;
+    {
+        let mut delete = tx.prepare_cached("DELETE FROM edges WHERE src_file = ?1")?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO edges (kind, src_file, seq, src_symbol, dst_file, dst_symbol, confidence, line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        let mut done =
+            tx.prepare_cached("UPDATE files SET resolved = 1, unresolved_refs = ?2 WHERE id = ?1")?;
+        for ResolvedFile {
+            file_id,
+            edges,
+            unresolved_refs,
+        } in resolved
+        {
+            if !fresh {
+                delete.execute([file_id])?;
+            }
+            for (seq, e) in edges.iter().enumerate() {
+                insert.execute(params![
+                    e.kind,
+                    file_id,
+                    seq as i64,
+                    e.src_symbol,
+                    e.dst_file,
+                    e.dst_symbol,
+                    e.confidence.name(),
+                    e.line
+                ])?;
+            }
+            total += edges.len();
+            done.execute(params![file_id, unresolved_refs])?;
+        }
+    }
+    tx.commit()?;
+    Ok(total)
+}

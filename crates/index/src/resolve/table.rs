@@ -1,0 +1,241 @@
+//! The symbol table resolution looks names up in, built from the index or from the
+//! facts a first index writes, and the matching of written modules to files.
+
+use std::collections::HashMap;
+
+use super::{BaseRow, FileInfo, FileInputs, ImportRow, RefRow, Sym, SymbolTable};
+use crate::extract::{BaseKind, FileFacts, RefKind};
+
+/// Collects a [`SymbolTable`] from the index or, on a first index, from the facts as
+/// they are written (so nothing is read back).
+#[derive(Default)]
+pub(crate) struct TableBuilder {
+    by_name: HashMap<String, Vec<Sym>>,
+    files: HashMap<i64, FileInfo>,
+    by_last_component: HashMap<String, Vec<i64>>,
+}
+
+impl TableBuilder {
+    pub(super) fn add_symbol(&mut self, name: String, sym: Sym) {
+        self.by_name.entry(name).or_default().push(sym);
+    }
+
+    pub(crate) fn add_file(&mut self, id: i64, path: &str) {
+        let info = file_info(path);
+        for last in [info.module_path.last(), info.dir.last()]
+            .into_iter()
+            .flatten()
+        {
+            let ids = self.by_last_component.entry(last.clone()).or_default();
+            if ids.last() != Some(&id) {
+                ids.push(id);
+            }
+        }
+        self.files.insert(id, info);
+    }
+
+    /// Adds one written file: its path, and its symbols to the table; returns its
+    /// resolution inputs. `ids` are the stored ids of `facts.symbols`, in order.
+    pub(crate) fn add_written(
+        &mut self,
+        file_id: i64,
+        path: &str,
+        ids: &[i64],
+        facts: FileFacts,
+    ) -> FileInputs {
+        self.add_file(file_id, path);
+        let id_of = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
+        let mut own = Vec::with_capacity(facts.symbols.len());
+        for (s, &id) in facts.symbols.into_iter().zip(ids) {
+            let sym = Sym {
+                id,
+                file_id,
+                qualified_name: s.qualified_name,
+                kind: s.kind,
+                parent: id_of(s.parent),
+            };
+            own.push(sym.clone());
+            self.add_symbol(s.name, sym);
+        }
+        FileInputs {
+            file_id,
+            own,
+            refs: facts
+                .refs
+                .into_iter()
+                .map(|r| RefRow {
+                    from: id_of(r.from),
+                    name: r.name,
+                    qualifier: r.qualifier,
+                    is_call: r.kind == RefKind::Call,
+                    line: i64::from(r.line),
+                })
+                .collect(),
+            imports: facts
+                .imports
+                .into_iter()
+                .map(|i| ImportRow {
+                    module: i.module,
+                    name: i.name,
+                    alias: i.alias,
+                    line: i64::from(i.line),
+                })
+                .collect(),
+            bases: facts
+                .bases
+                .into_iter()
+                .map(|b| BaseRow {
+                    symbol: id_of(b.symbol),
+                    subject: b.subject,
+                    name: b.name,
+                    qualifier: b.qualifier,
+                    implements: b.kind == BaseKind::Implements,
+                    line: i64::from(b.line),
+                })
+                .collect(),
+        }
+    }
+
+    pub(crate) fn build(self) -> SymbolTable {
+        let TableBuilder {
+            mut by_name,
+            files,
+            by_last_component,
+        } = self;
+        // Symbol ids differ between an incremental and a fresh index: order candidates by
+        // where they are, so every choice below is the same for the same tree.
+        for defs in by_name.values_mut() {
+            defs.sort_by(|a, b| {
+                let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
+                (path(a), &a.qualified_name, a.kind.name()).cmp(&(
+                    path(b),
+                    &b.qualified_name,
+                    b.kind.name(),
+                ))
+            });
+        }
+        SymbolTable {
+            by_name,
+            files,
+            by_last_component,
+        }
+    }
+}
+
+fn file_info(path: &str) -> FileInfo {
+    let mut comps: Vec<String> = path.split('/').map(str::to_string).collect();
+    let file = comps.pop().unwrap_or_default();
+    let dir = comps.clone();
+    let (stem, ext) = file.split_once('.').unwrap_or((&file, ""));
+    if !matches!(stem, "mod" | "__init__" | "index" | "lib" | "main" | "") {
+        comps.push(stem.to_string());
+    }
+    FileInfo {
+        module_path: comps,
+        dir,
+        ext: ext.rsplit('.').next().unwrap_or("").to_string(),
+        path: path.to_string(),
+    }
+}
+
+/// Splits a module as written into path-like segments: `crate::a::b` → `[a, b]`,
+/// `..pkg.mod` → `[pkg, mod]`, `./util.js` → `[util]`, `sys/types.h` → `[sys, types]`.
+pub(super) fn module_segments(module: &str) -> Vec<&str> {
+    let module = module.trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
+    let pathlike = module.contains('/');
+    let without_ext = if pathlike
+        || module.ends_with(".h")
+        || module.ends_with(".hpp")
+        || module.ends_with(".sh")
+    {
+        match module.rfind('.') {
+            Some(dot) if dot > module.rfind('/').map_or(0, |s| s + 1) => &module[..dot],
+            _ => module,
+        }
+    } else {
+        module
+    };
+    let parts: Vec<&str> = if pathlike {
+        without_ext.split('/').collect()
+    } else {
+        without_ext.split(['.', '\\', ':']).collect()
+    };
+    parts
+        .into_iter()
+        .filter(|p| !matches!(*p, "" | "crate" | "self" | "super" | "." | ".." | "@" | "~"))
+        .collect()
+}
+
+fn suffix_len(a: &[String], b: &[&str]) -> usize {
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x.as_str() == **y)
+        .count()
+}
+
+impl SymbolTable {
+    /// Files in the workspace that an import names. The imported name itself may be a
+    /// file (a Java/Kotlin class, a Python submodule, a Rust module): when it is, only
+    /// that file; else the module's file or package directory. A module written with an
+    /// extension (`#include "a/b.hpp"`, `source ./x.sh`) only names files with it.
+    pub(super) fn files_for_module(&self, module: &str, name: Option<&str>) -> Vec<i64> {
+        let segs = module_segments(module);
+        let ext = written_extension(module);
+        let mut candidates: Vec<i64> = [segs.last().copied(), name]
+            .into_iter()
+            .flatten()
+            .filter_map(|last| self.by_last_component.get(last))
+            .flatten()
+            .copied()
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let info = |id: &i64| self.files.get(id);
+        if let Some(name) = name {
+            let mut with_name = segs.clone();
+            with_name.push(name);
+            let named: Vec<i64> = candidates
+                .iter()
+                .copied()
+                .filter(|id| info(id).is_some_and(|f| path_matches(&f.module_path, &with_name)))
+                .collect();
+            if !named.is_empty() {
+                return named;
+            }
+        }
+        candidates
+            .into_iter()
+            .filter(|id| {
+                info(id).is_some_and(|f| {
+                    (path_matches(&f.module_path, &segs) || path_matches(&f.dir, &segs))
+                        && ext.is_none_or(|e| e == f.ext)
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether the path components `have` end with the module segments `want` (at least the
+/// last two, or all of the shorter one).
+fn path_matches(have: &[String], want: &[&str]) -> bool {
+    !want.is_empty()
+        && !have.is_empty()
+        && suffix_len(have, want) >= want.len().min(have.len()).min(2)
+}
+
+/// The extension a path-like module is written with (`"a/b.hpp"` → `hpp`), if any.
+fn written_extension(module: &str) -> Option<&str> {
+    let module = module.trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
+    let file = module.rsplit('/').next().unwrap_or(module);
+    let pathlike = module.contains('/')
+        || [
+            ".h", ".hpp", ".hh", ".sh", ".php", ".rb", ".js", ".ts", ".py",
+        ]
+        .iter()
+        .any(|e| file.ends_with(e));
+    match file.rsplit_once('.') {
+        Some((stem, ext)) if pathlike && !stem.is_empty() && !ext.is_empty() => Some(ext),
+        _ => None,
+    }
+}
