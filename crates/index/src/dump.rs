@@ -57,6 +57,9 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
                 (SELECT s.qualified_name FROM symbols s WHERE s.id = e.dst_symbol), e.confidence, e.line
          FROM edges e JOIN files sf ON sf.id = e.src_file",
     )?;
+    collect(
+        "SELECT 'count', f.path, c.what, c.key, c.n FROM file_counts c JOIN files f ON f.id = c.file_id",
+    )?;
     lines.extend(search_digests(conn)?);
     lines.sort();
     let mut out = lines.join("\n");

@@ -214,3 +214,65 @@ fn unresolved_reference_counts_follow_the_definitions_that_appear() {
     assert_eq!(unresolved(dir.path()), (3, 1));
     assert_same_as_fresh(dir.path());
 }
+
+#[test]
+fn stats_breakdowns_equal_the_tables_after_every_kind_of_change() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), BASE);
+    let check = |root: &std::path::Path, when: &str| {
+        index(root);
+        let graph = loci_index::graph::Graph::open(root).unwrap();
+        let stats = graph.stats().unwrap();
+        let grouped = |sql: &str| -> std::collections::BTreeMap<String, u64> {
+            let mut stmt = graph.connection().prepare(sql).unwrap();
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(
+            stats.kinds,
+            grouped("SELECT kind, count(*) FROM symbols GROUP BY kind"),
+            "{when}"
+        );
+        assert_eq!(
+            stats.edge_kinds,
+            grouped("SELECT kind, count(*) FROM edges GROUP BY kind"),
+            "{when}"
+        );
+        assert_eq!(
+            stats.confidence,
+            grouped("SELECT confidence, count(*) FROM edges GROUP BY confidence"),
+            "{when}"
+        );
+        assert!(
+            !stats.kinds.is_empty() && !stats.edge_kinds.is_empty(),
+            "{when}"
+        );
+    };
+    check(dir.path(), "fresh");
+    // Modify: a definition disappears and a call to it stays.
+    write_tree(
+        dir.path(),
+        &[(
+            "src/util.rs",
+            "pub fn helper() -> u32 { 1 }
+",
+        )],
+    );
+    check(dir.path(), "modified");
+    // Add a file with new kinds of definitions.
+    write_tree(
+        dir.path(),
+        &[(
+            "src/shapes.rs",
+            "pub trait Area { fn area(&self) -> u32; }
+pub enum Kind { A }
+",
+        )],
+    );
+    check(dir.path(), "added");
+    // Delete one.
+    std::fs::remove_file(dir.path().join("app/models.py")).unwrap();
+    check(dir.path(), "deleted");
+}

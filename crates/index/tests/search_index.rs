@@ -140,6 +140,7 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
              CREATE VIRTUAL TABLE code_fts USING fts5(
                  body, content='', contentless_delete=1, tokenize='trigram', detail='none');
              ALTER TABLE files DROP COLUMN unresolved_refs;
+             DROP TABLE file_counts;
              DROP TABLE edges;
              CREATE TABLE edges (
                  id INTEGER PRIMARY KEY, kind TEXT NOT NULL,

@@ -135,7 +135,9 @@ pub(crate) const CODE_FTS_DDL: &str = code_fts_ddl!();
 /// qualified name on the few rows found.
 ///
 /// Each file keeps how many of its references reached no definition (written by
-/// resolution), so `stats` sums a column instead of matching every reference to edges.
+/// resolution), and `file_counts` its symbols by kind and its edges by kind and
+/// confidence (written with them), so `stats` sums a few rows per file instead of
+/// scanning the symbols and edges.
 ///
 /// `refs` and `edges` are stored in the order of the file that owns them (`WITHOUT
 /// ROWID`, keyed by file and position), which is also the order a first index writes
@@ -177,6 +179,13 @@ const V2: &str = concat!(
 ) WITHOUT ROWID;\n",
     "CREATE INDEX edges_in ON edges(dst_file, kind, dst_symbol);\n",
     "DROP INDEX IF EXISTS symbols_qualified;\n",
+    "CREATE TABLE file_counts (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    what    TEXT NOT NULL, -- symbol_kind | edge_kind | confidence
+    key     TEXT NOT NULL,
+    n       INTEGER NOT NULL,
+    PRIMARY KEY (file_id, what, key)
+) WITHOUT ROWID;\n",
 );
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and

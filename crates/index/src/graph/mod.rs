@@ -237,23 +237,32 @@ impl Graph {
             })?;
             rows.collect()
         };
-        // One scan of the edges for both breakdowns.
+        // The breakdowns are summed from each file's counts, written with its facts.
+        let mut kinds = std::collections::BTreeMap::new();
         let mut edge_kinds = std::collections::BTreeMap::new();
         let mut confidence = std::collections::BTreeMap::new();
         {
             let mut stmt = self
                 .conn
-                .prepare("SELECT kind, confidence, count(*) FROM edges GROUP BY kind, confidence")
+                .prepare("SELECT what, key, n FROM file_counts")
                 .map_err(&err)?;
             let mut rows = stmt.query([]).map_err(&err)?;
+            // Summed here: SQLite's GROUP BY would sort every row first.
             while let Some(row) = rows.next().map_err(&err)? {
+                let breakdown = match row.get_ref(0).map_err(&err)?.as_str().unwrap_or("") {
+                    "symbol_kind" => &mut kinds,
+                    "edge_kind" => &mut edge_kinds,
+                    "confidence" => &mut confidence,
+                    _ => continue,
+                };
+                let key = row.get_ref(1).map_err(&err)?.as_str().unwrap_or("");
                 let n = row.get::<_, i64>(2).map_err(&err)?.max(0) as u64;
-                *edge_kinds
-                    .entry(row.get::<_, String>(0).map_err(&err)?)
-                    .or_insert(0) += n;
-                *confidence
-                    .entry(row.get::<_, String>(1).map_err(&err)?)
-                    .or_insert(0) += n;
+                match breakdown.get_mut(key) {
+                    Some(total) => *total += n,
+                    None => {
+                        breakdown.insert(key.to_string(), n);
+                    }
+                }
             }
         }
         let bytes = |p: PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -271,7 +280,7 @@ impl Graph {
             unresolved_refs: count("SELECT coalesce(sum(unresolved_refs), 0) FROM files")
                 .map_err(&err)?,
             languages: grouped("SELECT lang, count(*) FROM files GROUP BY lang").map_err(&err)?,
-            kinds: grouped("SELECT kind, count(*) FROM symbols GROUP BY kind").map_err(&err)?,
+            kinds,
             edge_kinds,
             confidence,
             state: crate::meta_get(&self.conn, "state")

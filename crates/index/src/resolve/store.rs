@@ -187,6 +187,13 @@ pub(crate) fn write_edges(
             }
             total += edges.len();
             done.execute(params![file_id, unresolved_refs])?;
+            crate::write::replace_counts(&tx, *file_id, "edge_kind", edges.iter().map(|e| e.kind))?;
+            crate::write::replace_counts(
+                &tx,
+                *file_id,
+                "confidence",
+                edges.iter().map(|e| e.confidence.name()),
+            )?;
         }
     }
     tx.commit()?;
