@@ -29,5 +29,5 @@ pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
     index_workspace, meta_get, workspace_root,
 };
-pub use trigram::{TermsBuilder, document_terms};
+pub use trigram::TermsBuilder;
 pub use walk::{SkipReason, Skipped};

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::lock::{LockError, WriteLock};
 use crate::parse::{self, Outcome, Parsed};
 use crate::side_search::SideSearch;
+use crate::trigram::TermsBuilder;
 use crate::walk::{self, Skipped, Stat};
 use crate::write::{self, StoredFile};
 use crate::{Lang, resolve};
@@ -264,14 +265,13 @@ pub fn index_workspace(
     };
     let mut lossy = Vec::new();
     let mut gathered = fresh.then(Gathered::default);
-    let mut side_search = if fresh {
-        SideSearch::start(&index_dir)
-    } else {
-        None
+    let mut search = match fresh.then(|| SideSearch::start(&index_dir)).flatten() {
+        Some(side) => {
+            search_index::mark_pending(&conn).map_err(&err)?;
+            SearchSink::Side(side)
+        }
+        None => SearchSink::Inline(TermsBuilder::default()),
     };
-    if side_search.is_some() {
-        search_index::mark_pending(&conn).map_err(&err)?;
-    }
 
     // Parse on all cores, write through this thread.
     progress.start(to_read.len() as u64);
@@ -297,10 +297,7 @@ pub fn index_workspace(
                         let _ = tx.send(parse::parse_file(found, *lang, max_bytes, known));
                     });
             };
-            match pool {
-                Some(pool) => pool.install(run),
-                None => run(),
-            }
+            on_pool(pool.as_ref(), run);
             tracing::info!(ms = started.elapsed().as_millis() as u64, "parsing done");
         });
         let mut batch: Vec<Outcome> = Vec::with_capacity(BATCH_FILES);
@@ -321,7 +318,7 @@ pub fn index_workspace(
                     &mut skipped,
                     &mut lossy,
                     &mut gathered,
-                    side_search.as_ref(),
+                    &mut search,
                 )
                 .map_err(&err)?;
                 writing += t.elapsed();
@@ -341,7 +338,7 @@ pub fn index_workspace(
                 &mut skipped,
                 &mut lossy,
                 &mut gathered,
-                side_search.as_ref(),
+                &mut search,
             )
             .map_err(&err)?;
         }
@@ -354,7 +351,7 @@ pub fn index_workspace(
     });
     progress.finish();
     write_result?;
-    if let Some(side) = &mut side_search {
+    if let SearchSink::Side(side) = &mut search {
         side.all_sent();
     }
     tracing::info!(
@@ -379,10 +376,7 @@ pub fn index_workspace(
             let (resolved, indexed) = std::thread::scope(|scope| {
                 let resolving = scope.spawn(|| {
                     let table = table.build();
-                    match &pool {
-                        Some(pool) => pool.install(|| resolve::resolve_all(&table, &inputs)),
-                        None => resolve::resolve_all(&table, &inputs),
-                    }
+                    on_pool(pool.as_ref(), || resolve::resolve_all(&table, &inputs))
                 });
                 let indexed = loci_store::create_fact_indexes(&conn);
                 let resolved = resolving
@@ -407,7 +401,7 @@ pub fn index_workspace(
     }
     tracing::info!(ms = started.elapsed().as_millis() as u64, "edges written");
     loci_store::create_edge_indexes(&conn).map_err(&err)?;
-    if let Some(side) = side_search {
+    if let SearchSink::Side(side) = search {
         let built = side.finish().map_err(&err)?;
         search_index::install(&mut conn, &built).map_err(&err)?;
     }
@@ -439,6 +433,21 @@ pub fn index_workspace(
     .map_err(&err)
 }
 
+/// Where a run's search terms go: a first index builds the search index on the side;
+/// any other run writes each changed file's terms with its facts.
+enum SearchSink {
+    Side(SideSearch),
+    Inline(TermsBuilder),
+}
+
+/// Runs `work` on the run's thread pool (or here if it could not be built).
+fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
 /// Reads the stale files' facts back from the index and resolves them, in chunks.
 fn resolve_from_index(
     conn: &mut Connection,
@@ -463,10 +472,7 @@ fn resolve_from_index(
                 &partial
             }
         };
-        let resolved = match pool {
-            Some(pool) => pool.install(|| resolve::resolve_all(table, &inputs)),
-            None => resolve::resolve_all(table, &inputs),
-        };
+        let resolved = on_pool(pool, || resolve::resolve_all(table, &inputs));
         resolve::write_edges(conn, &resolved, fresh)?;
     }
     Ok(())
@@ -502,7 +508,7 @@ fn apply_batch(
     skipped: &mut Vec<Skipped>,
     lossy: &mut Vec<String>,
     gathered: &mut Option<Gathered>,
-    side_search: Option<&SideSearch>,
+    search: &mut SearchSink,
 ) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let mut names = HashSet::new();
@@ -512,8 +518,12 @@ fn apply_batch(
         match outcome {
             Outcome::Changed(parsed) => {
                 let existing = stored.get(&parsed.rel).map(|s| s.id);
+                let inline_terms = match search {
+                    SearchSink::Inline(terms) => Some(terms),
+                    SearchSink::Side(_) => None,
+                };
                 let (file_id, ids) =
-                    write::write_parsed(&tx, &parsed, existing, &mut names, side_search.is_none())?;
+                    write::write_parsed(&tx, &parsed, existing, &mut names, inline_terms)?;
                 if existing.is_none() && !fresh {
                     added_paths.push(parsed.rel.clone());
                 }
@@ -524,7 +534,7 @@ fn apply_batch(
                 let Parsed {
                     rel, facts, text, ..
                 } = *parsed;
-                if let Some(side) = side_search {
+                if let SearchSink::Side(side) = search {
                     side.send(file_id, text);
                 }
                 if let Some(g) = gathered {

@@ -61,11 +61,6 @@ fn trigrams(text: &str) -> impl Iterator<Item = [char; 3]> + '_ {
     })
 }
 
-/// The document to index for a file: its distinct trigram terms separated by spaces.
-pub fn document_terms(text: &str) -> String {
-    TermsBuilder::default().document_terms(text)
-}
-
 /// Computes documents' terms, reusing its scratch space from one file to the next.
 ///
 /// Most source files are ASCII: their folded trigrams fit in 21 bits, so a bitmap of
@@ -88,7 +83,7 @@ impl Default for TermsBuilder {
 }
 
 impl TermsBuilder {
-    /// The same as [`document_terms`].
+    /// The document to index for a file: its distinct trigram terms separated by spaces.
     pub fn document_terms(&mut self, text: &str) -> String {
         if !text.is_ascii() {
             return general_terms(text);
@@ -151,6 +146,10 @@ pub(crate) fn query_terms(literal: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn document_terms(text: &str) -> String {
+        TermsBuilder::default().document_terms(text)
+    }
 
     fn sorted(doc: &str) -> Vec<&str> {
         let mut terms: Vec<&str> = doc.split(' ').filter(|t| !t.is_empty()).collect();

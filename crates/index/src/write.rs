@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use rusqlite::{Transaction, params};
 
 use crate::parse::Parsed;
+use crate::trigram::TermsBuilder;
 use crate::walk::Stat;
 
 /// A file row as stored (the fingerprint and its id).
@@ -21,7 +22,7 @@ pub(crate) struct StoredFile {
 type OldSymbols = HashMap<(String, String), VecDeque<(i64, String)>>;
 
 /// Writes one parsed file (new or changed), returning its file id and the ids of its
-/// symbols (in the order of `file.facts.symbols`). With `with_search_terms` its search
+/// symbols (in the order of `file.facts.symbols`). Given a [`TermsBuilder`], its search
 /// terms are written too (else a side build indexes its text).
 ///
 /// A changed file keeps the ids of the definitions it still has (matched by qualified
@@ -33,7 +34,7 @@ pub(crate) fn write_parsed(
     file: &Parsed,
     existing: Option<i64>,
     touched_names: &mut HashSet<String>,
-    with_search_terms: bool,
+    search_terms: Option<&mut TermsBuilder>,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
     let (file_id, mut old) = match existing {
         Some(id) => {
@@ -190,8 +191,8 @@ pub(crate) fn write_parsed(
             ])?;
         }
     }
-    if with_search_terms {
-        let terms = crate::trigram::document_terms(&file.text);
+    if let Some(builder) = search_terms {
+        let terms = builder.document_terms(&file.text);
         loci_store::search_index::insert_terms(tx, file_id, &terms)?;
     }
     Ok((file_id, ids))
