@@ -242,11 +242,7 @@ mod tests {
     fn file_scoped_namespace_qualifies_the_whole_file() {
         let src = "using System;\nnamespace App.Core;\nclass Worker { public Worker() {} void Run() {} }\n";
         let facts = extract(Lang::CSharp, src).unwrap();
-        let names: Vec<(&str, &str)> = facts
-            .symbols
-            .iter()
-            .map(|s| (s.qualified_name.as_str(), s.kind.name()))
-            .collect();
+        let names = facts.qualified_kinds();
         assert_eq!(
             names,
             vec![

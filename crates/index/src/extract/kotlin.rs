@@ -199,11 +199,7 @@ mod tests {
     fn package_is_a_module_and_companions_add_no_scope() {
         let src = "package a.b\n\nclass C {\n    fun run() {}\n    companion object {\n        fun create(): C = C()\n    }\n}\n\nfun top() {}\n";
         let facts = extract(Lang::Kotlin, src).unwrap();
-        let names: Vec<(&str, &str)> = facts
-            .symbols
-            .iter()
-            .map(|s| (s.qualified_name.as_str(), s.kind.name()))
-            .collect();
+        let names = facts.qualified_kinds();
         assert_eq!(
             names,
             vec![
@@ -220,11 +216,7 @@ mod tests {
     fn supertypes_follow_the_constructor_call_rule() {
         let src = "class A : Base(), Api, Other by impl\n\ninterface I : J\n";
         let facts = extract(Lang::Kotlin, src).unwrap();
-        let bases: Vec<(&str, &str, BaseKind)> = facts
-            .bases
-            .iter()
-            .map(|b| (b.subject.as_str(), b.name.as_str(), b.kind))
-            .collect();
+        let bases = facts.bases_by_subject();
         assert_eq!(
             bases,
             vec![

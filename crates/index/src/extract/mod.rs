@@ -40,6 +40,25 @@ pub struct FileFacts {
     pub bases: Vec<BaseRef>,
 }
 
+#[cfg(test)]
+impl FileFacts {
+    /// (qualified name, kind) of every definition, in order: what most extractor tests check.
+    pub(crate) fn qualified_kinds(&self) -> Vec<(&str, &str)> {
+        self.symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.kind.name()))
+            .collect()
+    }
+
+    /// (deriving type, base, kind) of every base, in order.
+    pub(crate) fn bases_by_subject(&self) -> Vec<(&str, &str, BaseKind)> {
+        self.bases
+            .iter()
+            .map(|b| (b.subject.as_str(), b.name.as_str(), b.kind))
+            .collect()
+    }
+}
+
 /// What kind of thing a definition is. Stored as its [`SymbolKind::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]

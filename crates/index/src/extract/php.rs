@@ -265,11 +265,7 @@ mod tests {
     fn statement_namespace_qualifies_the_file_with_backslashes() {
         let src = "<?php\nnamespace App\\Models;\nclass User { function save() {} }\nfunction helper() {}\n";
         let facts = extract(Lang::Php, src).unwrap();
-        let names: Vec<(&str, &str)> = facts
-            .symbols
-            .iter()
-            .map(|s| (s.qualified_name.as_str(), s.kind.name()))
-            .collect();
+        let names = facts.qualified_kinds();
         assert_eq!(
             names,
             vec![

@@ -246,11 +246,7 @@ mod tests {
     fn only_a_class_first_base_is_inherited() {
         let src = "class A: B, P {}\nstruct S: P, Q {}\nprotocol R: P {}\n";
         let facts = extract(Lang::Swift, src).unwrap();
-        let bases: Vec<(&str, &str, BaseKind)> = facts
-            .bases
-            .iter()
-            .map(|b| (b.subject.as_str(), b.name.as_str(), b.kind))
-            .collect();
+        let bases = facts.bases_by_subject();
         assert_eq!(
             bases,
             vec![
