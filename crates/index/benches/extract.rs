@@ -61,8 +61,7 @@ fn per_file(c: &mut Criterion) {
     group.bench_function("baseline: tree-sitter parse only", |b| {
         b.iter(|| {
             for (lang, text) in &files {
-                let mut parser = tree_sitter::Parser::new();
-                parser.set_language(&lang.grammar()).unwrap();
+                let mut parser = loci_index::extract::new_parser(*lang).unwrap();
                 std::hint::black_box(parser.parse(text, None));
             }
         })

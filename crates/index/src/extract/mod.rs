@@ -16,6 +16,7 @@ mod go;
 mod java;
 mod javascript;
 mod kotlin;
+mod parser;
 mod php;
 mod python;
 mod ruby;
@@ -25,7 +26,9 @@ mod swift;
 use serde::Serialize;
 
 use crate::Lang;
+
 pub(crate) use collector::{Action, Collector, split_qualified, walk};
+pub use parser::new_parser;
 
 /// Everything one file says about the code graph, before resolution.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
@@ -285,13 +288,7 @@ pub enum ExtractError {
 /// Parses `source` as `lang` and extracts its facts. Never panics on any input:
 /// syntax errors leave `ERROR` nodes that the visitors simply skip.
 pub fn extract(lang: Lang, source: &str) -> Result<FileFacts, ExtractError> {
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&lang.grammar())
-        .map_err(|e| ExtractError::Grammar {
-            lang: lang.name(),
-            message: e.to_string(),
-        })?;
+    let mut parser = new_parser(lang)?;
     let tree = parser
         .parse(source, None)
         .ok_or(ExtractError::NoTree { lang: lang.name() })?;
