@@ -300,53 +300,22 @@ pub fn index_workspace(
             on_pool(pool.as_ref(), run);
             tracing::info!(ms = started.elapsed().as_millis() as u64, "parsing done");
         });
-        let mut batch: Vec<Outcome> = Vec::with_capacity(BATCH_FILES);
-        let mut first = true;
-        let mut writing = std::time::Duration::ZERO;
-        for outcome in rx.iter() {
-            batch.push(outcome);
-            if batch.len() >= BATCH_FILES {
-                let n = batch.len() as u64;
-                let t = Instant::now();
-                apply_batch(
-                    &mut conn,
-                    &stored,
-                    std::mem::take(&mut batch),
-                    &[],
-                    fresh,
-                    &mut counts,
-                    &mut skipped,
-                    &mut lossy,
-                    &mut gathered,
-                    &mut search,
-                )
-                .map_err(&err)?;
-                writing += t.elapsed();
-                progress.advance(n);
-                first = false;
-            }
-        }
-        let n = batch.len() as u64;
-        if !batch.is_empty() || !removed.is_empty() || first {
-            apply_batch(
-                &mut conn,
-                &stored,
-                batch,
-                &removed,
-                fresh,
-                &mut counts,
-                &mut skipped,
-                &mut lossy,
-                &mut gathered,
-                &mut search,
-            )
+        let mut writer = RunWriter {
+            stored: &stored,
+            fresh,
+            counts: &mut counts,
+            skipped: &mut skipped,
+            lossy: &mut lossy,
+            gathered: &mut gathered,
+            search: &mut search,
+        };
+        let writing = writer
+            .write_all(&mut conn, rx, &removed, progress)
             .map_err(&err)?;
-        }
         tracing::info!(
             ms = writing.as_millis() as u64,
             "time in the writer's transactions"
         );
-        progress.advance(n);
         Ok(())
     });
     progress.finish();
@@ -497,50 +466,96 @@ struct Counts {
     resolved: u64,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn apply_batch(
-    conn: &mut Connection,
-    stored: &HashMap<String, StoredFile>,
-    batch: Vec<Outcome>,
-    removed: &[i64],
+/// The writer's side of the parse phase: applies each parsed file as it arrives, in
+/// transactions of [`BATCH_FILES`] files, and keeps what the rest of the run needs.
+struct RunWriter<'r> {
+    stored: &'r HashMap<String, StoredFile>,
     fresh: bool,
-    counts: &mut Counts,
-    skipped: &mut Vec<Skipped>,
-    lossy: &mut Vec<String>,
-    gathered: &mut Option<Gathered>,
-    search: &mut SearchSink,
-) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    let mut names = HashSet::new();
-    let mut removed_ids = Vec::new();
-    let mut added_paths = Vec::new();
-    for outcome in batch {
+    counts: &'r mut Counts,
+    skipped: &'r mut Vec<Skipped>,
+    lossy: &'r mut Vec<String>,
+    gathered: &'r mut Option<Gathered>,
+    search: &'r mut SearchSink,
+}
+
+/// What one transaction changed that makes other files' edges stale.
+#[derive(Default)]
+struct Staled {
+    names: HashSet<String>,
+    removed_ids: Vec<i64>,
+    added_paths: Vec<String>,
+}
+
+impl RunWriter<'_> {
+    /// Writes every outcome the parsers send, then removes `removed`; returns the time
+    /// spent writing (not waiting for parsers).
+    fn write_all(
+        &mut self,
+        conn: &mut Connection,
+        outcomes: crossbeam_channel::Receiver<Outcome>,
+        removed: &[i64],
+        progress: &dyn Progress,
+    ) -> rusqlite::Result<std::time::Duration> {
+        let mut writing = std::time::Duration::ZERO;
+        let mut incoming = outcomes.iter().peekable();
+        // Each transaction opens once its first file has arrived, so that a full batch
+        // is committed as soon as it is written.
+        while incoming.peek().is_some() {
+            let tx = conn.transaction()?;
+            let mut staled = Staled::default();
+            for outcome in incoming.by_ref().take(BATCH_FILES) {
+                let started = Instant::now();
+                self.apply(&tx, outcome, &mut staled)?;
+                writing += started.elapsed();
+                progress.advance(1);
+            }
+            let started = Instant::now();
+            self.commit(tx, &staled)?;
+            writing += started.elapsed();
+        }
+        let started = Instant::now();
+        let tx = conn.transaction()?;
+        let mut staled = Staled::default();
+        for &id in removed {
+            write::remove_file(&tx, id, &mut staled.names)?;
+            staled.removed_ids.push(id);
+        }
+        self.commit(tx, &staled)?;
+        Ok(writing + started.elapsed())
+    }
+
+    fn apply(
+        &mut self,
+        tx: &rusqlite::Transaction<'_>,
+        outcome: Outcome,
+        staled: &mut Staled,
+    ) -> rusqlite::Result<()> {
         match outcome {
             Outcome::Changed(parsed) => {
-                let existing = stored.get(&parsed.rel).map(|s| s.id);
-                let inline_terms = match search {
+                let existing = self.stored.get(&parsed.rel).map(|s| s.id);
+                let inline_terms = match &mut *self.search {
                     SearchSink::Inline(terms) => Some(terms),
                     SearchSink::Side(_) => None,
                 };
                 let (file_id, ids) =
-                    write::write_parsed(&tx, &parsed, existing, &mut names, inline_terms)?;
-                if existing.is_none() && !fresh {
-                    added_paths.push(parsed.rel.clone());
+                    write::write_parsed(tx, &parsed, existing, &mut staled.names, inline_terms)?;
+                if existing.is_none() && !self.fresh {
+                    staled.added_paths.push(parsed.rel.clone());
                 }
                 if parsed.lossy {
-                    lossy.push(parsed.rel.clone());
+                    self.lossy.push(parsed.rel.clone());
                 }
-                counts.parsed += 1;
+                self.counts.parsed += 1;
                 let Parsed {
                     rel, facts, text, ..
                 } = *parsed;
-                if let SearchSink::Side(side) = search {
+                if let SearchSink::Side(side) = &*self.search {
                     side.send(file_id, text);
                 }
-                if let Some(g) = gathered {
+                if let Some(g) = self.gathered {
                     g.rows += facts.symbols.len() + facts.refs.len();
                     if g.rows > GATHER_MAX_ROWS {
-                        *gathered = None;
+                        *self.gathered = None;
                     } else {
                         let inputs = g.table.add_written(file_id, &rel, &ids, facts);
                         g.inputs.push(inputs);
@@ -548,30 +563,32 @@ fn apply_batch(
                 }
             }
             Outcome::Touched { rel, stat } => {
-                if let Some(s) = stored.get(&rel) {
-                    write::write_touched(&tx, s.id, stat)?;
+                if let Some(s) = self.stored.get(&rel) {
+                    write::write_touched(tx, s.id, stat)?;
                 }
-                counts.touched += 1;
+                self.counts.touched += 1;
             }
             Outcome::Skipped(skip) => {
                 // A file that used to be indexed and is now skipped leaves the index.
-                if let Some(s) = stored.get(&skip.path) {
-                    write::remove_file(&tx, s.id, &mut names)?;
-                    removed_ids.push(s.id);
-                    counts.removed += 1;
+                if let Some(s) = self.stored.get(&skip.path) {
+                    write::remove_file(tx, s.id, &mut staled.names)?;
+                    staled.removed_ids.push(s.id);
+                    self.counts.removed += 1;
                 }
-                skipped.push(skip);
+                self.skipped.push(skip);
             }
         }
+        Ok(())
     }
-    for &id in removed {
-        write::remove_file(&tx, id, &mut names)?;
-        removed_ids.push(id);
+
+    /// Marks what the transaction made stale (a first index resolves everything
+    /// anyway) and commits it.
+    fn commit(&self, tx: rusqlite::Transaction<'_>, staled: &Staled) -> rusqlite::Result<()> {
+        if !self.fresh {
+            write::mark_stale(&tx, &staled.names, &staled.removed_ids, &staled.added_paths)?;
+        }
+        tx.commit()
     }
-    if !fresh {
-        write::mark_stale(&tx, &names, &removed_ids, &added_paths)?;
-    }
-    tx.commit()
 }
 
 pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, StoredFile>> {
