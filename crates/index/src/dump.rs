@@ -2,7 +2,9 @@
 //! the same tree compare equal line for line (the incremental-equals-fresh and crash tests
 //! rely on it; it is also handy when debugging resolution).
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::stored_refs;
 
 /// Dumps files, symbols, references, imports, bases, edges and each file's search terms
 /// (as a count and a digest) as sorted lines.
@@ -38,11 +40,7 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
                 (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id)
          FROM symbols s JOIN files f ON f.id = s.file_id",
     )?;
-    collect(
-        "SELECT 'ref', f.path, r.name, r.qualifier, r.kind, r.line, r.col,
-                (SELECT s.qualified_name FROM symbols s WHERE s.id = r.from_symbol)
-         FROM refs r JOIN files f ON f.id = r.file_id",
-    )?;
+    collect("SELECT 'ref_name', f.path, n.name FROM ref_names n JOIN files f ON f.id = n.file_id")?;
     collect(
         "SELECT 'import', f.path, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id",
     )?;
@@ -60,11 +58,40 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     collect(
         "SELECT 'count', f.path, c.what, c.key, c.n FROM file_counts c JOIN files f ON f.id = c.file_id",
     )?;
+    lines.extend(reference_lines(conn)?);
     lines.extend(search_digests(conn)?);
     lines.sort();
     let mut out = lines.join("\n");
     out.push('\n');
     Ok(out)
+}
+
+/// One line per reference, decoded from each file's blob, shaped like the other rows.
+fn reference_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut qualified_name = conn.prepare("SELECT qualified_name FROM symbols WHERE id = ?1")?;
+    let mut stmt =
+        conn.prepare("SELECT f.path, r.data FROM file_refs r JOIN files f ON f.id = r.file_id")?;
+    let mut rows = stmt.query([])?;
+    let mut lines = Vec::new();
+    while let Some(row) = rows.next()? {
+        let path: String = row.get(0)?;
+        for r in stored_refs::decode(row.get_ref(1)?.as_blob()?, 1)? {
+            let from: Option<String> = match r.from {
+                Some(id) => qualified_name.query_row([id], |r| r.get(0)).optional()?,
+                None => None,
+            };
+            lines.push(format!(
+                "ref | {path} | {} | {} | {} | {} | {} | {}",
+                r.name,
+                r.qualifier.unwrap_or("-"),
+                r.kind.name(),
+                r.line,
+                r.col,
+                from.as_deref().unwrap_or("-")
+            ));
+        }
+    }
+    Ok(lines)
 }
 
 /// One line per file in the search index: its path, how many terms it has and a digest

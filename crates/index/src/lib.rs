@@ -18,6 +18,7 @@ pub mod lock;
 mod parse;
 mod resolve;
 mod side_search;
+mod stored_refs;
 mod sync;
 mod trigram;
 mod walk;

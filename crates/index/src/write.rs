@@ -144,24 +144,7 @@ pub(crate) fn write_parsed(
         facts.symbols.iter().map(|s| s.kind.name()),
     )?;
     let symbol_id = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO refs (file_id, seq, from_symbol, name, qualifier, kind, line, col)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )?;
-        for (seq, r) in facts.refs.iter().enumerate() {
-            insert.execute(params![
-                file_id,
-                seq as i64,
-                symbol_id(r.from),
-                r.name,
-                r.qualifier,
-                r.kind.name(),
-                r.line,
-                r.col
-            ])?;
-        }
-    }
+    crate::stored_refs::write(tx, file_id, &facts.refs, symbol_id)?;
     {
         let mut insert = tx.prepare_cached(
             "INSERT INTO imports (file_id, module, name, alias, line) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -240,11 +223,12 @@ fn old_symbols(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<OldSymbol
     Ok(out)
 }
 
-/// Deletes a file's refs, imports, bases, outgoing edges and text index row (not its symbols).
+/// Deletes a file's references, imports, bases, outgoing edges and text index row (not its symbols).
 fn clear_file_facts(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<()> {
     for sql in [
         "DELETE FROM edges WHERE src_file = ?1",
-        "DELETE FROM refs WHERE file_id = ?1",
+        "DELETE FROM file_refs WHERE file_id = ?1",
+        "DELETE FROM ref_names WHERE file_id = ?1",
         "DELETE FROM imports WHERE file_id = ?1",
         "DELETE FROM bases WHERE file_id = ?1",
         "DELETE FROM code_fts WHERE rowid = ?1",
@@ -328,7 +312,7 @@ pub(crate) fn mark_stale(
         }
         tx.execute_batch(
             "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (
-                 SELECT file_id FROM refs WHERE name IN (SELECT name FROM stale_names)
+                 SELECT file_id FROM ref_names WHERE name IN (SELECT name FROM stale_names)
                  UNION SELECT file_id FROM imports WHERE name IN (SELECT name FROM stale_names)
                  UNION SELECT file_id FROM imports WHERE alias IN (SELECT name FROM stale_names)
                  UNION SELECT file_id FROM bases WHERE name IN (SELECT name FROM stale_names)

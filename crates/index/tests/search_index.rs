@@ -123,38 +123,69 @@ fn text_added_by_a_later_run_is_found() {
     assert_eq!(found(dir.path(), "-> ωMEGA", true).len(), 1);
 }
 
-#[test]
-fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
+/// Rewrites a current index into what schema version 2 left on disk: a row per
+/// reference, indexed by name.
+fn downgrade_to_v2(conn: &rusqlite::Connection) {
+    conn.execute_batch(
+        "DROP TABLE file_refs;
+         DROP TABLE ref_names;
+         CREATE TABLE refs (
+             file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+             seq INTEGER NOT NULL, from_symbol INTEGER, name TEXT NOT NULL, qualifier TEXT,
+             kind TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
+             PRIMARY KEY (file_id, seq)) WITHOUT ROWID;
+         CREATE INDEX refs_name ON refs(name);
+         PRAGMA user_version = 2;",
+    )
+    .unwrap();
+}
+
+/// On top of [`downgrade_to_v2`], what version 1 left: FTS5's own trigram tokenizer over
+/// the raw text, no unresolved counts, and rowid reference and edge tables with their
+/// per-file indexes.
+fn downgrade_to_v1(conn: &rusqlite::Connection) {
+    downgrade_to_v2(conn);
+    conn.execute_batch(
+        "DROP TABLE code_fts;
+         CREATE VIRTUAL TABLE code_fts USING fts5(
+             body, content='', contentless_delete=1, tokenize='trigram', detail='none');
+         ALTER TABLE files DROP COLUMN unresolved_refs;
+         DROP TABLE file_counts;
+         DROP TABLE refs;
+         CREATE TABLE refs (
+             id INTEGER PRIMARY KEY,
+             file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+             from_symbol INTEGER, name TEXT NOT NULL, qualifier TEXT, kind TEXT NOT NULL,
+             line INTEGER NOT NULL, col INTEGER NOT NULL);
+         CREATE INDEX refs_file ON refs(file_id);
+         CREATE INDEX refs_name ON refs(name);
+         DROP TABLE edges;
+         CREATE TABLE edges (
+             id INTEGER PRIMARY KEY, kind TEXT NOT NULL,
+             src_file INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+             src_symbol INTEGER, dst_file INTEGER, dst_symbol INTEGER,
+             confidence TEXT NOT NULL, line INTEGER NOT NULL);
+         CREATE INDEX edges_src ON edges(src_symbol, kind);
+         CREATE INDEX edges_dst ON edges(dst_symbol, kind);
+         CREATE INDEX edges_src_file ON edges(src_file);
+         CREATE INDEX edges_dst_file ON edges(dst_file, kind);
+         PRAGMA user_version = 1;",
+    )
+    .unwrap();
+}
+
+/// Indexes [`TREE`], rewrites the index as an older schema left it, and checks that the
+/// next run migrates it to the current layout and re-indexes every file into the same
+/// facts and search results.
+fn migrates_and_re_indexes(downgrade: fn(&rusqlite::Connection)) {
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), TREE);
     index(dir.path());
     let before = dump(dir.path());
     assert!(before.contains("search | src/unicode.rs | "), "{before}");
-    // What schema version 1 left on disk: FTS5's own trigram tokenizer over the raw text,
-    // no unresolved counts, and a rowid edge table with four indexes.
+    assert!(before.contains("ref | src/lib.rs | "), "{before}");
     let db = loci_store::index_path_for(dir.path());
-    {
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch(
-            "DROP TABLE code_fts;
-             CREATE VIRTUAL TABLE code_fts USING fts5(
-                 body, content='', contentless_delete=1, tokenize='trigram', detail='none');
-             ALTER TABLE files DROP COLUMN unresolved_refs;
-             DROP TABLE file_counts;
-             DROP TABLE edges;
-             CREATE TABLE edges (
-                 id INTEGER PRIMARY KEY, kind TEXT NOT NULL,
-                 src_file INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-                 src_symbol INTEGER, dst_file INTEGER, dst_symbol INTEGER,
-                 confidence TEXT NOT NULL, line INTEGER NOT NULL);
-             CREATE INDEX edges_src ON edges(src_symbol, kind);
-             CREATE INDEX edges_dst ON edges(dst_symbol, kind);
-             CREATE INDEX edges_src_file ON edges(src_file);
-             CREATE INDEX edges_dst_file ON edges(dst_file, kind);
-             PRAGMA user_version = 1;",
-        )
-        .unwrap();
-    }
+    downgrade(&rusqlite::Connection::open(&db).unwrap());
     // Readers refuse it until a writer migrates it.
     assert!(loci_store::open_index_read_only(&db).is_err());
 
@@ -162,23 +193,25 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
     assert_eq!(report.files_parsed, TREE.len() as u64);
     assert_eq!(dump(dir.path()), before);
     let conn = loci_store::open_index_read_only(&db).unwrap();
-    let edge_indexes: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'edges' ORDER BY name")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(edge_indexes, ["edges_in"]);
-    let qualified_index: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'symbols_qualified'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(qualified_index, 0);
-    for table in ["refs", "edges"] {
+    let names = |sql: &str| -> Vec<String> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        names(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'edges' ORDER BY name"
+        ),
+        ["edges_in"]
+    );
+    assert_eq!(
+        names("SELECT name FROM sqlite_master WHERE name IN ('refs', 'symbols_qualified')"),
+        Vec::<String>::new()
+    );
+    for table in ["ref_names", "edges"] {
         let sql: String = conn
             .query_row(
                 "SELECT sql FROM sqlite_master WHERE name = ?1",
@@ -194,6 +227,18 @@ fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
     );
     assert_eq!(found(dir.path(), "GRÜSSE", true).len(), 0);
     assert_eq!(found(dir.path(), "GRÜßE", true).len(), 1);
+    // Nothing left to redo.
+    assert_eq!(index(dir.path()).files_parsed, 0);
+}
+
+#[test]
+fn a_version_1_index_is_migrated_and_every_file_re_indexed() {
+    migrates_and_re_indexes(downgrade_to_v1);
+}
+
+#[test]
+fn a_version_2_index_is_migrated_and_every_file_re_indexed() {
+    migrates_and_re_indexes(downgrade_to_v2);
 }
 
 #[test]

@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -188,13 +188,35 @@ const V2: &str = concat!(
 ) WITHOUT ROWID;\n",
 );
 
+/// V3: a file's references are one blob (`file_refs`, written and read by `loci_index`'s
+/// `stored_refs` module) instead of a row each, and the names they use are kept once
+/// per file (`ref_names`) to find the files a changed definition affects. They were only
+/// ever read a whole file at a time, and the rows and their name index were a third of
+/// a first index's writing. Every file is re-indexed (symbol ids are kept).
+const V3: &str = r#"
+DROP TABLE refs;
+CREATE TABLE file_refs (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+    n       INTEGER NOT NULL, -- how many references
+    data    BLOB NOT NULL     -- the references, in source order
+);
+CREATE TABLE ref_names (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    name    TEXT NOT NULL,
+    PRIMARY KEY (file_id, name)
+) WITHOUT ROWID;
+CREATE INDEX ref_names_name ON ref_names(name);
+UPDATE files SET size = -1, hash = x'', resolved = 0;
+UPDATE meta SET value = 'indexing' WHERE key = 'state';
+"#;
+
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and
 /// builds them once at the end (much cheaper than maintaining them row by row); every
 /// run re-creates any that are missing, so a run killed in between leaves nothing behind.
 const FACT_INDEXES: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)",
     "CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line)",
-    "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
+    "CREATE INDEX IF NOT EXISTS ref_names_name ON ref_names(name)",
     "CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id)",
     "CREATE INDEX IF NOT EXISTS imports_name ON imports(name)",
     "CREATE INDEX IF NOT EXISTS bases_file ON bases(file_id)",

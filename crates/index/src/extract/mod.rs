@@ -23,7 +23,7 @@ mod ruby;
 mod rust;
 mod swift;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Lang;
 
@@ -189,8 +189,9 @@ pub struct Symbol {
     pub parent: Option<u32>,
 }
 
-/// Whether a reference calls something or names a type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Whether a reference calls something or names a type. Stored by variant position in
+/// each file's references blob ([`crate::stored_refs`]): add variants at the end only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefKind {
     /// A call or instantiation: `f()`, `obj.m()`, `new T()`, `T::new()`.

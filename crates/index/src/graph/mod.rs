@@ -276,7 +276,7 @@ impl Graph {
             lines: count("SELECT coalesce(sum(lines), 0) FROM files").map_err(&err)?,
             symbols: count("SELECT count(*) FROM symbols").map_err(&err)?,
             edges: count("SELECT count(*) FROM edges").map_err(&err)?,
-            refs: count("SELECT count(*) FROM refs").map_err(&err)?,
+            refs: count("SELECT coalesce(sum(n), 0) FROM file_refs").map_err(&err)?,
             unresolved_refs: count("SELECT coalesce(sum(unresolved_refs), 0) FROM files")
                 .map_err(&err)?,
             languages: grouped("SELECT lang, count(*) FROM files GROUP BY lang").map_err(&err)?,

@@ -1,9 +1,10 @@
 //! Reading resolution's inputs from the index, and writing its edges back.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{BaseRow, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable, TableBuilder};
 use crate::extract::{RefKind, SymbolKind};
+use crate::stored_refs;
 
 /// Ids of the files whose edges must be recomputed.
 pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
@@ -21,9 +22,7 @@ pub(crate) fn load_inputs(
         let mut own_stmt = conn.prepare_cached(
             "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1 ORDER BY id",
         )?;
-        let mut refs_stmt = conn.prepare_cached(
-            "SELECT from_symbol, name, qualifier, kind, line FROM refs WHERE file_id = ?1 ORDER BY seq",
-        )?;
+        let mut refs_stmt = conn.prepare_cached("SELECT data FROM file_refs WHERE file_id = ?1")?;
         let mut imports_stmt = conn.prepare_cached(
             "SELECT module, name, alias, line FROM imports WHERE file_id = ?1 ORDER BY id",
         )?;
@@ -35,17 +34,20 @@ pub(crate) fn load_inputs(
                 .query_map([file_id], row_to_sym)?
                 .filter_map(|s| s.ok().map(|(_, s)| s))
                 .collect();
-            let refs = refs_stmt
-                .query_map([file_id], |r| {
-                    Ok(RefRow {
-                        from: r.get(0)?,
-                        name: r.get(1)?,
-                        qualifier: r.get(2)?,
-                        is_call: r.get_ref(3)?.as_str()? == RefKind::Call.name(),
-                        line: r.get(4)?,
+            let blob: Option<Vec<u8>> = refs_stmt.query_row([file_id], |r| r.get(0)).optional()?;
+            let refs = match &blob {
+                Some(blob) => stored_refs::decode(blob, 0)?
+                    .into_iter()
+                    .map(|r| RefRow {
+                        from: r.from,
+                        name: r.name.to_string(),
+                        qualifier: r.qualifier.map(str::to_string),
+                        is_call: r.kind == RefKind::Call,
+                        line: i64::from(r.line),
                     })
-                })?
-                .collect::<rusqlite::Result<_>>()?;
+                    .collect(),
+                None => Vec::new(),
+            };
             let imports = imports_stmt
                 .query_map([file_id], |r| {
                     Ok(ImportRow {
