@@ -7,8 +7,15 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use rusqlite::{Transaction, params};
 
 use crate::parse::Parsed;
+use crate::resolve::Confidence;
 use crate::trigram::TermsBuilder;
 use crate::walk::Stat;
+
+/// The edge kind from a definition to each definition directly inside it (from the file,
+/// for top-level ones). It depends on the file alone, so it is written with the symbols;
+/// its `dst_file` is NULL (the target is in `src_file`), which keeps it out of the index
+/// of edges by target, where nothing looks it up.
+pub(crate) const CONTAINS: &str = "CONTAINS";
 
 /// A file row as stored (the fingerprint and its id).
 #[derive(Clone)]
@@ -135,6 +142,23 @@ pub(crate) fn write_parsed(
         for (id, name) in old.into_values().flatten() {
             delete.execute([id])?;
             touched_names.insert(name);
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO edges (src_file, kind, seq, src_symbol, dst_file, dst_symbol, confidence, line)
+             VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6, 0)",
+        )?;
+        for (seq, (s, id)) in facts.symbols.iter().zip(&ids).enumerate() {
+            let parent = s.parent.and_then(|p| ids.get(p as usize).copied());
+            insert.execute(params![
+                file_id,
+                CONTAINS,
+                seq as i64,
+                parent,
+                id,
+                Confidence::Exact.name()
+            ])?;
         }
     }
     replace_counts(
@@ -288,6 +312,10 @@ fn clear_file(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Marks the files with edges into a file for re-resolution (found through `edges_in`).
+pub(crate) const INTO_FILE_SQL: &str = "UPDATE files SET resolved = 0
+     WHERE resolved = 1 AND id IN (SELECT src_file FROM edges WHERE dst_file = ?1)";
+
 /// Marks for re-resolution, in the caller's transaction, every file whose edges could
 /// change: files using a name in `names` (definitions that appeared or disappeared),
 /// files with edges into a `removed` file, and files whose imports may name one of the
@@ -320,9 +348,7 @@ pub(crate) fn mark_stale(
              DELETE FROM stale_names;",
         )?;
     }
-    let mut into_removed = tx.prepare_cached(
-        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (SELECT src_file FROM edges WHERE dst_file = ?1)",
-    )?;
+    let mut into_removed = tx.prepare_cached(INTO_FILE_SQL)?;
     for id in removed {
         into_removed.execute([id])?;
     }

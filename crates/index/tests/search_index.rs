@@ -124,10 +124,14 @@ fn text_added_by_a_later_run_is_found() {
 }
 
 /// Rewrites a current index into what schema version 2 left on disk: a row per
-/// reference, indexed by name.
+/// reference, indexed by name, and `CONTAINS` edges with a target file, in the index of
+/// edges by target.
 fn downgrade_to_v2(conn: &rusqlite::Connection) {
     conn.execute_batch(
-        "DROP TABLE file_refs;
+        "UPDATE edges SET dst_file = src_file WHERE kind = 'CONTAINS';
+         DROP INDEX edges_in;
+         CREATE INDEX edges_in ON edges(dst_file, kind, dst_symbol);
+         DROP TABLE file_refs;
          DROP TABLE ref_names;
          CREATE TABLE refs (
              file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -210,6 +214,17 @@ fn migrates_and_re_indexes(downgrade: fn(&rusqlite::Connection)) {
     assert_eq!(
         names("SELECT name FROM sqlite_master WHERE name IN ('refs', 'symbols_qualified')"),
         Vec::<String>::new()
+    );
+    let edges_in: String = conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'edges_in'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        edges_in.ends_with("WHERE dst_file IS NOT NULL"),
+        "{edges_in}"
     );
     for table in ["ref_names", "edges"] {
         let sql: String = conn

@@ -192,7 +192,14 @@ const V2: &str = concat!(
 /// `stored_refs` module) instead of a row each, and the names they use are kept once
 /// per file (`ref_names`) to find the files a changed definition affects. They were only
 /// ever read a whole file at a time, and the rows and their name index were a third of
-/// a first index's writing. Every file is re-indexed (symbol ids are kept).
+/// a first index's writing.
+///
+/// `CONTAINS` edges are written with their file's symbols and have no `dst_file` (the
+/// target is in the source file): `edges_in`, which finds edges by target, leaves them
+/// out (parents are found through `symbols.parent_id`). Every query that looks edges up by
+/// target names `dst_file`, so SQLite can use the partial index.
+///
+/// Every file is re-indexed (symbol ids are kept).
 const V3: &str = r#"
 DROP TABLE refs;
 CREATE TABLE file_refs (
@@ -206,6 +213,8 @@ CREATE TABLE ref_names (
     PRIMARY KEY (file_id, name)
 ) WITHOUT ROWID;
 CREATE INDEX ref_names_name ON ref_names(name);
+DROP INDEX edges_in;
+CREATE INDEX edges_in ON edges(dst_file, kind, dst_symbol) WHERE dst_file IS NOT NULL;
 UPDATE files SET size = -1, hash = x'', resolved = 0;
 UPDATE meta SET value = 'indexing' WHERE key = 'state';
 "#;
@@ -225,8 +234,9 @@ const FACT_INDEXES: &[&str] = &[
 ];
 
 /// The edge table's indexes, handled the same way around a fresh resolution.
-const EDGE_INDEXES: &[&str] =
-    &["CREATE INDEX IF NOT EXISTS edges_in ON edges(dst_file, kind, dst_symbol)"];
+const EDGE_INDEXES: &[&str] = &[
+    "CREATE INDEX IF NOT EXISTS edges_in ON edges(dst_file, kind, dst_symbol) WHERE dst_file IS NOT NULL",
+];
 
 fn drop_indexes(conn: &Connection, list: &[&str]) -> rusqlite::Result<()> {
     for create in list {

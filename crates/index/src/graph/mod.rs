@@ -314,3 +314,48 @@ pub struct OutlineItem {
     #[serde(flatten)]
     pub symbol: SymbolInfo,
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{IndexOptions, NoProgress, index_workspace};
+
+    /// `edges_in` leaves `CONTAINS` edges out (`dst_file IS NULL`); SQLite uses such a
+    /// partial index only for a query that constrains `dst_file`. Every lookup of edges
+    /// by target must, or it scans the whole edge table.
+    #[test]
+    fn every_lookup_by_target_uses_the_edge_index() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.rs"),
+            "mod b;\nfn a() { b::b(); }\nstruct S;\nimpl S { fn m(&self) { a(); } }\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("b.rs"), "pub fn b() {}\n").unwrap();
+        index_workspace(&IndexOptions::new(dir.path()), &NoProgress).unwrap();
+        let conn =
+            loci_store::open_index_read_only(&loci_store::index_path_for(dir.path())).unwrap();
+        for sql in [
+            super::traverse::CALLERS_SQL,
+            super::traverse::SYMBOL_DEPENDENTS_SQL,
+            super::traverse::FILE_DEPENDENTS_SQL,
+            super::refs::USES_SQL,
+            crate::write::INTO_FILE_SQL,
+        ] {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let plan: Vec<String> = stmt
+                .query_map([1], |r| r.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                plan.iter()
+                    .any(|step| step.contains("INDEX edges_in (dst_file=?")),
+                "{sql}: {plan:?}"
+            );
+            assert!(
+                !plan.iter().any(|step| step.starts_with("SCAN ")),
+                "{sql}: {plan:?}"
+            );
+        }
+    }
+}

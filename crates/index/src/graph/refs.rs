@@ -28,20 +28,19 @@ pub struct Refs {
     pub refs: Vec<RefHit>,
 }
 
+/// The edges into a definition, found through its file (so `edges_in` serves it).
+pub(super) const USES_SQL: &str = "SELECT f.path, e.line, e.kind, e.confidence, e.src_symbol
+     FROM edges e JOIN files f ON f.id = e.src_file
+     WHERE e.dst_file = (SELECT file_id FROM symbols WHERE id = ?1)
+       AND e.kind IN ('CALLS', 'REFERENCES', 'IMPORTS', 'INHERITS', 'IMPLEMENTS')
+       AND e.dst_symbol = ?1
+     ORDER BY f.path, e.line";
+
 /// Uses of the definition `selector` names (ambiguous selectors list candidates).
 pub fn refs(graph: &Graph, selector: &str) -> Result<Refs, QueryError> {
     let target = resolve_selector(graph, selector, false)?.remove(0);
     let err = QueryError::sqlite(&graph.index_path);
-    let mut stmt = graph
-        .conn
-        .prepare_cached(
-            "SELECT f.path, e.line, e.kind, e.confidence, e.src_symbol FROM edges e JOIN files f ON f.id = e.src_file
-             WHERE e.dst_file = (SELECT file_id FROM symbols WHERE id = ?1)
-               AND e.kind IN ('CALLS', 'REFERENCES', 'IMPORTS', 'INHERITS', 'IMPLEMENTS')
-               AND e.dst_symbol = ?1
-             ORDER BY f.path, e.line",
-        )
-        .map_err(&err)?;
+    let mut stmt = graph.conn.prepare_cached(USES_SQL).map_err(&err)?;
     let rows: Vec<(String, u32, String, String, Option<i64>)> = stmt
         .query_map([target.id], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))

@@ -232,34 +232,40 @@ fn traverse(
     })
 }
 
+/// A symbol's callers. Edges are found by target through their target's file (see
+/// `edges_in`), and every lookup by target names `dst_file` so that SQLite can use that
+/// partial index (a test checks each plan).
+pub(super) const CALLERS_SQL: &str =
+    "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
+     WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
+       AND dst_symbol = ?1
+     GROUP BY src_symbol, src_file";
+
+/// A symbol's callees (edges are stored by source file).
+const CALLEES_SQL: &str =
+    "SELECT dst_symbol, dst_file, kind, confidence, min(line), src_file FROM edges
+     WHERE src_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
+       AND src_symbol = ?1
+     GROUP BY dst_symbol";
+
+/// What depends on a symbol.
+pub(super) const SYMBOL_DEPENDENTS_SQL: &str =
+    "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
+     WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1)
+       AND kind IN ('CALLS', 'REFERENCES', 'INHERITS', 'IMPLEMENTS') AND dst_symbol = ?1
+     GROUP BY src_symbol, src_file";
+
+/// The files that import a file.
+pub(super) const FILE_DEPENDENTS_SQL: &str =
+    "SELECT NULL, src_file, kind, confidence, min(line), src_file FROM edges
+     WHERE dst_file = ?1 AND kind = 'IMPORTS' AND src_file != ?1 GROUP BY src_file";
+
 fn neighbours(graph: &Graph, node: Node, direction: Direction) -> rusqlite::Result<Vec<Step>> {
     let (sql, id) = match (direction, node) {
-        (Direction::Callers, Node::Symbol(id)) => (
-            "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
-             WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
-               AND dst_symbol = ?1
-             GROUP BY src_symbol, src_file",
-            id,
-        ),
-        (Direction::Callees, Node::Symbol(id)) => (
-            "SELECT dst_symbol, dst_file, kind, confidence, min(line), src_file FROM edges
-             WHERE src_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
-               AND src_symbol = ?1
-             GROUP BY dst_symbol",
-            id,
-        ),
-        (Direction::Impact, Node::Symbol(id)) => (
-            "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
-             WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1)
-               AND kind IN ('CALLS', 'REFERENCES', 'INHERITS', 'IMPLEMENTS') AND dst_symbol = ?1
-             GROUP BY src_symbol, src_file",
-            id,
-        ),
-        (Direction::Impact, Node::File(id)) => (
-            "SELECT NULL, src_file, kind, confidence, min(line), src_file FROM edges
-             WHERE dst_file = ?1 AND kind = 'IMPORTS' AND src_file != ?1 GROUP BY src_file",
-            id,
-        ),
+        (Direction::Callers, Node::Symbol(id)) => (CALLERS_SQL, id),
+        (Direction::Callees, Node::Symbol(id)) => (CALLEES_SQL, id),
+        (Direction::Impact, Node::Symbol(id)) => (SYMBOL_DEPENDENTS_SQL, id),
+        (Direction::Impact, Node::File(id)) => (FILE_DEPENDENTS_SQL, id),
         _ => return Ok(Vec::new()),
     };
     let mut stmt = graph.conn.prepare_cached(sql)?;

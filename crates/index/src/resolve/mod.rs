@@ -10,7 +10,10 @@
 //! 5. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
 //!    (preferring the caller's directory) → `name`.
 //!
-//! A reference with no candidate stays unresolved: it keeps its row in `refs` with its name.
+//! A reference with no candidate stays unresolved: it stays stored with its name.
+//!
+//! `CONTAINS` edges are not resolution's: they depend on one file alone and are written
+//! with its symbols (`write.rs`).
 
 mod store;
 mod table;
@@ -36,7 +39,7 @@ pub(crate) enum Confidence {
 }
 
 impl Confidence {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Confidence::Exact => "exact",
             Confidence::Import => "import",
@@ -123,6 +126,9 @@ pub(crate) struct Edge {
 pub(crate) struct ResolvedFile {
     file_id: i64,
     edges: Vec<Edge>,
+    /// The file's `CONTAINS` edges (one per definition), written with its symbols and
+    /// counted here with the rest.
+    contains: usize,
     /// References that reached no definition.
     unresolved_refs: u32,
 }
@@ -134,24 +140,13 @@ pub(crate) fn resolve_all(table: &SymbolTable, inputs: &[FileInputs]) -> Vec<Res
 
 fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     let mut unresolved_refs = 0;
-    let mut edges = Vec::with_capacity(f.refs.len() + f.own.len() + f.imports.len());
+    let mut edges = Vec::with_capacity(f.refs.len() + f.imports.len());
     let own_parent: HashMap<i64, Option<i64>> = f.own.iter().map(|s| (s.id, s.parent)).collect();
     let dir = table
         .files
         .get(&f.file_id)
         .map(|i| i.dir.clone())
         .unwrap_or_default();
-    // CONTAINS: parent → child, or file → top-level symbol.
-    for s in &f.own {
-        edges.push(Edge {
-            kind: "CONTAINS",
-            src_symbol: s.parent,
-            dst_file: Some(f.file_id),
-            dst_symbol: Some(s.id),
-            confidence: Confidence::Exact,
-            line: 0,
-        });
-    }
     // IMPORTS: to each file the module names, and to the named symbol when found there.
     let mut imported_files: Vec<ImportedModule<'_>> = Vec::new();
     for imp in &f.imports {
@@ -266,6 +261,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     ResolvedFile {
         file_id: f.file_id,
         edges,
+        contains: f.own.len(),
         unresolved_refs,
     }
 }

@@ -2,9 +2,13 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{BaseRow, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable, TableBuilder};
+use super::{
+    BaseRow, Confidence, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable,
+    TableBuilder,
+};
 use crate::extract::{RefKind, SymbolKind};
 use crate::stored_refs;
+use crate::write::CONTAINS;
 
 /// Ids of the files whose edges must be recomputed.
 pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
@@ -147,7 +151,7 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
     ))
 }
 
-/// Replaces the edges of each resolved file and marks it resolved (with its count of
+/// Replaces the resolved edges (all but `CONTAINS`) of each file and marks it resolved (with its count of
 /// unresolved references), in one transaction.
 /// With `fresh`, the edge table held nothing for these files (a first index), so the
 /// per-file delete is skipped.
@@ -159,7 +163,8 @@ pub(crate) fn write_edges(
     let tx = conn.transaction()?;
     let mut total = 0;
     {
-        let mut delete = tx.prepare_cached("DELETE FROM edges WHERE src_file = ?1")?;
+        let mut delete =
+            tx.prepare_cached("DELETE FROM edges WHERE src_file = ?1 AND kind != 'CONTAINS'")?;
         let mut insert = tx.prepare_cached(
             "INSERT INTO edges (kind, src_file, seq, src_symbol, dst_file, dst_symbol, confidence, line)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -169,6 +174,7 @@ pub(crate) fn write_edges(
         for ResolvedFile {
             file_id,
             edges,
+            contains,
             unresolved_refs,
         } in resolved
         {
@@ -189,12 +195,19 @@ pub(crate) fn write_edges(
             }
             total += edges.len();
             done.execute(params![file_id, unresolved_refs])?;
-            crate::write::replace_counts(&tx, *file_id, "edge_kind", edges.iter().map(|e| e.kind))?;
+            let contained = || std::iter::repeat_n((CONTAINS, Confidence::Exact), *contains);
+            let all = || {
+                edges
+                    .iter()
+                    .map(|e| (e.kind, e.confidence))
+                    .chain(contained())
+            };
+            crate::write::replace_counts(&tx, *file_id, "edge_kind", all().map(|(kind, _)| kind))?;
             crate::write::replace_counts(
                 &tx,
                 *file_id,
                 "confidence",
-                edges.iter().map(|e| e.confidence.name()),
+                all().map(|(_, confidence)| confidence.name()),
             )?;
         }
     }
