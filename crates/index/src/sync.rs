@@ -354,12 +354,16 @@ pub fn index_workspace(
                 (resolved, indexed)
             });
             indexed.map_err(&err)?;
-            drop(inputs);
             tracing::info!(
                 ms = started.elapsed().as_millis() as u64,
                 "resolved in memory"
             );
-            resolve::write_edges(&mut conn, &resolved, true).map_err(&err)?;
+            // Freeing a million facts takes a while: on the other core, beside the writes.
+            std::thread::scope(|scope| {
+                scope.spawn(move || drop(inputs));
+                resolve::write_edges(&mut conn, &resolved, true)
+            })
+            .map_err(&err)?;
         }
         None => {
             // Rebuilt after a bulk load; on any other run this only re-creates what a
