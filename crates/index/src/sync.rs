@@ -250,9 +250,16 @@ pub fn index_workspace(
         .map_err(&err);
     }
 
-    meta_set(&conn, "state", "indexing").map_err(&err)?;
-    crate::git_exclude::ensure_excluded(&root);
     let fresh = stored.is_empty();
+    // Files to read may all turn out to be skipped (too large, binary, unreadable) and
+    // not in the index: then the run changes nothing and must write nothing. Unless a
+    // write is certain, the run is marked unfinished in the first transaction that
+    // changes something.
+    let will_write = fresh || incomplete || !removed.is_empty() || !stale.is_empty();
+    if will_write {
+        meta_set(&conn, "state", "indexing").map_err(&err)?;
+    }
+    crate::git_exclude::ensure_excluded(&root);
     if fresh {
         loci_store::drop_fact_indexes(&conn).map_err(&err)?;
     } else {
@@ -281,7 +288,7 @@ pub fn index_workspace(
         .ok();
     let max_bytes = opts.max_file_bytes;
     let (tx, rx) = crossbeam_channel::bounded::<Outcome>(256);
-    let write_result: Result<(), IndexError> = std::thread::scope(|scope| {
+    let write_result: Result<bool, IndexError> = std::thread::scope(|scope| {
         let parse_jobs = &to_read;
         let stored_ref = &stored;
         let pool = &pool;
@@ -303,6 +310,7 @@ pub fn index_workspace(
         let mut writer = RunWriter {
             stored: &stored,
             fresh,
+            marked: will_write,
             counts: &mut counts,
             skipped: &mut skipped,
             lossy: &mut lossy,
@@ -316,10 +324,23 @@ pub fn index_workspace(
             ms = writing.as_millis() as u64,
             "time in the writer's transactions"
         );
-        Ok(())
+        Ok(writer.marked)
     });
     progress.finish();
-    write_result?;
+    if !write_result? {
+        // Every file read was skipped, and none was in the index: nothing changed.
+        return finish_report(
+            &conn,
+            &root,
+            &index_path,
+            started,
+            skipped,
+            lossy,
+            counts,
+            false,
+        )
+        .map_err(&err);
+    }
     if let SearchSink::Side(side) = &mut search {
         side.all_sent();
     }
@@ -475,6 +496,9 @@ struct Counts {
 struct RunWriter<'r> {
     stored: &'r HashMap<String, StoredFile>,
     fresh: bool,
+    /// Whether `meta.state` says this run is unfinished (set by the first transaction
+    /// that changes something, if the run did not set it up front).
+    marked: bool,
     counts: &'r mut Counts,
     skipped: &'r mut Vec<Skipped>,
     lossy: &'r mut Vec<String>,
@@ -485,6 +509,8 @@ struct RunWriter<'r> {
 /// What one transaction changed that makes other files' edges stale.
 #[derive(Default)]
 struct Staled {
+    /// Whether the transaction changes the index at all.
+    changed: bool,
     names: HashSet<String>,
     removed_ids: Vec<i64>,
     added_paths: Vec<String>,
@@ -523,6 +549,7 @@ impl RunWriter<'_> {
         for &id in removed {
             write::remove_file(&tx, id, &mut staled.names)?;
             staled.removed_ids.push(id);
+            staled.changed = true;
         }
         self.commit(tx, &staled)?;
         Ok(writing + started.elapsed())
@@ -536,6 +563,7 @@ impl RunWriter<'_> {
     ) -> rusqlite::Result<()> {
         match outcome {
             Outcome::Changed(parsed) => {
+                staled.changed = true;
                 let existing = self.stored.get(&parsed.rel).map(|s| s.id);
                 let inline_terms = match &mut *self.search {
                     SearchSink::Inline(terms) => Some(terms),
@@ -569,6 +597,7 @@ impl RunWriter<'_> {
             Outcome::Touched { rel, stat } => {
                 if let Some(s) = self.stored.get(&rel) {
                     write::write_touched(tx, s.id, stat)?;
+                    staled.changed = true;
                 }
                 self.counts.touched += 1;
             }
@@ -578,6 +607,7 @@ impl RunWriter<'_> {
                     write::remove_file(tx, s.id, &mut staled.names)?;
                     staled.removed_ids.push(s.id);
                     self.counts.removed += 1;
+                    staled.changed = true;
                 }
                 self.skipped.push(skip);
             }
@@ -587,7 +617,11 @@ impl RunWriter<'_> {
 
     /// Marks what the transaction made stale (a first index resolves everything
     /// anyway) and commits it.
-    fn commit(&self, tx: rusqlite::Transaction<'_>, staled: &Staled) -> rusqlite::Result<()> {
+    fn commit(&mut self, tx: rusqlite::Transaction<'_>, staled: &Staled) -> rusqlite::Result<()> {
+        if staled.changed && !self.marked {
+            meta_set(&tx, "state", "indexing")?;
+            self.marked = true;
+        }
         if !self.fresh {
             write::mark_stale(&tx, &staled.names, &staled.removed_ids, &staled.added_paths)?;
         }
@@ -679,8 +713,10 @@ fn finish_report(
         skipped,
         lossy_files: lossy,
         files_resolved: counts.resolved,
-        symbols: count("SELECT count(*) FROM symbols")?,
-        edges: count("SELECT count(*) FROM edges")?,
+        // From the per-file counts, written with the rows they count: counting the
+        // tables themselves reads every page of `edges` (its one index is partial).
+        symbols: count("SELECT coalesce(sum(n), 0) FROM file_counts WHERE what = 'symbol_kind'")?,
+        edges: count("SELECT coalesce(sum(n), 0) FROM file_counts WHERE what = 'edge_kind'")?,
         wrote,
         elapsed_ms: started.elapsed().as_millis() as u64,
     })

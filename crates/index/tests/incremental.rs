@@ -117,6 +117,51 @@ fn no_change_run_writes_nothing() {
 }
 
 #[test]
+fn no_change_run_with_skipped_files_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), BASE);
+    let huge = "// filler\n".repeat(120_000);
+    write_tree(
+        dir.path(),
+        &[
+            ("src/binary.rs", "fn a() {}\0\0"),
+            ("src/huge.rs", huge.as_str()),
+        ],
+    );
+    let first = index(dir.path());
+    let reasons = |report: &loci_index::IndexReport| -> Vec<(String, &'static str)> {
+        report
+            .skipped
+            .iter()
+            .map(|s| (s.path.clone(), s.reason.name()))
+            .collect()
+    };
+    let expected = [
+        ("src/binary.rs".to_string(), "binary"),
+        ("src/huge.rs".to_string(), "too_large"),
+    ];
+    assert_eq!(reasons(&first), expected);
+    let db = loci_store::index_path_for(dir.path());
+    let wal = db.with_extension("db-wal");
+    let files = || {
+        (
+            std::fs::read(&db).unwrap(),
+            std::fs::read(&wal).unwrap_or_default(),
+        )
+    };
+    let before = files();
+    let report = index(dir.path());
+    assert!(!report.wrote);
+    assert_eq!(report.files_parsed, 0);
+    assert_eq!(reasons(&report), expected);
+    assert_eq!((report.symbols, report.edges), (first.symbols, first.edges));
+    assert!(
+        before == files(),
+        "a run that only skipped files modified the database files"
+    );
+}
+
+#[test]
 fn touched_file_with_same_content_is_not_reparsed() {
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), BASE);
@@ -220,9 +265,26 @@ fn stats_breakdowns_equal_the_tables_after_every_kind_of_change() {
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), BASE);
     let check = |root: &std::path::Path, when: &str| {
-        index(root);
+        let report = index(root);
         let graph = loci_index::graph::Graph::open(root).unwrap();
         let stats = graph.stats().unwrap();
+        let count = |sql: &str| -> u64 {
+            graph
+                .connection()
+                .query_row(sql, [], |r| r.get::<_, i64>(0))
+                .unwrap() as u64
+        };
+        assert_eq!(
+            report.symbols,
+            count("SELECT count(*) FROM symbols"),
+            "{when}"
+        );
+        assert_eq!(report.edges, count("SELECT count(*) FROM edges"), "{when}");
+        assert_eq!(
+            (stats.symbols, stats.edges),
+            (report.symbols, report.edges),
+            "{when}"
+        );
         let grouped = |sql: &str| -> std::collections::BTreeMap<String, u64> {
             let mut stmt = graph.connection().prepare(sql).unwrap();
             stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
