@@ -286,3 +286,46 @@ fn a_first_index_killed_before_its_search_index_was_installed_is_re_indexed() {
     // Nothing left to redo.
     assert_eq!(index(dir.path()).files_parsed, 0);
 }
+
+#[test]
+fn a_limited_search_returns_the_first_hits_in_path_order() {
+    let dir = tempfile::tempdir().unwrap();
+    // More files than one scan chunk, hits on several lines of each, in an order the
+    // walk does not follow, and files without the word in between.
+    let mut files: Vec<(String, String)> = Vec::new();
+    for i in 0..150 {
+        let text = match i % 3 {
+            0 => "fn nothing_here() {}\n".to_string(),
+            _ => format!("// needle {i}\nfn f{i}() {{}}\n// needle again\nneedle();\n"),
+        };
+        files.push((format!("d{}/f{:03}.rs", i % 7, 149 - i), text));
+    }
+    let tree: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_tree(dir.path(), &tree);
+    index(dir.path());
+    let graph = Graph::open(dir.path()).unwrap();
+    let run = |limit: usize| {
+        let opts = SearchOptions {
+            limit,
+            ..SearchOptions::default()
+        };
+        let (hits, truncated) = search(&graph, "needle", &opts).unwrap();
+        let hits: Vec<(String, u32)> = hits.into_iter().map(|h| (h.path, h.line)).collect();
+        (hits, truncated)
+    };
+    let (all, truncated) = run(10_000);
+    assert!(!truncated);
+    assert_eq!(all.len(), 100 * 3);
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted);
+    for limit in [1, 2, 3, 5, 31, 64, 97, 299] {
+        let (first, truncated) = run(limit);
+        assert_eq!(first, all[..limit], "limit {limit}");
+        assert!(truncated, "limit {limit}");
+    }
+    assert_eq!(run(300), (all.clone(), false));
+}

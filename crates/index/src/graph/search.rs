@@ -49,6 +49,9 @@ pub struct SearchHit {
 /// Longest line text returned.
 const MAX_LINE: usize = 400;
 
+/// Candidate files read at once (in parallel) before checking whether enough hits are in.
+const SCAN_CHUNK: usize = 32;
+
 /// Finds lines matching `pattern`; returns hits (by path, line) and whether `limit` cut them.
 pub fn search(
     graph: &Graph,
@@ -76,14 +79,24 @@ pub fn search(
         ),
         None => None,
     };
-    let candidates = candidate_files(graph, pattern, opts)?;
-    let root = graph.root.clone();
-    let mut hits: Vec<SearchHit> = candidates
-        .par_iter()
-        .filter(|path| glob.as_ref().is_none_or(|g| g.is_match(path.as_str())))
-        .flat_map_iter(|path| scan_file(&root, path, &matcher, opts.limit))
-        .collect();
-    hits.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    let mut candidates = candidate_files(graph, pattern, opts)?;
+    candidates.retain(|path| glob.as_ref().is_none_or(|g| g.is_match(path.as_str())));
+    // Hits come in (path, line) order: candidates are in path order, each chunk of them
+    // is read in parallel and kept in order, and a file's hits are in line order. So the
+    // first `limit` hits are known once the chunks read hold more than `limit`: a common
+    // word reads a few files, not every file that has it.
+    let root = graph.root.as_path();
+    let mut hits: Vec<SearchHit> = Vec::new();
+    for chunk in candidates.chunks(SCAN_CHUNK) {
+        let found: Vec<Vec<SearchHit>> = chunk
+            .par_iter()
+            .map(|path| scan_file(root, path, &matcher, opts.limit))
+            .collect();
+        hits.extend(found.into_iter().flatten());
+        if hits.len() > opts.limit {
+            break;
+        }
+    }
     let truncated = hits.len() > opts.limit;
     hits.truncate(opts.limit);
     Ok((hits, truncated))
