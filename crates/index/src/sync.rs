@@ -179,6 +179,11 @@ pub fn index_workspace(
     let _lock = WriteLock::try_acquire(&index_dir, &opts.purpose)?;
     let mut conn = loci_store::open_index(&index_path)?;
     let err = sqlite(&index_path);
+    let place = RunPlace {
+        root: &root,
+        index_path: &index_path,
+        started,
+    };
     let threads = if opts.threads == 0 {
         rayon::current_num_threads().max(1)
     } else {
@@ -236,9 +241,7 @@ pub fn index_workspace(
     if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
         return finish_report(
             &conn,
-            &root,
-            &index_path,
-            started,
+            &place,
             skipped,
             Vec::new(),
             Counts {
@@ -329,17 +332,7 @@ pub fn index_workspace(
     progress.finish();
     if !write_result? {
         // Every file read was skipped, and none was in the index: nothing changed.
-        return finish_report(
-            &conn,
-            &root,
-            &index_path,
-            started,
-            skipped,
-            lossy,
-            counts,
-            false,
-        )
-        .map_err(&err);
+        return finish_report(&conn, &place, skipped, lossy, counts, false).map_err(&err);
     }
     if let SearchSink::Side(side) = &mut search {
         side.all_sent();
@@ -414,17 +407,7 @@ pub fn index_workspace(
     meta_set(&conn, "completed_at", &now.to_string()).map_err(&err)?;
     // Keep the WAL from growing without bound across runs.
     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-    finish_report(
-        &conn,
-        &root,
-        &index_path,
-        started,
-        skipped,
-        lossy,
-        counts,
-        true,
-    )
-    .map_err(&err)
+    finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
 }
 
 /// Where a run's search terms go: a first index builds the search index on the side;
@@ -679,17 +662,26 @@ fn meta_set(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every report of a run says about where it ran and since when.
+struct RunPlace<'a> {
+    root: &'a Path,
+    index_path: &'a Path,
+    started: Instant,
+}
+
 fn finish_report(
     conn: &Connection,
-    root: &Path,
-    index_path: &Path,
-    started: Instant,
+    place: &RunPlace<'_>,
     mut skipped: Vec<Skipped>,
     lossy: Vec<String>,
     counts: Counts,
     wrote: bool,
 ) -> rusqlite::Result<IndexReport> {
+    let RunPlace {
+        root,
+        index_path,
+        started,
+    } = *place;
     let count = |sql: &str| {
         conn.query_row(sql, [], |r| r.get::<_, i64>(0))
             .map(|n| n as u64)
