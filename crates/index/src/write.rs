@@ -144,18 +144,18 @@ pub(crate) fn write_parsed(
             touched_names.insert(name);
         }
     }
+    let symbol_id = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
     {
         let mut insert = tx.prepare_cached(
             "INSERT INTO edges (src_file, kind, seq, src_symbol, dst_file, dst_symbol, confidence, line)
              VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6, 0)",
         )?;
         for (seq, (s, id)) in facts.symbols.iter().zip(&ids).enumerate() {
-            let parent = s.parent.and_then(|p| ids.get(p as usize).copied());
             insert.execute(params![
                 file_id,
                 CONTAINS,
                 seq as i64,
-                parent,
+                symbol_id(s.parent),
                 id,
                 Confidence::Exact.name()
             ])?;
@@ -167,7 +167,6 @@ pub(crate) fn write_parsed(
         "symbol_kind",
         facts.symbols.iter().map(|s| s.kind.name()),
     )?;
-    let symbol_id = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
     crate::stored_refs::write(tx, file_id, &facts.refs, symbol_id)?;
     {
         let mut insert = tx.prepare_cached(

@@ -151,8 +151,8 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
     ))
 }
 
-/// Replaces the resolved edges (all but `CONTAINS`) of each file and marks it resolved (with its count of
-/// unresolved references), in one transaction.
+/// Replaces the resolved edges (all but `CONTAINS`) of each file and marks it resolved
+/// (with its count of unresolved references), in one transaction.
 /// With `fresh`, the edge table held nothing for these files (a first index), so the
 /// per-file delete is skipped.
 pub(crate) fn write_edges(
