@@ -17,6 +17,7 @@ mod lang;
 pub mod lock;
 mod parse;
 mod resolve;
+mod run_writer;
 mod side_search;
 mod stored_refs;
 mod sync;

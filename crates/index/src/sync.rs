@@ -1,5 +1,6 @@
 //! One index run: walk, diff against stored fingerprints, parse what changed on all
-//! cores, write through one writer in large transactions, then re-resolve the stale files.
+//! cores, write through one writer in large transactions (`run_writer.rs`), then
+//! re-resolve the stale files.
 //!
 //! Crash safety: every transaction leaves the index consistent, and the work still to
 //! do is itself stored (`files.resolved = 0`, `meta.state = 'indexing'`), so a run killed
@@ -13,21 +14,14 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::lock::{LockError, WriteLock};
-use crate::parse::{self, Outcome, Parsed};
+use crate::parse::{self, Outcome};
+use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
 use crate::side_search::SideSearch;
 use crate::trigram::TermsBuilder;
 use crate::walk::{self, Skipped, Stat};
-use crate::write::{self, StoredFile};
+use crate::write::StoredFile;
 use crate::{Lang, resolve};
 use loci_store::search_index;
-
-/// Files written per transaction: large enough to amortise commits, small enough that
-/// readers see progress and a crash loses little.
-const BATCH_FILES: usize = 1000;
-
-/// Most facts (symbols and references) a first index keeps in memory for resolution;
-/// a larger tree is resolved from the index instead, keeping peak memory bounded.
-const GATHER_MAX_ROWS: usize = 1_000_000;
 
 /// Default for `index.maxFileBytes`.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -410,13 +404,6 @@ pub fn index_workspace(
     finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
 }
 
-/// Where a run's search terms go: a first index builds the search index on the side;
-/// any other run writes each changed file's terms with its facts.
-enum SearchSink {
-    Side(SideSearch),
-    Inline(TermsBuilder),
-}
-
 /// Runs `work` on the run's thread pool (or here if it could not be built).
 fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
     match pool {
@@ -453,163 +440,6 @@ fn resolve_from_index(
         resolve::write_edges(conn, &resolved, fresh)?;
     }
     Ok(())
-}
-
-/// Resolution inputs gathered while a first index is written, so that resolution does
-/// not read back what was just written. Dropped (the index is read instead) past
-/// [`GATHER_MAX_ROWS`].
-#[derive(Default)]
-struct Gathered {
-    table: resolve::TableBuilder,
-    inputs: Vec<resolve::FileInputs>,
-    rows: usize,
-}
-
-#[derive(Default)]
-struct Counts {
-    parsed: u64,
-    touched: u64,
-    unchanged: u64,
-    removed: u64,
-    resolved: u64,
-}
-
-/// The writer's side of the parse phase: applies each parsed file as it arrives, in
-/// transactions of [`BATCH_FILES`] files, and keeps what the rest of the run needs.
-struct RunWriter<'r> {
-    stored: &'r HashMap<String, StoredFile>,
-    fresh: bool,
-    /// Whether `meta.state` says this run is unfinished (set by the first transaction
-    /// that changes something, if the run did not set it up front).
-    marked: bool,
-    counts: &'r mut Counts,
-    skipped: &'r mut Vec<Skipped>,
-    lossy: &'r mut Vec<String>,
-    gathered: &'r mut Option<Gathered>,
-    search: &'r mut SearchSink,
-}
-
-/// What one transaction changed that makes other files' edges stale.
-#[derive(Default)]
-struct Staled {
-    /// Whether the transaction changes the index at all.
-    changed: bool,
-    names: HashSet<String>,
-    removed_ids: Vec<i64>,
-    added_paths: Vec<String>,
-}
-
-impl RunWriter<'_> {
-    /// Writes every outcome the parsers send, then removes `removed`; returns the time
-    /// spent writing (not waiting for parsers).
-    fn write_all(
-        &mut self,
-        conn: &mut Connection,
-        outcomes: crossbeam_channel::Receiver<Outcome>,
-        removed: &[i64],
-        progress: &dyn Progress,
-    ) -> rusqlite::Result<std::time::Duration> {
-        let mut writing = std::time::Duration::ZERO;
-        let mut incoming = outcomes.iter().peekable();
-        // Each transaction opens once its first file has arrived, so that a full batch
-        // is committed as soon as it is written.
-        while incoming.peek().is_some() {
-            let tx = conn.transaction()?;
-            let mut staled = Staled::default();
-            for outcome in incoming.by_ref().take(BATCH_FILES) {
-                let started = Instant::now();
-                self.apply(&tx, outcome, &mut staled)?;
-                writing += started.elapsed();
-                progress.advance(1);
-            }
-            let started = Instant::now();
-            self.commit(tx, &staled)?;
-            writing += started.elapsed();
-        }
-        let started = Instant::now();
-        let tx = conn.transaction()?;
-        let mut staled = Staled::default();
-        for &id in removed {
-            write::remove_file(&tx, id, &mut staled.names)?;
-            staled.removed_ids.push(id);
-            staled.changed = true;
-        }
-        self.commit(tx, &staled)?;
-        Ok(writing + started.elapsed())
-    }
-
-    fn apply(
-        &mut self,
-        tx: &rusqlite::Transaction<'_>,
-        outcome: Outcome,
-        staled: &mut Staled,
-    ) -> rusqlite::Result<()> {
-        match outcome {
-            Outcome::Changed(parsed) => {
-                staled.changed = true;
-                let existing = self.stored.get(&parsed.rel).map(|s| s.id);
-                let inline_terms = match &mut *self.search {
-                    SearchSink::Inline(terms) => Some(terms),
-                    SearchSink::Side(_) => None,
-                };
-                let (file_id, ids) =
-                    write::write_parsed(tx, &parsed, existing, &mut staled.names, inline_terms)?;
-                if existing.is_none() && !self.fresh {
-                    staled.added_paths.push(parsed.rel.clone());
-                }
-                if parsed.lossy {
-                    self.lossy.push(parsed.rel.clone());
-                }
-                self.counts.parsed += 1;
-                let Parsed {
-                    rel, facts, text, ..
-                } = *parsed;
-                if let SearchSink::Side(side) = &*self.search {
-                    side.send(file_id, text);
-                }
-                if let Some(g) = self.gathered {
-                    g.rows += facts.symbols.len() + facts.refs.len();
-                    if g.rows > GATHER_MAX_ROWS {
-                        *self.gathered = None;
-                    } else {
-                        let inputs = g.table.add_written(file_id, &rel, &ids, facts);
-                        g.inputs.push(inputs);
-                    }
-                }
-            }
-            Outcome::Touched { rel, stat } => {
-                if let Some(s) = self.stored.get(&rel) {
-                    write::write_touched(tx, s.id, stat)?;
-                    staled.changed = true;
-                }
-                self.counts.touched += 1;
-            }
-            Outcome::Skipped(skip) => {
-                // A file that used to be indexed and is now skipped leaves the index.
-                if let Some(s) = self.stored.get(&skip.path) {
-                    write::remove_file(tx, s.id, &mut staled.names)?;
-                    staled.removed_ids.push(s.id);
-                    self.counts.removed += 1;
-                    staled.changed = true;
-                }
-                self.skipped.push(skip);
-            }
-        }
-        Ok(())
-    }
-
-    /// Marks what the transaction made stale (a first index resolves everything
-    /// anyway) and commits it.
-    fn commit(&mut self, tx: rusqlite::Transaction<'_>, staled: &Staled) -> rusqlite::Result<()> {
-        if staled.changed && !self.marked {
-            meta_set(&tx, "state", "indexing")?;
-            self.marked = true;
-        }
-        if !self.fresh {
-            write::mark_stale(&tx, &staled.names, &staled.removed_ids, &staled.added_paths)?;
-        }
-        tx.commit()
-    }
 }
 
 pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, StoredFile>> {
@@ -654,7 +484,7 @@ pub fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>
         .optional()
 }
 
-fn meta_set(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+pub(crate) fn meta_set(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
         params![key, value],
