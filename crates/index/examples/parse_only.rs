@@ -1,5 +1,6 @@
 //! The bench's yardstick: parse every file `loci index` would index with tree-sitter
-//! alone (same walk rules, same size cap, all cores), extracting and storing nothing.
+//! alone (the indexer's own file list, the same size cap, all cores), extracting and
+//! storing nothing.
 //!
 //! `cargo run --release -p loci-index --example parse_only -- <dir>` prints one JSON
 //! object: files, bytes and wall milliseconds.
@@ -19,19 +20,7 @@ fn main() {
         std::process::exit(2);
     }
     let started = Instant::now();
-    let files: Vec<(PathBuf, loci_index::Lang)> = ignore::WalkBuilder::new(&root)
-        .follow_links(false)
-        .require_git(false)
-        .add_custom_ignore_filename(".lociignore")
-        .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | ".loci")))
-        .build()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .filter_map(|e| {
-            let lang = loci_index::Lang::detect(e.path(), &[])?;
-            Some((e.into_path(), lang))
-        })
-        .collect();
+    let files = loci_index::source_files(&root);
     let bytes: usize = files
         .par_iter()
         .map(|(path, lang)| {

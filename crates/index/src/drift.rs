@@ -19,8 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::Lang;
-use crate::sync::{DEFAULT_MAX_FILE_BYTES, could_be_source, load_stored, sniff_shebang};
+use crate::sync::{DEFAULT_MAX_FILE_BYTES, could_be_source, load_stored, source_lang};
 use crate::walk::{self, Found};
 
 /// Bytes looked at for a NUL, as the indexer does, to tell a binary file.
@@ -175,7 +174,7 @@ fn content_hash(found: &Found, max_bytes: u64) -> Option<[u8; 32]> {
 
 /// Whether an index run would add this unindexed file (a language, small, not binary).
 fn would_index(found: &Found, max_bytes: u64) -> bool {
-    if Lang::detect(&found.abs, &[]).is_none() && sniff_shebang(&found.abs).is_none() {
+    if source_lang(&found.abs).is_none() {
         return false;
     }
     if found.stat.size > max_bytes {

@@ -29,7 +29,7 @@ pub use dump::dump;
 pub use lang::Lang;
 pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
-    index_workspace, meta_get, workspace_root,
+    index_workspace, meta_get, source_files, workspace_root,
 };
 pub use trigram::TermsBuilder;
 pub use walk::{SkipReason, Skipped};

@@ -214,12 +214,8 @@ pub fn index_workspace(
             seen.insert(found.rel.as_str());
             continue;
         }
-        let lang = match Lang::detect(&found.abs, &[]) {
-            Some(lang) => lang,
-            None => match sniff_shebang(&found.abs) {
-                Some(lang) => lang,
-                None => continue,
-            },
+        let Some(lang) = source_lang(&found.abs) else {
+            continue;
         };
         seen.insert(found.rel.as_str());
         to_read.push((found, lang));
@@ -470,7 +466,26 @@ pub(crate) fn could_be_source(path: &Path) -> bool {
     }
 }
 
-pub(crate) fn sniff_shebang(path: &Path) -> Option<Lang> {
+/// The language an index run parses a walked file as: by its name, else by its shebang;
+/// `None` for a file that is not source.
+pub(crate) fn source_lang(path: &Path) -> Option<Lang> {
+    Lang::detect(path, &[]).or_else(|| sniff_shebang(path))
+}
+
+/// Every file an index run of `root` would consider, with the language it would parse
+/// it as: the same walk, ignore files and language rules (files too large or binary are
+/// only found out by reading them). For tools that must see what the indexer sees, such
+/// as the bench's tree-sitter-alone baseline.
+pub fn source_files(root: &Path) -> Vec<(PathBuf, Lang)> {
+    let walked = walk::walk(root, rayon::current_num_threads().max(1), &could_be_source);
+    walked
+        .files
+        .into_iter()
+        .filter_map(|found| source_lang(&found.abs).map(|lang| (found.abs, lang)))
+        .collect()
+}
+
+fn sniff_shebang(path: &Path) -> Option<Lang> {
     use std::io::Read;
     let mut head = [0u8; 128];
     let mut file = std::fs::File::open(path).ok()?;

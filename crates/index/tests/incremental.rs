@@ -162,6 +162,48 @@ fn no_change_run_with_skipped_files_writes_nothing() {
 }
 
 #[test]
+fn source_files_are_the_files_an_index_run_considers() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), BASE);
+    write_tree(
+        dir.path(),
+        &[
+            (".gitignore", "ignored/\n"),
+            ("ignored/skip.rs", "fn hidden() {}\n"),
+            ("README.md", "# not source\n"),
+            ("bin/tool", "#!/usr/bin/env python3\nprint('hi')\n"),
+            ("bin/notes", "no shebang here\n"),
+            ("src/binary.rs", "fn a() {}\0"),
+        ],
+    );
+    let report = index(dir.path());
+    let mut considered: Vec<String> = loci_index::source_files(dir.path())
+        .into_iter()
+        .map(|(path, _)| {
+            let rel = path.strip_prefix(dir.path()).unwrap();
+            rel.to_string_lossy().replace('\\', "/")
+        })
+        .collect();
+    considered.sort();
+    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(dir.path())).unwrap();
+    let mut expected: Vec<String> = conn
+        .prepare("SELECT path FROM files")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    expected.extend(report.skipped.iter().map(|s| s.path.clone()));
+    expected.sort();
+    assert_eq!(considered, expected);
+    assert!(
+        considered.contains(&"bin/tool".to_string()),
+        "{considered:?}"
+    );
+    assert_eq!(considered.len(), BASE.len() + 2, "{considered:?}");
+}
+
+#[test]
 fn touched_file_with_same_content_is_not_reparsed() {
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), BASE);
