@@ -96,24 +96,24 @@ fn no_change_run_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), BASE);
     index(dir.path());
-    let db = loci_store::index_path_for(dir.path());
-    let wal = db.with_extension("db-wal");
-    let before = (
-        std::fs::read(&db).unwrap(),
-        std::fs::read(&wal).unwrap_or_default(),
-    );
+    let before = database_bytes(dir.path());
     let report = index(dir.path());
     assert!(!report.wrote);
     assert_eq!(report.files_parsed, 0);
     assert_eq!(report.files_unchanged, 6);
-    let after = (
-        std::fs::read(&db).unwrap(),
-        std::fs::read(&wal).unwrap_or_default(),
-    );
     assert!(
-        before == after,
+        before == database_bytes(dir.path()),
         "a no-change run modified the database files"
     );
+}
+
+/// The bytes of the index and of its write-ahead log (empty when there is none).
+fn database_bytes(root: &std::path::Path) -> (Vec<u8>, Vec<u8>) {
+    let db = loci_store::index_path_for(root);
+    (
+        std::fs::read(&db).unwrap(),
+        std::fs::read(db.with_extension("db-wal")).unwrap_or_default(),
+    )
 }
 
 #[test]
@@ -141,22 +141,14 @@ fn no_change_run_with_skipped_files_writes_nothing() {
         ("src/huge.rs".to_string(), "too_large"),
     ];
     assert_eq!(reasons(&first), expected);
-    let db = loci_store::index_path_for(dir.path());
-    let wal = db.with_extension("db-wal");
-    let files = || {
-        (
-            std::fs::read(&db).unwrap(),
-            std::fs::read(&wal).unwrap_or_default(),
-        )
-    };
-    let before = files();
+    let before = database_bytes(dir.path());
     let report = index(dir.path());
     assert!(!report.wrote);
     assert_eq!(report.files_parsed, 0);
     assert_eq!(reasons(&report), expected);
     assert_eq!((report.symbols, report.edges), (first.symbols, first.edges));
     assert!(
-        before == files(),
+        before == database_bytes(dir.path()),
         "a run that only skipped files modified the database files"
     );
 }
