@@ -129,8 +129,10 @@ impl RunWriter<'_> {
                     SearchSink::Inline(terms) => Some(terms),
                     SearchSink::Side(_) => None,
                 };
+                // A first index resolves every file: no names to collect for staleness.
+                let names = (!self.fresh).then_some(&mut staled.names);
                 let (file_id, ids) =
-                    write::write_parsed(tx, &parsed, existing, &mut staled.names, inline_terms)?;
+                    write::write_parsed(tx, &parsed, existing, names, inline_terms)?;
                 if existing.is_none() && !self.fresh {
                     staled.added_paths.push(parsed.rel.clone());
                 }

@@ -35,12 +35,13 @@ type OldSymbols = HashMap<(String, String), VecDeque<(i64, String)>>;
 /// A changed file keeps the ids of the definitions it still has (matched by qualified
 /// name and kind, in order), so edges from other files into them stay valid; only the
 /// names of definitions that appeared or disappeared go into `touched_names`, and only
-/// files using those names need re-resolving.
+/// files using those names need re-resolving. A first index, which resolves every file,
+/// passes `None`.
 pub(crate) fn write_parsed(
     tx: &Transaction<'_>,
     file: &Parsed,
     existing: Option<i64>,
-    touched_names: &mut HashSet<String>,
+    mut touched_names: Option<&mut HashSet<String>>,
     search_terms: Option<&mut TermsBuilder>,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
     let (file_id, mut old) = match existing {
@@ -133,7 +134,9 @@ pub(crate) fn write_parsed(
                         parent
                     ])?;
                     ids.push(tx.last_insert_rowid());
-                    touched_names.insert(s.name.clone());
+                    if let Some(names) = touched_names.as_deref_mut() {
+                        names.insert(s.name.clone());
+                    }
                 }
             }
         }
@@ -141,7 +144,9 @@ pub(crate) fn write_parsed(
         let mut delete = tx.prepare_cached("DELETE FROM symbols WHERE id = ?1")?;
         for (id, name) in old.into_values().flatten() {
             delete.execute([id])?;
-            touched_names.insert(name);
+            if let Some(names) = touched_names.as_deref_mut() {
+                names.insert(name);
+            }
         }
     }
     let symbol_id = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
