@@ -19,11 +19,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::parse::{BINARY_SNIFF, is_binary};
 use crate::sync::{DEFAULT_MAX_FILE_BYTES, could_be_source, load_stored, source_lang};
 use crate::walk::{self, Found};
 
-/// Bytes looked at for a NUL, as the indexer does, to tell a binary file.
-const BINARY_SNIFF: usize = 8192;
 /// Paths named per category in a report (the counts are exact).
 const SAMPLE: usize = 10;
 
@@ -166,7 +165,7 @@ fn content_hash(found: &Found, max_bytes: u64) -> Option<[u8; 32]> {
     std::fs::File::open(&found.abs)
         .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
         .ok()?;
-    if bytes.len() as u64 > max_bytes || bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+    if bytes.len() as u64 > max_bytes || is_binary(&bytes) {
         return None;
     }
     Some(*blake3::hash(&bytes).as_bytes())
@@ -182,7 +181,7 @@ fn would_index(found: &Found, max_bytes: u64) -> bool {
     }
     let mut head = vec![0u8; BINARY_SNIFF.min(found.stat.size as usize)];
     match std::fs::File::open(&found.abs).and_then(|mut f| f.read_exact(&mut head)) {
-        Ok(()) => !head.contains(&0),
+        Ok(()) => !is_binary(&head),
         Err(_) => false,
     }
 }

@@ -30,7 +30,13 @@ pub(crate) enum Outcome {
 }
 
 /// Bytes looked at for a NUL to call a file binary.
-const BINARY_SNIFF: usize = 8192;
+pub(crate) const BINARY_SNIFF: usize = 8192;
+
+/// Whether a file starting with `bytes` is binary: a NUL in its first [`BINARY_SNIFF`]
+/// bytes. Drift uses the same rule to tell what an index run would skip.
+pub(crate) fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0)
+}
 
 /// Reads, hashes and (if the hash differs from `known_hash`) parses one file.
 pub(crate) fn parse_file(
@@ -64,7 +70,7 @@ pub(crate) fn parse_file(
             Some(format!("more than {max_bytes} bytes")),
         );
     }
-    if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+    if is_binary(&bytes) {
         return skipped(SkipReason::Binary, None);
     }
     let hash = *blake3::hash(&bytes).as_bytes();
