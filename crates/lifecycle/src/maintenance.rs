@@ -15,8 +15,8 @@ use crate::state::Started;
 
 /// Bytes of stdout and of stderr kept from a background run.
 pub const CAPTURE_CAP: usize = 64 * 1024;
-/// Exit code of a loci run that found the index busy (DESIGN.md §6).
-const EXIT_BUSY: i32 = 15;
+/// Exit code of a loci run that found the index busy.
+const EXIT_BUSY: i32 = loci_exit::ExitCode::Busy as i32;
 /// Characters of stderr kept in a run record.
 const MESSAGE_CHARS: usize = 600;
 

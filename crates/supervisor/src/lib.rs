@@ -63,6 +63,7 @@ pub use preflight::{
     ARG_MAX_MARGIN, EMPTY_MCP_CONFIG, McpConfigFile, PER_ARG_LIMIT, PreflightArgs, PreflightError,
     SKIP_VAR, WALK_UP_LEVELS, preflight_check, write_empty_mcp_config_tempfile,
 };
+pub use registry::{ShutdownHandler, on_shutdown_signal, teardown_all_children};
 pub use spec::{DEFAULT_BUDGET, DEFAULT_CAPTURE_CAP, DEFAULT_KILL_GRACE, Sink, SpawnSpec};
 pub use stdin::StdinWriter;
 pub use supervisor::{Handle, Supervisor};

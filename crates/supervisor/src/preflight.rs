@@ -16,6 +16,7 @@
 //! 7. `CLAUDE_CONFIG_DIR` (as the child will see it) is not a non-empty
 //!    directory.
 
+use loci_exit::ExitCode;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -175,11 +176,11 @@ pub enum PreflightError {
 }
 
 impl PreflightError {
-    /// Exit code for every preflight failure (DESIGN.md §6).
-    pub const EXIT_CODE: i32 = 16;
+    /// Exit code for every preflight failure.
+    pub const EXIT_CODE: ExitCode = ExitCode::Preflight;
 
     /// [`PreflightError::EXIT_CODE`], for symmetry with the other errors.
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit_code(&self) -> ExitCode {
         Self::EXIT_CODE
     }
 

@@ -29,6 +29,28 @@ struct Registry {
 static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 static HOOKS: Once = Once::new();
+/// A host's own shutdown, run instead of teardown-and-re-raise when a fatal signal
+/// arrives (see [`on_shutdown_signal`]).
+static HOST_SHUTDOWN: Mutex<Option<ShutdownHandler>> = Mutex::new(None);
+
+/// What a host runs when SIGINT, SIGTERM or SIGHUP arrives.
+pub type ShutdownHandler = Arc<dyn Fn(i32) + Send + Sync>;
+
+/// Replaces the default signal path (tear every child down, then re-raise the signal)
+/// with the host's own: a server drains its in-flight work, then calls
+/// [`teardown_all_children`] and exits; a CLI tears down, reports and exits with its
+/// documented code. The handler runs on the supervisor's signal thread, once per signal
+/// received (a second SIGINT may mean "hurry").
+pub fn on_shutdown_signal(handler: ShutdownHandler) {
+    install_hooks();
+    *lock(&HOST_SHUTDOWN) = Some(handler);
+}
+
+/// Closes the registry to new children and tears down every live one (SIGTERM to each
+/// group, SIGKILL after its grace), waiting, bounded, until each is reaped.
+pub fn teardown_all_children() {
+    teardown_all();
+}
 
 /// A fresh id for a run or a supervisor.
 pub(crate) fn next_id() -> u64 {
@@ -140,10 +162,21 @@ pub(crate) fn install_hooks() {
                 let spawned = std::thread::Builder::new()
                     .name("loci-supervisor-signals".into())
                     .spawn(move || {
-                        if let Some(sig) = signals.forever().next() {
-                            tracing::warn!(signal = sig, "signal received; tearing down children");
-                            teardown_all();
-                            sys::reraise_default(sig);
+                        for sig in signals.forever() {
+                            let host = lock(&HOST_SHUTDOWN).clone();
+                            match host {
+                                // A long-running host drains first, then tears down
+                                // (through `teardown_all_children`) and exits itself.
+                                Some(handler) => handler(sig),
+                                None => {
+                                    tracing::warn!(
+                                        signal = sig,
+                                        "signal received; tearing down children"
+                                    );
+                                    teardown_all();
+                                    sys::reraise_default(sig);
+                                }
+                            }
                         }
                     });
                 if let Err(e) = spawned {

@@ -1,5 +1,6 @@
 //! Why a creation or a listing failed, each with a stable `kind()`.
 
+use loci_exit::ExitCode;
 use std::path::PathBuf;
 
 use loci_paths::{
@@ -103,11 +104,11 @@ impl CreateError {
 
     /// The exit code from DESIGN.md §6: 5 for a refusal, 10 for the
     /// registry, 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit_code(&self) -> ExitCode {
         match self {
-            _ if self.is_refusal() => 5,
-            Self::Registry { .. } => 10,
-            _ => 1,
+            _ if self.is_refusal() => ExitCode::InvalidInput,
+            Self::Registry { .. } => ExitCode::Storage,
+            _ => ExitCode::Failure,
         }
     }
 
@@ -219,11 +220,13 @@ impl ListError {
 
     /// The exit code from DESIGN.md §6: 5 for a refusal, 4 when the folder
     /// does not exist, 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit_code(&self) -> ExitCode {
         match self {
-            Self::NoRoot(_) | Self::InvalidSegment { .. } | Self::NotADirectory(_) => 5,
-            Self::NotFound(_) => 4,
-            Self::Io(_) => 1,
+            Self::NoRoot(_) | Self::InvalidSegment { .. } | Self::NotADirectory(_) => {
+                ExitCode::InvalidInput
+            }
+            Self::NotFound(_) => ExitCode::NotFound,
+            Self::Io(_) => ExitCode::Failure,
         }
     }
 }

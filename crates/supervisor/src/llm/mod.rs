@@ -12,6 +12,7 @@
 mod claude;
 mod codex;
 
+use loci_exit::ExitCode;
 use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -208,15 +209,14 @@ impl LlmError {
         }
     }
 
-    /// The exit code from DESIGN.md §6: 16 for preflight, 6 (limit
-    /// exceeded) for budget and output size, the spawn error's own code,
-    /// 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
+    /// The exit code of the contract: preflight for preflight, limit exceeded
+    /// for budget and output size, the spawn error's own code, failure otherwise.
+    pub fn exit_code(&self) -> ExitCode {
         match self {
             LlmError::Preflight { .. } => PreflightError::EXIT_CODE,
             LlmError::Spawn(e) => e.exit_code(),
-            LlmError::TimedOut { .. } | LlmError::OutputTooLarge { .. } => 6,
-            _ => 1,
+            LlmError::TimedOut { .. } | LlmError::OutputTooLarge { .. } => ExitCode::LimitExceeded,
+            _ => ExitCode::Failure,
         }
     }
 }
