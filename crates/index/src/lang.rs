@@ -6,7 +6,19 @@ use serde::{Deserialize, Serialize};
 
 /// A language loci parses. The set is closed: adding one means adding a grammar,
 /// an extractor in `extract/` and a fixture test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    PartialOrd,
+    Ord,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     /// Rust (`.rs`).

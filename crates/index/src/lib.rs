@@ -22,14 +22,17 @@ mod side_search;
 mod stored_refs;
 mod sync;
 mod trigram;
+pub mod vocab;
 mod walk;
 mod write;
 
 pub use dump::dump;
+pub use extract::SymbolKind;
 pub use lang::Lang;
 pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
     index_workspace, meta_get, source_files, workspace_root,
 };
 pub use trigram::TermsBuilder;
+pub use vocab::{Confidence, EdgeKind, IndexState, MetaKey};
 pub use walk::{SkipReason, Skipped};

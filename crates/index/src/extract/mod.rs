@@ -63,7 +63,7 @@ impl FileFacts {
 }
 
 /// What kind of thing a definition is. Stored as its [`SymbolKind::name`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SymbolKind {
     /// A free function.

@@ -10,7 +10,10 @@ mod traverse;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
+use schemars::JsonSchema;
 use serde::Serialize;
+
+use crate::{IndexState, Lang, SymbolKind};
 
 pub use refs::{RefHit, Refs, refs};
 pub use search::{SearchHit, SearchOptions, search};
@@ -18,7 +21,7 @@ pub use select::{Selector, find, resolve_selector};
 pub use traverse::{Direction, Reached, Traversal, callees, callers, impact};
 
 /// A definition as every query reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SymbolInfo {
     /// Index id (stable until the file changes).
     #[serde(skip)]
@@ -28,7 +31,7 @@ pub struct SymbolInfo {
     /// Scopes and name joined with the language's separator.
     pub qualified_name: String,
     /// `function`, `method`, `class`...
-    pub kind: String,
+    pub kind: SymbolKind,
     /// Path relative to the workspace root.
     pub path: String,
     /// First line (1-based).
@@ -38,7 +41,7 @@ pub struct SymbolInfo {
     /// The declaration head.
     pub signature: String,
     /// The language.
-    pub lang: String,
+    pub lang: Lang,
     /// The doc comment, when asked for (`def`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
@@ -105,7 +108,7 @@ pub(crate) fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolI
 }
 
 /// Counts that `loci stats` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Stats {
     /// The workspace root.
     pub workspace: String,
@@ -133,8 +136,8 @@ pub struct Stats {
     pub edge_kinds: std::collections::BTreeMap<String, u64>,
     /// Edges per confidence.
     pub confidence: std::collections::BTreeMap<String, u64>,
-    /// `complete`, or `indexing` when a run was interrupted.
-    pub state: String,
+    /// `complete`, `indexing` while a run writes or after one was interrupted, `empty`.
+    pub state: IndexState,
 }
 
 impl Graph {
@@ -285,9 +288,11 @@ impl Graph {
             kinds,
             edge_kinds,
             confidence,
-            state: crate::meta_get(&self.conn, "state")
-                .map_err(&err)?
-                .unwrap_or_else(|| "empty".into()),
+            state: IndexState::from_stored(
+                crate::meta_get(&self.conn, crate::MetaKey::State.name())
+                    .map_err(&err)?
+                    .as_deref(),
+            ),
         })
     }
 
@@ -308,7 +313,7 @@ impl Graph {
 }
 
 /// One line of an outline.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct OutlineItem {
     /// Nesting depth (0 = top level).
     pub depth: u32,

@@ -1,26 +1,29 @@
 //! Every place that uses a definition: calls, type uses, imports and inheritance.
 
+use schemars::JsonSchema;
 use serde::Serialize;
+
+use crate::{Confidence, EdgeKind};
 
 use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, resolve_selector, symbol_from_row};
 
 /// One use of the target.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RefHit {
     /// File of the use (relative).
     pub path: String,
     /// Line of the use.
     pub line: u32,
     /// `CALLS`, `REFERENCES`, `IMPORTS`, `INHERITS` or `IMPLEMENTS`.
-    pub edge: String,
+    pub edge: EdgeKind,
     /// How sure the link is.
-    pub confidence: String,
+    pub confidence: Confidence,
     /// The definition the use is inside, if any.
     pub from: Option<SymbolInfo>,
 }
 
 /// The uses of one definition.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Refs {
     /// The definition.
     pub target: SymbolInfo,
@@ -41,7 +44,7 @@ pub fn refs(graph: &Graph, selector: &str) -> Result<Refs, QueryError> {
     let target = resolve_selector(graph, selector, false)?.remove(0);
     let err = QueryError::sqlite(&graph.index_path);
     let mut stmt = graph.conn.prepare_cached(USES_SQL).map_err(&err)?;
-    let rows: Vec<(String, u32, String, String, Option<i64>)> = stmt
+    let rows: Vec<(String, u32, EdgeKind, Confidence, Option<i64>)> = stmt
         .query_map([target.id], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })

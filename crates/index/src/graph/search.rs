@@ -34,7 +34,7 @@ impl Default for SearchOptions {
 }
 
 /// One matching line.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct SearchHit {
     /// Path relative to the workspace.
     pub path: String,

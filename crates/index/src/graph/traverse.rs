@@ -3,7 +3,10 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use schemars::JsonSchema;
 use serde::Serialize;
+
+use crate::{Confidence, EdgeKind};
 
 use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, resolve_selector, symbol_from_row};
 
@@ -22,7 +25,7 @@ pub enum Direction {
 }
 
 /// A node a traversal reached.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Reached {
     /// The definition reached; `None` for top-level code of a file (then see `path`).
     pub symbol: Option<SymbolInfo>,
@@ -35,15 +38,15 @@ pub struct Reached {
     /// Hops from the target.
     pub depth: u32,
     /// The edge kind that reached it (`CALLS`, `REFERENCES`, `INHERITS`, `IMPLEMENTS`, `IMPORTS`).
-    pub edge: String,
+    pub edge: EdgeKind,
     /// How sure that edge is (`exact`, `import`, `name`).
-    pub confidence: String,
+    pub confidence: Confidence,
     /// Labels from the target to this node (inclusive), e.g. `["parse", "run", "main"]`.
     pub via: Vec<String>,
 }
 
 /// A place in the workspace.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Site {
     /// Relative path.
     pub path: String,
@@ -52,7 +55,7 @@ pub struct Site {
 }
 
 /// The result of a traversal.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Traversal {
     /// What the traversal started from (symbols, or a file for `impact <file>`).
     pub targets: Vec<String>,
@@ -129,8 +132,8 @@ pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, Quer
 
 struct Step {
     node: Node,
-    edge: String,
-    confidence: String,
+    edge: EdgeKind,
+    confidence: Confidence,
     site_file: i64,
     site_line: u32,
 }
