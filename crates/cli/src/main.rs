@@ -1,16 +1,17 @@
 //! The `loci` command line: every command has human output and `--json`, and exits
-//! with a code from the contract in [`exit`].
+//! with a code from loci's one error table (`loci_api::ErrorKind::TABLE`). The commands
+//! only parse, call `loci_api` and print.
 
 mod cmd;
-mod exit;
 mod output;
 mod workspace_arg;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-
-use exit::Failure;
+use loci_api::graph::Direction;
+use loci_api::{ApiError, ErrorKind};
 
 /// loci: a local context engine for coding agents.
 #[derive(Parser)]
@@ -84,9 +85,12 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e, wants_json),
     };
     let as_json = cli.json;
+    if !matches!(cli.command, Command::Gate(_) | Command::Worker(_)) {
+        report_signals(as_json);
+    }
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
     let failure = match result {
-        Ok(Ok(())) => return ExitCode::from(exit::OK),
+        Ok(Ok(())) => return ExitCode::SUCCESS,
         Ok(Err(f)) => f,
         Err(panic) => {
             let message = panic
@@ -94,19 +98,30 @@ fn main() -> ExitCode {
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Failure::new(
-                exit::INTERNAL,
-                "internal",
-                format!("internal error: {message}"),
-            )
-            .hint("this is a bug in loci; please report it with the command you ran")
+            ApiError::new(ErrorKind::Internal, format!("internal error: {message}"))
+                .hint("this is a bug in loci; please report it with the command you ran")
         }
     };
     output::failure(&failure, as_json);
-    ExitCode::from(failure.code)
+    ExitCode::from(failure.exit_code().code())
 }
 
-fn run(cli: Cli) -> Result<(), Failure> {
+/// SIGINT, SIGTERM and SIGHUP: tear every child down, report `interrupted` (a JSON
+/// error with `--json`) and exit with its code, instead of dying by the signal.
+fn report_signals(as_json: bool) {
+    loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
+        loci_supervisor::teardown_all_children();
+        let e = ApiError::new(
+            ErrorKind::Interrupted,
+            format!("interrupted by signal {signal}"),
+        )
+        .hint("nothing stored was lost: the next run finishes what this one left");
+        output::failure(&e, as_json);
+        std::process::exit(i32::from(e.exit_code().code()));
+    }));
+}
+
+fn run(cli: Cli) -> Result<(), ApiError> {
     let json = cli.json;
     let ws = cli.workspace;
     match cli.command {
@@ -114,12 +129,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Find(a) => cmd::graph::find(a, ws, json),
         Command::Def(a) => cmd::graph::def(a, ws, json),
         Command::Refs(a) => cmd::graph::refs(a, ws, json),
-        Command::Callers(a) => {
-            cmd::graph::traverse(a, ws, json, loci_index::graph::Direction::Callers)
-        }
-        Command::Callees(a) => {
-            cmd::graph::traverse(a, ws, json, loci_index::graph::Direction::Callees)
-        }
+        Command::Callers(a) => cmd::graph::traverse(a, ws, json, Direction::Callers),
+        Command::Callees(a) => cmd::graph::traverse(a, ws, json, Direction::Callees),
         Command::Impact(a) => cmd::graph::impact(a, ws, json),
         Command::Outline(a) => cmd::graph::outline(a, ws, json),
         Command::Search(a) => cmd::graph::search(a, ws, json),
@@ -146,13 +157,11 @@ fn usage_error(e: clap::Error, as_json: bool) -> ExitCode {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
         let _ = e.print();
-        return ExitCode::from(
-            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                exit::USAGE
-            } else {
-                exit::OK
-            },
-        );
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitCode::from(loci_api::ExitCode::Usage.code())
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     if as_json {
         let message = e.render().to_string();
@@ -163,13 +172,13 @@ fn usage_error(e: clap::Error, as_json: bool) -> ExitCode {
             .trim_start_matches("error: ")
             .to_string();
         output::failure(
-            &Failure::new(exit::USAGE, "usage", first).hint("run `loci --help`"),
+            &ApiError::new(loci_api::ErrorKind::Usage, first).hint("run `loci --help`"),
             true,
         );
     } else {
         let _ = e.print();
     }
-    ExitCode::from(exit::USAGE)
+    ExitCode::from(loci_api::ExitCode::Usage.code())
 }
 
 fn init_tracing() {

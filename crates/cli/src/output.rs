@@ -2,9 +2,8 @@
 
 use std::io::Write;
 
+use loci_api::ApiError;
 use serde::Serialize;
-
-use crate::exit::Failure;
 
 /// Prints `value` as pretty JSON on stdout.
 pub fn json<T: Serialize>(value: &T) {
@@ -13,33 +12,66 @@ pub fn json<T: Serialize>(value: &T) {
     let _ = writeln!(out);
 }
 
-/// Prints a failure: a JSON object on stdout with `--json`, else text on stderr.
-pub fn failure(f: &Failure, as_json: bool) {
+/// Prints a failure: `{"error": ...}` on stdout with `--json`, else text on stderr.
+pub fn failure(e: &ApiError, as_json: bool) {
     if as_json {
-        json(&serde_json::json!({ "error": f }));
-    } else {
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "error: {}", f.message);
-        if let Some(hint) = &f.hint {
-            let _ = writeln!(err, "hint: {hint}");
+        json(&e.envelope());
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "error: {}", e.message);
+    if let Some(hint) = &e.hint {
+        let _ = writeln!(err, "hint: {hint}");
+    }
+    let detail = e.detail.as_ref();
+    if let Some(candidates) = detail
+        .and_then(|d| d.get("candidates"))
+        .and_then(|c| c.as_array())
+    {
+        let _ = writeln!(err, "candidates:");
+        for c in candidates {
+            let _ = writeln!(
+                err,
+                "  {}:{}  {} {}",
+                c["path"].as_str().unwrap_or(""),
+                c["line"],
+                c["kind"].as_str().unwrap_or(""),
+                c["qualified_name"].as_str().unwrap_or("")
+            );
         }
-        if let Some(candidates) = f
-            .detail
-            .as_ref()
-            .and_then(|d| d.get("candidates"))
-            .and_then(|c| c.as_array())
-        {
-            let _ = writeln!(err, "candidates:");
-            for c in candidates {
-                let _ = writeln!(
-                    err,
-                    "  {}:{}  {} {}",
-                    c["path"].as_str().unwrap_or(""),
-                    c["line"],
-                    c["kind"].as_str().unwrap_or(""),
-                    c["qualified_name"].as_str().unwrap_or("")
-                );
-            }
+        let count = detail
+            .and_then(|d| d.get("candidate_count"))
+            .and_then(|n| n.as_u64())
+            .unwrap_or(candidates.len() as u64);
+        if count > candidates.len() as u64 {
+            let _ = writeln!(err, "  ... {} more", count - candidates.len() as u64);
         }
     }
+}
+
+/// The text line after a page: how many more there are and how to get them.
+pub fn more(page: &loci_api::PageInfo, shown: usize) {
+    if let Some(cursor) = &page.next_cursor {
+        let total = if page.total_exact {
+            page.total.to_string()
+        } else {
+            format!("at least {}", page.total)
+        };
+        println!("... {shown} shown of {total}; next page: --cursor {cursor} (or raise --limit)");
+    }
+}
+
+/// A freshness line when the answer may be partial.
+pub fn freshness(f: &loci_api::Freshness) {
+    if f.is_partial() {
+        eprintln!(
+            "note: the index is {} ({} files not yet resolved): this answer may be partial",
+            f.state, f.stale_files
+        );
+    }
+}
+
+/// `n thing` or `n things`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -1,30 +1,28 @@
-//! Which workspace a query is about: `--workspace`, else the nearest ancestor of the
-//! current directory that has an index, else the current directory.
+//! Which workspace a command is about: `--workspace`, else the nearest ancestor of the
+//! current directory with an index (its own or in the registry), else the current
+//! directory.
 
 use std::path::{Path, PathBuf};
 
-use crate::exit::{self, Failure};
+use loci_api::{ApiError, ErrorKind};
 
-/// The workspace root for a query.
-pub fn query_root(explicit: Option<PathBuf>) -> Result<PathBuf, Failure> {
+/// The workspace a query is about.
+pub fn query_root(explicit: Option<PathBuf>) -> Result<PathBuf, ApiError> {
     if let Some(path) = explicit {
-        return loci_index::workspace_root(&path).map_err(Failure::from);
+        return loci_api::workspace_root(&path);
     }
     let cwd = std::env::current_dir().map_err(|e| {
-        Failure::new(
-            exit::FAILURE,
-            "no_cwd",
+        ApiError::new(
+            ErrorKind::Unreadable,
             format!("cannot read the current directory: {e}"),
         )
     })?;
-    let mut dir: Option<&Path> = Some(&cwd);
-    while let Some(d) = dir {
-        if loci_store::index_path_for(d).is_file() {
-            return Ok(d.to_path_buf());
-        }
-        dir = d.parent();
-    }
-    Ok(cwd)
+    Ok(loci_api::enclosing_workspace(&cwd))
+}
+
+/// A read handle on the workspace a query is about.
+pub fn open(explicit: Option<PathBuf>) -> Result<loci_api::Workspace, ApiError> {
+    loci_api::open(&query_root(explicit)?)
 }
 
 /// The directory a workspace command acts on: its own PATH argument, else the global
@@ -36,7 +34,7 @@ pub fn target_path(path: Option<PathBuf>, workspace: Option<PathBuf>) -> PathBuf
 /// The layered configuration for `root`, each invalid value reported once on stderr
 /// (the value from the layer below applies).
 pub fn load_config(root: Option<&Path>) -> loci_lifecycle::Config {
-    let cfg = loci_lifecycle::Config::load(root);
+    let cfg = loci_api::config(root);
     for w in cfg.warnings() {
         eprintln!("warning: {w}");
     }

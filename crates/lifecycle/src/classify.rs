@@ -19,16 +19,7 @@ use crate::probe::{IndexednessProbe, ProbeOutcome};
 use crate::record::{Checked, DbStamp, Record, now_ms};
 use crate::state::{Decider, State, Status};
 
-/// A workspace whose index location is known.
-#[derive(Debug, Clone)]
-pub struct Located {
-    /// Canonical root.
-    pub root: PathBuf,
-    /// Its index file.
-    pub index_path: PathBuf,
-    /// How it was found.
-    pub decider: Decider,
-}
+pub use crate::locate::Located;
 
 /// What a classification learned that is worth caching.
 #[derive(Debug, Default, Clone)]

@@ -46,7 +46,7 @@ pub struct KeyDef {
 
 const DAY_MS: u64 = 86_400_000;
 
-/// Every key loci's lifecycle reads.
+/// Every key loci reads (lifecycle, index, roots, the API server, limits).
 pub const KEYS: &[KeyDef] = &[
     KeyDef {
         key: "lifecycle.autoCreate",
@@ -128,6 +128,91 @@ pub const KEYS: &[KeyDef] = &[
         },
         default: Some(Value::Int(loci_index::DEFAULT_MAX_FILE_BYTES)),
         doc: "files larger than this are not indexed",
+    },
+    KeyDef {
+        key: "roots.managed",
+        env: "LOCI_MANAGED_ROOT",
+        kind: Kind::Path,
+        default: None,
+        doc: "the managed root: workspaces named by a single name live under it",
+    },
+    KeyDef {
+        key: "roots.base",
+        env: "LOCI_PROJECTS_BASE",
+        kind: Kind::Path,
+        default: None,
+        doc: "the projects base: workspaces named by a relative segment live under it",
+    },
+    KeyDef {
+        key: "api.enabled",
+        env: "LOCI_API_ENABLED",
+        kind: Kind::Bool,
+        default: Some(Value::Bool(true)),
+        doc: "the gate may ask (or start) a loci server about a workspace without a marker",
+    },
+    KeyDef {
+        key: "api.port",
+        env: "LOCI_API_PORT",
+        kind: Kind::Int { min: 1, max: 65535 },
+        default: Some(Value::Int(8000)),
+        doc: "the port `loci serve` binds and the gate's probe asks first",
+    },
+    KeyDef {
+        key: "api.probeDeadlineMs",
+        env: "LOCI_API_PROBE_DEADLINE_MS",
+        kind: Kind::Int { min: 1, max: 60000 },
+        default: Some(Value::Int(2_000)),
+        doc: "hard deadline of the gate's whole API probe chain",
+    },
+    KeyDef {
+        key: "api.requestTimeoutMs",
+        env: "LOCI_API_REQUEST_TIMEOUT_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(30_000)),
+        doc: "deadline of one HTTP request to `loci serve`",
+    },
+    KeyDef {
+        key: "api.maxBodyBytes",
+        env: "LOCI_API_MAX_BODY_BYTES",
+        kind: Kind::Int {
+            min: 1,
+            max: 64 << 20,
+        },
+        default: Some(Value::Int(1 << 20)),
+        doc: "largest HTTP request body `loci serve` reads",
+    },
+    KeyDef {
+        key: "limits.readDeadlineMs",
+        env: "LOCI_LIMITS_READ_DEADLINE_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(10_000)),
+        doc: "deadline of one graph read (find, callers, search...)",
+    },
+    KeyDef {
+        key: "limits.queryTimeoutMs",
+        env: "LOCI_LIMITS_QUERY_TIMEOUT_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(10_000)),
+        doc: "default deadline of a read-only SQL statement",
+    },
+    KeyDef {
+        key: "limits.maxRows",
+        env: "LOCI_LIMITS_MAX_ROWS",
+        kind: Kind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: Some(Value::Int(1_000)),
+        doc: "default row cap of a read-only SQL statement",
     },
 ];
 
@@ -415,6 +500,60 @@ impl Config {
     pub fn max_file_bytes(&self) -> u64 {
         self.int("index.maxFileBytes")
             .unwrap_or(loci_index::DEFAULT_MAX_FILE_BYTES)
+    }
+
+    /// A path-valued key (`roots.managed`, `roots.base`, `lifecycle.executable`).
+    pub fn path(&self, key: &str) -> Option<PathBuf> {
+        match self.settings.get(key).and_then(|s| s.value.as_ref()) {
+            Some(Value::Path(p)) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    /// `api.enabled`.
+    pub fn api_enabled(&self) -> bool {
+        self.bool("api.enabled")
+    }
+
+    /// `api.port`.
+    pub fn api_port(&self) -> u16 {
+        self.int("api.port")
+            .and_then(|p| u16::try_from(p).ok())
+            .unwrap_or(8000)
+    }
+
+    /// `api.probeDeadlineMs`.
+    pub fn api_probe_deadline(&self) -> Duration {
+        self.millis("api.probeDeadlineMs")
+            .unwrap_or(Duration::from_secs(2))
+    }
+
+    /// `api.requestTimeoutMs`.
+    pub fn api_request_timeout(&self) -> Duration {
+        self.millis("api.requestTimeoutMs")
+            .unwrap_or(Duration::from_secs(30))
+    }
+
+    /// `api.maxBodyBytes`.
+    pub fn api_max_body_bytes(&self) -> u64 {
+        self.int("api.maxBodyBytes").unwrap_or(1 << 20)
+    }
+
+    /// `limits.readDeadlineMs`.
+    pub fn read_deadline(&self) -> Duration {
+        self.millis("limits.readDeadlineMs")
+            .unwrap_or(Duration::from_secs(10))
+    }
+
+    /// `limits.queryTimeoutMs`.
+    pub fn query_timeout(&self) -> Duration {
+        self.millis("limits.queryTimeoutMs")
+            .unwrap_or(Duration::from_secs(10))
+    }
+
+    /// `limits.maxRows`.
+    pub fn max_rows(&self) -> usize {
+        self.int("limits.maxRows").map_or(1000, |n| n as usize)
     }
 }
 

@@ -34,6 +34,7 @@
 pub mod classify;
 pub mod config;
 pub mod gate;
+pub mod locate;
 pub mod lockfile;
 pub mod maintenance;
 pub mod probe;
@@ -44,4 +45,5 @@ pub mod watch;
 
 pub use classify::classify;
 pub use config::Config;
+pub use locate::{LocateError, Located, locate};
 pub use state::{Notice, State, Status};

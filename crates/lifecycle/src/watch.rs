@@ -22,6 +22,8 @@ const MAX_DEFER: u32 = 10;
 pub struct WatchOptions {
     /// Canonical workspace root.
     pub root: PathBuf,
+    /// The index to keep fresh (where [`crate::locate`] places it).
+    pub index_path: PathBuf,
     /// Quiet time before a sync.
     pub debounce: Duration,
     /// `index.maxFileBytes`.
@@ -144,6 +146,7 @@ fn sync_until_done(
     report: &mut dyn FnMut(&WatchEvent),
 ) -> bool {
     let mut index = loci_index::IndexOptions::new(&opts.root);
+    index.index_path = Some(opts.index_path.clone());
     index.purpose = "watch".into();
     index.max_file_bytes = opts.max_file_bytes;
     loop {

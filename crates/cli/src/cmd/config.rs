@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use loci_lifecycle::Config;
 
-use crate::exit::Failure;
 use crate::output;
 use crate::workspace_arg::target_path;
+use loci_api::ApiError;
 
 #[derive(Args)]
 pub struct ConfigArgs {
@@ -25,7 +25,7 @@ enum ConfigCommand {
     },
 }
 
-pub fn run(args: ConfigArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(args: ConfigArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let ConfigCommand::Show { path } = args.command;
     let path = target_path(path, workspace);
     let root = std::fs::canonicalize(&path).ok();

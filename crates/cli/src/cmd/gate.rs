@@ -15,7 +15,7 @@ use loci_lifecycle::gate::{self, GateRequest};
 use loci_lifecycle::probe::RegistryProbe;
 use loci_lifecycle::{State, Status};
 
-use crate::exit::Failure;
+use loci_api::ApiError;
 
 /// Bytes of hook input read from stdin.
 const HOOK_INPUT_MAX: u64 = 1 << 20;
@@ -42,7 +42,7 @@ struct HookInput {
     cwd: Option<PathBuf>,
 }
 
-pub fn run(args: GateArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(args: GateArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     // Fail-open: whatever happens inside, the host gets a status and exit 0.
     let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         gate_and_own(args, workspace, json)

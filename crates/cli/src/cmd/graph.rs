@@ -1,13 +1,36 @@
 //! The graph queries: find, def, refs, callers, callees, impact, outline, search, stats.
+//! Each parses its arguments into the API's request, calls `loci_api::graph` and prints.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use loci_index::graph::{self, Direction, Graph, SymbolInfo};
+use loci_api::graph::{self as api, Direction};
+use loci_api::{ApiError, ErrorKind, PageRequest, ReadOptions};
+use loci_index::graph::SymbolInfo;
+use loci_index::{Lang, SymbolKind};
 
-use crate::exit::{self, Failure};
 use crate::output;
-use crate::workspace_arg::query_root;
+use crate::workspace_arg::{load_config, open};
+
+/// `--limit` and `--cursor`, shared by every list.
+#[derive(Args)]
+pub struct PageArgs {
+    /// At most this many results (default depends on the command; at most 10000).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Continue after the previous page (its `next_cursor`).
+    #[arg(long)]
+    cursor: Option<String>,
+}
+
+impl PageArgs {
+    fn request(&self) -> PageRequest {
+        PageRequest {
+            limit: self.limit,
+            cursor: self.cursor.clone(),
+        }
+    }
+}
 
 #[derive(Args)]
 pub struct FindArgs {
@@ -19,15 +42,16 @@ pub struct FindArgs {
     /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, csharp, ruby, php, kotlin, swift, bash).
     #[arg(long)]
     lang: Option<String>,
-    /// At most this many results.
-    #[arg(long, default_value_t = 100)]
-    limit: usize,
+    #[command(flatten)]
+    page: PageArgs,
 }
 
 #[derive(Args)]
 pub struct SymbolArgs {
     /// `name`, `Qualified::name` (or `pkg.Class.name`) or `path/to/file:name`.
     symbol: String,
+    #[command(flatten)]
+    page: PageArgs,
 }
 
 #[derive(Args)]
@@ -37,6 +61,8 @@ pub struct DepthArgs {
     /// Hops to follow (1 = direct only).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
     depth: u32,
+    #[command(flatten)]
+    page: PageArgs,
 }
 
 #[derive(Args)]
@@ -46,12 +72,16 @@ pub struct ImpactArgs {
     /// Hops to follow.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=32))]
     depth: u32,
+    #[command(flatten)]
+    page: PageArgs,
 }
 
 #[derive(Args)]
 pub struct OutlineArgs {
     /// A file path (relative to the workspace, or absolute inside it).
     file: String,
+    #[command(flatten)]
+    page: PageArgs,
 }
 
 #[derive(Args)]
@@ -67,57 +97,88 @@ pub struct SearchArgs {
     /// Only files whose path matches this glob.
     #[arg(long)]
     path: Option<String>,
-    /// At most this many hits.
-    #[arg(long, default_value_t = 200)]
-    limit: usize,
+    #[command(flatten)]
+    page: PageArgs,
 }
 
-fn open(workspace: Option<PathBuf>) -> Result<Graph, Failure> {
-    let root = query_root(workspace)?;
-    Graph::open(&root).map_err(Failure::from)
+fn read_options() -> ReadOptions {
+    ReadOptions {
+        deadline: load_config(None).read_deadline(),
+        ..ReadOptions::default()
+    }
+}
+
+fn kind(name: Option<&str>) -> Result<Option<SymbolKind>, ApiError> {
+    name.map(|k| {
+        SymbolKind::from_name(k).ok_or_else(|| {
+            let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.name()).collect();
+            ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("unknown kind `{k}`; one of: {}", all.join(", ")),
+            )
+        })
+    })
+    .transpose()
+}
+
+fn lang(name: Option<&str>) -> Result<Option<Lang>, ApiError> {
+    name.map(|l| {
+        Lang::from_name(l).ok_or_else(|| {
+            let all: Vec<&str> = Lang::ALL.iter().map(|l| l.name()).collect();
+            ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("unknown language `{l}`; one of: {}", all.join(", ")),
+            )
+        })
+    })
+    .transpose()
 }
 
 fn line(s: &SymbolInfo) -> String {
     format!("{}:{}  {}  {}", s.path, s.line, s.kind, s.qualified_name)
 }
 
-pub fn find(args: FindArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let (found, truncated) = graph::find(
-        &g,
-        &args.pattern,
-        args.kind.as_deref(),
-        args.lang.as_deref(),
-        args.limit,
-    )?;
+pub fn find(args: FindArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let req = api::FindRequest {
+        pattern: args.pattern,
+        kind: kind(args.kind.as_deref())?,
+        lang: lang(args.lang.as_deref())?,
+        page: args.page.request(),
+    };
+    let ws = open(workspace)?;
+    let found = api::find(&ws, &req, &read_options())?;
     if json {
-        output::json(&serde_json::json!({ "symbols": found, "truncated": truncated }));
+        output::json(&found);
         return Ok(());
     }
-    if found.is_empty() {
-        return Err(Failure::new(
-            exit::NOT_FOUND,
-            "not_found",
-            format!("no definition matches `{}`", args.pattern),
-        ));
+    output::freshness(&found.index);
+    if found.symbols.is_empty() {
+        println!(
+            "no definition matches `{}` (try `loci find '*{}*'`)",
+            req.pattern,
+            req.pattern.trim_matches('*')
+        );
     }
-    for s in &found {
+    for s in &found.symbols {
         println!("{}  {}", line(s), s.signature);
     }
-    if truncated {
-        println!("... more results (raise --limit)");
-    }
+    output::more(&found.page, found.symbols.len());
     Ok(())
 }
 
-pub fn def(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let found = g.def(&args.symbol)?;
+pub fn def(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let req = api::SymbolRequest {
+        symbol: args.symbol,
+        page: args.page.request(),
+    };
+    let ws = open(workspace)?;
+    let found = api::def(&ws, &req, &read_options())?;
     if json {
-        output::json(&serde_json::json!({ "symbols": found }));
+        output::json(&found);
         return Ok(());
     }
-    for s in &found {
+    output::freshness(&found.index);
+    for s in &found.symbols {
         println!("{}\n    {}", line(s), s.signature);
         if let Some(doc) = &s.doc {
             for l in doc.lines() {
@@ -125,17 +186,27 @@ pub fn def(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<(
             }
         }
     }
+    output::more(&found.page, found.symbols.len());
     Ok(())
 }
 
-pub fn refs(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let result = graph::refs(&g, &args.symbol)?;
+pub fn refs(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let req = api::SymbolRequest {
+        symbol: args.symbol,
+        page: args.page.request(),
+    };
+    let ws = open(workspace)?;
+    let result = api::refs(&ws, &req, &read_options())?;
     if json {
         output::json(&result);
         return Ok(());
     }
-    println!("{} uses of {}", result.refs.len(), line(&result.target));
+    output::freshness(&result.index);
+    println!(
+        "{} of {}",
+        output::plural(result.page.total as usize, "use", "uses"),
+        line(&result.target)
+    );
     for r in &result.refs {
         let from = r
             .from
@@ -147,6 +218,7 @@ pub fn refs(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<
             r.path, r.line, r.edge, from, r.confidence
         );
     }
+    output::more(&result.page, result.refs.len());
     Ok(())
 }
 
@@ -155,30 +227,46 @@ pub fn traverse(
     workspace: Option<PathBuf>,
     json: bool,
     direction: Direction,
-) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let result = match direction {
-        Direction::Callers => graph::callers(&g, &args.symbol, args.depth)?,
-        Direction::Callees => graph::callees(&g, &args.symbol, args.depth)?,
-        Direction::Impact => graph::impact(&g, &args.symbol, args.depth)?,
+) -> Result<(), ApiError> {
+    let req = api::TraversalRequest {
+        target: args.symbol,
+        depth: Some(args.depth),
+        page: args.page.request(),
     };
-    print_traversal(&result, json);
-    Ok(())
+    run_traversal(req, direction, workspace, json)
 }
 
-pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let result = graph::impact(&g, &args.target, args.depth)?;
-    print_traversal(&result, json);
-    Ok(())
+pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let req = api::TraversalRequest {
+        target: args.target,
+        depth: Some(args.depth),
+        page: args.page.request(),
+    };
+    run_traversal(req, Direction::Impact, workspace, json)
 }
 
-fn print_traversal(t: &graph::Traversal, json: bool) {
+fn run_traversal(
+    req: api::TraversalRequest,
+    direction: Direction,
+    workspace: Option<PathBuf>,
+    json: bool,
+) -> Result<(), ApiError> {
+    let ws = open(workspace)?;
+    let t = api::traverse(&ws, direction, &req, &read_options())?;
     if json {
-        output::json(t);
-        return;
+        output::json(&t);
+        return Ok(());
     }
-    println!("{} ({} reached)", t.targets.join(", "), t.reached.len());
+    output::freshness(&t.index);
+    println!(
+        "{} ({} reached)",
+        t.targets.join(", "),
+        if t.page.total_exact {
+            t.page.total.to_string()
+        } else {
+            format!("at least {}", t.page.total)
+        }
+    );
     for r in &t.reached {
         let name = r
             .symbol
@@ -198,60 +286,89 @@ fn print_traversal(t: &graph::Traversal, json: bool) {
             r.via.join(" -> ")
         );
     }
-    if t.truncated {
-        println!("  ... truncated");
-    }
+    output::more(&t.page, t.reached.len());
+    Ok(())
 }
 
-pub fn outline(args: OutlineArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let items = g.outline(&args.file)?;
+pub fn outline(args: OutlineArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let ws = open(workspace)?;
+    let req = api::OutlineRequest {
+        file: relative_to_workspace(&args.file, ws.root()),
+        page: args.page.request(),
+    };
+    let items = api::outline(&ws, &req, &read_options())?;
     if json {
-        output::json(&serde_json::json!({ "path": args.file, "symbols": items }));
+        output::json(&items);
         return Ok(());
     }
-    for item in &items {
+    output::freshness(&items.index);
+    for item in &items.symbols {
+        let s = &item.symbol;
+        // Most signatures already start with their keyword (`class Parser`, `fn run`).
+        let head = if s.signature.split_whitespace().any(|w| w == s.kind.name()) {
+            s.signature.clone()
+        } else {
+            format!("{} {}", s.kind, s.signature)
+        };
         println!(
-            "{:indent$}{} {}  :{}",
+            "{:indent$}{head}  :{}",
             "",
-            item.symbol.kind,
-            item.symbol.signature,
-            item.symbol.line,
+            s.line,
             indent = item.depth as usize * 2
         );
     }
+    output::more(&items.page, items.symbols.len());
     Ok(())
 }
 
-pub fn search(args: SearchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let opts = graph::SearchOptions {
+/// A file argument as the index stores it: relative to the workspace root. A path that
+/// exists relative to the current directory inside the workspace is taken from there.
+fn relative_to_workspace(file: &str, root: &std::path::Path) -> String {
+    let p = std::path::Path::new(file);
+    if p.is_absolute() {
+        return file.to_string();
+    }
+    if let Ok(abs) = std::fs::canonicalize(p)
+        && let Ok(rel) = abs.strip_prefix(root)
+    {
+        return rel.to_string_lossy().into_owned();
+    }
+    file.to_string()
+}
+
+pub fn search(args: SearchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let req = api::SearchRequest {
+        pattern: args.pattern,
         regex: args.regex,
         ignore_case: args.ignore_case,
-        limit: args.limit,
-        path_glob: args.path,
+        path: args.path,
+        page: args.page.request(),
     };
-    let (hits, truncated) = graph::search(&g, &args.pattern, &opts)?;
+    let ws = open(workspace)?;
+    let found = api::search(&ws, &req, &read_options())?;
     if json {
-        output::json(&serde_json::json!({ "hits": hits, "truncated": truncated }));
+        output::json(&found);
         return Ok(());
     }
-    for h in &hits {
+    output::freshness(&found.index);
+    if found.hits.is_empty() {
+        println!("no hits for `{}`", req.pattern);
+    }
+    for h in &found.hits {
         println!("{}:{}:{}: {}", h.path, h.line, h.col, h.text);
     }
-    if truncated {
-        println!("... more hits (raise --limit)");
-    }
+    output::more(&found.page, found.hits.len());
     Ok(())
 }
 
-pub fn stats(workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
-    let g = open(workspace)?;
-    let s = g.stats()?;
+pub fn stats(workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let ws = open(workspace)?;
+    let answer = api::stats(&ws, &read_options())?;
     if json {
-        output::json(&s);
+        output::json(&answer);
         return Ok(());
     }
+    let s = &answer.stats;
     println!(
         "workspace {}\nindex     {} ({} KiB, {})",
         s.workspace,

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::exit::Failure;
+use loci_api::ApiError;
+
 use crate::output;
 use crate::workspace_arg::{load_config, target_path};
 
@@ -24,6 +25,10 @@ pub struct IndexArgs {
     /// List every skipped file in the human output too.
     #[arg(long)]
     verbose: bool,
+    /// Keep the index in this file instead of `<PATH>/.loci/index.db` (for a read-only
+    /// tree); the registry records it, so every later command finds it.
+    #[arg(long, value_name = "FILE")]
+    index_path: Option<PathBuf>,
 }
 
 struct Bar(ProgressBar);
@@ -40,13 +45,16 @@ impl loci_index::Progress for Bar {
     }
 }
 
-pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let path = target_path(args.path, workspace);
-    let mut opts = loci_index::IndexOptions::new(path);
-    opts.max_file_bytes = args
-        .max_file_bytes
-        .unwrap_or_else(|| load_config(Some(&opts.root)).max_file_bytes());
-    opts.threads = args.threads;
+    let cfg = load_config(std::fs::canonicalize(&path).ok().as_deref());
+    warn_if_nested(&path);
+    let req = loci_api::IndexRequest {
+        path,
+        index_path: args.index_path.map(absolute),
+        max_file_bytes: args.max_file_bytes,
+        threads: args.threads,
+    };
     let show_bar = !json && std::io::stderr().is_terminal();
     let report = if show_bar {
         let bar = ProgressBar::new(0).with_style(
@@ -55,27 +63,10 @@ pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        loci_index::index_workspace(&opts, &Bar(bar))?
+        loci_api::index(&req, &cfg, &Bar(bar))?
     } else {
-        loci_index::index_workspace(&opts, &loci_index::NoProgress)?
+        loci_api::index(&req, &cfg, &loci_index::NoProgress)?
     };
-    if report.wrote {
-        match loci_store::registry::Registry::open_default() {
-            Ok(registry) => {
-                if let Err(e) = registry.record_index(
-                    std::path::Path::new(&report.workspace),
-                    std::path::Path::new(&report.index_path),
-                    report.files_indexed as i64,
-                    report.symbols as i64,
-                ) {
-                    tracing::warn!(error = %e, "index built but not registered");
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "index built but the registry could not be opened")
-            }
-        }
-    }
     if json {
         output::json(&report);
         return Ok(());
@@ -132,4 +123,35 @@ pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
         );
     }
     Ok(())
+}
+
+/// A relative `--index-path` is taken from the current directory.
+fn absolute(p: PathBuf) -> PathBuf {
+    if p.is_absolute() {
+        return p;
+    }
+    std::env::current_dir().map(|d| d.join(&p)).unwrap_or(p)
+}
+
+/// Indexing a directory inside a workspace that already has an index creates a second,
+/// nested one that shadows the outer for commands run below it: say so.
+fn warn_if_nested(path: &std::path::Path) {
+    let Ok(abs) = std::fs::canonicalize(path) else {
+        return;
+    };
+    if loci_store::index_path_for(&abs).is_file() {
+        return;
+    }
+    if let Some(outer) = abs.parent().map(loci_api::enclosing_workspace)
+        && loci_store::index_path_for(&outer).is_file()
+    {
+        eprintln!(
+            "warning: {} is inside the indexed workspace {}; this creates a separate index \
+             that answers for commands run below it (index the outer workspace instead: \
+             `loci index {}`)",
+            abs.display(),
+            outer.display(),
+            outer.display()
+        );
+    }
 }

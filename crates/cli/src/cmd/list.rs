@@ -1,19 +1,19 @@
 //! `loci list`: the registered workspaces.
 
-use crate::exit::Failure;
+use loci_api::ApiError;
+
 use crate::output;
 
-pub fn run(json: bool) -> Result<(), Failure> {
-    let registry = loci_store::registry::Registry::open_default()?;
-    let entries = registry.list()?;
+pub fn run(json: bool) -> Result<(), ApiError> {
+    let list = loci_api::workspaces::list()?;
     if json {
-        output::json(&serde_json::json!({ "workspaces": entries }));
+        output::json(&list);
         return Ok(());
     }
-    if entries.is_empty() {
+    if list.workspaces.is_empty() {
         println!("no workspaces yet: run `loci index <path>`");
     }
-    for e in entries {
+    for e in list.workspaces {
         println!(
             "{}  files={} symbols={}{}",
             e.root,

@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use loci_query::{Params, Query, QueryEngine, QueryError, Value, WorkerConfig};
-use serde::Serialize;
+use loci_api::sql::{Engine, QueryAnswer, QueryRequest};
+use loci_api::{ApiError, ErrorKind};
+use loci_query::Value;
 
-use crate::exit::{self, Failure};
 use crate::output;
 
 /// Where the statement runs.
@@ -39,62 +39,31 @@ pub struct QueryArgs {
     pub engine: EngineKind,
 }
 
-#[derive(Serialize)]
-struct Answer<'a> {
-    engine: &'static str,
-    columns: &'a [String],
-    rows: &'a [Vec<Value>],
-    row_count: usize,
-    truncated: bool,
-    elapsed_ms: f64,
-}
-
 /// Runs `loci query`.
-pub fn run(args: QueryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(args: QueryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let params = match &args.params {
-        Some(text) => Params::from_json(text)
-            .map_err(|m| Failure::new(exit::INVALID_INPUT, "invalid_params", m))?,
-        None => Params::None,
+        Some(text) => Some(serde_json::from_str(text).map_err(|e| {
+            ApiError::new(
+                ErrorKind::InvalidParams,
+                format!("--params is not JSON: {e}"),
+            )
+            .hint("--params takes a JSON array for ? or an object for :name")
+        })?),
+        None => None,
     };
-    let root = crate::workspace_arg::query_root(workspace)?;
-    let db = loci_store::index_path_for(&root);
-    if !db.is_file() {
-        return Err(Failure::new(
-            exit::NOT_FOUND,
-            "no_index",
-            format!("no index at {}", db.display()),
-        )
-        .hint("run `loci index` in the workspace first"));
-    }
-    let engine = match args.engine {
-        EngineKind::InProcess => QueryEngine::in_process(&db),
-        EngineKind::Worker => {
-            let program = std::env::current_exe().map_err(|e| {
-                Failure::new(
-                    exit::FAILURE,
-                    "worker",
-                    format!("cannot locate the loci binary for the worker: {e}"),
-                )
-            })?;
-            QueryEngine::worker(WorkerConfig::new(program, &db))
-        }
-    }
-    .map_err(failure)?;
-    let q = Query::new(args.sql)
-        .params(params)
-        .timeout(args.timeout)
-        .max_rows(args.max_rows);
-    let result = engine.execute(&q);
-    engine.close();
-    let r = result.map_err(failure)?;
-    let answer = Answer {
-        engine: engine.mode(),
-        columns: &r.columns,
-        rows: &r.rows,
-        row_count: r.rows.len(),
-        truncated: r.truncated,
-        elapsed_ms: r.elapsed.as_secs_f64() * 1000.0,
+    let ws = crate::workspace_arg::open(workspace)?;
+    let req = QueryRequest {
+        sql: args.sql,
+        params,
+        timeout_ms: Some(args.timeout.as_millis().min(u128::from(u64::MAX)) as u64),
+        max_rows: Some(args.max_rows),
+        engine: match args.engine {
+            EngineKind::InProcess => Engine::InProcess,
+            EngineKind::Worker => Engine::Worker,
+        },
     };
+    let program = std::env::current_exe().ok();
+    let answer = loci_api::sql::query(ws.index_path(), &req, program.as_deref())?;
     if json {
         output::json(&answer);
     } else {
@@ -103,11 +72,11 @@ pub fn run(args: QueryArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
     Ok(())
 }
 
-fn print_table(a: &Answer<'_>) {
+fn print_table(a: &QueryAnswer) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{}", a.columns.join(" | "));
-    for row in a.rows {
+    for row in &a.rows {
         let cells: Vec<String> = row.iter().map(Value::display).collect();
         let _ = writeln!(out, "{}", cells.join(" | "));
     }
@@ -119,25 +88,4 @@ fn print_table(a: &Answer<'_>) {
         if a.truncated { ", truncated" } else { "" },
         a.elapsed_ms
     );
-}
-
-fn failure(e: QueryError) -> Failure {
-    let kind = e.kind();
-    let message = e.to_string();
-    if e.is_invalid_input() {
-        let f = Failure::new(exit::INVALID_INPUT, kind, message);
-        return match kind {
-            "not_read_only" | "multiple_statements" => {
-                f.hint("loci query runs exactly one read-only statement (SELECT, WITH ... SELECT)")
-            }
-            "invalid_params" => f.hint("--params takes a JSON array for ? or an object for :name"),
-            _ => f,
-        };
-    }
-    match e {
-        QueryError::Timeout(_) => Failure::new(exit::FAILURE, kind, message)
-            .hint("raise --timeout, or narrow the statement (LIMIT, WHERE)"),
-        QueryError::Open { .. } => Failure::new(exit::STORAGE, kind, message),
-        _ => Failure::new(exit::FAILURE, kind, message),
-    }
 }

@@ -2,15 +2,13 @@
 //! exits 0 (the state is the answer, `unavailable` included).
 
 use std::path::PathBuf;
-use std::sync::mpsc;
 
 use clap::Args;
-use loci_lifecycle::probe::RegistryProbe;
-use loci_lifecycle::{State, Status, classify, record};
+use loci_api::ApiError;
+use loci_lifecycle::{State, Status};
 
-use crate::exit::Failure;
 use crate::output;
-use crate::workspace_arg::{load_config, target_path};
+use crate::workspace_arg::target_path;
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -18,48 +16,11 @@ pub struct StatusArgs {
     path: Option<PathBuf>,
 }
 
-pub fn run(args: StatusArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(args: StatusArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let path = target_path(args.path, workspace);
-    let status = status_of(&path);
+    let status = loci_api::status(&path);
     print(&status, json);
     Ok(())
-}
-
-/// Classifies `path` in full (no liveness cache), bounded by `index.probeTimeoutMs`.
-pub fn status_of(path: &std::path::Path) -> Status {
-    let root = match classify::resolve_root(path) {
-        Ok(root) => root,
-        Err(status) => return *status,
-    };
-    let cfg = load_config(Some(&root));
-    let record = record::load(&root);
-    let last_run = record.last_run.clone();
-    let (tx, rx) = mpsc::channel();
-    let (r, c) = (root.clone(), cfg.clone());
-    let spawned = std::thread::Builder::new()
-        .name("loci-status".into())
-        .spawn(move || {
-            let _ = tx.send(classify::classify(&r, &c, &RegistryProbe, &record, true).0);
-        });
-    let mut status = match spawned {
-        Ok(_) => rx.recv_timeout(cfg.probe_timeout()).unwrap_or_else(|_| {
-            classify::unknown(
-                root.to_string_lossy().into_owned(),
-                loci_lifecycle::state::Decider::None,
-                format!(
-                    "the state check did not finish within index.probeTimeoutMs ({} ms)",
-                    cfg.probe_timeout().as_millis()
-                ),
-            )
-        }),
-        Err(e) => classify::unknown(
-            root.to_string_lossy().into_owned(),
-            loci_lifecycle::state::Decider::None,
-            format!("cannot start the state check: {e}"),
-        ),
-    };
-    status.last_run = last_run;
-    status
 }
 
 /// Prints a status: the object with `--json`, else a few lines.

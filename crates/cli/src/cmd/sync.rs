@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::exit::Failure;
+use loci_api::ApiError;
+
 use crate::output;
 use crate::workspace_arg::{load_config, target_path};
 
@@ -17,15 +18,11 @@ pub struct SyncArgs {
     path: Option<PathBuf>,
 }
 
-pub fn run(args: SyncArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(args: SyncArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let path = target_path(args.path, workspace);
-    let root = loci_index::workspace_root(&path)?;
+    let root = loci_api::workspace_root(&path)?;
     let cfg = load_config(Some(&root));
-    let mut opts = loci_index::IndexOptions::new(&root);
-    opts.purpose = "sync".into();
-    opts.max_file_bytes = cfg.max_file_bytes();
-    let report = loci_index::index_workspace(&opts, &loci_index::NoProgress)?;
-    loci_lifecycle::watch::record_in_registry(&report);
+    let report = loci_api::sync(&root, &cfg)?;
     if json {
         output::json(&report);
     } else {

@@ -6,11 +6,9 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use clap::Args;
+use loci_api::ApiError;
 use loci_lifecycle::Config;
-use loci_lifecycle::lockfile::WatchLockError;
-use loci_lifecycle::watch::{WatchError, WatchOptions, watch};
 
-use crate::exit::{self, Failure};
 use crate::workspace_arg::{load_config, target_path};
 
 #[derive(Args)]
@@ -19,20 +17,15 @@ pub struct WatchArgs {
     path: Option<PathBuf>,
 }
 
-pub fn run(args: WatchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(args: WatchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let path = target_path(args.path, workspace);
-    let root = loci_index::workspace_root(&path)?;
+    let root = loci_api::workspace_root(&path)?;
     let cfg = load_config(Some(&root));
     watch_root(root, &cfg, json)
 }
 
 /// Watches `root` until the process is stopped.
-pub fn watch_root(root: PathBuf, cfg: &Config, json: bool) -> Result<(), Failure> {
-    let opts = WatchOptions {
-        root,
-        debounce: cfg.watch_debounce(),
-        max_file_bytes: cfg.max_file_bytes(),
-    };
+pub fn watch_root(root: PathBuf, cfg: &Config, json: bool) -> Result<(), ApiError> {
     let stop = AtomicBool::new(false);
     let mut report = |e: &loci_lifecycle::watch::WatchEvent| {
         let mut out = std::io::stdout().lock();
@@ -50,16 +43,5 @@ pub fn watch_root(root: PathBuf, cfg: &Config, json: bool) -> Result<(), Failure
         }
         let _ = out.flush();
     };
-    watch(&opts, &stop, &mut report).map_err(|e| match e {
-        WatchError::Lock(WatchLockError::Busy { ref holder, .. }) => {
-            let detail = serde_json::to_value(holder).unwrap_or_default();
-            Failure::new(exit::BUSY, "busy", e.to_string())
-                .hint("one watcher per workspace; stop the other one first")
-                .detail(detail)
-        }
-        WatchError::Lock(WatchLockError::Io { .. }) => {
-            Failure::new(exit::STORAGE, "lock", e.to_string())
-        }
-        WatchError::Notify { .. } => Failure::new(exit::FAILURE, "watch", e.to_string()),
-    })
+    loci_api::watch(&root, cfg, &stop, &mut report)
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::exit::{self, Failure};
+use loci_api::ApiError;
 
 /// Arguments of the hidden `loci worker` subcommand.
 #[derive(clap::Args)]
@@ -15,7 +15,6 @@ pub struct WorkerArgs {
 }
 
 /// Serves requests from stdin until it ends.
-pub fn run(args: WorkerArgs) -> Result<(), Failure> {
-    loci_query::run_worker(&args.db)
-        .map_err(|e| Failure::new(exit::STORAGE, e.kind(), e.to_string()))
+pub fn run(args: WorkerArgs) -> Result<(), ApiError> {
+    Ok(loci_query::run_worker(&args.db)?)
 }

@@ -3,7 +3,8 @@
 use clap::{Args, Subcommand};
 use loci_paths::{RootKind, Roots};
 
-use crate::exit::{self, Failure};
+use loci_api::ApiError;
+
 use crate::output;
 
 #[derive(Args)]
@@ -46,18 +47,15 @@ struct LsArgs {
     segment: Option<String>,
 }
 
-pub fn run(args: WorkspaceArgs, json: bool) -> Result<(), Failure> {
-    let roots = Roots::from_env(None, None).map_err(|e| {
-        Failure::new(exit::INVALID_INPUT, "no_root", e.to_string())
-            .hint("set LOCI_PROJECTS_BASE / LOCI_MANAGED_ROOT to absolute directories")
-    })?;
+pub fn run(args: WorkspaceArgs, json: bool) -> Result<(), ApiError> {
+    let roots = loci_api::workspaces::roots(&crate::workspace_arg::load_config(None))?;
     match args.command {
         WorkspaceCommand::Create(a) => create(&roots, a, json),
         WorkspaceCommand::Ls(a) => ls(&roots, a, json),
     }
 }
 
-fn create(roots: &Roots, args: CreateArgs, json: bool) -> Result<(), Failure> {
+fn create(roots: &Roots, args: CreateArgs, json: bool) -> Result<(), ApiError> {
     let mut request = match (args.mounted, args.managed) {
         (Some(segment), _) => loci_workspace::CreateRequest::mounted(segment),
         (None, Some(name)) => loci_workspace::CreateRequest::managed(name),
@@ -66,18 +64,7 @@ fn create(roots: &Roots, args: CreateArgs, json: bool) -> Result<(), Failure> {
     if let Some(url) = args.clone {
         request = request.clone_from(url);
     }
-    let registry = loci_store::registry::Registry::open_default()?;
-    let supervisor = loci_supervisor::Supervisor::new();
-    let created = loci_workspace::create(roots, &request, &supervisor, &registry).map_err(|e| {
-        let mut f = Failure::new(e.exit_code() as u8, e.kind(), e.to_string());
-        if let Some(hint) = e.hint() {
-            f = f.hint(hint);
-        }
-        if let Some(reason) = e.reason() {
-            f = f.detail(serde_json::json!({ "reason": reason }));
-        }
-        f
-    })?;
+    let created = loci_api::workspaces::create(roots, &request)?;
     if json {
         output::json(&created);
     } else {
@@ -91,14 +78,13 @@ fn create(roots: &Roots, args: CreateArgs, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-fn ls(roots: &Roots, args: LsArgs, json: bool) -> Result<(), Failure> {
+fn ls(roots: &Roots, args: LsArgs, json: bool) -> Result<(), ApiError> {
     let kind = if args.managed {
         RootKind::Managed
     } else {
         RootKind::Base
     };
-    let listing = loci_workspace::ls(roots, kind, args.segment.as_deref())
-        .map_err(|e| Failure::new(e.exit_code() as u8, e.kind(), e.to_string()))?;
+    let listing = loci_api::workspaces::ls(roots, kind, args.segment.as_deref())?;
     if json {
         output::json(&listing);
         return Ok(());

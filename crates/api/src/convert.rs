@@ -1,0 +1,239 @@
+//! Every lower crate's error turned into an [`ApiError`]: the only place that decides
+//! which row of the table a failure of the store, the index, the lifecycle, the query
+//! engine or workspace creation belongs to.
+
+use loci_index::graph::QueryError as GraphError;
+
+use crate::error::{ApiError, ErrorKind};
+
+/// Candidates listed in an ambiguity error (the count is always given).
+pub const AMBIGUOUS_SHOWN: usize = 20;
+
+impl From<loci_store::StoreError> for ApiError {
+    fn from(e: loci_store::StoreError) -> ApiError {
+        use loci_store::StoreError as E;
+        if e.is_busy() {
+            return ApiError::new(ErrorKind::Busy, e.to_string())
+                .hint("another loci process is writing; retry shortly");
+        }
+        match e {
+            E::UnknownSchema {
+                found: 0, ref path, ..
+            } => ApiError::new(
+                ErrorKind::Indexing,
+                format!("the index at {} is being created", path.display()),
+            )
+            .hint("the first index is running; retry in a moment (`loci status` shows progress)"),
+            E::UnknownSchema { .. } => ApiError::new(ErrorKind::UnknownSchema, e.to_string())
+                .hint("upgrade loci, or rebuild the index with `loci rebuild --yes`"),
+            _ => ApiError::new(ErrorKind::Storage, e.to_string()),
+        }
+    }
+}
+
+impl From<loci_index::IndexError> for ApiError {
+    fn from(e: loci_index::IndexError) -> ApiError {
+        use loci_index::IndexError as E;
+        use loci_index::lock::LockError;
+        match e {
+            E::NotFound(_) => ApiError::new(ErrorKind::NotFound, e.to_string()),
+            E::NotADirectory(_) => ApiError::new(ErrorKind::NotADirectory, e.to_string())
+                .hint("give the workspace directory, not a file"),
+            E::Unreadable { .. } => ApiError::new(ErrorKind::Unreadable, e.to_string()),
+            E::Lock(LockError::Busy { ref holder }) => {
+                let detail = serde_json::to_value(holder).unwrap_or_default();
+                ApiError::new(ErrorKind::Busy, e.to_string())
+                    .hint("wait for it to finish; loci never takes the lock from another process")
+                    .detail(detail)
+            }
+            E::Lock(LockError::Io { .. }) => ApiError::new(ErrorKind::Lock, e.to_string()),
+            E::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<GraphError> for ApiError {
+    fn from(e: GraphError) -> ApiError {
+        match e {
+            GraphError::NotFound { ref what } => {
+                let hint = match what.strip_prefix('`').and_then(|w| w.split('`').next()) {
+                    Some(name) if !name.is_empty() => {
+                        let part = name
+                            .rsplit([':', '.', '/', '\\', '#'])
+                            .next()
+                            .unwrap_or(name);
+                        format!("`loci find '*{part}*'` lists definitions whose name contains it")
+                    }
+                    _ => "`loci find '*part*'` lists definitions by glob".to_string(),
+                };
+                ApiError::new(ErrorKind::NotFound, e.to_string()).hint(hint)
+            }
+            GraphError::Ambiguous { ref candidates, .. } => {
+                let shown: Vec<_> = candidates.iter().take(AMBIGUOUS_SHOWN).collect();
+                let detail = serde_json::json!({
+                    "candidates": shown,
+                    "candidate_count": candidates.len(),
+                });
+                ApiError::new(ErrorKind::Ambiguous, e.to_string())
+                    .hint("name one candidate as path:name or Qualified::name")
+                    .detail(detail)
+            }
+            GraphError::Invalid(_) => ApiError::new(ErrorKind::InvalidInput, e.to_string()),
+            GraphError::NoIndex(_) => ApiError::new(ErrorKind::NoIndex, e.to_string())
+                .hint("run `loci index` in the workspace first"),
+            GraphError::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<loci_query::QueryError> for ApiError {
+    fn from(e: loci_query::QueryError) -> ApiError {
+        use loci_query::QueryError as E;
+        let message = e.to_string();
+        match e {
+            E::NotReadOnly(_) | E::MultipleStatements(_) => {
+                let kind = if matches!(e, E::NotReadOnly(_)) {
+                    ErrorKind::NotReadOnly
+                } else {
+                    ErrorKind::MultipleStatements
+                };
+                ApiError::new(kind, message).hint(
+                    "loci query runs exactly one read-only statement (SELECT, WITH ... SELECT)",
+                )
+            }
+            E::Syntax(_) => ApiError::new(ErrorKind::Syntax, message)
+                .hint("docs/query.md lists the tables and columns an agent may query"),
+            E::TooLong(_) => ApiError::new(ErrorKind::TooLong, message),
+            E::InvalidParams(_) => ApiError::new(ErrorKind::InvalidParams, message)
+                .hint("params take a JSON array for ? or an object for :name"),
+            E::Timeout(_) => ApiError::new(ErrorKind::Timeout, message)
+                .hint("raise the timeout, or narrow the statement (LIMIT, WHERE)"),
+            E::Cancelled(_) => ApiError::new(ErrorKind::Cancelled, message),
+            E::WorkerKilled(_) | E::Worker(_) | E::Closed(_) => {
+                ApiError::new(ErrorKind::Worker, message)
+            }
+            E::Open { .. } => ApiError::new(ErrorKind::Storage, message),
+            E::Sqlite(_) => ApiError::new(ErrorKind::QueryFailed, message),
+            #[allow(unreachable_patterns)]
+            _ => ApiError::new(
+                ErrorKind::from_name(e.kind()).unwrap_or(ErrorKind::QueryFailed),
+                message,
+            ),
+        }
+    }
+}
+
+impl From<loci_lifecycle::LocateError> for ApiError {
+    fn from(e: loci_lifecycle::LocateError) -> ApiError {
+        match e {
+            loci_lifecycle::LocateError::Busy { .. } => {
+                ApiError::new(ErrorKind::Busy, e.to_string()).hint("retry shortly")
+            }
+            loci_lifecycle::LocateError::Unknown { .. } => {
+                ApiError::new(ErrorKind::Storage, e.to_string())
+            }
+        }
+    }
+}
+
+impl From<loci_lifecycle::rebuild::RebuildError> for ApiError {
+    fn from(e: loci_lifecycle::rebuild::RebuildError) -> ApiError {
+        use loci_lifecycle::rebuild::RebuildError as E;
+        match e {
+            E::Lock(l) => loci_index::IndexError::Lock(l).into(),
+            E::Index(i) => i.into(),
+            E::Remove { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
+        }
+    }
+}
+
+impl From<loci_lifecycle::watch::WatchError> for ApiError {
+    fn from(e: loci_lifecycle::watch::WatchError) -> ApiError {
+        use loci_lifecycle::lockfile::WatchLockError;
+        use loci_lifecycle::watch::WatchError as E;
+        match e {
+            E::Lock(WatchLockError::Busy { ref holder, .. }) => {
+                let detail = serde_json::to_value(holder).unwrap_or_default();
+                ApiError::new(ErrorKind::Busy, e.to_string())
+                    .hint("one watcher per workspace; stop the other one first")
+                    .detail(detail)
+            }
+            E::Lock(WatchLockError::Io { .. }) => ApiError::new(ErrorKind::Lock, e.to_string()),
+            #[allow(unreachable_patterns)]
+            _ => ApiError::new(ErrorKind::Watch, e.to_string()),
+        }
+    }
+}
+
+impl From<loci_workspace::CreateError> for ApiError {
+    fn from(e: loci_workspace::CreateError) -> ApiError {
+        use loci_workspace::CreateError as E;
+        let kind = match e {
+            E::NoRoot(_) => ErrorKind::NoRoot,
+            E::InvalidSegment { .. } => ErrorKind::InvalidSegment,
+            E::NotADirectory { .. } => ErrorKind::NotADirectory,
+            E::Mkdir { .. } => ErrorKind::Mkdir,
+            E::Git { .. } => ErrorKind::Git,
+            E::Registry { .. } => ErrorKind::Storage,
+            _ => ErrorKind::Failure,
+        };
+        let mut out = ApiError::new(kind, e.to_string());
+        if let Some(hint) = e.hint() {
+            out = out.hint(hint);
+        }
+        if let Some(reason) = e.reason() {
+            out = out.detail(serde_json::json!({ "reason": reason }));
+        }
+        out
+    }
+}
+
+impl From<loci_workspace::ListError> for ApiError {
+    fn from(e: loci_workspace::ListError) -> ApiError {
+        use loci_workspace::ListError as E;
+        let kind = match e {
+            E::NoRoot(_) => ErrorKind::NoRoot,
+            E::InvalidSegment { .. } => ErrorKind::InvalidSegment,
+            E::NotFound(_) => ErrorKind::NotFound,
+            E::NotADirectory(_) => ErrorKind::NotADirectory,
+            E::Io(_) => ErrorKind::Unreadable,
+            _ => ErrorKind::Failure,
+        };
+        ApiError::new(kind, e.to_string())
+    }
+}
+
+impl From<loci_paths::RootError> for ApiError {
+    fn from(e: loci_paths::RootError) -> ApiError {
+        let hint = match e.variable() {
+            Some(v) => format!("set {v} (or its config key) to an existing absolute directory"),
+            None => "set LOCI_PROJECTS_BASE / LOCI_MANAGED_ROOT to absolute directories".into(),
+        };
+        ApiError::new(ErrorKind::NoRoot, e.to_string()).hint(hint)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The workspace crate classifies its own errors for its callers; the table must
+    /// agree with it for every kind it can produce.
+    #[test]
+    fn workspace_errors_land_on_rows_with_their_own_exit_codes() {
+        let roots = loci_paths::Roots::from_values(Default::default(), Default::default())
+            .expect("empty roots");
+        let sup = loci_supervisor::Supervisor::new();
+        let dir = tempfile::tempdir().unwrap();
+        let registry = loci_store::registry::Registry::open(&dir.path().join("r.db")).unwrap();
+        for request in [
+            loci_workspace::CreateRequest::mounted("team/app"),
+            loci_workspace::CreateRequest::managed("../x"),
+        ] {
+            let e = loci_workspace::create(&roots, &request, &sup, &registry).unwrap_err();
+            let own = e.exit_code();
+            let api: ApiError = e.into();
+            assert_eq!(api.exit_code(), own, "{api:?}");
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! The graph reads: find, def, refs, callers, callees, impact, outline, search, stats.
+//! Each takes a typed request and a [`Workspace`] handle, and answers one page with its
+//! total, its cursor and the index's freshness.
+
+use loci_index::graph::{self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo};
+use loci_index::{Lang, SymbolKind};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ApiError, ErrorKind};
+use crate::handle::{Freshness, ReadOptions, Workspace};
+use crate::page::{PageInfo, PageRequest};
+
+/// Default page of `find`.
+pub const FIND_LIMIT: usize = 100;
+/// Default page of `def`, `refs`, traversals and outlines.
+pub const LIST_LIMIT: usize = 100;
+/// Default page of `search`.
+pub const SEARCH_LIMIT: usize = 200;
+/// Matches `find` counts at most for its total.
+pub const FIND_COUNT_CAP: usize = 10_000;
+/// Deepest traversal.
+pub const MAX_DEPTH: u32 = 32;
+
+/// `find`: definitions by name or glob.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct FindRequest {
+    /// A name, or a glob (`parse_*`, `*Error`, `[A-Z]*`).
+    pub pattern: String,
+    /// Only this kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<SymbolKind>,
+    /// Only this language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<Lang>,
+    /// The page.
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// `def` and `refs`: one symbol by selector.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SymbolRequest {
+    /// `name`, `Qualified::name` (any separator) or `path/to/file:name`.
+    pub symbol: String,
+    /// The page.
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// Which way a traversal follows edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Who calls the target.
+    Callers,
+    /// What the target calls.
+    Callees,
+    /// What depends on the target (a symbol or a file), transitively.
+    Impact,
+}
+
+/// `callers`, `callees`, `impact`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TraversalRequest {
+    /// A selector; for `impact`, a file path in the index too.
+    pub target: String,
+    /// Hops to follow, 1..=32 (default 1; 3 for impact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// The page.
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// `outline`: the definitions of one file.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct OutlineRequest {
+    /// A path relative to the workspace root.
+    pub file: String,
+    /// The page.
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// `search`: code text.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SearchRequest {
+    /// The text to find (a literal unless `regex`).
+    pub pattern: String,
+    /// Treat the pattern as a regular expression.
+    #[serde(default)]
+    pub regex: bool,
+    /// Ignore case.
+    #[serde(default)]
+    pub ignore_case: bool,
+    /// Only files whose path matches this glob.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The page.
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// A page of definitions.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SymbolsPage {
+    /// The definitions.
+    pub symbols: Vec<SymbolInfo>,
+    /// Where the page stands.
+    #[serde(flatten)]
+    pub page: PageInfo,
+    /// How fresh the index was.
+    pub index: Freshness,
+}
+
+/// A page of one definition's uses.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RefsPage {
+    /// The definition.
+    pub target: SymbolInfo,
+    /// Its uses, by path and line.
+    pub refs: Vec<RefHit>,
+    /// Where the page stands.
+    #[serde(flatten)]
+    pub page: PageInfo,
+    /// How fresh the index was.
+    pub index: Freshness,
+}
+
+/// A page of a traversal.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TraversalPage {
+    /// What the traversal started from (symbols, or a file).
+    pub targets: Vec<String>,
+    /// The definitions it started from.
+    pub target_symbols: Vec<SymbolInfo>,
+    /// Nodes reached, by depth then path.
+    pub reached: Vec<Reached>,
+    /// Where the page stands.
+    #[serde(flatten)]
+    pub page: PageInfo,
+    /// How fresh the index was.
+    pub index: Freshness,
+}
+
+/// A page of a file's outline.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OutlinePage {
+    /// The file as asked.
+    pub path: String,
+    /// Its definitions in source order, with depth.
+    pub symbols: Vec<OutlineItem>,
+    /// Where the page stands.
+    #[serde(flatten)]
+    pub page: PageInfo,
+    /// How fresh the index was.
+    pub index: Freshness,
+}
+
+/// A page of search hits.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SearchPage {
+    /// `path:line:col` hits in (path, line) order.
+    pub hits: Vec<SearchHit>,
+    /// Where the page stands.
+    #[serde(flatten)]
+    pub page: PageInfo,
+    /// How fresh the index was.
+    pub index: Freshness,
+}
+
+/// Counts of the index.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct StatsAnswer {
+    /// The counts.
+    #[serde(flatten)]
+    pub stats: graph::Stats,
+    /// How fresh the index was.
+    pub index: Freshness,
+}
+
+/// Definitions matching a name or glob.
+pub fn find(
+    ws: &Workspace,
+    req: &FindRequest,
+    opts: &ReadOptions,
+) -> Result<SymbolsPage, ApiError> {
+    let window = req.page.window(FIND_LIMIT)?;
+    let fetch = window.wanted().max(FIND_COUNT_CAP);
+    let ((found, capped), index) = ws.read(opts, |g| {
+        graph::find(
+            g,
+            &req.pattern,
+            req.kind.map(SymbolKind::name),
+            req.lang.map(Lang::name),
+            fetch,
+        )
+    })?;
+    let (symbols, page) = window.slice(found, !capped);
+    Ok(SymbolsPage {
+        symbols,
+        page,
+        index,
+    })
+}
+
+/// The definitions a selector names, with doc comments.
+pub fn def(
+    ws: &Workspace,
+    req: &SymbolRequest,
+    opts: &ReadOptions,
+) -> Result<SymbolsPage, ApiError> {
+    let window = req.page.window(LIST_LIMIT)?;
+    let (found, index) = ws.read(opts, |g| g.def(&req.symbol))?;
+    let (symbols, page) = window.slice(found, true);
+    Ok(SymbolsPage {
+        symbols,
+        page,
+        index,
+    })
+}
+
+/// Every use of one definition.
+pub fn refs(ws: &Workspace, req: &SymbolRequest, opts: &ReadOptions) -> Result<RefsPage, ApiError> {
+    let window = req.page.window(LIST_LIMIT)?;
+    let (found, index) = ws.read(opts, |g| graph::refs(g, &req.symbol))?;
+    let (refs, page) = window.slice(found.refs, true);
+    Ok(RefsPage {
+        target: found.target,
+        refs,
+        page,
+        index,
+    })
+}
+
+/// Callers, callees or impact of a target, breadth first.
+pub fn traverse(
+    ws: &Workspace,
+    direction: Direction,
+    req: &TraversalRequest,
+    opts: &ReadOptions,
+) -> Result<TraversalPage, ApiError> {
+    let window = req.page.window(LIST_LIMIT)?;
+    let default_depth = if direction == Direction::Impact { 3 } else { 1 };
+    let depth = req.depth.unwrap_or(default_depth);
+    if !(1..=MAX_DEPTH).contains(&depth) {
+        return Err(ApiError::new(
+            ErrorKind::InvalidInput,
+            format!("depth {depth} is outside 1..={MAX_DEPTH}"),
+        ));
+    }
+    let (t, index) = ws.read(opts, |g| match direction {
+        Direction::Callers => graph::callers(g, &req.target, depth),
+        Direction::Callees => graph::callees(g, &req.target, depth),
+        Direction::Impact => graph::impact(g, &req.target, depth),
+    })?;
+    let (reached, page) = window.slice(t.reached, !t.truncated);
+    Ok(TraversalPage {
+        targets: t.targets,
+        target_symbols: t.target_symbols,
+        reached,
+        page,
+        index,
+    })
+}
+
+/// The definitions of one file, nested.
+pub fn outline(
+    ws: &Workspace,
+    req: &OutlineRequest,
+    opts: &ReadOptions,
+) -> Result<OutlinePage, ApiError> {
+    let window = req.page.window(LIST_LIMIT.max(500))?;
+    let (items, index) = ws.read(opts, |g| g.outline(&req.file))?;
+    let (symbols, page) = window.slice(items, true);
+    Ok(OutlinePage {
+        path: req.file.clone(),
+        symbols,
+        page,
+        index,
+    })
+}
+
+/// Code text search.
+pub fn search(
+    ws: &Workspace,
+    req: &SearchRequest,
+    opts: &ReadOptions,
+) -> Result<SearchPage, ApiError> {
+    let window = req.page.window(SEARCH_LIMIT)?;
+    let search = graph::SearchOptions {
+        regex: req.regex,
+        ignore_case: req.ignore_case,
+        limit: window.wanted(),
+        path_glob: req.path.clone(),
+    };
+    let ((found, more), index) = ws.read(opts, |g| graph::search(g, &req.pattern, &search))?;
+    let (hits, page) = window.slice(found, !more);
+    Ok(SearchPage { hits, page, index })
+}
+
+/// Index-wide counts.
+pub fn stats(ws: &Workspace, opts: &ReadOptions) -> Result<StatsAnswer, ApiError> {
+    let (stats, index) = ws.read(opts, |g| g.stats())?;
+    Ok(StatsAnswer { stats, index })
+}

@@ -1,0 +1,270 @@
+//! A per-workspace read handle: a small pool of read-only connections that many
+//! threads share, opened once and reopened when the index file is replaced (a
+//! rebuild), every read bounded by a deadline and a cancel token (SQLite's progress
+//! handler interrupts the statement), every answer stamped with how fresh the index is.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use loci_index::IndexState;
+use loci_index::graph::{Graph, QueryError as GraphError};
+use loci_lifecycle::Located;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::error::{ApiError, ErrorKind};
+
+/// Idle connections kept per workspace (more readers open more, then close them).
+pub const POOL_IDLE_MAX: usize = 8;
+/// The deadline of a graph read when the caller gives none.
+pub const DEFAULT_READ_DEADLINE: Duration = Duration::from_secs(10);
+/// SQLite virtual-machine steps between two deadline/cancel checks.
+const PROGRESS_STEPS: i32 = 2_000;
+
+/// Stops a read from another thread: the statement running is interrupted within a
+/// few thousand VM steps.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// A token not yet cancelled.
+    pub fn new() -> CancelToken {
+        CancelToken::default()
+    }
+
+    /// Cancels every read that holds this token.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`CancelToken::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// How one read is bounded.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Time allowed for the read.
+    pub deadline: Duration,
+    /// Cancels the read from elsewhere.
+    pub cancel: CancelToken,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            deadline: DEFAULT_READ_DEADLINE,
+            cancel: CancelToken::new(),
+        }
+    }
+}
+
+/// How fresh an answer is: every graph result carries one, so a front end can tell a
+/// partial answer from a complete one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Freshness {
+    /// `complete`, or `indexing` while a run writes (or after one was interrupted):
+    /// then the answer may be partial.
+    pub state: IndexState,
+    /// Files whose edges are not resolved yet (0 when `complete`).
+    pub stale_files: u64,
+}
+
+impl Freshness {
+    /// Whether the answer may miss something.
+    pub fn is_partial(&self) -> bool {
+        self.state != IndexState::Complete
+    }
+}
+
+/// Which file the pooled connections were opened on (a rebuild replaces it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+#[derive(Default)]
+struct Pool {
+    file: Option<FileId>,
+    idle: Vec<Graph>,
+}
+
+/// The read handle of one workspace's index. `Sync`: share it behind an `Arc`.
+pub struct Workspace {
+    located: Located,
+    pool: Mutex<Pool>,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.located.root)
+            .field("index_path", &self.located.index_path)
+            .finish()
+    }
+}
+
+impl Workspace {
+    /// A handle on the located index; connections open on first use.
+    pub fn new(located: Located) -> Workspace {
+        Workspace {
+            located,
+            pool: Mutex::new(Pool::default()),
+        }
+    }
+
+    /// The workspace root.
+    pub fn root(&self) -> &Path {
+        &self.located.root
+    }
+
+    /// The index file.
+    pub fn index_path(&self) -> &Path {
+        &self.located.index_path
+    }
+
+    /// Where the index is and what decided it.
+    pub fn located(&self) -> &Located {
+        &self.located
+    }
+
+    /// Runs `read` on a pooled connection within `opts`, and says how fresh the index
+    /// was for it.
+    pub fn read<T>(
+        &self,
+        opts: &ReadOptions,
+        read: impl FnOnce(&Graph) -> Result<T, GraphError>,
+    ) -> Result<(T, Freshness), ApiError> {
+        let started = Instant::now();
+        let file = self.file_id()?;
+        let graph = self.take(file)?;
+        let deadline = started + opts.deadline;
+        let cancel = opts.cancel.clone();
+        graph.connection().progress_handler(
+            PROGRESS_STEPS,
+            Some(move || cancel.is_cancelled() || Instant::now() >= deadline),
+        );
+        let answer = read(&graph).and_then(|value| {
+            let freshness = freshness(&graph)?;
+            Ok((value, freshness))
+        });
+        graph.connection().progress_handler(0, None::<fn() -> bool>);
+        match answer {
+            Ok(done) => {
+                self.give_back(file, graph);
+                Ok(done)
+            }
+            Err(e) => {
+                let interrupted = is_interrupt(&e);
+                self.give_back(file, graph);
+                if interrupted || opts.cancel.is_cancelled() {
+                    return Err(if opts.cancel.is_cancelled() {
+                        ApiError::new(ErrorKind::Cancelled, "the read was cancelled")
+                    } else {
+                        ApiError::new(
+                            ErrorKind::Timeout,
+                            format!(
+                                "the read did not finish within its deadline ({} ms)",
+                                opts.deadline.as_millis()
+                            ),
+                        )
+                        .hint("raise the deadline, or narrow the question (depth, limit, path)")
+                    });
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Connections idle in the pool (for tests and stats).
+    pub fn idle_connections(&self) -> usize {
+        self.lock().idle.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pool> {
+        self.pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn file_id(&self) -> Result<FileId, ApiError> {
+        let path = &self.located.index_path;
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => Ok(FileId {
+                dev: m.dev(),
+                ino: m.ino(),
+            }),
+            Ok(_) => Err(ApiError::new(
+                ErrorKind::Storage,
+                format!("{} is not a file", path.display()),
+            )
+            .hint("move it away, then run `loci index`")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(ApiError::from(GraphError::NoIndex(path.to_path_buf())))
+            }
+            Err(e) => Err(ApiError::new(
+                ErrorKind::Storage,
+                format!("cannot read {}: {e}", path.display()),
+            )),
+        }
+    }
+
+    fn take(&self, file: FileId) -> Result<Graph, ApiError> {
+        {
+            let mut pool = self.lock();
+            if pool.file != Some(file) {
+                // The index was replaced: connections on the old file answer from it.
+                pool.idle.clear();
+                pool.file = Some(file);
+            }
+            if let Some(g) = pool.idle.pop() {
+                return Ok(g);
+            }
+        }
+        Ok(Graph::open_at(
+            &self.located.root,
+            &self.located.index_path,
+        )?)
+    }
+
+    fn give_back(&self, file: FileId, graph: Graph) {
+        let mut pool = self.lock();
+        if pool.file == Some(file) && pool.idle.len() < POOL_IDLE_MAX {
+            pool.idle.push(graph);
+        }
+    }
+}
+
+/// The index's own state, and the files still waiting for resolution while it is not
+/// complete.
+fn freshness(graph: &Graph) -> Result<Freshness, GraphError> {
+    let conn = graph.connection();
+    let sqlite = |e| GraphError::Store(loci_store::StoreError::sqlite(PathBuf::new(), e));
+    let stored = loci_index::meta_get(conn, loci_index::MetaKey::State.name()).map_err(sqlite)?;
+    let state = IndexState::from_stored(stored.as_deref());
+    let stale_files = if state == IndexState::Complete {
+        0
+    } else {
+        conn.query_row("SELECT count(*) FROM files WHERE resolved = 0", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map_err(sqlite)?
+        .max(0) as u64
+    };
+    Ok(Freshness { state, stale_files })
+}
+
+fn is_interrupt(e: &GraphError) -> bool {
+    matches!(
+        e,
+        GraphError::Store(loci_store::StoreError::Sqlite {
+            source: rusqlite::Error::SqliteFailure(f, _),
+            ..
+        }) if f.code == rusqlite::ErrorCode::OperationInterrupted
+    )
+}

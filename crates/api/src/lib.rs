@@ -1,0 +1,48 @@
+//! loci's one programmatic surface, shared by every front end: the CLI, the HTTP API
+//! and MCP call these functions and only translate their inputs and outputs (as
+//! rust-analyzer's `ide` crate is shared by its LSP server and its CLI).
+//!
+//! What lives here, and nowhere else:
+//! - **one error type and one table** ([`ApiError`], [`ErrorKind::TABLE`]): every
+//!   failure has a stable kind, an exit code and an HTTP status from the same row;
+//! - **one rule for where an index lives** ([`locate`]): the `.loci/` marker, else the
+//!   registry, else the default place — for queries, sync, watch, rebuild and status;
+//! - **shareable, bounded reads** ([`Workspace`]): a pool of read-only connections per
+//!   workspace, a deadline and a cancel token on every read, a limit, a total and a
+//!   cursor on every list ([`PageRequest`], [`PageInfo`]), and the index's freshness
+//!   on every answer ([`Freshness`]);
+//! - **typed requests and responses** with JSON Schemas ([`schema::schemas`]), from
+//!   which the HTTP OpenAPI document and the MCP tool schemas are generated.
+//!
+//! ```no_run
+//! use loci_api::{ReadOptions, graph::{FindRequest, find}};
+//!
+//! let ws = loci_api::open(std::path::Path::new(".")).unwrap();
+//! let req = FindRequest { pattern: "parse_*".into(), kind: None, lang: None, page: Default::default() };
+//! let page = find(&ws, &req, &ReadOptions::default()).unwrap();
+//! println!("{} of {} (index {})", page.symbols.len(), page.page.total, page.index.state);
+//! ```
+//!
+//! **API boundary:** the request and response types, [`ErrorKind`] names and the exit
+//! codes are stable (extended, never renumbered or renamed); the modules' internals are
+//! not.
+#![deny(missing_docs)]
+
+mod convert;
+pub mod error;
+pub mod graph;
+pub mod handle;
+pub mod maintain;
+pub mod page;
+pub mod schema;
+pub mod sql;
+pub mod workspaces;
+
+pub use convert::AMBIGUOUS_SHOWN;
+pub use error::{ApiError, ErrorBody, ErrorEnvelope, ErrorKind, ExitCode};
+pub use handle::{CancelToken, Freshness, ReadOptions, Workspace};
+pub use maintain::{
+    IndexRequest, config, enclosing_workspace, index, locate, open, rebuild, status, sync, watch,
+    workspace_root,
+};
+pub use page::{MAX_LIMIT, PageInfo, PageRequest};
