@@ -73,8 +73,9 @@ pub fn watch(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&WatchEvent),
 ) -> Result<(), WatchError> {
-    let index_dir = opts.root.join(loci_store::INDEX_DIR);
-    let _lock = WatchLock::try_acquire(&index_dir)?;
+    // The watcher's lock sits beside the index it keeps, wherever that lives.
+    let index_dir = opts.index_path.parent().unwrap_or(&opts.root);
+    let _lock = WatchLock::try_acquire(index_dir)?;
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let _ = tx.send(res);
