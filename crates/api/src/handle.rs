@@ -143,6 +143,9 @@ impl Workspace {
         read: impl FnOnce(&Graph) -> Result<T, GraphError>,
     ) -> Result<(T, Freshness), ApiError> {
         let started = Instant::now();
+        if opts.cancel.is_cancelled() {
+            return Err(ApiError::new(ErrorKind::Cancelled, "the read was cancelled"));
+        }
         let file = self.file_id()?;
         let graph = self.take(file)?;
         let deadline = started + opts.deadline;

@@ -41,6 +41,7 @@ pub mod workspaces;
 pub use convert::AMBIGUOUS_SHOWN;
 pub use error::{ApiError, ErrorBody, ErrorEnvelope, ErrorKind, ExitCode};
 pub use handle::{CancelToken, Freshness, ReadOptions, Workspace};
+pub use loci_lifecycle::Located;
 pub use maintain::{
     IndexRequest, config, enclosing_workspace, index, locate, open, rebuild, status, sync, watch,
     workspace_root,
