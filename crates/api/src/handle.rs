@@ -144,7 +144,10 @@ impl Workspace {
     ) -> Result<(T, Freshness), ApiError> {
         let started = Instant::now();
         if opts.cancel.is_cancelled() {
-            return Err(ApiError::new(ErrorKind::Cancelled, "the read was cancelled"));
+            return Err(ApiError::new(
+                ErrorKind::Cancelled,
+                "the read was cancelled",
+            ));
         }
         let file = self.file_id()?;
         let graph = self.take(file)?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use loci_api::graph::{FindRequest, TraversalRequest, find, traverse, Direction};
+use loci_api::graph::{Direction, FindRequest, TraversalRequest, find, traverse};
 use loci_api::{ErrorKind, Located, ReadOptions, Workspace};
 
 fn write_tree(root: &Path, files: usize) {
@@ -25,8 +25,11 @@ fn write_tree(root: &Path, files: usize) {
 }
 
 fn index(root: &Path) {
-    loci_index::index_workspace(&loci_index::IndexOptions::new(root), &loci_index::NoProgress)
-        .unwrap();
+    loci_index::index_workspace(
+        &loci_index::IndexOptions::new(root),
+        &loci_index::NoProgress,
+    )
+    .unwrap();
 }
 
 fn handle(root: &Path) -> Arc<Workspace> {
@@ -53,14 +56,20 @@ fn read_while(ws: &Arc<Workspace>, change: impl FnOnce()) -> (usize, usize) {
     let partial = Arc::new(AtomicUsize::new(0));
     let threads: Vec<_> = (0..8)
         .map(|t| {
-            let (ws, stop, reads, partial) = (ws.clone(), stop.clone(), reads.clone(), partial.clone());
+            let (ws, stop, reads, partial) =
+                (ws.clone(), stop.clone(), reads.clone(), partial.clone());
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     let answer = if t % 2 == 0 {
                         find(&ws, &find_req("f*"), &ReadOptions::default()).map(|p| p.index)
                     } else {
-                        let req = TraversalRequest { target: "target".into(), depth: Some(2), page: Default::default() };
-                        traverse(&ws, Direction::Callers, &req, &ReadOptions::default()).map(|p| p.index)
+                        let req = TraversalRequest {
+                            target: "target".into(),
+                            depth: Some(2),
+                            page: Default::default(),
+                        };
+                        traverse(&ws, Direction::Callers, &req, &ReadOptions::default())
+                            .map(|p| p.index)
                     };
                     match answer {
                         Ok(index) => {
@@ -87,7 +96,10 @@ fn read_while(ws: &Arc<Workspace>, change: impl FnOnce()) -> (usize, usize) {
     for t in threads {
         t.join().unwrap();
     }
-    (reads.load(Ordering::Relaxed), partial.load(Ordering::Relaxed))
+    (
+        reads.load(Ordering::Relaxed),
+        partial.load(Ordering::Relaxed),
+    )
 }
 
 #[test]
@@ -99,13 +111,18 @@ fn readers_on_one_handle_never_fail_during_a_first_index_a_sync_and_a_rebuild() 
     // A first index: answers taken while it runs are flagged partial.
     let (reads, partial) = read_while(&ws, || index(dir.path()));
     assert!(reads > 0);
-    assert!(partial > 0, "no answer was flagged partial during the first index ({reads} reads)");
+    assert!(
+        partial > 0,
+        "no answer was flagged partial during the first index ({reads} reads)"
+    );
 
     // A sync that changes many files.
     for i in 0..300 {
         std::fs::write(
             dir.path().join(format!("src/m{i}.rs")),
-            format!("use crate::target;\npub fn f{i}() {{ target(); target(); }}\npub fn g{i}() {{}}\n"),
+            format!(
+                "use crate::target;\npub fn f{i}() {{ target(); target(); }}\npub fn g{i}() {{}}\n"
+            ),
         )
         .unwrap();
     }
@@ -136,8 +153,15 @@ fn a_read_past_its_deadline_or_cancelled_stops_with_its_own_kind() {
     write_tree(dir.path(), 50);
     index(dir.path());
     let ws = handle(dir.path());
-    let opts = ReadOptions { deadline: Duration::ZERO, ..ReadOptions::default() };
-    let req = TraversalRequest { target: "target".into(), depth: Some(32), page: Default::default() };
+    let opts = ReadOptions {
+        deadline: Duration::ZERO,
+        ..ReadOptions::default()
+    };
+    let req = TraversalRequest {
+        target: "target".into(),
+        depth: Some(32),
+        page: Default::default(),
+    };
     let started = Instant::now();
     let e = traverse(&ws, Direction::Callers, &req, &opts).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Timeout, "{e:?}");

@@ -24,6 +24,7 @@ pub fn index_path_for(workspace: &Path) -> PathBuf {
 /// Opens (creating if needed) an index for writing: WAL, NORMAL sync (durable at
 /// checkpoints, never corrupt), foreign keys on, schema migrated.
 pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
+    crate::process_config::configure();
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
             path: dir.to_path_buf(),
@@ -55,6 +56,7 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
 /// Opens an existing index read-only; refuses an unknown schema version.
 /// Readers never block on the writer (WAL).
 pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
+    crate::process_config::configure();
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;

@@ -14,6 +14,7 @@
 
 mod error;
 mod index_db;
+mod process_config;
 pub mod registry;
 mod schema;
 pub mod search_index;
