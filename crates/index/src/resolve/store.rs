@@ -1,5 +1,7 @@
 //! Reading resolution's inputs from the index, and writing its edges back.
 
+use std::collections::HashSet;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{
@@ -14,6 +16,42 @@ use crate::write::CONTAINS;
 pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     let mut stmt = conn.prepare("SELECT id FROM files WHERE resolved = 0 ORDER BY id")?;
     stmt.query_map([], |r| r.get(0))?.collect()
+}
+
+/// Files with an import that could name one of the `added` paths: an import
+/// whose lookup keys (its module's last segment, its name) meet the file's (its module
+/// name, its directory's name). Exactly the imports [`SymbolTable::files_for_module`]
+/// would now consider the new files for; one pass over the imports, whatever the number
+/// of files added.
+pub(crate) fn importers_of(conn: &Connection, added: &[String]) -> rusqlite::Result<Vec<i64>> {
+    let keys: HashSet<String> = added
+        .iter()
+        .flat_map(|p| super::table::file_lookup_keys(p))
+        .collect();
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare_cached("SELECT file_id, module, name FROM imports")?;
+    let mut rows = stmt.query([])?;
+    let mut importers = Vec::new();
+    while let Some(row) = rows.next()? {
+        let file_id: i64 = row.get(0)?;
+        if importers.last() == Some(&file_id) {
+            continue;
+        }
+        let module = row.get_ref(1)?.as_str()?;
+        let name = row.get_ref(2)?.as_str_or_null()?;
+        if super::table::import_lookup_keys(module, name)
+            .into_iter()
+            .flatten()
+            .any(|k| keys.contains(k))
+        {
+            importers.push(file_id);
+        }
+    }
+    importers.sort_unstable();
+    importers.dedup();
+    Ok(importers)
 }
 
 /// Loads the refs, imports, bases and own symbols of `file_ids`.

@@ -22,11 +22,8 @@ impl TableBuilder {
 
     pub(crate) fn add_file(&mut self, id: i64, path: &str) {
         let info = file_info(path);
-        for last in [info.module_path.last(), info.dir.last()]
-            .into_iter()
-            .flatten()
-        {
-            let ids = self.by_last_component.entry(last.clone()).or_default();
+        for key in lookup_keys(&info) {
+            let ids = self.by_last_component.entry(key.clone()).or_default();
             if ids.last() != Some(&id) {
                 ids.push(id);
             }
@@ -122,6 +119,34 @@ impl TableBuilder {
     }
 }
 
+/// The keys an import finds a file by (see [`SymbolTable::files_for_module`]): the last
+/// component of its module path and of its directory.
+fn lookup_keys(info: &FileInfo) -> impl Iterator<Item = &String> {
+    [info.module_path.last(), info.dir.last()]
+        .into_iter()
+        .flatten()
+}
+
+/// The keys an import of `path` can find it by: an import whose
+/// [`import_lookup_keys`] share none of them can never name the file, whatever else
+/// the workspace holds.
+pub(crate) fn file_lookup_keys(path: &str) -> Vec<String> {
+    let info = file_info(path);
+    let mut keys: Vec<String> = lookup_keys(&info).cloned().collect();
+    keys.dedup();
+    keys
+}
+
+/// The keys an import (module as written, imported name) looks files up by: the last
+/// segment of its module and its name. [`SymbolTable::files_for_module`] only considers
+/// files one of whose [`file_lookup_keys`] is one of these.
+pub(crate) fn import_lookup_keys<'m>(
+    module: &'m str,
+    name: Option<&'m str>,
+) -> [Option<&'m str>; 2] {
+    [segments(module).next_back(), name]
+}
+
 fn file_info(path: &str) -> FileInfo {
     let mut comps: Vec<String> = path.split('/').map(str::to_string).collect();
     let file = comps.pop().unwrap_or_default();
@@ -141,6 +166,11 @@ fn file_info(path: &str) -> FileInfo {
 /// Splits a module as written into path-like segments: `crate::a::b` → `[a, b]`,
 /// `..pkg.mod` → `[pkg, mod]`, `./util.js` → `[util]`, `sys/types.h` → `[sys, types]`.
 pub(super) fn module_segments(module: &str) -> Vec<&str> {
+    segments(module).collect()
+}
+
+/// [`module_segments`] without collecting them (the last is all invalidation needs).
+fn segments(module: &str) -> impl DoubleEndedIterator<Item = &str> {
     let module = module.trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
     let pathlike = module.contains('/');
     let without_ext = if pathlike
@@ -155,15 +185,11 @@ pub(super) fn module_segments(module: &str) -> Vec<&str> {
     } else {
         module
     };
-    let parts: Vec<&str> = if pathlike {
-        without_ext.split('/').collect()
-    } else {
-        without_ext.split(['.', '\\', ':']).collect()
-    };
-    parts
-        .into_iter()
+    // Path-like modules split on `/` only; `.`, `\\` and `:` are then part of a segment.
+    let separators: &[char] = if pathlike { &['/'] } else { &['.', '\\', ':'] };
+    without_ext
+        .split(separators)
         .filter(|p| !matches!(*p, "" | "crate" | "self" | "super" | "." | ".." | "@" | "~"))
-        .collect()
 }
 
 fn suffix_len(a: &[String], b: &[&str]) -> usize {
@@ -182,7 +208,7 @@ impl SymbolTable {
     pub(super) fn files_for_module(&self, module: &str, name: Option<&str>) -> Vec<i64> {
         let segs = module_segments(module);
         let ext = written_extension(module);
-        let mut candidates: Vec<i64> = [segs.last().copied(), name]
+        let mut candidates: Vec<i64> = import_lookup_keys(module, name)
             .into_iter()
             .flatten()
             .filter_map(|last| self.by_last_component.get(last))
