@@ -97,7 +97,7 @@ pub fn watch(
     while !stop.load(Ordering::SeqCst) {
         match rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
-                if event.paths.iter().any(|p| relevant(&opts.root, p)) {
+                if changes_sources(&opts.root, &event) {
                     dirty_since.get_or_insert_with(Instant::now);
                     last_event = Instant::now();
                 }
@@ -122,6 +122,22 @@ pub fn watch(
         }
     }
     Ok(())
+}
+
+/// Whether an event can change what the index holds. Opening or reading a file or a
+/// directory cannot: a sync's own walk opens every directory and reads changed files,
+/// and the OS reports those too, so counting them would sync forever. Changes under
+/// loci's own directory (the index, its WAL, the locks) and VCS data cannot either.
+fn changes_sources(root: &Path, event: &notify::Event) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode};
+    let writes = match event.kind {
+        // A file closed after writing was modified (its `Modify` event says so too).
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    };
+    writes && event.paths.iter().any(|p| relevant(root, p))
 }
 
 /// Whether a changed path can affect the index (loci's own files and VCS data cannot).
