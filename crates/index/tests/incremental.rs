@@ -382,6 +382,9 @@ struct ModuleCase {
     added: &'static [(&'static str, &'static str)],
     /// Files removed from it afterwards, one run each.
     removed: &'static [&'static str],
+    /// Files added elsewhere under a directory of the same name, which the import cannot
+    /// name: nothing but the new file is re-resolved.
+    beside: &'static [(&'static str, &'static str)],
 }
 
 const MODULE_CASES: &[ModuleCase] = &[
@@ -399,6 +402,7 @@ const MODULE_CASES: &[ModuleCase] = &[
             ("src/m/c.rs", "pub struct Handler;\n"),
         ],
         removed: &["src/m/a.rs", "src/m/b.rs"],
+        beside: &[("src/other/Handler/x.rs", "pub fn qq_x() {}\n")],
     },
     ModuleCase {
         lang: "python (package, from pkg import)",
@@ -412,6 +416,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         ],
         added: &[("pkg/qq_extra.py", "def qq_other():\n    return 2\n")],
         removed: &["pkg/tools.py", "pkg/__init__.py"],
+        beside: &[("lib/tools/helpers.py", "def qq_help():\n    return 3\n")],
     },
     ModuleCase {
         lang: "javascript (directory import)",
@@ -427,6 +432,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         ],
         added: &[("web/lib/qq_more.js", "export function qqOther() {}\n")],
         removed: &["web/lib/index.js"],
+        beside: &[],
     },
     ModuleCase {
         lang: "typescript (directory import)",
@@ -442,6 +448,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         ],
         added: &[("web/lib/qq_more.ts", "export function qqOther(): void {}\n")],
         removed: &["web/lib/index.ts"],
+        beside: &[],
     },
     ModuleCase {
         lang: "go (package directory)",
@@ -454,6 +461,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         ],
         added: &[("util/qq_more.go", "package util\n\nfunc QqOther() {}\n")],
         removed: &["util/do.go"],
+        beside: &[("other/util/x.go", "package util\n\nfunc QqX() {}\n")],
     },
     ModuleCase {
         lang: "java (package import)",
@@ -472,6 +480,7 @@ const MODULE_CASES: &[ModuleCase] = &[
             "package lib.tools;\npublic class QqExtra {}\n",
         )],
         removed: &["src/lib/tools/Tool.java"],
+        beside: &[],
     },
     ModuleCase {
         lang: "kotlin (package import)",
@@ -487,6 +496,7 @@ const MODULE_CASES: &[ModuleCase] = &[
             "package lib.tools\nclass QqExtra\n",
         )],
         removed: &["src/lib/tools/Tool.kt"],
+        beside: &[],
     },
     ModuleCase {
         lang: "c# (namespace directory)",
@@ -505,6 +515,7 @@ const MODULE_CASES: &[ModuleCase] = &[
             "namespace Lib.Tools { public class QqExtra {} }\n",
         )],
         removed: &["Lib/Tools/Tool.cs"],
+        beside: &[],
     },
     ModuleCase {
         lang: "swift (module directory)",
@@ -517,6 +528,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         ],
         added: &[("Tools/QqExtra.swift", "func qqOther() {}\n")],
         removed: &["Tools/Helper.swift"],
+        beside: &[],
     },
     ModuleCase {
         lang: "c (include of a file that appears)",
@@ -526,6 +538,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         )],
         added: &[("src/inc/tools.h", "int qq_other(void);\n")],
         removed: &["src/inc/tools.h"],
+        beside: &[],
     },
     ModuleCase {
         lang: "c++ (include of a file that appears)",
@@ -535,6 +548,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         )],
         added: &[("src/inc/tools.hpp", "int qq_other();\n")],
         removed: &["src/inc/tools.hpp"],
+        beside: &[],
     },
     ModuleCase {
         lang: "php (require, use of a namespace)",
@@ -556,6 +570,7 @@ const MODULE_CASES: &[ModuleCase] = &[
             ),
         ],
         removed: &["App/Models/User.php", "src/lib/tools.php"],
+        beside: &[],
     },
     ModuleCase {
         lang: "ruby (require of a directory's files)",
@@ -568,6 +583,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         ],
         added: &[("lib/tools/qq_extra.rb", "def qq_other\n  2\nend\n")],
         removed: &["lib/tools/runner.rb"],
+        beside: &[],
     },
     ModuleCase {
         lang: "bash (source of a file that appears)",
@@ -577,6 +593,7 @@ const MODULE_CASES: &[ModuleCase] = &[
         )],
         added: &[("bin/lib/tools.sh", "qq_other() { :; }\n")],
         removed: &["bin/lib/tools.sh"],
+        beside: &[],
     },
 ];
 
@@ -611,6 +628,19 @@ fn files_added_to_and_removed_from_imported_modules_equal_fresh_index() {
         for &path in case.removed {
             std::fs::remove_file(root.join(path)).unwrap();
             check(format!("removing {path}"));
+        }
+        for &(path, content) in case.beside {
+            write_tree(root, &[(path, content)]);
+            let report = index(root);
+            if report.files_resolved != 1 {
+                failures.push(format!(
+                    "{}: adding {path}, which no import names, re-resolved {} files",
+                    case.lang, report.files_resolved
+                ));
+            }
+            if let Some(diff) = differs_from_fresh(root) {
+                failures.push(format!("{}: after adding {path}:\n{diff}", case.lang));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

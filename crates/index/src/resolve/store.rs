@@ -1,9 +1,10 @@
 //! Reading resolution's inputs from the index, and writing its edges back.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::table::{ImportPattern, file_lookup_keys, import_lookup_keys};
 use super::{
     BaseRow, Confidence, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable,
     TableBuilder,
@@ -18,17 +19,19 @@ pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     stmt.query_map([], |r| r.get(0))?.collect()
 }
 
-/// Files with an import that could name one of the `added` paths: an import
-/// whose lookup keys (its module's last segment, its name) meet the file's (its module
-/// name, its directory's name). Exactly the imports [`SymbolTable::files_for_module`]
-/// would now consider the new files for; one pass over the imports, whatever the number
-/// of files added.
+/// Files with an import that can name one of the `added` paths (by its module name or
+/// its directory's, as [`SymbolTable::files_for_module`] matches them): the imports whose
+/// targets adding the files can change. One pass over the imports, whatever the number
+/// of files added; only imports sharing a lookup key with an added file are looked at
+/// further.
 pub(crate) fn importers_of(conn: &Connection, added: &[String]) -> rusqlite::Result<Vec<i64>> {
-    let keys: HashSet<String> = added
-        .iter()
-        .flat_map(|p| super::table::file_lookup_keys(p))
-        .collect();
-    if keys.is_empty() {
+    let mut by_key: HashMap<String, Vec<&str>> = HashMap::new();
+    for path in added {
+        for key in file_lookup_keys(path) {
+            by_key.entry(key).or_default().push(path);
+        }
+    }
+    if by_key.is_empty() {
         return Ok(Vec::new());
     }
     let mut stmt = conn.prepare_cached("SELECT file_id, module, name FROM imports")?;
@@ -41,11 +44,17 @@ pub(crate) fn importers_of(conn: &Connection, added: &[String]) -> rusqlite::Res
         }
         let module = row.get_ref(1)?.as_str()?;
         let name = row.get_ref(2)?.as_str_or_null()?;
-        if super::table::import_lookup_keys(module, name)
+        let mut paths = import_lookup_keys(module, name)
             .into_iter()
             .flatten()
-            .any(|k| keys.contains(k))
-        {
+            .filter_map(|key| by_key.get(key))
+            .flatten()
+            .peekable();
+        if paths.peek().is_none() {
+            continue;
+        }
+        let pattern = ImportPattern::new(module, name);
+        if paths.any(|path| pattern.may_name(path)) {
             importers.push(file_id);
         }
     }
