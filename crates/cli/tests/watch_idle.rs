@@ -17,8 +17,15 @@ struct Watcher {
 
 impl Watcher {
     fn start(ws: &Ws) -> Watcher {
-        let mut child = ws
-            .cmd()
+        Watcher::start_with(ws, &[])
+    }
+
+    fn start_with(ws: &Ws, envs: &[(&str, &std::path::Path)]) -> Watcher {
+        let mut cmd = ws.cmd();
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
             .args(["watch", "--json"])
             .env("LOCI_LIFECYCLE_WATCH_DEBOUNCE_MS", "100")
             .stdout(Stdio::piped())
@@ -102,4 +109,30 @@ fn idle_watcher_never_syncs_and_each_change_syncs_once() {
     assert_eq!(sync["files_parsed"].as_u64(), Some(0), "{sync}");
     let more = watcher.syncs_during(Duration::from_secs(2));
     assert!(more.is_empty(), "one touch synced again: {more:?}");
+}
+
+#[test]
+fn watcher_does_not_react_to_its_own_registry_inside_the_workspace() {
+    let ws = Ws::indexed();
+    // The registry (LOCI_HOME) inside the watched tree, as when watching one's home.
+    let home = ws.root().join("loci-home");
+    let watcher = Watcher::start_with(&ws, &[("LOCI_HOME", &home)]);
+    watcher
+        .next_sync(Duration::from_secs(30))
+        .expect("the watcher's catch-up sync line");
+    let idle = watcher.syncs_during(Duration::from_secs(2));
+    assert!(idle.is_empty(), "an idle watcher synced: {idle:?}");
+    // A sync that writes records the index in the registry: that write is not a change.
+    ws.write(&[("src/lib.py", "def helper():\n    return 3\n")]);
+    let sync = watcher
+        .next_sync(Duration::from_secs(30))
+        .expect("a sync after the change");
+    assert_eq!(sync["wrote"], true, "{sync}");
+    assert!(
+        home.join("registry.db").exists(),
+        "the sync recorded the index in {}",
+        home.display()
+    );
+    let more = watcher.syncs_during(Duration::from_secs(2));
+    assert!(more.is_empty(), "the registry write synced again: {more:?}");
 }
