@@ -1,8 +1,12 @@
 //! The workspace's write lock: one indexer at a time, and a record saying who holds it.
 //!
-//! The lock is an advisory `flock` on `.loci/index.lock`, released by the kernel when the
-//! holder dies (so a kill -9 never leaves a stale lock). The file's content names the
-//! holder (pid, command, purpose, since) so others can report *who* is busy.
+//! The lock is an advisory lock on `.loci/index.lock` that belongs to the open file (on
+//! Linux an open file description lock, elsewhere `flock`), released by the kernel when
+//! the holder dies (so a kill -9 never leaves a stale lock). The file's content names
+//! the holder (pid, command, purpose, since) so others can report *who* is busy.
+//!
+//! Looking at a lock never takes it: a status or gate probe tests the lock with
+//! `F_OFD_GETLK`, so a writer starting at that instant is never told the index is busy.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -80,14 +84,10 @@ impl WriteLock {
             .truncate(false)
             .open(path)
             .map_err(io)?;
-        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => {}
-            Err(rustix::io::Errno::WOULDBLOCK) => {
-                return Err(LockError::Busy {
-                    holder: read_record(&mut file),
-                });
-            }
-            Err(e) => return Err(io(e.into())),
+        if !os::try_lock(&file).map_err(io)? {
+            return Err(LockError::Busy {
+                holder: read_record(&mut file),
+            });
         }
         let record = LockRecord {
             pid: std::process::id(),
@@ -117,7 +117,7 @@ impl WriteLock {
 impl Drop for WriteLock {
     fn drop(&mut self) {
         let _ = self.file.set_len(0);
-        let _ = rustix::fs::flock(&self.file, rustix::fs::FlockOperation::Unlock);
+        os::unlock(&self.file);
     }
 }
 
@@ -138,23 +138,103 @@ pub fn holder_at(path: &Path) -> Result<Option<LockRecord>, LockError> {
             });
         }
     };
-    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
-        Ok(()) => {
-            let _ = rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock);
-            Ok(None)
-        }
-        Err(rustix::io::Errno::WOULDBLOCK) => {
-            Ok(Some(read_record(&mut file).unwrap_or(LockRecord {
-                pid: 0,
-                command: "unknown".into(),
-                purpose: "unknown".into(),
-                since: 0,
-            })))
-        }
-        Err(e) => Err(LockError::Io {
+    match os::is_locked(&file) {
+        Ok(false) => Ok(None),
+        Ok(true) => Ok(Some(read_record(&mut file).unwrap_or(LockRecord {
+            pid: 0,
+            command: "unknown".into(),
+            purpose: "unknown".into(),
+            since: 0,
+        }))),
+        Err(source) => Err(LockError::Io {
             path: path.to_path_buf(),
-            source: e.into(),
+            source,
         }),
+    }
+}
+
+/// The lock itself. On Linux an open file description lock (`F_OFD_SETLK`) on the whole
+/// file: like `flock` it belongs to the open file (a second open, even in the same
+/// process, conflicts; closing it or dying releases it), and unlike `flock` it can be
+/// tested without being taken (`F_OFD_GETLK`), so probes never collide with writers.
+#[cfg(target_os = "linux")]
+mod os {
+    use std::fs::File;
+    use std::io;
+    use std::os::fd::AsRawFd;
+
+    fn whole_file(kind: libc::c_int) -> libc::flock {
+        // SAFETY: `flock` is a plain C struct of integers, for which all zeroes is a
+        // valid value (and `l_pid` must be 0 for open file description locks).
+        let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+        lock.l_type = kind as _;
+        lock.l_whence = libc::SEEK_SET as _;
+        // `l_start` 0 and `l_len` 0: the whole file, however long it grows.
+        lock
+    }
+
+    fn fcntl(file: &File, cmd: libc::c_int, lock: &mut libc::flock) -> io::Result<()> {
+        // SAFETY: the descriptor is open for as long as `file` is borrowed, and `lock`
+        // points to a live `flock` that `F_OFD_SETLK` reads and `F_OFD_GETLK` rewrites.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), cmd, lock as *mut libc::flock) };
+        if rc == -1 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Takes the exclusive lock without waiting; `false` when someone holds it.
+    pub(super) fn try_lock(file: &File) -> io::Result<bool> {
+        match fcntl(file, libc::F_OFD_SETLK, &mut whole_file(libc::F_WRLCK)) {
+            Ok(()) => Ok(true),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EACCES)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub(super) fn unlock(file: &File) {
+        let _ = fcntl(file, libc::F_OFD_SETLK, &mut whole_file(libc::F_UNLCK));
+    }
+
+    /// Whether another open file holds the lock, without taking anything.
+    pub(super) fn is_locked(file: &File) -> io::Result<bool> {
+        let mut lock = whole_file(libc::F_WRLCK);
+        fcntl(file, libc::F_OFD_GETLK, &mut lock)?;
+        Ok(lock.l_type != libc::F_UNLCK as libc::c_short)
+    }
+}
+
+/// Elsewhere `flock`, whose only test is taking a shared lock for an instant (a writer
+/// starting in that instant is told the index is busy).
+#[cfg(not(target_os = "linux"))]
+mod os {
+    use std::fs::File;
+    use std::io;
+
+    use rustix::fs::{FlockOperation, flock};
+
+    pub(super) fn try_lock(file: &File) -> io::Result<bool> {
+        match flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub(super) fn unlock(file: &File) {
+        let _ = flock(file, FlockOperation::Unlock);
+    }
+
+    pub(super) fn is_locked(file: &File) -> io::Result<bool> {
+        match flock(file, FlockOperation::NonBlockingLockShared) {
+            Ok(()) => {
+                let _ = flock(file, FlockOperation::Unlock);
+                Ok(false)
+            }
+            Err(rustix::io::Errno::WOULDBLOCK) => Ok(true),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -187,5 +267,40 @@ mod tests {
         drop(held);
         assert_eq!(current_holder(dir.path()).unwrap(), None);
         WriteLock::try_acquire(dir.path(), "sync").unwrap();
+    }
+
+    #[test]
+    fn probes_never_make_a_writer_fail() {
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        drop(WriteLock::try_acquire(dir.path(), "index").unwrap());
+        let stop = AtomicBool::new(false);
+        let probes = AtomicU64::new(0);
+        let failures = std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        current_holder(dir.path()).unwrap();
+                        probes.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+            let mut failures = Vec::new();
+            for _ in 0..5_000 {
+                match WriteLock::try_acquire(dir.path(), "sync") {
+                    Ok(lock) => drop(lock),
+                    Err(e) => failures.push(e.to_string()),
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+            failures
+        });
+        assert!(probes.load(Ordering::Relaxed) > 0);
+        assert!(
+            failures.is_empty(),
+            "{} of 5000 acquisitions failed beside probes, e.g. {}",
+            failures.len(),
+            failures[0]
+        );
     }
 }

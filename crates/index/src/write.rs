@@ -322,8 +322,9 @@ pub(crate) const INTO_FILE_SQL: &str = "UPDATE files SET resolved = 0
 
 /// Marks for re-resolution, in the caller's transaction, every file whose edges could
 /// change: files using a name in `names` (definitions that appeared or disappeared),
-/// files with edges into a `removed` file, and files whose imports may name one of the
-/// `added` paths (by its module name).
+/// files with edges into a `removed` file (a removal changes no other file's import
+/// targets), and files whose imports may name one of the `added` paths (by its module
+/// or its directory: a package import reaches every file in it).
 pub(crate) fn mark_stale(
     tx: &Transaction<'_>,
     names: &HashSet<String>,
@@ -356,31 +357,12 @@ pub(crate) fn mark_stale(
     for id in removed {
         into_removed.execute([id])?;
     }
-    let mut importing = tx.prepare_cached(
-        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (
-             SELECT file_id FROM imports WHERE instr(module, ?1) > 0 OR name = ?1)",
-    )?;
-    let mut modules: Vec<&str> = added
-        .iter()
-        .map(|p| module_name(p))
-        .filter(|m| !m.is_empty())
-        .collect();
-    modules.sort_unstable();
-    modules.dedup();
-    for m in modules {
-        importing.execute([m])?;
+    if !added.is_empty() {
+        let mut mark =
+            tx.prepare_cached("UPDATE files SET resolved = 0 WHERE id = ?1 AND resolved = 1")?;
+        for id in crate::resolve::importers_of(tx, added)? {
+            mark.execute([id])?;
+        }
     }
     Ok(())
-}
-
-/// The name other files import a path by: its stem, or its directory for `mod.rs`,
-/// `__init__.py`, `index.js` and the like.
-fn module_name(path: &str) -> &str {
-    let mut parts = path.rsplit('/');
-    let file = parts.next().unwrap_or("");
-    let stem = file.split('.').next().unwrap_or("");
-    match stem {
-        "mod" | "__init__" | "index" | "lib" | "main" => parts.next().unwrap_or(stem),
-        _ => stem,
-    }
 }

@@ -372,3 +372,276 @@ pub enum Kind { A }
     std::fs::remove_file(dir.path().join("app/models.py")).unwrap();
     check(dir.path(), "deleted");
 }
+
+/// One language's module-level import: a tree where one file imports a module or
+/// package (a directory, or a file), then files added to and removed from it.
+struct ModuleCase {
+    lang: &'static str,
+    base: &'static [(&'static str, &'static str)],
+    /// Files added inside the imported module (defining names nobody uses), one run each.
+    added: &'static [(&'static str, &'static str)],
+    /// Files removed from it afterwards, one run each.
+    removed: &'static [&'static str],
+    /// Files added elsewhere under a directory of the same name, which the import cannot
+    /// name: nothing but the new file is re-resolved.
+    beside: &'static [(&'static str, &'static str)],
+}
+
+const MODULE_CASES: &[ModuleCase] = &[
+    ModuleCase {
+        lang: "rust (mod + use)",
+        base: &[
+            (
+                "src/lib.rs",
+                "mod m;\nuse crate::m::Handler;\npub fn run(h: Handler) {}\n",
+            ),
+            ("src/m/a.rs", "pub fn a_fn() {}\n"),
+        ],
+        added: &[
+            ("src/m/b.rs", "pub fn qq_other() {}\n"),
+            ("src/m/c.rs", "pub struct Handler;\n"),
+        ],
+        removed: &["src/m/a.rs", "src/m/b.rs"],
+        beside: &[("src/other/Handler/x.rs", "pub fn qq_x() {}\n")],
+    },
+    ModuleCase {
+        lang: "python (package, from pkg import)",
+        base: &[
+            (
+                "app/main.py",
+                "import pkg\nfrom pkg import tools\n\ndef main():\n    return tools.run()\n",
+            ),
+            ("pkg/__init__.py", "VERSION = 1\n"),
+            ("pkg/tools.py", "def run():\n    return 1\n"),
+        ],
+        added: &[("pkg/qq_extra.py", "def qq_other():\n    return 2\n")],
+        removed: &["pkg/tools.py", "pkg/__init__.py"],
+        beside: &[("lib/tools/helpers.py", "def qq_help():\n    return 3\n")],
+    },
+    ModuleCase {
+        lang: "javascript (directory import)",
+        base: &[
+            (
+                "web/app.js",
+                "import * as lib from './lib';\nexport function start() { return lib.greet(); }\n",
+            ),
+            (
+                "web/lib/index.js",
+                "export function greet() { return 1; }\n",
+            ),
+        ],
+        added: &[("web/lib/qq_more.js", "export function qqOther() {}\n")],
+        removed: &["web/lib/index.js"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "typescript (directory import)",
+        base: &[
+            (
+                "web/app.ts",
+                "import * as lib from './lib';\nexport function start(): number { return lib.greet(); }\n",
+            ),
+            (
+                "web/lib/index.ts",
+                "export function greet(): number { return 1; }\n",
+            ),
+        ],
+        added: &[("web/lib/qq_more.ts", "export function qqOther(): void {}\n")],
+        removed: &["web/lib/index.ts"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "go (package directory)",
+        base: &[
+            (
+                "main.go",
+                "package main\n\nimport \"example.com/proj/util\"\n\nfunc main() { util.Do() }\n",
+            ),
+            ("util/do.go", "package util\n\nfunc Do() {}\n"),
+        ],
+        added: &[("util/qq_more.go", "package util\n\nfunc QqOther() {}\n")],
+        removed: &["util/do.go"],
+        beside: &[("other/util/x.go", "package util\n\nfunc QqX() {}\n")],
+    },
+    ModuleCase {
+        lang: "java (package import)",
+        base: &[
+            (
+                "src/app/Main.java",
+                "package app;\nimport lib.tools.*;\nclass Main { void m() { new Tool(); } }\n",
+            ),
+            (
+                "src/lib/tools/Tool.java",
+                "package lib.tools;\npublic class Tool {}\n",
+            ),
+        ],
+        added: &[(
+            "src/lib/tools/QqExtra.java",
+            "package lib.tools;\npublic class QqExtra {}\n",
+        )],
+        removed: &["src/lib/tools/Tool.java"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "kotlin (package import)",
+        base: &[
+            (
+                "src/app/Main.kt",
+                "package app\nimport lib.tools.*\nfun main() { Tool() }\n",
+            ),
+            ("src/lib/tools/Tool.kt", "package lib.tools\nclass Tool\n"),
+        ],
+        added: &[(
+            "src/lib/tools/QqExtra.kt",
+            "package lib.tools\nclass QqExtra\n",
+        )],
+        removed: &["src/lib/tools/Tool.kt"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "c# (namespace directory)",
+        base: &[
+            (
+                "App/Main.cs",
+                "using Lib.Tools;\nclass Program { void M() { new Tool(); } }\n",
+            ),
+            (
+                "Lib/Tools/Tool.cs",
+                "namespace Lib.Tools { public class Tool {} }\n",
+            ),
+        ],
+        added: &[(
+            "Lib/Tools/QqExtra.cs",
+            "namespace Lib.Tools { public class QqExtra {} }\n",
+        )],
+        removed: &["Lib/Tools/Tool.cs"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "swift (module directory)",
+        base: &[
+            (
+                "App/main.swift",
+                "import Tools\nfunc start() { helper() }\n",
+            ),
+            ("Tools/Helper.swift", "func helper() {}\n"),
+        ],
+        added: &[("Tools/QqExtra.swift", "func qqOther() {}\n")],
+        removed: &["Tools/Helper.swift"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "c (include of a file that appears)",
+        base: &[(
+            "src/main.c",
+            "#include \"inc/tools.h\"\nint main(void) { return tool(); }\n",
+        )],
+        added: &[("src/inc/tools.h", "int qq_other(void);\n")],
+        removed: &["src/inc/tools.h"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "c++ (include of a file that appears)",
+        base: &[(
+            "src/main.cpp",
+            "#include \"inc/tools.hpp\"\nint main() { return tool(); }\n",
+        )],
+        added: &[("src/inc/tools.hpp", "int qq_other();\n")],
+        removed: &["src/inc/tools.hpp"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "php (require, use of a namespace)",
+        base: &[
+            (
+                "src/main.php",
+                "<?php\nrequire 'lib/tools.php';\nuse App\\Models\\User;\nfunction start() { return new User(); }\n",
+            ),
+            (
+                "App/Models/User.php",
+                "<?php\nnamespace App\\Models;\nclass User {}\n",
+            ),
+        ],
+        added: &[
+            ("src/lib/tools.php", "<?php\nfunction qq_other() {}\n"),
+            (
+                "App/Models/QqOther.php",
+                "<?php\nnamespace App\\Models;\nclass QqOther {}\n",
+            ),
+        ],
+        removed: &["App/Models/User.php", "src/lib/tools.php"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "ruby (require of a directory's files)",
+        base: &[
+            (
+                "app/main.rb",
+                "require_relative 'lib/tools'\ndef start\n  run_tool\nend\n",
+            ),
+            ("lib/tools/runner.rb", "def run_tool\n  1\nend\n"),
+        ],
+        added: &[("lib/tools/qq_extra.rb", "def qq_other\n  2\nend\n")],
+        removed: &["lib/tools/runner.rb"],
+        beside: &[],
+    },
+    ModuleCase {
+        lang: "bash (source of a file that appears)",
+        base: &[(
+            "bin/run.sh",
+            "#!/bin/bash\nsource ./lib/tools.sh\nstart() { tool; }\n",
+        )],
+        added: &[("bin/lib/tools.sh", "qq_other() { :; }\n")],
+        removed: &["bin/lib/tools.sh"],
+        beside: &[],
+    },
+];
+
+/// The dump of `root`'s index, compared with a fresh index of a copy of it.
+fn differs_from_fresh(root: &std::path::Path) -> Option<String> {
+    let fresh = tempfile::tempdir().unwrap();
+    copy_tree(root, fresh.path());
+    index(fresh.path());
+    let (inc, full) = (dump(root), dump(fresh.path()));
+    (inc != full).then(|| diff(&inc, &full))
+}
+
+#[test]
+fn files_added_to_and_removed_from_imported_modules_equal_fresh_index() {
+    let mut failures = Vec::new();
+    for case in MODULE_CASES {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_tree(root, case.base);
+        index(root);
+        let mut check = |what: String| {
+            let report = index(root);
+            assert!(report.wrote, "{}: {what}: nothing written", case.lang);
+            if let Some(diff) = differs_from_fresh(root) {
+                failures.push(format!("{}: after {what}:\n{diff}", case.lang));
+            }
+        };
+        for &(path, content) in case.added {
+            write_tree(root, &[(path, content)]);
+            check(format!("adding {path}"));
+        }
+        for &path in case.removed {
+            std::fs::remove_file(root.join(path)).unwrap();
+            check(format!("removing {path}"));
+        }
+        for &(path, content) in case.beside {
+            write_tree(root, &[(path, content)]);
+            let report = index(root);
+            if report.files_resolved != 1 {
+                failures.push(format!(
+                    "{}: adding {path}, which no import names, re-resolved {} files",
+                    case.lang, report.files_resolved
+                ));
+            }
+            if let Some(diff) = differs_from_fresh(root) {
+                failures.push(format!("{}: after adding {path}:\n{diff}", case.lang));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

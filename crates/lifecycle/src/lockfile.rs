@@ -1,5 +1,5 @@
-//! The watcher lock: `flock` on `<index dir>/watch.lock`, whose content names the
-//! holder like the index's write lock does. A `loci watch` holds it for its lifetime,
+//! The watcher lock: the index's kind of write lock ([`WriteLock`]) on
+//! `<index dir>/watch.lock`, whose content names the holder like the index's does. A `loci watch` holds it for its lifetime,
 //! so gates report the workspace `busy` (kept fresh by a watcher) instead of racing it.
 
 use std::path::{Path, PathBuf};
@@ -73,5 +73,48 @@ fn unknown_holder() -> LockRecord {
         command: "unknown".into(),
         purpose: "watch".into(),
         since: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[test]
+    fn watcher_lock_probes_never_make_a_watcher_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(WatchLock::try_acquire(dir.path()).unwrap());
+        let stop = AtomicBool::new(false);
+        let failures = std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        watch_holder(dir.path()).unwrap();
+                    }
+                });
+            }
+            let failures = (0..3_000)
+                .filter(|_| WatchLock::try_acquire(dir.path()).is_err())
+                .count();
+            stop.store(true, Ordering::Relaxed);
+            failures
+        });
+        assert_eq!(
+            failures, 0,
+            "watcher lock acquisitions failed beside probes"
+        );
+        // A held lock is still seen, and still refused to a second watcher.
+        let held = WatchLock::try_acquire(dir.path()).unwrap();
+        assert_eq!(
+            watch_holder(dir.path()).unwrap().map(|h| h.pid),
+            Some(std::process::id())
+        );
+        assert!(matches!(
+            WatchLock::try_acquire(dir.path()),
+            Err(WatchLockError::Busy { .. })
+        ));
+        drop(held);
+        assert_eq!(watch_holder(dir.path()).unwrap(), None);
     }
 }

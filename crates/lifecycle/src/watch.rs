@@ -91,6 +91,7 @@ pub fn watch(
             source,
         })?;
 
+    let own = OwnFiles::new(&opts.root);
     // Catch up with what changed while nothing watched (events from now on are queued).
     let mut dirty_since: Option<Instant> = None;
     let mut last_event = Instant::now();
@@ -100,7 +101,7 @@ pub fn watch(
     while !stop.load(Ordering::SeqCst) {
         match rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
-                if event.paths.iter().any(|p| relevant(&opts.root, p)) {
+                if changes_sources(&own, &event) {
                     dirty_since.get_or_insert_with(Instant::now);
                     last_event = Instant::now();
                 }
@@ -125,6 +126,65 @@ pub fn watch(
         }
     }
     Ok(())
+}
+
+/// What loci itself writes inside the watched tree, whose changes are never a reason
+/// to sync: `.loci/` (the index, its WAL and shared memory, the locks), and the registry
+/// when it lives there (watching one's home directory, or a `LOCI_HOME` inside it).
+struct OwnFiles {
+    root: PathBuf,
+    /// The registry's directory and file name (its `-wal`, `-shm` and `-journal` share it).
+    registry: Option<(PathBuf, std::ffi::OsString)>,
+}
+
+impl OwnFiles {
+    fn new(root: &Path) -> OwnFiles {
+        let registry = loci_store::registry::default_registry_path()
+            .ok()
+            .and_then(|path| {
+                let name = path.file_name()?.to_os_string();
+                let dir = path.parent()?;
+                // Events name canonical paths under the canonical root; the directory may
+                // not exist yet (the first sync that writes creates it).
+                let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+                Some((dir, name))
+            });
+        OwnFiles {
+            root: root.to_path_buf(),
+            registry,
+        }
+    }
+
+    fn is_registry(&self, path: &Path) -> bool {
+        let Some((dir, name)) = &self.registry else {
+            return false;
+        };
+        path == dir
+            || (path.parent() == Some(dir.as_path())
+                && path
+                    .file_name()
+                    .is_some_and(|n| n.as_encoded_bytes().starts_with(name.as_encoded_bytes())))
+    }
+}
+
+/// Whether an event can change what the index holds. Opening or reading a file or a
+/// directory cannot: a sync's own walk opens every directory and reads changed files,
+/// and the OS reports those too, so counting them would sync forever. Changes to loci's
+/// own files ([`OwnFiles`]) and VCS data cannot either.
+fn changes_sources(own: &OwnFiles, event: &notify::Event) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode};
+    let writes = match event.kind {
+        // A file closed after writing was modified (its `Modify` event says so too).
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    };
+    writes
+        && event
+            .paths
+            .iter()
+            .any(|p| relevant(&own.root, p) && !own.is_registry(p))
 }
 
 /// Whether a changed path can affect the index (loci's own files and VCS data cannot).

@@ -23,7 +23,9 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::extract::SymbolKind;
-pub(crate) use store::{load_inputs, load_table, needed_names, stale_files, write_edges};
+pub(crate) use store::{
+    importers_of, load_inputs, load_table, needed_names, stale_files, write_edges,
+};
 pub(crate) use table::TableBuilder;
 use table::module_segments;
 

@@ -1,7 +1,10 @@
 //! Reading resolution's inputs from the index, and writing its edges back.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::table::{ImportPattern, file_lookup_keys, import_lookup_keys};
 use super::{
     BaseRow, Confidence, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable,
     TableBuilder,
@@ -14,6 +17,50 @@ use crate::write::CONTAINS;
 pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     let mut stmt = conn.prepare("SELECT id FROM files WHERE resolved = 0 ORDER BY id")?;
     stmt.query_map([], |r| r.get(0))?.collect()
+}
+
+/// Files with an import that can name one of the `added` paths (by its module name or
+/// its directory's, as [`SymbolTable::files_for_module`] matches them): the imports whose
+/// targets adding the files can change. One pass over the imports, whatever the number
+/// of files added; only imports sharing a lookup key with an added file are looked at
+/// further.
+pub(crate) fn importers_of(conn: &Connection, added: &[String]) -> rusqlite::Result<Vec<i64>> {
+    let mut by_key: HashMap<String, Vec<&str>> = HashMap::new();
+    for path in added {
+        for key in file_lookup_keys(path) {
+            by_key.entry(key).or_default().push(path);
+        }
+    }
+    if by_key.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare_cached("SELECT file_id, module, name FROM imports")?;
+    let mut rows = stmt.query([])?;
+    let mut importers = Vec::new();
+    while let Some(row) = rows.next()? {
+        let file_id: i64 = row.get(0)?;
+        if importers.last() == Some(&file_id) {
+            continue;
+        }
+        let module = row.get_ref(1)?.as_str()?;
+        let name = row.get_ref(2)?.as_str_or_null()?;
+        let mut paths = import_lookup_keys(module, name)
+            .into_iter()
+            .flatten()
+            .filter_map(|key| by_key.get(key))
+            .flatten()
+            .peekable();
+        if paths.peek().is_none() {
+            continue;
+        }
+        let pattern = ImportPattern::new(module, name);
+        if paths.any(|path| pattern.may_name(path)) {
+            importers.push(file_id);
+        }
+    }
+    importers.sort_unstable();
+    importers.dedup();
+    Ok(importers)
 }
 
 /// Loads the refs, imports, bases and own symbols of `file_ids`.

@@ -22,11 +22,8 @@ impl TableBuilder {
 
     pub(crate) fn add_file(&mut self, id: i64, path: &str) {
         let info = file_info(path);
-        for last in [info.module_path.last(), info.dir.last()]
-            .into_iter()
-            .flatten()
-        {
-            let ids = self.by_last_component.entry(last.clone()).or_default();
+        for key in lookup_keys(&info) {
+            let ids = self.by_last_component.entry(key.clone()).or_default();
             if ids.last() != Some(&id) {
                 ids.push(id);
             }
@@ -122,6 +119,34 @@ impl TableBuilder {
     }
 }
 
+/// The keys an import finds a file by (see [`SymbolTable::files_for_module`]): the last
+/// component of its module path and of its directory.
+fn lookup_keys(info: &FileInfo) -> impl Iterator<Item = &String> {
+    [info.module_path.last(), info.dir.last()]
+        .into_iter()
+        .flatten()
+}
+
+/// The keys an import of `path` can find it by: an import whose
+/// [`import_lookup_keys`] share none of them can never name the file, whatever else
+/// the workspace holds.
+pub(crate) fn file_lookup_keys(path: &str) -> Vec<String> {
+    let info = file_info(path);
+    let mut keys: Vec<String> = lookup_keys(&info).cloned().collect();
+    keys.dedup();
+    keys
+}
+
+/// The keys an import (module as written, imported name) looks files up by: the last
+/// segment of its module and its name. [`SymbolTable::files_for_module`] only considers
+/// files one of whose [`file_lookup_keys`] is one of these.
+pub(crate) fn import_lookup_keys<'m>(
+    module: &'m str,
+    name: Option<&'m str>,
+) -> [Option<&'m str>; 2] {
+    [segments(module).next_back(), name]
+}
+
 fn file_info(path: &str) -> FileInfo {
     let mut comps: Vec<String> = path.split('/').map(str::to_string).collect();
     let file = comps.pop().unwrap_or_default();
@@ -141,6 +166,11 @@ fn file_info(path: &str) -> FileInfo {
 /// Splits a module as written into path-like segments: `crate::a::b` → `[a, b]`,
 /// `..pkg.mod` → `[pkg, mod]`, `./util.js` → `[util]`, `sys/types.h` → `[sys, types]`.
 pub(super) fn module_segments(module: &str) -> Vec<&str> {
+    segments(module).collect()
+}
+
+/// [`module_segments`] without collecting them (the last is all invalidation needs).
+fn segments(module: &str) -> impl DoubleEndedIterator<Item = &str> {
     let module = module.trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
     let pathlike = module.contains('/');
     let without_ext = if pathlike
@@ -155,15 +185,11 @@ pub(super) fn module_segments(module: &str) -> Vec<&str> {
     } else {
         module
     };
-    let parts: Vec<&str> = if pathlike {
-        without_ext.split('/').collect()
-    } else {
-        without_ext.split(['.', '\\', ':']).collect()
-    };
-    parts
-        .into_iter()
+    // Path-like modules split on `/` only; `.`, `\\` and `:` are then part of a segment.
+    let separators: &[char] = if pathlike { &['/'] } else { &['.', '\\', ':'] };
+    without_ext
+        .split(separators)
         .filter(|p| !matches!(*p, "" | "crate" | "self" | "super" | "." | ".." | "@" | "~"))
-        .collect()
 }
 
 fn suffix_len(a: &[String], b: &[&str]) -> usize {
@@ -174,44 +200,84 @@ fn suffix_len(a: &[String], b: &[&str]) -> usize {
         .count()
 }
 
+/// What one import (module as written, imported name) matches files with.
+pub(super) struct ImportPattern<'m> {
+    /// The module's segments (`crate::a::b` → `[a, b]`).
+    segs: Vec<&'m str>,
+    /// The segments with the imported name appended, when there is one.
+    with_name: Option<Vec<&'m str>>,
+    /// The extension the module is written with, if any.
+    ext: Option<&'m str>,
+    keys: [Option<&'m str>; 2],
+}
+
+impl<'m> ImportPattern<'m> {
+    pub(super) fn new(module: &'m str, name: Option<&'m str>) -> Self {
+        let segs = module_segments(module);
+        let with_name = name.map(|n| {
+            let mut with = segs.clone();
+            with.push(n);
+            with
+        });
+        ImportPattern {
+            segs,
+            with_name,
+            ext: written_extension(module),
+            keys: import_lookup_keys(module, name),
+        }
+    }
+
+    /// Whether `file` is the imported name itself (a Java class, a Python submodule).
+    fn names_item(&self, file: &FileInfo) -> bool {
+        self.with_name
+            .as_ref()
+            .is_some_and(|with| path_matches(&file.module_path, with))
+    }
+
+    /// Whether `file` is the module's file or in its package directory.
+    fn names_module(&self, file: &FileInfo) -> bool {
+        (path_matches(&file.module_path, &self.segs) || path_matches(&file.dir, &self.segs))
+            && self.ext.is_none_or(|e| e == file.ext)
+    }
+
+    /// Whether the import can name `path`, whatever else the workspace holds: when it
+    /// cannot, adding the file changes nothing the import resolves to.
+    pub(super) fn may_name(&self, path: &str) -> bool {
+        let file = file_info(path);
+        lookup_keys(&file).any(|k| self.keys.contains(&Some(k.as_str())))
+            && (self.names_item(&file) || self.names_module(&file))
+    }
+}
+
 impl SymbolTable {
     /// Files in the workspace that an import names. The imported name itself may be a
     /// file (a Java/Kotlin class, a Python submodule, a Rust module): when it is, only
     /// that file; else the module's file or package directory. A module written with an
     /// extension (`#include "a/b.hpp"`, `source ./x.sh`) only names files with it.
     pub(super) fn files_for_module(&self, module: &str, name: Option<&str>) -> Vec<i64> {
-        let segs = module_segments(module);
-        let ext = written_extension(module);
-        let mut candidates: Vec<i64> = [segs.last().copied(), name]
+        let pattern = ImportPattern::new(module, name);
+        let mut candidates: Vec<i64> = pattern
+            .keys
             .into_iter()
             .flatten()
-            .filter_map(|last| self.by_last_component.get(last))
+            .filter_map(|key| self.by_last_component.get(key))
             .flatten()
             .copied()
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
         let info = |id: &i64| self.files.get(id);
-        if let Some(name) = name {
-            let mut with_name = segs.clone();
-            with_name.push(name);
-            let named: Vec<i64> = candidates
-                .iter()
-                .copied()
-                .filter(|id| info(id).is_some_and(|f| path_matches(&f.module_path, &with_name)))
-                .collect();
-            if !named.is_empty() {
-                return named;
-            }
+        let named: Vec<i64> = candidates
+            .iter()
+            .copied()
+            .filter(|id| info(id).is_some_and(|f| pattern.names_item(f)))
+            .collect();
+        if !named.is_empty() {
+            return named;
         }
         candidates
             .into_iter()
-            .filter(|id| {
-                info(id).is_some_and(|f| {
-                    (path_matches(&f.module_path, &segs) || path_matches(&f.dir, &segs))
-                        && ext.is_none_or(|e| e == f.ext)
-                })
-            })
+            .filter(|id| info(id).is_some_and(|f| pattern.names_module(f)))
             .collect()
     }
 }
