@@ -35,20 +35,23 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
         conn.busy_timeout(WRITE_BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", true)?;
+        // Off while migrating: a migration may rebuild a table others reference.
+        conn.pragma_update(None, "foreign_keys", false)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         conn.pragma_update(None, "cache_size", -65536)?;
         Ok(())
     };
     setup(&conn).map_err(|e| StoreError::sqlite(path, e))?;
     schema::migrate(&mut conn).map_err(|e| match e {
-        MigrateError::Newer(found) => StoreError::UnknownSchema {
+        MigrateError::Unknown(found) => StoreError::UnknownSchema {
             path: path.to_path_buf(),
             found,
             supported: SCHEMA_VERSION,
         },
         MigrateError::Sqlite(e) => StoreError::sqlite(path, e),
     })?;
+    conn.pragma_update(None, "foreign_keys", true)
+        .map_err(|e| StoreError::sqlite(path, e))?;
     Ok(conn)
 }
 
