@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod guard;
 mod index_db;
 pub mod registry;
 mod schema;

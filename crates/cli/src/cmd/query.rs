@@ -58,7 +58,8 @@ pub fn run(args: QueryArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
     };
     let root = crate::workspace_arg::query_root(workspace)?;
     let db = loci_store::index_path_for(&root);
-    if !db.is_file() {
+    // Anything else at the path (a directory) is the engine's storage error.
+    if !db.exists() {
         return Err(Failure::new(
             exit::NOT_FOUND,
             "no_index",

@@ -146,7 +146,8 @@ impl Graph {
 
     /// Opens an index that lives at `index_path` (outside the workspace, say).
     pub fn open_at(root: &Path, index_path: &Path) -> Result<Graph, QueryError> {
-        if !index_path.is_file() {
+        // Anything else at the path (a directory) is the store's clear error.
+        if !index_path.exists() {
             return Err(QueryError::NoIndex(index_path.to_path_buf()));
         }
         let conn = loci_store::open_index_read_only(index_path)?;
