@@ -241,3 +241,31 @@ fn a_v3_index_migrates_keeping_symbol_ids_and_results() {
     assert_eq!(names_found(root, "*_fn").len(), 2);
     assert_same_as_fresh(root);
 }
+
+#[test]
+fn a_v3_index_holding_a_lossy_name_recovers_to_the_fresh_index() {
+    // What v3 left when a name was not UTF-8: its lossy text as the key, and a second
+    // file of the same shown name then failed every run.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(root, &[("main.rs", "fn main() { alpha_fn(); }\n")]);
+    std::fs::write(raw(root, b"x\xff.rs"), "fn alpha_fn() {}\n").unwrap();
+    index(root);
+    let db = loci_store::index_path_for(root);
+    downgrade_to_v3(&rusqlite::Connection::open(&db).unwrap());
+    std::fs::write(raw(root, b"x\xfe.rs"), "fn beta_fn() {}\n").unwrap();
+
+    let report = index(root);
+    // The lossy row names no file: it goes, and both true names come in.
+    assert_eq!(
+        (
+            report.files_removed,
+            report.files_parsed,
+            report.files_indexed
+        ),
+        (1, 2, 3),
+        "{report:?}"
+    );
+    assert_same_as_fresh(root);
+    assert_eq!(names_found(root, "*_fn").len(), 2);
+}
