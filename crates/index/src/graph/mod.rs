@@ -325,7 +325,7 @@ impl Graph {
                     })
                     .collect();
                 Err(QueryError::Invalid(format!(
-                    "`{path}` is how {} indexed files are shown (their names differ only in bytes that are not UTF-8: {}); no one of them can be named by it",
+                    "`{path}` is how {} indexed files are shown, so it names none of them: {} (names that differ only in bytes that are not UTF-8)",
                     several.len(),
                     names.join(", ")
                 )))
