@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use loci_api::graph::{Direction, FindRequest, TraversalRequest, find, traverse};
 use loci_api::ReadOptions;
+use loci_api::graph::{Direction, FindRequest, TraversalRequest, find, traverse};
 
 const MIN_FILES: usize = 800;
 

@@ -205,11 +205,14 @@ impl Workspace {
                 dev: m.dev(),
                 ino: m.ino(),
             }),
-            Ok(_) => Err(ApiError::new(
-                ErrorKind::Storage,
-                format!("{} is not a file", path.display()),
-            )
-            .hint("move it away, then run `loci index`")),
+            // Something else is there: the store names it the way every open does.
+            Ok(_) => Err(match Graph::open_at(&self.located.root, path) {
+                Err(e) => e.into(),
+                Ok(_) => ApiError::new(
+                    ErrorKind::Storage,
+                    format!("{} is not a file", path.display()),
+                ),
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 Err(ApiError::from(GraphError::NoIndex(path.to_path_buf())))
             }

@@ -75,7 +75,8 @@ pub fn query(
             .map_err(|m| ApiError::new(ErrorKind::InvalidParams, m))?,
         None => Params::None,
     };
-    if !index_path.is_file() {
+    // Anything else at the path (a directory) is the engine's storage error.
+    if !index_path.exists() {
         return Err(ApiError::new(
             ErrorKind::NoIndex,
             format!("no index at {}", index_path.display()),

@@ -120,20 +120,20 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
     };
     let mut seen = std::collections::HashSet::with_capacity(walked.files.len());
     for found in &walked.files {
-        match stored.get(found.rel.as_str()) {
+        match stored.get(&found.rel) {
             Some(s) if s.stat == found.stat => {
                 report.unchanged += 1;
-                seen.insert(found.rel.as_str());
+                seen.insert(&found.rel);
             }
             Some(s) => match content_hash(found, opts.max_file_bytes) {
                 Some(hash) if hash[..] == s.hash[..] => {
                     report.touched += 1;
-                    seen.insert(found.rel.as_str());
+                    seen.insert(&found.rel);
                 }
                 Some(_) => {
                     report.changed += 1;
-                    seen.insert(found.rel.as_str());
-                    note(&mut report, "changed", &found.rel);
+                    seen.insert(&found.rel);
+                    note(&mut report, "changed", &found.rel.display());
                 }
                 // Now too large, binary or unreadable: a sync drops it (counted below).
                 None => {}
@@ -141,15 +141,15 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
             None => {
                 if would_index(found, opts.max_file_bytes) {
                     report.added += 1;
-                    note(&mut report, "added", &found.rel);
+                    note(&mut report, "added", &found.rel.display());
                 }
             }
         }
     }
     for path in stored.keys() {
-        if !seen.contains(path.as_str()) {
+        if !seen.contains(path) {
             report.removed += 1;
-            note(&mut report, "removed", path);
+            note(&mut report, "removed", &path.display());
         }
     }
     report.sample.sort();

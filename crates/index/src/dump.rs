@@ -32,32 +32,37 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
         }
         Ok(())
     };
-    collect(
-        "SELECT 'file', path, lang, size, hex(hash), lossy, lines, resolved, unresolved_refs FROM files",
-    )?;
-    collect(
-        "SELECT 'symbol', f.path, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
+    let f = exact_path("f");
+    collect(&format!(
+        "SELECT 'file', {f}, lang, size, hex(hash), lossy, lines, resolved, unresolved_refs FROM files f"
+    ))?;
+    collect(&format!(
+        "SELECT 'symbol', {f}, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
                 (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id)
-         FROM symbols s JOIN files f ON f.id = s.file_id",
-    )?;
-    collect("SELECT 'ref_name', f.path, n.name FROM ref_names n JOIN files f ON f.id = n.file_id")?;
-    collect(
-        "SELECT 'import', f.path, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id",
-    )?;
-    collect(
-        "SELECT 'base', f.path, b.subject, b.name, b.qualifier, b.kind, b.line,
+         FROM symbols s JOIN files f ON f.id = s.file_id"
+    ))?;
+    collect(&format!(
+        "SELECT 'ref_name', {f}, n.name FROM ref_names n JOIN files f ON f.id = n.file_id"
+    ))?;
+    collect(&format!(
+        "SELECT 'import', {f}, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id"
+    ))?;
+    collect(&format!(
+        "SELECT 'base', {f}, b.subject, b.name, b.qualifier, b.kind, b.line,
                 (SELECT s.qualified_name FROM symbols s WHERE s.id = b.symbol_id)
-         FROM bases b JOIN files f ON f.id = b.file_id",
-    )?;
-    collect(
-        "SELECT 'edge', e.kind, sf.path, (SELECT s.qualified_name FROM symbols s WHERE s.id = e.src_symbol),
-                (SELECT path FROM files WHERE id = e.dst_file),
+         FROM bases b JOIN files f ON f.id = b.file_id"
+    ))?;
+    collect(&format!(
+        "SELECT 'edge', e.kind, {sf}, (SELECT s.qualified_name FROM symbols s WHERE s.id = e.src_symbol),
+                (SELECT {df} FROM files df WHERE df.id = e.dst_file),
                 (SELECT s.qualified_name FROM symbols s WHERE s.id = e.dst_symbol), e.confidence, e.line
          FROM edges e JOIN files sf ON sf.id = e.src_file",
-    )?;
-    collect(
-        "SELECT 'count', f.path, c.what, c.key, c.n FROM file_counts c JOIN files f ON f.id = c.file_id",
-    )?;
+        sf = exact_path("sf"),
+        df = exact_path("df"),
+    ))?;
+    collect(&format!(
+        "SELECT 'count', {f}, c.what, c.key, c.n FROM file_counts c JOIN files f ON f.id = c.file_id"
+    ))?;
     lines.extend(reference_lines(conn)?);
     lines.extend(search_digests(conn)?);
     lines.sort();
@@ -66,11 +71,23 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     Ok(out)
 }
 
+/// SQL for the path of the `files` row `alias` as the dump names it: its text when that
+/// is its exact name, else the text and the exact bytes in hex (two names that differ only
+/// in bytes that are not UTF-8 show as the same text).
+fn exact_path(alias: &str) -> String {
+    format!(
+        "CASE WHEN CAST({alias}.path AS BLOB) = {alias}.path_bytes THEN {alias}.path
+              ELSE {alias}.path || ' <' || hex({alias}.path_bytes) || '>' END"
+    )
+}
+
 /// One line per reference, decoded from each file's blob, shaped like the other rows.
 fn reference_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut qualified_name = conn.prepare("SELECT qualified_name FROM symbols WHERE id = ?1")?;
-    let mut stmt =
-        conn.prepare("SELECT f.path, r.data FROM file_refs r JOIN files f ON f.id = r.file_id")?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {}, r.data FROM file_refs r JOIN files f ON f.id = r.file_id",
+        exact_path("f")
+    ))?;
     let mut rows = stmt.query([])?;
     let mut lines = Vec::new();
     while let Some(row) = rows.next()? {
@@ -101,11 +118,12 @@ fn search_digests(conn: &Connection) -> rusqlite::Result<Vec<String>> {
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.dump_search_terms
              USING fts5vocab(main, code_fts, 'instance')",
     )?;
-    let mut stmt = conn.prepare(
-        "SELECT coalesce(f.path, '<no file ' || v.doc || '>'), v.term
+    let mut stmt = conn.prepare(&format!(
+        "SELECT coalesce({}, '<no file ' || v.doc || '>'), v.term
          FROM temp.dump_search_terms v LEFT JOIN files f ON f.id = v.doc
          ORDER BY v.doc, v.term",
-    )?;
+        exact_path("f")
+    ))?;
     let mut rows = stmt.query([])?;
     let mut lines = Vec::new();
     let mut current: Option<(String, u64, blake3::Hasher)> = None;

@@ -4,11 +4,11 @@ use std::io::Read;
 
 use crate::Lang;
 use crate::extract::{self, FileFacts};
-use crate::walk::{Found, SkipReason, Skipped, Stat};
+use crate::walk::{Found, RelPath, SkipReason, Skipped, Stat};
 
 /// A file read and parsed, ready for the writer.
 pub(crate) struct Parsed {
-    pub rel: String,
+    pub rel: RelPath,
     pub lang: Lang,
     pub stat: Stat,
     pub hash: [u8; 32],
@@ -24,9 +24,9 @@ pub(crate) enum Outcome {
     /// Content differs from the stored hash (or the file is new): new facts.
     Changed(Box<Parsed>),
     /// Stat changed but content hash is the same: only the stat needs updating.
-    Touched { rel: String, stat: Stat },
-    /// Not indexed, with the reason.
-    Skipped(Skipped),
+    Touched { rel: RelPath, stat: Stat },
+    /// Not indexed (the file at `rel`), with the reason.
+    Skipped { rel: RelPath, skip: Skipped },
 }
 
 /// Bytes looked at for a NUL to call a file binary.
@@ -45,12 +45,13 @@ pub(crate) fn parse_file(
     max_bytes: u64,
     known_hash: Option<&[u8]>,
 ) -> Outcome {
-    let skipped = |reason, detail: Option<String>| {
-        Outcome::Skipped(Skipped {
-            path: found.rel.clone(),
+    let skipped = |reason, detail: Option<String>| Outcome::Skipped {
+        rel: found.rel.clone(),
+        skip: Skipped {
+            path: found.rel.display().into_owned(),
             reason,
             detail,
-        })
+        },
     };
     if found.stat.size > max_bytes {
         return skipped(
@@ -86,7 +87,7 @@ pub(crate) fn parse_file(
     };
     let lines = text.lines().count() as u32;
     let facts = extract::extract(lang, &text).unwrap_or_else(|e| {
-        tracing::warn!(path = %found.rel, error = %e, "parse failed; file indexed without symbols");
+        tracing::warn!(path = %found.rel.display(), error = %e, "parse failed; file indexed without symbols");
         FileFacts::default()
     });
     Outcome::Changed(Box::new(Parsed {

@@ -13,7 +13,7 @@ use crate::resolve;
 use crate::side_search::SideSearch;
 use crate::sync::{Progress, meta_set};
 use crate::trigram::TermsBuilder;
-use crate::walk::Skipped;
+use crate::walk::{RelPath, Skipped};
 use crate::write::{self, StoredFile};
 
 /// Files written per transaction: large enough to amortise commits, small enough that
@@ -54,7 +54,7 @@ pub(crate) struct Counts {
 /// The writer's side of the parse phase: applies each parsed file as it arrives, in
 /// transactions of [`BATCH_FILES`] files, and keeps what the rest of the run needs.
 pub(crate) struct RunWriter<'r> {
-    pub stored: &'r HashMap<String, StoredFile>,
+    pub stored: &'r HashMap<RelPath, StoredFile>,
     pub fresh: bool,
     /// Whether `meta.state` says this run is unfinished (set by the first transaction
     /// that changes something, if the run did not set it up front).
@@ -134,10 +134,10 @@ impl RunWriter<'_> {
                 let (file_id, ids) =
                     write::write_parsed(tx, &parsed, existing, names, inline_terms)?;
                 if existing.is_none() && !self.fresh {
-                    staled.added_paths.push(parsed.rel.clone());
+                    staled.added_paths.push(parsed.rel.display().into_owned());
                 }
                 if parsed.lossy {
-                    self.lossy.push(parsed.rel.clone());
+                    self.lossy.push(parsed.rel.display().into_owned());
                 }
                 self.counts.parsed += 1;
                 let Parsed {
@@ -151,7 +151,7 @@ impl RunWriter<'_> {
                     if g.rows > GATHER_MAX_ROWS {
                         *self.gathered = None;
                     } else {
-                        let inputs = g.table.add_written(file_id, &rel, &ids, facts);
+                        let inputs = g.table.add_written(file_id, &rel.display(), &ids, facts);
                         g.inputs.push(inputs);
                     }
                 }
@@ -163,9 +163,9 @@ impl RunWriter<'_> {
                 }
                 self.counts.touched += 1;
             }
-            Outcome::Skipped(skip) => {
+            Outcome::Skipped { rel, skip } => {
                 // A file that used to be indexed and is now skipped leaves the index.
-                if let Some(s) = self.stored.get(&skip.path) {
+                if let Some(s) = self.stored.get(&rel) {
                     write::remove_file(tx, s.id, &mut staled.names)?;
                     staled.removed_ids.push(s.id);
                     self.counts.removed += 1;

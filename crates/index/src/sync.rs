@@ -18,7 +18,7 @@ use crate::parse::{self, Outcome};
 use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
 use crate::side_search::SideSearch;
 use crate::trigram::TermsBuilder;
-use crate::walk::{self, Skipped, Stat};
+use crate::walk::{self, RelPath, Skipped, Stat};
 use crate::write::StoredFile;
 use crate::{Lang, resolve};
 use loci_store::search_index;
@@ -202,27 +202,27 @@ pub fn index_workspace(
     // Diff: unchanged by stat, to (re)read, and removed.
     let mut to_read = Vec::new();
     let mut unchanged = 0u64;
-    let mut seen: HashSet<&str> = HashSet::with_capacity(walked.files.len());
+    let mut seen: HashSet<&RelPath> = HashSet::with_capacity(walked.files.len());
     for found in &walked.files {
-        let stored_file = stored.get(found.rel.as_str());
+        let stored_file = stored.get(&found.rel);
         // Unchanged by stat, and still within the size limit (which may have been lowered).
         if let Some(s) = stored_file
             && s.stat == found.stat
             && found.stat.size <= opts.max_file_bytes
         {
             unchanged += 1;
-            seen.insert(found.rel.as_str());
+            seen.insert(&found.rel);
             continue;
         }
         let Some(lang) = source_lang(&found.abs) else {
             continue;
         };
-        seen.insert(found.rel.as_str());
+        seen.insert(&found.rel);
         to_read.push((found, lang));
     }
     let removed: Vec<i64> = stored
         .iter()
-        .filter(|(path, _)| !seen.contains(path.as_str()))
+        .filter(|(path, _)| !seen.contains(path))
         .map(|(_, s)| s.id)
         .collect();
     let incomplete = meta_get(&conn, "state").map_err(&err)?.as_deref() != Some("complete");
@@ -291,9 +291,7 @@ pub fn index_workspace(
                 parse_jobs
                     .par_iter()
                     .for_each_with(tx, |tx, (found, lang)| {
-                        let known = stored_ref
-                            .get(found.rel.as_str())
-                            .map(|s| s.hash.as_slice());
+                        let known = stored_ref.get(&found.rel).map(|s| s.hash.as_slice());
                         let _ = tx.send(parse::parse_file(found, *lang, max_bytes, known));
                     });
             };
@@ -438,11 +436,12 @@ fn resolve_from_index(
     Ok(())
 }
 
-pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, StoredFile>> {
-    let mut stmt = conn.prepare("SELECT id, path, size, mtime_ns, inode, hash FROM files")?;
+/// Every indexed file's fingerprint, by its exact path.
+pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<RelPath, StoredFile>> {
+    let mut stmt = conn.prepare("SELECT id, path_bytes, size, mtime_ns, inode, hash FROM files")?;
     let rows = stmt.query_map([], |r| {
         Ok((
-            r.get::<_, String>(1)?,
+            RelPath::from_bytes(r.get::<_, Vec<u8>>(1)?),
             StoredFile {
                 id: r.get(0)?,
                 stat: Stat {

@@ -1,17 +1,63 @@
 //! Finding the files to index: a gitignore-aware parallel walk (also honouring
 //! `.lociignore`) that reports every file it will not index and why.
 
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
 
+/// A path relative to the workspace root, `/`-separated, exactly as the file system
+/// names it: the bytes, not a UTF-8 decoding of them. Two names that decode to the same
+/// text (`x\xff.rs`, `x\xfe.rs`) are two paths; the index keys files by these bytes and
+/// only shows them as text ([`RelPath::display`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct RelPath(Vec<u8>);
+
+impl RelPath {
+    /// The path of `path` beneath `root`, component by component.
+    pub fn of(root: &Path, path: &Path) -> RelPath {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        let mut out = Vec::with_capacity(rel.as_os_str().len());
+        for (i, part) in rel.components().enumerate() {
+            if i > 0 {
+                out.push(b'/');
+            }
+            out.extend_from_slice(part.as_os_str().as_bytes());
+        }
+        RelPath(out)
+    }
+
+    /// A stored path (the `files.path_bytes` column).
+    pub fn from_bytes(bytes: Vec<u8>) -> RelPath {
+        RelPath(bytes)
+    }
+
+    /// The exact bytes (the index's key for the file).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The path as text for people and for the name-based rules (module names, globs):
+    /// lossy where the name is not UTF-8.
+    pub fn display(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.0)
+    }
+
+    /// The path to open, beneath the root.
+    pub fn as_path(&self) -> &Path {
+        Path::new(OsStr::from_bytes(&self.0))
+    }
+}
+
 /// A regular file the walk found, with the stat part of its fingerprint.
 #[derive(Debug, Clone)]
 pub(crate) struct Found {
-    /// Path relative to the workspace root, `/`-separated.
-    pub rel: String,
+    /// Path relative to the workspace root, exact.
+    pub rel: RelPath,
     /// Absolute path.
     pub abs: PathBuf,
     pub stat: Stat,
@@ -107,7 +153,6 @@ pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool 
                     if kind.is_dir() {
                         return WalkState::Continue;
                     }
-                    let rel = relative(root, entry.path());
                     if kind.is_symlink() {
                         if wanted(entry.path()) || entry.path().is_dir() || is_loop(entry.path()) {
                             let reason = if is_loop(entry.path()) {
@@ -119,7 +164,7 @@ pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool 
                                 .lock()
                                 .unwrap_or_else(|p| p.into_inner())
                                 .push(Skipped {
-                                    path: rel,
+                                    path: relative(root, entry.path()),
                                     reason,
                                     detail: None,
                                 });
@@ -129,6 +174,7 @@ pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool 
                     if !kind.is_file() || !wanted(entry.path()) {
                         return WalkState::Continue;
                     }
+                    let rel = RelPath::of(root, entry.path());
                     match entry.metadata() {
                         Ok(meta) => files.lock().unwrap_or_else(|p| p.into_inner()).push(Found {
                             rel,
@@ -139,7 +185,7 @@ pub(crate) fn walk(root: &Path, threads: usize, wanted: &(dyn Fn(&Path) -> bool 
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
                             .push(Skipped {
-                                path: rel,
+                                path: rel.display().into_owned(),
                                 reason: SkipReason::WalkError,
                                 detail: Some(e.to_string()),
                             }),

@@ -66,18 +66,19 @@ pub(crate) fn write_parsed(
         }
         None => {
             tx.prepare_cached(
-                "INSERT INTO files (path, lang, size, mtime_ns, inode, hash, lossy, lines, resolved)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)",
+                "INSERT INTO files (path_bytes, path, lang, size, mtime_ns, inode, hash, lossy, lines, resolved)
+                 VALUES (?1, ?9, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)",
             )?
             .execute(params![
-                file.rel,
+                file.rel.as_bytes(),
                 file.lang.name(),
                 file.stat.size as i64,
                 file.stat.mtime_ns,
                 file.stat.inode as i64,
                 &file.hash[..],
                 file.lossy,
-                file.lines
+                file.lines,
+                file.rel.display()
             ])?;
             (tx.last_insert_rowid(), OldSymbols::new())
         }

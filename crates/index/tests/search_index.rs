@@ -127,6 +127,7 @@ fn text_added_by_a_later_run_is_found() {
 /// reference, indexed by name, and `CONTAINS` edges with a target file, in the index of
 /// edges by target.
 fn downgrade_to_v2(conn: &rusqlite::Connection) {
+    common::downgrade_to_v3(conn);
     conn.execute_batch(
         "UPDATE edges SET dst_file = src_file WHERE kind = 'CONTAINS';
          DROP INDEX edges_in;

@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use loci_store::rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use loci_store::rusqlite::limits::Limit;
@@ -141,10 +141,29 @@ impl ReadOnlyConnection {
             path: path.to_path_buf(),
             message,
         };
+        if path.is_dir() {
+            return Err(open_err(
+                "it is a directory, not an index database file".into(),
+            ));
+        }
         // No SQLITE_OPEN_CREATE and no SQLITE_OPEN_URI: a missing file is an
         // error, and the name cannot carry `?mode=rw`.
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(e.to_string()))?;
+        // SQLite reads the file only when a statement needs it: read its schema now, so a
+        // file that is not a database fails here, as a storage error, rather than as the
+        // first statement's "syntax". A locked file is the statement's to report: the
+        // probe does not wait (each statement sets its own busy wait).
+        let probe = conn.busy_timeout(Duration::ZERO).and_then(|()| {
+            conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        });
+        if let Err(e) = probe
+            && e.sqlite_error_code() == Some(loci_store::rusqlite::ErrorCode::NotADatabase)
+        {
+            return Err(open_err(e.to_string()));
+        }
         let setup = || -> loci_store::rusqlite::Result<()> {
             conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
             conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES as i32)?;

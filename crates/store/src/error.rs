@@ -14,8 +14,11 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
-    /// The file's schema was written by a newer loci (or is not a loci index).
-    #[error("{path} has schema version {found}; this loci understands up to {supported}")]
+    /// The file's schema was written by a newer loci (or is not a loci index: a
+    /// negative version, say). Nothing was written to it.
+    #[error(
+        "{path} has schema version {found}, not one this loci can use (it writes version {supported}, migrating older ones); the file was left untouched"
+    )]
     UnknownSchema {
         /// The database file.
         path: PathBuf,
@@ -23,6 +26,14 @@ pub enum StoreError {
         found: i64,
         /// The newest version this build knows.
         supported: i64,
+    },
+    /// The index path is taken by something that is not a file (a directory, say).
+    #[error("{path} is {what}, not an index database file")]
+    NotAFile {
+        /// The index path.
+        path: PathBuf,
+        /// What is there instead.
+        what: &'static str,
     },
     /// A directory for the database could not be created.
     #[error("cannot create {path}: {source}")]

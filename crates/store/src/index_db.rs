@@ -6,6 +6,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::StoreError;
+use crate::guard;
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 
 /// The marker directory loci keeps inside a workspace.
@@ -22,9 +23,14 @@ pub fn index_path_for(workspace: &Path) -> PathBuf {
 }
 
 /// Opens (creating if needed) an index for writing: WAL, NORMAL sync (durable at
-/// checkpoints, never corrupt), foreign keys on, schema migrated.
+/// checkpoints, never corrupt), foreign keys on, schema migrated. An existing file is
+/// first checked without writing (a regular file, a SQLite database, a schema version
+/// this build knows), so a refused file is left byte for byte as it was.
 pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
     crate::process_config::configure();
+    if guard::existing_file(path)? {
+        guard::check_existing(path)?;
+    }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
             path: dir.to_path_buf(),
@@ -36,27 +42,27 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
         conn.busy_timeout(WRITE_BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", true)?;
+        // Off while migrating: a migration may rebuild a table others reference.
+        conn.pragma_update(None, "foreign_keys", false)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         conn.pragma_update(None, "cache_size", -65536)?;
         Ok(())
     };
     setup(&conn).map_err(|e| StoreError::sqlite(path, e))?;
     schema::migrate(&mut conn).map_err(|e| match e {
-        MigrateError::Newer(found) => StoreError::UnknownSchema {
-            path: path.to_path_buf(),
-            found,
-            supported: SCHEMA_VERSION,
-        },
+        MigrateError::Unknown(found) => guard::unknown_schema(path, found),
         MigrateError::Sqlite(e) => StoreError::sqlite(path, e),
     })?;
+    conn.pragma_update(None, "foreign_keys", true)
+        .map_err(|e| StoreError::sqlite(path, e))?;
     Ok(conn)
 }
 
-/// Opens an existing index read-only; refuses an unknown schema version.
-/// Readers never block on the writer (WAL).
+/// Opens an existing index read-only; refuses an unknown schema version, and a
+/// directory at the path with the writer's error. Readers never block on the writer (WAL).
 pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
     crate::process_config::configure();
+    guard::existing_file(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod guard;
 mod index_db;
 mod process_config;
 pub mod registry;

@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -219,6 +219,41 @@ UPDATE files SET size = -1, hash = x'', resolved = 0;
 UPDATE meta SET value = 'indexing' WHERE key = 'state';
 "#;
 
+/// V4: a file is keyed by the exact bytes of its relative path (`path_bytes`, unique);
+/// `path` is only how it is shown (lossy UTF-8, not unique, indexed for lookups by the
+/// shown name). Until V3 the lossy text was the unique key, so two names that differ
+/// only in bytes that are not UTF-8 (`x\xff.rs`, `x\xfe.rs`) collided and every run
+/// failed from then on.
+///
+/// SQLite cannot drop a column's `UNIQUE`, so `files` is rebuilt (foreign keys are off
+/// while migrations run, so nothing cascades); ids are kept, so every fact, edge and
+/// symbol id stays as it is. A V3 path was valid UTF-8 or already lossy; its bytes are
+/// its UTF-8 text, and the next run replaces a lossy one by the file's true name.
+const V4: &str = r#"
+CREATE TABLE files_v4 (
+    id              INTEGER PRIMARY KEY,
+    path_bytes      BLOB NOT NULL UNIQUE,
+    path            TEXT NOT NULL,
+    lang            TEXT NOT NULL,
+    size            INTEGER NOT NULL,
+    mtime_ns        INTEGER NOT NULL,
+    inode           INTEGER NOT NULL,
+    hash            BLOB NOT NULL,
+    lossy           INTEGER NOT NULL DEFAULT 0,
+    lines           INTEGER NOT NULL,
+    resolved        INTEGER NOT NULL DEFAULT 0,
+    unresolved_refs INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO files_v4 (id, path_bytes, path, lang, size, mtime_ns, inode, hash, lossy, lines,
+                      resolved, unresolved_refs)
+    SELECT id, CAST(path AS BLOB), path, lang, size, mtime_ns, inode, hash, lossy, lines,
+           resolved, unresolved_refs FROM files;
+DROP TABLE files;
+ALTER TABLE files_v4 RENAME TO files;
+CREATE INDEX files_unresolved ON files(id) WHERE resolved = 0;
+CREATE INDEX files_path ON files(path);
+"#;
+
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and
 /// builds them once at the end (much cheaper than maintaining them row by row); every
 /// run re-creates any that are missing, so a run killed in between leaves nothing behind.
@@ -273,13 +308,15 @@ pub fn create_edge_indexes(conn: &Connection) -> rusqlite::Result<()> {
     create_indexes(conn, EDGE_INDEXES)
 }
 
-/// Brings `conn` to [`SCHEMA_VERSION`], or reports the version it found if newer.
+/// Brings `conn` to [`SCHEMA_VERSION`], or reports the version it found if it is not
+/// one this build knows (newer, or negative). Foreign keys must be off: a migration may
+/// rebuild a table others reference (V4), and dropping it would cascade.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MigrateError> {
     let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if found > SCHEMA_VERSION {
-        return Err(MigrateError::Newer(found));
-    }
-    for (version, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+    let Some(from) = known_version(found) else {
+        return Err(MigrateError::Unknown(found));
+    };
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(from) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", version as i64 + 1)?;
@@ -288,8 +325,17 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MigrateError> {
     Ok(())
 }
 
+/// `found` as an index into [`MIGRATIONS`], when it is a version this build can open:
+/// `0..=SCHEMA_VERSION` (0 is a new, empty file).
+pub(crate) fn known_version(found: i64) -> Option<usize> {
+    (0..=SCHEMA_VERSION)
+        .contains(&found)
+        .then_some(found as usize)
+}
+
 pub(crate) enum MigrateError {
-    Newer(i64),
+    /// A version this build does not know.
+    Unknown(i64),
     Sqlite(rusqlite::Error),
 }
 

@@ -9,7 +9,7 @@ mod traverse;
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -149,7 +149,8 @@ impl Graph {
 
     /// Opens an index that lives at `index_path` (outside the workspace, say).
     pub fn open_at(root: &Path, index_path: &Path) -> Result<Graph, QueryError> {
-        if !index_path.is_file() {
+        // Anything else at the path (a directory) is the store's clear error.
+        if !index_path.exists() {
             return Err(QueryError::NoIndex(index_path.to_path_buf()));
         }
         let conn = loci_store::open_index_read_only(index_path)?;
@@ -187,29 +188,21 @@ impl Graph {
 
     /// Every definition in a file, in source order (parents before children).
     pub fn outline(&self, path: &str) -> Result<Vec<OutlineItem>, QueryError> {
-        let rel = self.relative_path(path);
         let err = QueryError::sqlite(&self.index_path);
-        let exists: bool = self
-            .conn
-            .query_row("SELECT count(*) FROM files WHERE path = ?1", [&rel], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map_err(&err)?
-            > 0;
-        if !exists {
+        let Some(file_id) = self.indexed_file(path)? else {
             return Err(QueryError::NotFound {
                 what: format!("file `{path}` in the index"),
             });
-        }
+        };
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
                 "SELECT {SYMBOL_COLUMNS}, s.parent_id FROM symbols s JOIN files f ON f.id = s.file_id
-                 WHERE f.path = ?1 ORDER BY s.start_byte, s.id"
+                 WHERE s.file_id = ?1 ORDER BY s.start_byte, s.id"
             ))
             .map_err(&err)?;
         let rows = stmt
-            .query_map([&rel], |r| {
+            .query_map([file_id], |r| {
                 Ok((symbol_from_row(r)?, r.get::<_, Option<i64>>(9)?))
             })
             .map_err(&err)?
@@ -296,7 +289,56 @@ impl Graph {
         })
     }
 
-    /// A user-given file path as stored: relative to the root, `/`-separated.
+    /// The indexed file a user-given path names: the file with exactly that name, else
+    /// the one shown as it (a name that is not UTF-8 is shown lossily). `None` when no
+    /// file matches; an error when the shown name is several files' (their names differ
+    /// only in bytes that are not UTF-8), listing their exact names.
+    pub(crate) fn indexed_file(&self, path: &str) -> Result<Option<i64>, QueryError> {
+        let rel = self.relative_path(path);
+        let err = QueryError::sqlite(&self.index_path);
+        let exact = self
+            .conn
+            .prepare_cached("SELECT id FROM files WHERE path_bytes = ?1")
+            .and_then(|mut stmt| {
+                stmt.query_row([rel.as_bytes()], |r| r.get::<_, i64>(0))
+                    .optional()
+            })
+            .map_err(&err)?;
+        if exact.is_some() {
+            return Ok(exact);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, path_bytes FROM files WHERE path = ?1 ORDER BY path_bytes")
+            .map_err(&err)?;
+        let shown: Vec<(i64, Vec<u8>)> = stmt
+            .query_map([&rel], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?;
+        match shown.as_slice() {
+            [] => Ok(None),
+            [(id, _)] => Ok(Some(*id)),
+            several => {
+                let names: Vec<String> = several
+                    .iter()
+                    .map(|(_, bytes)| {
+                        format!(
+                            "{:?}",
+                            crate::walk::RelPath::from_bytes(bytes.clone()).as_path()
+                        )
+                    })
+                    .collect();
+                Err(QueryError::Invalid(format!(
+                    "`{path}` is how {} indexed files are shown, so it names none of them: {} (names that differ only in bytes that are not UTF-8)",
+                    several.len(),
+                    names.join(", ")
+                )))
+            }
+        }
+    }
+
+    /// A user-given file path as shown: relative to the root, `/`-separated.
     pub(crate) fn relative_path(&self, path: &str) -> String {
         let p = Path::new(path);
         let rel = if p.is_absolute() {

@@ -8,6 +8,7 @@ use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 
 use super::{Graph, QueryError};
+use crate::walk::RelPath;
 
 /// How to search.
 #[derive(Debug, Clone)]
@@ -80,7 +81,7 @@ pub fn search(
         None => None,
     };
     let mut candidates = candidate_files(graph, pattern, opts)?;
-    candidates.retain(|path| glob.as_ref().is_none_or(|g| g.is_match(path.as_str())));
+    candidates.retain(|c| glob.as_ref().is_none_or(|g| g.is_match(c.path.as_str())));
     // Hits come in (path, line) order: candidates are in path order, each chunk of them
     // is read in parallel and kept in order, and a file's hits are in line order. So the
     // first `limit` hits are known once the chunks read hold more than `limit`: a common
@@ -90,7 +91,7 @@ pub fn search(
     for chunk in candidates.chunks(SCAN_CHUNK) {
         let found: Vec<Vec<SearchHit>> = chunk
             .par_iter()
-            .map(|path| scan_file(root, path, &matcher, opts.limit))
+            .map(|candidate| scan_file(root, candidate, &matcher, opts.limit))
             .collect();
         hits.extend(found.into_iter().flatten());
         if hits.len() > opts.limit {
@@ -102,13 +103,27 @@ pub fn search(
     Ok((hits, truncated))
 }
 
+/// A file that may hold a match: the path it is shown as, and the exact name it is
+/// read by (the two differ for a name that is not UTF-8).
+struct Candidate {
+    path: String,
+    exact: RelPath,
+}
+
+fn candidate_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Candidate> {
+    Ok(Candidate {
+        path: r.get(0)?,
+        exact: RelPath::from_bytes(r.get(1)?),
+    })
+}
+
 /// Files that may contain the pattern: from the trigram index when a literal of 3+
 /// characters is known, else every indexed file.
 fn candidate_files(
     graph: &Graph,
     pattern: &str,
     opts: &SearchOptions,
-) -> Result<Vec<String>, QueryError> {
+) -> Result<Vec<Candidate>, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
     let literals: Vec<String> = if opts.regex {
         required_literals(pattern)
@@ -117,12 +132,12 @@ fn candidate_files(
     };
     let usable: Vec<&String> = literals.iter().filter(|l| l.chars().count() >= 3).collect();
     let mut stmt;
-    let rows: Vec<String> = if usable.is_empty() {
+    let rows: Vec<Candidate> = if usable.is_empty() {
         stmt = graph
             .conn
-            .prepare_cached("SELECT path FROM files ORDER BY path")
+            .prepare_cached("SELECT path, path_bytes FROM files ORDER BY path, path_bytes")
             .map_err(&err)?;
-        stmt.query_map([], |r| r.get(0))
+        stmt.query_map([], candidate_from_row)
             .map_err(&err)?
             .collect::<Result<_, _>>()
             .map_err(&err)?
@@ -136,10 +151,11 @@ fn candidate_files(
         stmt = graph
             .conn
             .prepare_cached(
-                "SELECT f.path FROM code_fts JOIN files f ON f.id = code_fts.rowid WHERE code_fts MATCH ?1 ORDER BY f.path",
+                "SELECT f.path, f.path_bytes FROM code_fts JOIN files f ON f.id = code_fts.rowid
+                 WHERE code_fts MATCH ?1 ORDER BY f.path, f.path_bytes",
             )
             .map_err(&err)?;
-        stmt.query_map([query.join(" AND ")], |r| r.get(0))
+        stmt.query_map([query.join(" AND ")], candidate_from_row)
             .map_err(&err)?
             .collect::<Result<_, _>>()
             .map_err(&err)?
@@ -223,8 +239,10 @@ fn flush(current: &mut String, out: &mut Vec<String>) {
     }
 }
 
-fn scan_file(root: &Path, path: &str, matcher: &Regex, limit: usize) -> Vec<SearchHit> {
-    let Ok(bytes) = std::fs::read(root.join(path)) else {
+fn scan_file(root: &Path, candidate: &Candidate, matcher: &Regex, limit: usize) -> Vec<SearchHit> {
+    let path = candidate.path.as_str();
+    // By its exact name: the shown one may name another file, or none.
+    let Ok(bytes) = std::fs::read(root.join(candidate.exact.as_path())) else {
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&bytes);

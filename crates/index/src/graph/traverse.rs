@@ -88,19 +88,7 @@ pub fn callees(graph: &Graph, selector: &str, depth: u32) -> Result<Traversal, Q
 /// What depends on `target` (a symbol selector, or a file path in the index), up to `depth` hops.
 pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
-    let rel = graph.relative_path(target);
-    let file_id: Option<i64> = graph
-        .conn
-        .query_row("SELECT id FROM files WHERE path = ?1", [&rel], |r| r.get(0))
-        .map(Some)
-        .or_else(|e| {
-            if e == rusqlite::Error::QueryReturnedNoRows {
-                Ok(None)
-            } else {
-                Err(e)
-            }
-        })
-        .map_err(&err)?;
+    let file_id = graph.indexed_file(target)?;
     match file_id {
         Some(file_id) => {
             let mut stmt = graph
@@ -115,10 +103,16 @@ pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, Quer
                 .map_err(&err)?
                 .collect::<Result<_, _>>()
                 .map_err(&err)?;
+            let shown: String = graph
+                .conn
+                .query_row("SELECT path FROM files WHERE id = ?1", [file_id], |r| {
+                    r.get(0)
+                })
+                .map_err(&err)?;
             traverse(
                 graph,
                 symbols,
-                vec![(file_id, rel)],
+                vec![(file_id, shown)],
                 Direction::Impact,
                 depth,
             )

@@ -64,3 +64,25 @@ pub fn diff(a: &str, b: &str) -> String {
     let only_b: Vec<&&str> = b.difference(&a).take(20).collect();
     format!("only in incremental: {only_a:#?}\nonly in fresh: {only_b:#?}")
 }
+
+/// Rewrites a current index into what schema version 3 left on disk: files keyed by
+/// their (lossy) text path, with no exact bytes. `files` is rebuilt with foreign keys
+/// off, so dropping it cascades nowhere.
+pub fn downgrade_to_v3(conn: &loci_store::rusqlite::Connection) {
+    conn.execute_batch(
+        "PRAGMA foreign_keys = OFF;
+         CREATE TABLE files_v3 (
+             id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, lang TEXT NOT NULL,
+             size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL,
+             hash BLOB NOT NULL, lossy INTEGER NOT NULL DEFAULT 0, lines INTEGER NOT NULL,
+             resolved INTEGER NOT NULL DEFAULT 0, unresolved_refs INTEGER NOT NULL DEFAULT 0);
+         INSERT INTO files_v3 SELECT id, path, lang, size, mtime_ns, inode, hash, lossy, lines,
+             resolved, unresolved_refs FROM files;
+         DROP TABLE files;
+         ALTER TABLE files_v3 RENAME TO files;
+         CREATE INDEX files_unresolved ON files(id) WHERE resolved = 0;
+         PRAGMA user_version = 3;
+         PRAGMA foreign_keys = ON;",
+    )
+    .unwrap();
+}
