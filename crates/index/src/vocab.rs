@@ -49,7 +49,7 @@ impl EdgeKind {
     ];
 
     /// The stable name stored in the index.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             EdgeKind::Contains => "CONTAINS",
             EdgeKind::Calls => "CALLS",
@@ -86,7 +86,7 @@ impl Confidence {
     pub const ALL: [Confidence; 3] = [Confidence::Exact, Confidence::Import, Confidence::Name];
 
     /// The stable name stored in the index.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Confidence::Exact => "exact",
             Confidence::Import => "import",

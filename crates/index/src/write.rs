@@ -15,7 +15,7 @@ use crate::walk::Stat;
 /// for top-level ones). It depends on the file alone, so it is written with the symbols;
 /// its `dst_file` is NULL (the target is in `src_file`), which keeps it out of the index
 /// of edges by target, where nothing looks it up.
-pub(crate) const CONTAINS: &str = "CONTAINS";
+pub(crate) const CONTAINS: &str = crate::vocab::EdgeKind::Contains.name();
 
 /// A file row as stored (the fingerprint and its id).
 #[derive(Clone)]

@@ -32,23 +32,8 @@ use table::module_segments;
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
 
-/// How sure an edge is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Confidence {
-    Exact,
-    Import,
-    Name,
-}
-
-impl Confidence {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Confidence::Exact => "exact",
-            Confidence::Import => "import",
-            Confidence::Name => "name",
-        }
-    }
-}
+pub(crate) use crate::vocab::Confidence;
+use crate::vocab::EdgeKind;
 
 #[derive(Debug, Clone)]
 struct Sym {
@@ -116,7 +101,7 @@ pub(crate) struct FileInputs {
 
 /// An edge ready to insert.
 pub(crate) struct Edge {
-    kind: &'static str,
+    kind: EdgeKind,
     src_symbol: Option<i64>,
     dst_file: Option<i64>,
     dst_symbol: Option<i64>,
@@ -169,7 +154,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         }
         for &file in files.iter().filter(|&&id| id != f.file_id) {
             edges.push(Edge {
-                kind: "IMPORTS",
+                kind: EdgeKind::Imports,
                 src_symbol: None,
                 dst_file: Some(file),
                 dst_symbol: defining(file).map(|s| s.id),
@@ -218,7 +203,11 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         unresolved_refs += u32::from(targets.is_empty());
         for &(dst, confidence) in targets.iter() {
             edges.push(Edge {
-                kind: if is_call { "CALLS" } else { "REFERENCES" },
+                kind: if is_call {
+                    EdgeKind::Calls
+                } else {
+                    EdgeKind::References
+                },
                 src_symbol: r.from,
                 dst_file: Some(dst.file_id),
                 dst_symbol: Some(dst.id),
@@ -237,9 +226,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         };
         let Some(subject) = subject else { continue };
         let kind = if b.implements {
-            "IMPLEMENTS"
+            EdgeKind::Implements
         } else {
-            "INHERITS"
+            EdgeKind::Inherits
         };
         // Ruby mixins and PHP traits are modules or traits: any type-like or module target.
         let base_kind = |s: &Sym| s.kind.is_type() || s.kind == SymbolKind::Module;
@@ -259,7 +248,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     }
     // In the order of the edge table's key (src_file, kind, position), so a first index
     // appends to it.
-    edges.sort_by_key(|e| e.kind);
+    edges.sort_by_key(|e| e.kind.name());
     ResolvedFile {
         file_id: f.file_id,
         edges,

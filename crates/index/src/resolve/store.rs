@@ -11,7 +11,7 @@ use super::{
 };
 use crate::extract::{RefKind, SymbolKind};
 use crate::stored_refs;
-use crate::write::CONTAINS;
+use crate::vocab::EdgeKind;
 
 /// Ids of the files whose edges must be recomputed.
 pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
@@ -230,7 +230,7 @@ pub(crate) fn write_edges(
             }
             for (seq, e) in edges.iter().enumerate() {
                 insert.execute(params![
-                    e.kind,
+                    e.kind.name(),
                     file_id,
                     seq as i64,
                     e.src_symbol,
@@ -242,14 +242,20 @@ pub(crate) fn write_edges(
             }
             total += edges.len();
             done.execute(params![file_id, unresolved_refs])?;
-            let contained = || std::iter::repeat_n((CONTAINS, Confidence::Exact), *contains);
+            let contained =
+                || std::iter::repeat_n((EdgeKind::Contains, Confidence::Exact), *contains);
             let all = || {
                 edges
                     .iter()
                     .map(|e| (e.kind, e.confidence))
                     .chain(contained())
             };
-            crate::write::replace_counts(&tx, *file_id, "edge_kind", all().map(|(kind, _)| kind))?;
+            crate::write::replace_counts(
+                &tx,
+                *file_id,
+                "edge_kind",
+                all().map(|(kind, _)| kind.name()),
+            )?;
             crate::write::replace_counts(
                 &tx,
                 *file_id,
