@@ -245,3 +245,68 @@ fn sigterm_ends_a_command_with_the_interrupted_row_and_a_json_error() {
     let tail = last.join("\n");
     assert!(tail.contains("\"interrupted\""), "{tail}");
 }
+
+/// The top-level keys of each command's JSON, as docs/cli.md gives them.
+#[test]
+fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
+    let env = Env::new();
+    env.write(REPO);
+    assert_eq!(env.json(&["index"]).0, 0);
+    let page = ["limit", "total", "total_exact", "truncated", "index"];
+    let with_page = |items: &[&'static str]| -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = items.to_vec();
+        v.extend(page);
+        v.sort();
+        v
+    };
+    let cases: &[(&[&str], Vec<&str>)] = &[
+        (&["find", "helper"], with_page(&["symbols"])),
+        (&["def", "helper"], with_page(&["symbols"])),
+        (&["refs", "helper"], with_page(&["target", "refs"])),
+        (
+            &["callers", "helper"],
+            with_page(&["targets", "target_symbols", "reached"]),
+        ),
+        (
+            &["callees", "a"],
+            with_page(&["targets", "target_symbols", "reached"]),
+        ),
+        (
+            &["impact", "src/lib.rs"],
+            with_page(&["targets", "target_symbols", "reached"]),
+        ),
+        (&["outline", "src/lib.rs"], with_page(&["path", "symbols"])),
+        (&["search", "helper"], with_page(&["hits"])),
+        (&["list"], vec!["workspaces"]),
+    ];
+    for (args, want) in cases {
+        let (code, out) = env.json(args);
+        assert_eq!(code, 0, "{args:?}: {out}");
+        let mut keys: Vec<&str> = out
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|k| *k != "next_cursor")
+            .collect();
+        keys.sort();
+        assert_eq!(&keys, want, "{args:?}: {out}");
+    }
+    let (_, stats) = env.json(&["stats"]);
+    for key in [
+        "files",
+        "lines",
+        "symbols",
+        "edges",
+        "refs",
+        "unresolved_refs",
+        "languages",
+        "kinds",
+        "edge_kinds",
+        "confidence",
+        "state",
+        "index",
+    ] {
+        assert!(stats.get(key).is_some(), "stats lacks {key}: {stats}");
+    }
+}
