@@ -222,7 +222,8 @@ fn corrupt_index_is_reported_nothing_deleted_and_rebuilt_only_with_consent() {
 }
 
 #[test]
-fn unknown_schema_and_interrupted_first_index_are_corrupt_an_interrupted_sync_is_drift() {
+fn unknown_schema_is_corrupt_an_interrupted_first_index_is_resumable_an_interrupted_sync_is_drift()
+{
     let ws = Ws::indexed();
     // A later sync interrupted after a complete index: sound but behind → drift.
     let conn = rusqlite_open(&ws.index_db());
@@ -233,13 +234,15 @@ fn unknown_schema_and_interrupted_first_index_are_corrupt_an_interrupted_sync_is
     assert_eq!(state(&status), "drift", "{status}");
     assert!(status["reason"].as_str().unwrap().contains("interrupted"));
 
-    // A first index that never completed: incomplete → corrupt (rebuild needs consent).
+    // A first index that never completed: not corruption, no usable index either; the
+    // next index run (a sync, or the gate with autoCreate) starts it over.
     let conn = rusqlite_open(&ws.index_db());
     conn.execute("DELETE FROM meta WHERE key = 'completed_at'", [])
         .unwrap();
     drop(conn);
     let status = ws.status();
-    assert_eq!(state(&status), "corrupt", "{status}");
+    assert_eq!(state(&status), "unindexed", "{status}");
+    assert_eq!(status["facts"]["interrupted"], true, "{status}");
     assert!(status["reason"].as_str().unwrap().contains("interrupted"));
 
     let conn = rusqlite_open(&ws.index_db());

@@ -322,13 +322,24 @@ fn classify_inner(
         return (with_facts(s), learned);
     }
     if index_state.as_deref() != Some("complete") {
-        let mut s = corrupt(format!(
-            "an index run was interrupted and left the index incomplete (state {})",
-            index_state.as_deref().unwrap_or("none")
-        ));
-        s.hint = Some(
-            "`loci sync` finishes the interrupted run; `loci rebuild --yes` starts over".into(),
+        // A first index was interrupted (no run ever completed): not corruption, since
+        // quick_check passed, but no usable index either. Resuming it is index creation
+        // (the gate does it with `lifecycle.autoCreate`); the run starts it over as a
+        // first index, which is no slower than a rebuild.
+        let mut s = with_facts(
+            Status::new(
+                State::Unindexed,
+                format!(
+                    "the first index of this workspace was interrupted before it completed (state {}; nothing is running now)",
+                    index_state.as_deref().unwrap_or("none")
+                ),
+                ws,
+            )
+            .with_hint(
+                "run `loci sync` to finish it (it starts over as a first index), or set lifecycle.autoCreate = true and the next session's gate does",
+            ),
         );
+        s.facts.interrupted = true;
         s.facts.index_state = index_state;
         s.facts.integrity_cached = cached_ok;
         return (s, learned);

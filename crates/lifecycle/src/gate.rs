@@ -316,13 +316,25 @@ fn decide(
         }
         State::Unindexed if cfg.auto_create() => {
             let a = want(Purpose::Index, &mut notices);
-            if a.is_some() {
+            if a.is_some() && status.facts.interrupted {
+                notices.push(notice(
+                    "indexing-resumed",
+                    "the first loci index of this workspace was interrupted; loci started it again in the background; queries work once it finishes",
+                ));
+            } else if a.is_some() {
                 notices.push(notice(
                     "indexing-started",
                     "loci started indexing this workspace in the background; queries work once it finishes",
                 ));
             }
             a
+        }
+        State::Unindexed if status.facts.interrupted => {
+            notices.push(notice(
+                "interrupted",
+                "the first loci index of this workspace was interrupted before it completed. Run `loci sync` to finish it, or let sessions do it: set `[lifecycle] autoCreate = true` in ~/.config/loci/config.toml (or .loci/config.toml), or LOCI_LIFECYCLE_AUTO_CREATE=1",
+            ));
+            None
         }
         State::Unindexed => {
             notices.push(notice(
