@@ -103,7 +103,7 @@ fn auto_create_enabled_indexes_in_the_background_with_the_maintenance_budget() {
     assert_eq!(started["purpose"], "index");
     assert_eq!(started["budget_ms"], 123456);
     assert_eq!(started["budget_source"], "index.maintenanceTimeoutMs");
-    // The gate process owned the run until it finished: the index is there now.
+    // The run's owner (which `ws.gate` waits for) finished it: the index is there now.
     let status = ws.status();
     assert_eq!(state(&status), "clean", "{status}");
     assert_eq!(status["last_run"]["result"], "ok");
@@ -388,7 +388,7 @@ fn gate_over_its_budget_answers_with_what_it_knows_and_finishes_in_the_backgroun
     } else {
         assert_eq!(state(&answer), "syncing", "{answer}");
     }
-    // Either way the owner finished the check and synced before it exited.
+    // Either way the gate finished the check and handed the sync off before it exited.
     let status = ws.status();
     assert_eq!(state(&status), "clean", "{status}");
     assert_eq!(status["last_run"]["purpose"], "sync", "{status}");

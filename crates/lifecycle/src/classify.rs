@@ -132,6 +132,10 @@ fn classify_inner(
                 decider: Decider::Registry,
             },
             ProbeOutcome::Absent => {
+                // A first index a gate handed off may not have created the marker yet.
+                if let Some(s) = run_in_flight(record, &ws) {
+                    return (s, learned);
+                }
                 if rustix::fs::access(root, rustix::fs::Access::WRITE_OK).is_err() {
                     let s = Status::new(
                         State::Unavailable,
@@ -225,17 +229,7 @@ fn classify_inner(
             );
         }
     }
-    if let Some(run) = record.live_running()
-        && let Some(state) = State::of_run(&run.purpose)
-    {
-        let s = Status::new(
-            state,
-            format!(
-                "a background {} (pid {}) started by pid {} is in flight",
-                run.purpose, run.pid, run.owner_pid
-            ),
-            ws,
-        );
+    if let Some(s) = run_in_flight(record, &ws) {
         return (with_facts(s), learned);
     }
 
@@ -381,6 +375,21 @@ fn classify_inner(
     s.facts.index_state = index_state;
     s.facts.integrity_cached = cached_ok;
     (s, learned)
+}
+
+/// The in-flight state of a run a gate handed off, while its owner and the run live
+/// (this covers the time before the run takes the write lock, or creates the marker).
+fn run_in_flight(record: &Record, ws: &str) -> Option<Status> {
+    let run = record.live_running()?;
+    let state = State::of_run(&run.purpose)?;
+    Some(Status::new(
+        state,
+        format!(
+            "a background {} (pid {}, owned by pid {}) is in flight",
+            run.purpose, run.pid, run.owner_pid
+        ),
+        ws,
+    ))
 }
 
 fn is_busy(e: &loci_store::rusqlite::Error) -> bool {

@@ -148,7 +148,9 @@ pub struct Notice {
 pub struct Started {
     /// `index`, `sync` or `rebuild`.
     pub purpose: String,
-    /// The child's pid.
+    /// The pid of the run's owner (`loci gate --own`), which the gate handed the run
+    /// off to: it outlives the gate, supervises the run, and ending it (SIGTERM)
+    /// tears the run down.
     pub pid: u32,
     /// The run's time budget in milliseconds.
     pub budget_ms: u64,
