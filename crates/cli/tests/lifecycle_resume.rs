@@ -126,6 +126,33 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// A workspace holding a copy of `ws`'s index (checkpointed) with a page in the middle
+/// overwritten: it opens, and `quick_check` fails.
+fn damaged_copy(ws: &Ws) -> Ws {
+    let copy = Ws::new(&[("a.py", "x = 1\n")]);
+    let db = copy.index_db();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    for suffix in ["", "-wal"] {
+        let from = format!("{}{suffix}", ws.index_db().display());
+        if Path::new(&from).exists() {
+            std::fs::copy(&from, format!("{}{suffix}", db.display())).unwrap();
+        }
+    }
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    let page: u64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&db).unwrap();
+    let pages = bytes.len() as u64 / page;
+    let at = (pages / 2 * page) as usize;
+    bytes[at..at + page as usize].fill(0xA5);
+    std::fs::write(&db, bytes).unwrap();
+    copy
+}
+
 fn dump(root: &Path) -> String {
     let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
     loci_index::dump(&conn).unwrap()
@@ -144,6 +171,15 @@ fn killed_first_index_is_resumable_and_the_gate_with_auto_create_resumes_it() {
         status["hint"].as_str().unwrap().contains("loci sync"),
         "{status}"
     );
+
+    // The same interrupted index with a damaged page is corrupt: even with consent to
+    // create, the gate neither resumes nor touches it.
+    let damaged = damaged_copy(&ws);
+    let before = std::fs::read(damaged.index_db()).unwrap();
+    let (answer, _) = damaged.gate(&["--session", "s1"], &[("LOCI_LIFECYCLE_AUTO_CREATE", "1")]);
+    assert_eq!(state(&answer), "corrupt", "{answer}");
+    assert!(answer.get("started").is_none(), "{answer}");
+    assert_eq!(std::fs::read(damaged.index_db()).unwrap(), before);
 
     // Without consent to create, the gate only says so, once.
     let (off, _) = ws.gate(&["--session", "s1"], &[]);
