@@ -232,11 +232,26 @@ pub fn own(root: &Path, purpose: Purpose, session: Option<&str>) -> RunRecord {
         .maintenance_timeout()
         .unwrap_or_else(maintenance::default_budget);
     let deadline = maintenance::owner_deadline(budget);
+    let (at_root, at_session) = (root.to_path_buf(), session.map(str::to_string));
     let _ = std::thread::Builder::new()
         .name("loci-owner-deadline".into())
         .spawn(move || {
+            let started_at_ms = now_ms();
             std::thread::sleep(deadline);
-            tracing::warn!("the run's owner outlived its deadline; ending it");
+            let run = RunRecord {
+                purpose: purpose.name().into(),
+                result: RunResult::Timeout,
+                budget_ms: budget.as_millis() as u64,
+                started_at_ms,
+                ended_at_ms: now_ms(),
+                exit: None,
+                message: Some("the run's owner outlived its deadline and ended itself".into()),
+                session: at_session,
+            };
+            let _ = record::update(&at_root, |r| {
+                r.running = None;
+                r.last_run = Some(run);
+            });
             // exit(3) runs the supervisor's teardown: the run goes with its owner.
             std::process::exit(1);
         });
