@@ -103,7 +103,7 @@ fn auto_create_enabled_indexes_in_the_background_with_the_maintenance_budget() {
     assert_eq!(started["purpose"], "index");
     assert_eq!(started["budget_ms"], 123456);
     assert_eq!(started["budget_source"], "index.maintenanceTimeoutMs");
-    // The gate process owned the run until it finished: the index is there now.
+    // The run's owner (which `ws.gate` waits for) finished it: the index is there now.
     let status = ws.status();
     assert_eq!(state(&status), "clean", "{status}");
     assert_eq!(status["last_run"]["result"], "ok");
@@ -222,7 +222,8 @@ fn corrupt_index_is_reported_nothing_deleted_and_rebuilt_only_with_consent() {
 }
 
 #[test]
-fn unknown_schema_and_interrupted_first_index_are_corrupt_an_interrupted_sync_is_drift() {
+fn unknown_schema_is_corrupt_an_interrupted_first_index_is_resumable_an_interrupted_sync_is_drift()
+{
     let ws = Ws::indexed();
     // A later sync interrupted after a complete index: sound but behind → drift.
     let conn = rusqlite_open(&ws.index_db());
@@ -233,13 +234,15 @@ fn unknown_schema_and_interrupted_first_index_are_corrupt_an_interrupted_sync_is
     assert_eq!(state(&status), "drift", "{status}");
     assert!(status["reason"].as_str().unwrap().contains("interrupted"));
 
-    // A first index that never completed: incomplete → corrupt (rebuild needs consent).
+    // A first index that never completed: not corruption, no usable index either; the
+    // next index run (a sync, or the gate with autoCreate) starts it over.
     let conn = rusqlite_open(&ws.index_db());
     conn.execute("DELETE FROM meta WHERE key = 'completed_at'", [])
         .unwrap();
     drop(conn);
     let status = ws.status();
-    assert_eq!(state(&status), "corrupt", "{status}");
+    assert_eq!(state(&status), "unindexed", "{status}");
+    assert_eq!(status["facts"]["interrupted"], true, "{status}");
     assert!(status["reason"].as_str().unwrap().contains("interrupted"));
 
     let conn = rusqlite_open(&ws.index_db());
@@ -385,7 +388,7 @@ fn gate_over_its_budget_answers_with_what_it_knows_and_finishes_in_the_backgroun
     } else {
         assert_eq!(state(&answer), "syncing", "{answer}");
     }
-    // Either way the owner finished the check and synced before it exited.
+    // Either way the gate finished the check and handed the sync off before it exited.
     let status = ws.status();
     assert_eq!(state(&status), "clean", "{status}");
     assert_eq!(status["last_run"]["purpose"], "sync", "{status}");

@@ -38,45 +38,33 @@ fn hung_run_is_cancelled_at_its_budget_and_the_state_records_a_timeout() {
 }
 
 #[test]
-fn session_shutdown_with_work_in_flight_leaves_no_orphan() {
+fn terminating_a_runs_owner_leaves_no_orphan() {
     let ws = Ws::indexed();
     touch_source(&ws);
     let hung = ws.script(
         "loci-hung",
         "echo $$ > \"$SCRATCH/child.pid\"\nexec sleep 60",
     );
-    let mut gate = ws
-        .cmd()
-        .args(["gate", "--json", "--session", "s1"])
-        .env("LOCI_LIFECYCLE_EXECUTABLE", &hung)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The answer arrives and stdout closes while the gate stays to own the run.
-    let mut text = String::new();
-    gate.stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
-    let answer: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // The gate answers and exits; the run belongs to the owner it handed it off to.
+    let (answer, _) = ws.gate_no_wait(
+        &["--session", "s1"],
+        &[("LOCI_LIFECYCLE_EXECUTABLE", path_str(&hung))],
+    );
     assert_eq!(state(&answer), "syncing", "{answer}");
+    let owner = answer["started"]["pid"].as_i64().unwrap() as i32;
     let child: i32 = wait_for(Duration::from_secs(10), || {
         std::fs::read_to_string(ws.scratch_file("child.pid"))
             .ok()
             .and_then(|t| t.trim().parse().ok())
     })
     .expect("the run never started");
-    assert!(alive(child));
-    assert!(
-        gate.try_wait().unwrap().is_none(),
-        "the owner left before its run"
-    );
-    // The session ends: the host terminates the gate process.
-    unsafe { libc_kill(gate.id() as i32, 15) };
-    let _ = gate.wait();
-    let gone = wait_for(Duration::from_secs(10), || (!alive(child)).then_some(()));
-    assert!(gone.is_some(), "child {child} outlived its owner");
+    assert!(alive(child) && alive(owner));
+    // Whoever ends the work (a host's teardown, the user) terminates the owner.
+    unsafe { libc_kill(owner, 15) };
+    let gone = wait_for(Duration::from_secs(10), || {
+        (!alive(child) && !alive(owner)).then_some(())
+    });
+    assert!(gone.is_some(), "child {child} outlived its owner {owner}");
 }
 
 unsafe extern "C" {
@@ -210,6 +198,7 @@ fn one_maintenance_run_per_workspace_at_a_time() {
         "a second run started: {second}"
     );
     let _ = first.wait();
+    ws.wait_for_owners();
     assert_eq!(ws.spawns().len(), 1, "{:?}", ws.spawns());
     assert_eq!(state(&ws.status()), "clean");
 }

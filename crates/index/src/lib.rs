@@ -11,6 +11,7 @@
 pub mod drift;
 mod dump;
 pub mod extract;
+mod first_index;
 mod git_exclude;
 pub mod graph;
 mod lang;
@@ -28,6 +29,7 @@ mod write;
 
 pub use dump::dump;
 pub use extract::SymbolKind;
+pub use first_index::is_interrupted_first_index;
 pub use lang::Lang;
 pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,

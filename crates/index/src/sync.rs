@@ -13,6 +13,7 @@ use std::time::Instant;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use crate::first_index;
 use crate::lock::{LockError, WriteLock};
 use crate::parse::{self, Outcome};
 use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
@@ -106,6 +107,12 @@ pub struct IndexReport {
     pub edges: u64,
     /// Whether the run wrote anything (a no-change run writes nothing).
     pub wrote: bool,
+    /// Whether the run took the first-index path (bulk load, resolution from memory,
+    /// side-built search index): an empty index, or an interrupted first one.
+    pub first_index: bool,
+    /// Whether an interrupted first index was discarded and indexed again as a first
+    /// index (its partial rows had nothing worth finishing incrementally).
+    pub restarted_first_index: bool,
     /// Wall time of the run in milliseconds.
     pub elapsed_ms: u64,
 }
@@ -173,10 +180,12 @@ pub fn index_workspace(
     let _lock = WriteLock::try_acquire(&index_dir, &opts.purpose)?;
     let mut conn = loci_store::open_index(&index_path)?;
     let err = sqlite(&index_path);
-    let place = RunPlace {
+    let mut place = RunPlace {
         root: &root,
         index_path: &index_path,
         started,
+        first_index: false,
+        restarted: false,
     };
     let threads = if opts.threads == 0 {
         rayon::current_num_threads().max(1)
@@ -184,6 +193,16 @@ pub fn index_workspace(
         opts.threads
     };
 
+    // An interrupted first index has nothing worth finishing incrementally: it starts
+    // over as a first index (`first_index.rs`).
+    let restarted = first_index::is_interrupted_first_index(&conn).map_err(&err)?;
+    if restarted {
+        first_index::discard(&mut conn).map_err(&err)?;
+        tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            "an interrupted first index starts over"
+        );
+    }
     // A first index whose side-built search index was never installed: re-index every
     // file (a crash left no way to know which files' terms it had).
     if search_index::is_pending(&conn).map_err(&err)? {
@@ -244,6 +263,8 @@ pub fn index_workspace(
     }
 
     let fresh = stored.is_empty();
+    place.first_index = fresh;
+    place.restarted = restarted;
     // Files to read may all turn out to be skipped (too large, binary, unreadable) and
     // not in the index: then the run changes nothing and must write nothing. Unless a
     // write is certain, the run is marked unfinished in the first transaction that
@@ -511,6 +532,10 @@ struct RunPlace<'a> {
     root: &'a Path,
     index_path: &'a Path,
     started: Instant,
+    /// The run takes the first-index path.
+    first_index: bool,
+    /// It does so because an interrupted first index was discarded.
+    restarted: bool,
 }
 
 fn finish_report(
@@ -525,6 +550,8 @@ fn finish_report(
         root,
         index_path,
         started,
+        first_index,
+        restarted,
     } = *place;
     let count = |sql: &str| {
         conn.query_row(sql, [], |r| r.get::<_, i64>(0))
@@ -554,6 +581,8 @@ fn finish_report(
         symbols: count("SELECT coalesce(sum(n), 0) FROM file_counts WHERE what = 'symbol_kind'")?,
         edges: count("SELECT coalesce(sum(n), 0) FROM file_counts WHERE what = 'edge_kind'")?,
         wrote,
+        first_index,
+        restarted_first_index: restarted,
         elapsed_ms: started.elapsed().as_millis() as u64,
     })
 }

@@ -123,6 +123,10 @@ fn classify_inner(
                 decider: Decider::Registry,
             },
             ProbeOutcome::Absent => {
+                // A first index a gate handed off may not have created the marker yet.
+                if let Some(s) = run_in_flight(record, &ws) {
+                    return (s, learned);
+                }
                 if rustix::fs::access(root, rustix::fs::Access::WRITE_OK).is_err() {
                     let s = Status::new(
                         State::Unavailable,
@@ -216,17 +220,7 @@ fn classify_inner(
             );
         }
     }
-    if let Some(run) = record.live_running()
-        && let Some(state) = State::of_run(&run.purpose)
-    {
-        let s = Status::new(
-            state,
-            format!(
-                "a background {} (pid {}) started by pid {} is in flight",
-                run.purpose, run.pid, run.owner_pid
-            ),
-            ws,
-        );
+    if let Some(s) = run_in_flight(record, &ws) {
         return (with_facts(s), learned);
     }
 
@@ -313,13 +307,24 @@ fn classify_inner(
         return (with_facts(s), learned);
     }
     if index_state.as_deref() != Some("complete") {
-        let mut s = corrupt(format!(
-            "an index run was interrupted and left the index incomplete (state {})",
-            index_state.as_deref().unwrap_or("none")
-        ));
-        s.hint = Some(
-            "`loci sync` finishes the interrupted run; `loci rebuild --yes` starts over".into(),
+        // A first index was interrupted (no run ever completed): not corruption, since
+        // quick_check passed, but no usable index either. Resuming it is index creation
+        // (the gate does it with `lifecycle.autoCreate`); the run starts it over as a
+        // first index, which is no slower than a rebuild.
+        let mut s = with_facts(
+            Status::new(
+                State::Unindexed,
+                format!(
+                    "the first index of this workspace was interrupted before it completed (state {}; nothing is running now)",
+                    index_state.as_deref().unwrap_or("none")
+                ),
+                ws,
+            )
+            .with_hint(
+                "run `loci sync` to finish it (it starts over as a first index), or set lifecycle.autoCreate = true and the next session's gate does",
+            ),
         );
+        s.facts.interrupted = true;
         s.facts.index_state = index_state;
         s.facts.integrity_cached = cached_ok;
         return (s, learned);
@@ -361,6 +366,21 @@ fn classify_inner(
     s.facts.index_state = index_state;
     s.facts.integrity_cached = cached_ok;
     (s, learned)
+}
+
+/// The in-flight state of a run a gate handed off, while its owner and the run live
+/// (this covers the time before the run takes the write lock, or creates the marker).
+fn run_in_flight(record: &Record, ws: &str) -> Option<Status> {
+    let run = record.live_running()?;
+    let state = State::of_run(&run.purpose)?;
+    Some(Status::new(
+        state,
+        format!(
+            "a background {} (pid {}, owned by pid {}) is in flight",
+            run.purpose, run.pid, run.owner_pid
+        ),
+        ws,
+    ))
 }
 
 fn is_busy(e: &loci_store::rusqlite::Error) -> bool {

@@ -3,10 +3,11 @@
 //!
 //! [`evaluate`] is the fast half: it returns within `lifecycle.gateBudgetMs` (a clean
 //! workspace seen within `lifecycle.livenessCacheMs` is answered from the cache without
-//! a walk). [`GateAnswer::start`] starts the decided run through the supervisor, and
-//! [`GateAnswer::finish`] is the owner's half, run after the answer is out: it waits for
-//! a check that overran the budget (bounded by `index.probeTimeoutMs`) and for the run
-//! (bounded by its budget), and records their outcome.
+//! a walk). [`GateAnswer::start`] hands the decided run off to an owner process
+//! (`maintenance::hand_off`) and returns at once; [`GateAnswer::finish`], run after the
+//! answer is out, only finishes a check that overran the budget (bounded by
+//! `index.probeTimeoutMs`) and hands off the work it calls for. [`own`] is the owner's
+//! side: it runs, waits for and records the run, whatever became of the gate.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
@@ -16,7 +17,7 @@ use loci_supervisor::Supervisor;
 
 use crate::classify::{self, Learned, classify};
 use crate::config::{Config, ConfigWarning};
-use crate::maintenance::{BackgroundRun, Purpose};
+use crate::maintenance::{self, BackgroundRun, Purpose};
 use crate::probe::IndexednessProbe;
 use crate::record::{self, Checked, DbStamp, Record, RunRecord, RunResult, now_ms};
 use crate::state::{Decider, Notice, State, Status};
@@ -46,7 +47,6 @@ pub struct GateAnswer {
     cfg: Option<Config>,
     session: Option<String>,
     pending: Option<mpsc::Receiver<(Status, Learned)>>,
-    run: Option<BackgroundRun>,
 }
 
 impl std::fmt::Debug for GateAnswer {
@@ -55,7 +55,6 @@ impl std::fmt::Debug for GateAnswer {
             .field("status", &self.status)
             .field("action", &self.action)
             .field("pending", &self.pending.is_some())
-            .field("run", &self.run)
             .finish()
     }
 }
@@ -70,7 +69,6 @@ pub fn evaluate(req: &GateRequest, probe: Arc<dyn IndexednessProbe>) -> GateAnsw
         cfg: None,
         session: req.session.clone(),
         pending: None,
-        run: None,
     };
     let root = match classify::resolve_root(&req.path) {
         Ok(root) => root,
@@ -137,8 +135,9 @@ pub fn evaluate(req: &GateRequest, probe: Arc<dyn IndexednessProbe>) -> GateAnsw
 }
 
 impl GateAnswer {
-    /// Starts the decided work under `sup` (detached: returns at once). A spawn failure
-    /// is recorded in the status, never returned.
+    /// Hands the decided work off to an owner process started through `sup` (returns at
+    /// once; the run outlives this process). A spawn failure is recorded in the status,
+    /// never returned.
     pub fn start(&mut self, sup: &Supervisor) {
         let (Some(purpose), Some(root), Some(cfg)) = (self.action, &self.root, &self.cfg) else {
             return;
@@ -150,19 +149,28 @@ impl GateAnswer {
                 return;
             }
         };
-        match BackgroundRun::start(sup, &exe, root, purpose, cfg, self.session.as_deref()) {
-            Ok(run) => {
+        let owner = match std::env::current_exe() {
+            Ok(owner) => owner,
+            Err(e) => {
+                self.status.errors.push(format!(
+                    "cannot find this loci executable to own the run: {e}"
+                ));
+                return;
+            }
+        };
+        let session = self.session.as_deref();
+        match maintenance::hand_off(sup, &owner, &exe, root, purpose, cfg, session) {
+            Ok(started) => {
                 let state = State::of_run(purpose.name()).unwrap_or(State::Syncing);
                 let was = self.status.reason.clone();
                 self.status.state = state;
                 self.status.reason = format!(
-                    "{was}; a background {} (pid {}) was started",
+                    "{was}; a background {} (owner pid {}) was started",
                     purpose.name(),
-                    run.started().pid
+                    started.pid
                 );
                 self.status.hint = None;
-                self.status.started = Some(run.started().clone());
-                self.run = Some(run);
+                self.status.started = Some(started);
             }
             Err(failed) => {
                 self.status
@@ -173,14 +181,15 @@ impl GateAnswer {
         }
     }
 
-    /// Whether the owner has anything left to do after answering.
+    /// Whether the gate has anything left to do after answering: a check that overran
+    /// its budget (a run it started is handed off and needs nothing more).
     pub fn has_background_work(&self) -> bool {
-        self.run.is_some() || self.pending.is_some()
+        self.pending.is_some()
     }
 
-    /// The owner's half: finishes a check that overran the gate's budget (and starts
-    /// the work it calls for), then waits for the run and records its outcome. Bounded
-    /// by `index.probeTimeoutMs` plus the run's budget.
+    /// The gate's half after answering: finishes a check that overran the budget and
+    /// hands off the work it calls for. Bounded by `index.probeTimeoutMs`; returns the
+    /// check's timeout record if it overran that too.
     pub fn finish(mut self, sup: &Supervisor) -> Option<RunRecord> {
         if let (Some(rx), Some(root), Some(cfg)) = (self.pending.take(), &self.root, &self.cfg) {
             match rx.recv_timeout(cfg.probe_timeout()) {
@@ -207,23 +216,90 @@ impl GateAnswer {
                 }
             }
         }
-        let run = self.run.take()?;
-        let record = run.wait_and_record();
-        if record.result == RunResult::Ok
-            && let (Some(root), Some(cfg)) = (&self.root, &self.cfg)
-        {
-            // Refresh the caches so the next session starts from a known clean state.
-            let (status, learned) = classify(
-                root,
-                cfg,
-                &crate::probe::RegistryProbe,
-                &record::load(root),
-                false,
-            );
-            remember(root, &status, &learned, &mut Vec::new());
-        }
-        Some(record)
+        None
     }
+}
+
+/// The owner of a handed-off run (`loci gate --own <purpose> <root>`): starts `purpose`
+/// on `root` through its own supervisor (budget, bounded capture, process group,
+/// teardown on SIGTERM/SIGINT/SIGHUP), waits for it, records the outcome and the run
+/// log, and refreshes the caches after a successful run. Never fails: the outcome is
+/// in the returned record (and the workspace's). The process ends itself at
+/// [`maintenance::owner_deadline`] should anything hang past the run's budget.
+pub fn own(root: &Path, purpose: Purpose, session: Option<&str>) -> RunRecord {
+    let cfg = Config::load(Some(root));
+    let budget = cfg
+        .maintenance_timeout()
+        .unwrap_or_else(maintenance::default_budget);
+    let deadline = maintenance::owner_deadline(budget);
+    let (at_root, at_session) = (root.to_path_buf(), session.map(str::to_string));
+    let _ = std::thread::Builder::new()
+        .name("loci-owner-deadline".into())
+        .spawn(move || {
+            let started_at_ms = now_ms();
+            std::thread::sleep(deadline);
+            let run = RunRecord {
+                purpose: purpose.name().into(),
+                result: RunResult::Timeout,
+                budget_ms: budget.as_millis() as u64,
+                started_at_ms,
+                ended_at_ms: now_ms(),
+                exit: None,
+                message: Some("the run's owner outlived its deadline and ended itself".into()),
+                session: at_session,
+            };
+            let _ = record::update(&at_root, |r| {
+                r.running = None;
+                r.last_run = Some(run);
+            });
+            // exit(3) runs the supervisor's teardown: the run goes with its owner.
+            std::process::exit(1);
+        });
+    let failed = |message: String| {
+        let run = RunRecord {
+            purpose: purpose.name().into(),
+            result: RunResult::SpawnFailed,
+            budget_ms: budget.as_millis() as u64,
+            started_at_ms: now_ms(),
+            ended_at_ms: now_ms(),
+            exit: None,
+            message: Some(message),
+            session: session.map(str::to_string),
+        };
+        let _ = record::update(root, |r| {
+            r.running = None;
+            r.last_run = Some(run.clone());
+            if let Some(s) = session {
+                *r.session(s)
+                    .failures
+                    .entry(run.purpose.clone())
+                    .or_insert(0) += 1;
+            }
+        });
+        run
+    };
+    let exe = match classify::executable(&cfg) {
+        Ok(exe) => exe,
+        Err(e) => return failed(e),
+    };
+    let sup = Supervisor::new();
+    let run = match BackgroundRun::start(&sup, &exe, root, purpose, &cfg, session) {
+        Ok(run) => run,
+        Err(record) => return *record,
+    };
+    let record = run.wait_and_record();
+    if record.result == RunResult::Ok {
+        // Refresh the caches so the next session starts from a known clean state.
+        let (status, learned) = classify(
+            root,
+            &cfg,
+            &crate::probe::RegistryProbe,
+            &record::load(root),
+            false,
+        );
+        remember(root, &status, &learned, &mut Vec::new());
+    }
+    record
 }
 
 /// A clean answer from the liveness cache: young enough and the database unchanged.
@@ -316,13 +392,25 @@ fn decide(
         }
         State::Unindexed if cfg.auto_create() => {
             let a = want(Purpose::Index, &mut notices);
-            if a.is_some() {
+            if a.is_some() && status.facts.interrupted {
+                notices.push(notice(
+                    "indexing-resumed",
+                    "the first loci index of this workspace was interrupted; loci started it again in the background; queries work once it finishes",
+                ));
+            } else if a.is_some() {
                 notices.push(notice(
                     "indexing-started",
                     "loci started indexing this workspace in the background; queries work once it finishes",
                 ));
             }
             a
+        }
+        State::Unindexed if status.facts.interrupted => {
+            notices.push(notice(
+                "interrupted",
+                "the first loci index of this workspace was interrupted before it completed. Run `loci sync` to finish it, or let sessions do it: set `[lifecycle] autoCreate = true` in ~/.config/loci/config.toml (or .loci/config.toml), or LOCI_LIFECYCLE_AUTO_CREATE=1",
+            ));
+            None
         }
         State::Unindexed => {
             notices.push(notice(

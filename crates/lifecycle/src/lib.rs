@@ -7,7 +7,9 @@
 //! Invariants kept here (DESIGN.md §4):
 //! - **3, one supervisor**: every background run goes through `loci-supervisor`
 //!   ([`maintenance`]), with a budget, bounded output, `LOCI_AUTO_WATCH=0` pinned over
-//!   the inherited environment, one run per workspace, torn down with its owner.
+//!   the inherited environment, one run per workspace, torn down with its owner. The
+//!   owner is not the gate (which a host may kill right after it answers) but a
+//!   handed-off `loci gate --own` process that bounds itself ([`gate::own`]).
 //! - **6, uncertainty is never drift**: an error while deciding is a corrupt-adjacent
 //!   `unknown` that triggers no work ([`classify`]); a corrupt index is rebuilt only
 //!   with a [`rebuild::Consent`], which only `--yes` makes.
@@ -24,7 +26,7 @@
 //! let mut answer = gate::evaluate(&req, Arc::new(RegistryProbe));
 //! answer.start(&sup);
 //! println!("{}: {}", answer.status.state, answer.status.reason);
-//! answer.finish(&sup); // the owner waits for the background run, then records it
+//! answer.finish(&sup); // finishes a check that overran the budget; the run is handed off
 //! ```
 //!
 //! See `docs/lifecycle.md` for the states, the gate's decisions, the configuration keys

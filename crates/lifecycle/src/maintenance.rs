@@ -3,7 +3,16 @@
 //! `LOCI_AUTO_WATCH=0` pin merged over the inherited environment, one run per
 //! workspace (single-flight key here, the index's write lock across processes), and
 //! torn down with the process that owns it.
+//!
+//! The gate does not own its runs: it answers within its host's hook timeout and is
+//! then gone (or killed). It hands each run off ([`hand_off`]) to an owner process,
+//! `<this loci> gate --own <purpose> <root>`, started in its own session, outside the
+//! gate's teardown registry. The owner supervises the run as above, bounds its own
+//! life (the run's budget, its kill grace and a margin), records the run as in flight
+//! and then its outcome, and keeps the run's bounded output in a log next to the
+//! workspace's record. Terminating the owner tears the run down.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,6 +28,11 @@ pub const CAPTURE_CAP: usize = 64 * 1024;
 const EXIT_BUSY: i32 = loci_exit::ExitCode::Busy as i32;
 /// Characters of stderr kept in a run record.
 const MESSAGE_CHARS: usize = 600;
+/// How long a run's owner outlives the run's budget and kill grace at most (recording
+/// the outcome, refreshing the caches) before it ends itself.
+pub const OWNER_MARGIN: Duration = Duration::from_secs(60);
+/// The `loci gate` flag that makes the process a run's owner.
+pub const OWN_FLAG: &str = "--own";
 
 /// What a background run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +44,15 @@ pub enum Purpose {
 }
 
 impl Purpose {
+    /// The purpose named `name` (`index`, `sync`).
+    pub fn parse(name: &str) -> Option<Purpose> {
+        match name {
+            "index" => Some(Purpose::Index),
+            "sync" => Some(Purpose::Sync),
+            _ => None,
+        }
+    }
+
     /// The subcommand and lock purpose.
     pub fn name(self) -> &'static str {
         match self {
@@ -74,6 +97,67 @@ pub fn spec(exe: &Path, root: &Path, purpose: Purpose, cfg: &Config) -> (SpawnSp
         args,
     };
     (spec, started)
+}
+
+/// Hands `purpose` on `root` off to an owner process (`<owner_exe> gate --own <purpose>
+/// [--session ID] <root>`, normally this very binary) and records it as in flight, so
+/// later gates see the run before it takes the write lock. Returns at once with what
+/// the gate reports: the owner's pid and the budget the owner will give the run.
+pub fn hand_off(
+    sup: &Supervisor,
+    owner_exe: &Path,
+    run_exe: &Path,
+    root: &Path,
+    purpose: Purpose,
+    cfg: &Config,
+    session: Option<&str>,
+) -> Result<Started, Box<RunRecord>> {
+    let (_, mut started) = spec(run_exe, root, purpose, cfg);
+    let mut args: Vec<OsString> = vec!["gate".into(), OWN_FLAG.into(), purpose.name().into()];
+    if let Some(s) = session {
+        args.extend(["--session".into(), s.into()]);
+    }
+    args.push(root.as_os_str().to_owned());
+    let owner = SpawnSpec::new(owner_exe.as_os_str())
+        .args(args)
+        .cwd(root)
+        .env(EnvPolicy::loci_child());
+    let started_at_ms = now_ms();
+    match sup.hand_off(owner) {
+        Ok(pid) => {
+            started.pid = pid;
+            let running = Running {
+                purpose: purpose.name().into(),
+                pid,
+                owner_pid: pid,
+                started_at_ms,
+            };
+            if let Err(e) = record::update(root, |r| r.running = Some(running)) {
+                tracing::warn!(error = %e, "cannot record the handed-off run");
+            }
+            Ok(started)
+        }
+        Err(e) => {
+            let run = RunRecord {
+                purpose: purpose.name().into(),
+                result: RunResult::SpawnFailed,
+                budget_ms: started.budget_ms,
+                started_at_ms,
+                ended_at_ms: now_ms(),
+                exit: None,
+                message: Some(e.to_string()),
+                session: session.map(str::to_string),
+            };
+            finish(root, &run);
+            Err(Box::new(run))
+        }
+    }
+}
+
+/// The longest an owner of a run with `budget` may live: the budget, the supervisor's
+/// kill grace, and [`OWNER_MARGIN`].
+pub fn owner_deadline(budget: Duration) -> Duration {
+    budget + loci_supervisor::DEFAULT_KILL_GRACE + OWNER_MARGIN
 }
 
 /// A maintenance run in flight, owned by this process.
@@ -148,6 +232,7 @@ impl BackgroundRun {
     /// workspace's last run, and returns it.
     pub fn wait_and_record(self) -> RunRecord {
         let outcome = self.handle.wait();
+        write_log(&self.root, &self.started, &outcome);
         let run = judge(
             &self.started,
             &outcome,
@@ -159,11 +244,30 @@ impl BackgroundRun {
     }
 }
 
+/// Keeps the run's bounded capture (at most [`CAPTURE_CAP`] per stream) as the
+/// workspace's run log, replacing the previous run's.
+fn write_log(root: &Path, started: &Started, o: &Outcome) {
+    let Some(path) = record::log_path(root) else {
+        return;
+    };
+    let text = format!(
+        "{} {} ({})\n--- stdout ---\n{}\n--- stderr ---\n{}\n",
+        started.program,
+        started.args.join(" "),
+        o.exit,
+        o.stdout.to_string_lossy(),
+        o.stderr.to_string_lossy()
+    );
+    if let Err(e) = std::fs::write(&path, text) {
+        tracing::warn!(error = %e, path = %path.display(), "cannot write the run log");
+    }
+}
+
 fn finish(root: &Path, run: &RunRecord) {
     let result = record::update(root, |r| {
         if r.running
             .as_ref()
-            .is_some_and(|x| x.owner_pid == std::process::id())
+            .is_some_and(|x| x.owner_pid == std::process::id() || !record::pid_alive(x.owner_pid))
         {
             r.running = None;
         }

@@ -122,9 +122,10 @@ pub struct RunRecord {
 pub struct Running {
     /// What it does.
     pub purpose: String,
-    /// The child's pid.
+    /// The run's pid (the owner's own pid until the owner has started the run).
     pub pid: u32,
-    /// The process that owns it (tears it down when it ends).
+    /// The process that owns it: the handed-off `loci gate --own`, which outlives the
+    /// gate, supervises the run and tears it down if it is itself terminated.
     pub owner_pid: u32,
     /// When it started.
     pub started_at_ms: u64,
@@ -189,15 +190,27 @@ impl Record {
     }
 }
 
-/// Whether `pid` names a live process.
+/// Whether `pid` names a live process. A zombie is not: a handed-off owner that ended
+/// after its parent did may wait a while for whoever inherited it to reap it.
 pub fn pid_alive(pid: u32) -> bool {
-    match rustix::process::Pid::from_raw(pid as i32) {
+    let exists = match rustix::process::Pid::from_raw(pid as i32) {
         Some(p) => !matches!(
             rustix::process::test_kill_process(p),
             Err(rustix::io::Errno::SRCH)
         ),
         None => false,
-    }
+    };
+    exists && !is_zombie(pid)
+}
+
+/// Whether `/proc` says `pid` has exited and awaits reaping (`false` when it cannot
+/// tell).
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+    })
 }
 
 /// Where records live: `<registry dir>/lifecycle/`.
@@ -210,6 +223,12 @@ fn records_dir() -> Option<PathBuf> {
 pub fn record_path(workspace: &Path) -> Option<PathBuf> {
     let hash = blake3::hash(workspace.as_os_str().as_encoded_bytes());
     Some(records_dir()?.join(format!("{}.json", &hash.to_hex()[..24])))
+}
+
+/// Where the last background run's output (its bounded capture) is kept, next to the
+/// record: `<hash>.log`.
+pub fn log_path(workspace: &Path) -> Option<PathBuf> {
+    Some(record_path(workspace)?.with_extension("log"))
 }
 
 /// Reads the record of `workspace` (empty if none or unreadable).

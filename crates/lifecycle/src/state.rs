@@ -15,7 +15,8 @@ pub enum State {
     /// loci cannot work here: the workspace is unreadable, the index location is not
     /// writable, or the loci executable for background runs is missing.
     Unavailable,
-    /// No index and no registry entry.
+    /// No usable index: none and no registry entry, or a first index that was
+    /// interrupted before it completed (`facts.interrupted`).
     Unindexed,
     /// Another process (a watcher, a foreign writer, a SQLite lock) holds the index.
     Busy,
@@ -115,6 +116,11 @@ pub struct Facts {
     /// The state could not be decided (the reason says why); no work follows from it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unknown: bool,
+    /// A first index was interrupted before it completed (state `unindexed`): nothing is
+    /// running, and the next index run (`loci sync`, `loci index`, or the gate with
+    /// `lifecycle.autoCreate`) starts it over as a first index.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// The check did not finish within the gate's budget and goes on in the background.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
@@ -142,7 +148,9 @@ pub struct Notice {
 pub struct Started {
     /// `index`, `sync` or `rebuild`.
     pub purpose: String,
-    /// The child's pid.
+    /// The pid of the run's owner (`loci gate --own`), which the gate handed the run
+    /// off to: it outlives the gate, supervises the run, and ending it (SIGTERM)
+    /// tears the run down.
     pub pid: u32,
     /// The run's time budget in milliseconds.
     pub budget_ms: u64,

@@ -43,6 +43,7 @@
 mod capture;
 mod env;
 mod error;
+mod hand_off;
 mod llm;
 mod monitor;
 mod outcome;

@@ -81,6 +81,18 @@ pub(crate) fn spawn_registered(
     Ok((child, run))
 }
 
+/// Spawns through `spawn` unless teardown began, without registering the child: a
+/// handed-off child (`hand_off.rs`) is not this process's to tear down.
+pub(crate) fn spawn_unregistered(
+    spawn: impl FnOnce() -> io::Result<Child>,
+) -> Result<Child, RegisterError> {
+    let mut guard = lock(&REGISTRY);
+    if guard.get_or_insert_with(Registry::default).closed {
+        return Err(RegisterError::Closed);
+    }
+    spawn().map_err(RegisterError::Spawn)
+}
+
 /// Removes a run whose leader has been reaped.
 pub(crate) fn unregister(id: u64) {
     if let Some(reg) = lock(&REGISTRY).as_mut() {

@@ -1,9 +1,10 @@
 //! `loci gate [PATH]`: the session-start gate an agent host runs. Answers at once,
 //! starts any work in the background through the supervisor, and always exits 0.
 //!
-//! After the answer is printed, stdout and stderr are closed (pointed at /dev/null) and
-//! the process stays as the owner of the background run until it ends: killing it
-//! tears the run down.
+//! A background run is handed off to an owner process (`loci gate --own <purpose>
+//! <root>`, hidden) that outlives the gate: the gate exits as soon as it has answered
+//! (or, when the check overran its budget, finished it), and killing it leaves the run
+//! alone.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 use clap::Args;
 use loci_lifecycle::gate::{self, GateRequest};
+use loci_lifecycle::maintenance::Purpose;
 use loci_lifecycle::probe::RegistryProbe;
 use loci_lifecycle::{State, Status};
 
@@ -34,6 +36,9 @@ pub struct GateArgs {
     /// Codex send it) from stdin.
     #[arg(long)]
     hook: bool,
+    /// Internal: own a handed-off background run (`index` or `sync`) of PATH.
+    #[arg(long, hide = true, value_name = "PURPOSE")]
+    own: Option<String>,
 }
 
 #[derive(Default, serde::Deserialize)]
@@ -62,6 +67,10 @@ pub fn run(args: GateArgs, workspace: Option<PathBuf>, json: bool) -> Result<(),
 }
 
 fn gate_and_own(args: GateArgs, workspace: Option<PathBuf>, json: bool) {
+    if let Some(purpose) = args.own.as_deref() {
+        own(purpose, args.path.or(workspace), args.session);
+        return;
+    }
     let hook = if args.hook {
         read_hook_input()
     } else {
@@ -87,6 +96,17 @@ fn gate_and_own(args: GateArgs, workspace: Option<PathBuf>, json: bool) {
     if answer.has_background_work() {
         detach_stdio();
         answer.finish(&sup);
+    }
+}
+
+/// The owner of a run a gate handed off: runs it to its end and records the outcome.
+/// Its stdio is /dev/null; everything it learns goes to the workspace's record.
+fn own(purpose: &str, path: Option<PathBuf>, session: Option<String>) {
+    let (Some(purpose), Some(path)) = (Purpose::parse(purpose), path) else {
+        return;
+    };
+    if let Ok(root) = loci_lifecycle::classify::resolve_root(&path) {
+        gate::own(&root, purpose, session.as_deref());
     }
 }
 

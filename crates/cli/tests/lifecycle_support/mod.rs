@@ -94,8 +94,16 @@ impl Ws {
         cmd
     }
 
-    /// `loci gate --json ARGS` with extra variables; returns the answer and the output.
+    /// `loci gate --json ARGS` with extra variables; returns the answer and the output
+    /// once any run the gate handed off has ended (its owner outlives the gate).
     pub fn gate(&self, args: &[&str], envs: &[(&str, &str)]) -> (Value, Output) {
+        let answered = self.gate_no_wait(args, envs);
+        self.wait_for_owners();
+        answered
+    }
+
+    /// `loci gate --json ARGS` without waiting for the run it hands off.
+    pub fn gate_no_wait(&self, args: &[&str], envs: &[(&str, &str)]) -> (Value, Output) {
         let mut cmd = self.cmd();
         cmd.arg("gate").arg("--json").args(args);
         for (k, v) in envs {
@@ -108,6 +116,29 @@ impl Ws {
             "the gate always exits 0: {out:?}"
         );
         (parse(&out), out)
+    }
+
+    /// Waits (at most two minutes) until no run recorded in this LOCI_HOME has a live
+    /// owner: every handed-off run has ended and recorded its outcome.
+    pub fn wait_for_owners(&self) {
+        let settled = wait_for(Duration::from_secs(120), || {
+            self.owner_pids().iter().all(|&p| !alive(p)).then_some(())
+        });
+        assert!(settled.is_some(), "a handed-off run never ended");
+    }
+
+    /// The owners of the runs recorded as in flight.
+    pub fn owner_pids(&self) -> Vec<i32> {
+        let Ok(dir) = std::fs::read_dir(self.home.path().join("lifecycle")) else {
+            return Vec::new();
+        };
+        dir.flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|b| serde_json::from_slice::<Value>(&b).ok())
+            .filter_map(|r| r["running"]["owner_pid"].as_i64())
+            .map(|p| p as i32)
+            .collect()
     }
 
     pub fn status(&self) -> Value {
