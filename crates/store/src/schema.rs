@@ -316,12 +316,17 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MigrateError> {
     let Some(from) = known_version(found) else {
         return Err(MigrateError::Unknown(found));
     };
-    for (version, sql) in MIGRATIONS.iter().enumerate().skip(from) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", version as i64 + 1)?;
-        tx.commit()?;
+    if from == MIGRATIONS.len() {
+        return Ok(());
     }
+    // Every step in one transaction: a reader sees the old schema or the newest, never
+    // a version in between (a new file goes from 0 to the newest at once).
+    let tx = conn.transaction()?;
+    for sql in &MIGRATIONS[from..] {
+        tx.execute_batch(sql)?;
+    }
+    tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
+    tx.commit()?;
     Ok(())
 }
 
