@@ -43,7 +43,7 @@ pub use error::{ApiError, ErrorBody, ErrorEnvelope, ErrorKind, ExitCode};
 pub use handle::{CancelToken, Freshness, ReadOptions, Workspace};
 pub use loci_lifecycle::Located;
 pub use maintain::{
-    IndexRequest, config, enclosing_workspace, index, locate, open, rebuild, status, sync, watch,
-    workspace_root,
+    IndexRequest, config, enclosing_workspace, gate, index, locate, open, rebuild, status, sync,
+    watch, workspace_root,
 };
 pub use page::{MAX_LIMIT, PageInfo, PageRequest};

@@ -211,3 +211,23 @@ pub fn status(path: &Path) -> Status {
     status.last_run = last_run;
     status
 }
+
+/// The session-start gate: answers within `lifecycle.gateBudgetMs` with the state it
+/// knows and what it started; never fails (errors are captured in the status). The
+/// caller starts the answer's work with [`loci_lifecycle::gate::GateAnswer::start`]
+/// and, when it has background work, finishes it after answering.
+pub fn gate(req: &loci_lifecycle::gate::GateRequest) -> loci_lifecycle::gate::GateAnswer {
+    loci_lifecycle::gate::evaluate(req, std::sync::Arc::new(RegistryProbe))
+}
+
+/// Owns a background run (`index` or `sync`) that a gate handed off: runs it to its
+/// end under the supervisor and records the outcome. Unknown purposes and unreadable
+/// paths are ignored (the gate is fail-open).
+pub fn own_handed_off_run(path: &Path, purpose: &str, session: Option<&str>) {
+    let Some(purpose) = loci_lifecycle::maintenance::Purpose::parse(purpose) else {
+        return;
+    };
+    if let Ok(root) = classify::resolve_root(path) {
+        loci_lifecycle::gate::own(&root, purpose, session);
+    }
+}

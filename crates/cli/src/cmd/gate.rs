@@ -8,13 +8,10 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use loci_lifecycle::gate::{self, GateRequest};
-use loci_lifecycle::maintenance::Purpose;
-use loci_lifecycle::probe::RegistryProbe;
+use loci_lifecycle::gate::GateRequest;
 use loci_lifecycle::{State, Status};
 
 use loci_api::ApiError;
@@ -85,7 +82,7 @@ fn gate_and_own(args: GateArgs, workspace: Option<PathBuf>, json: bool) {
         path,
         session: args.session.or(hook.session_id).filter(|s| !s.is_empty()),
     };
-    let mut answer = gate::evaluate(&req, Arc::new(RegistryProbe));
+    let mut answer = loci_api::gate(&req);
     for w in &answer.config_warnings {
         eprintln!("warning: {w}");
     }
@@ -102,11 +99,8 @@ fn gate_and_own(args: GateArgs, workspace: Option<PathBuf>, json: bool) {
 /// The owner of a run a gate handed off: runs it to its end and records the outcome.
 /// Its stdio is /dev/null; everything it learns goes to the workspace's record.
 fn own(purpose: &str, path: Option<PathBuf>, session: Option<String>) {
-    let (Some(purpose), Some(path)) = (Purpose::parse(purpose), path) else {
-        return;
-    };
-    if let Ok(root) = loci_lifecycle::classify::resolve_root(&path) {
-        gate::own(&root, purpose, session.as_deref());
+    if let Some(path) = path {
+        loci_api::maintain::own_handed_off_run(&path, purpose, session.as_deref());
     }
 }
 
