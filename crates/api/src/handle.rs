@@ -254,7 +254,7 @@ impl Workspace {
 fn freshness(graph: &Graph) -> Result<Freshness, GraphError> {
     let conn = graph.connection();
     let sqlite = |e| GraphError::Store(loci_store::StoreError::sqlite(PathBuf::new(), e));
-    let stored = loci_index::meta_get(conn, loci_index::MetaKey::State.name()).map_err(sqlite)?;
+    let stored = loci_index::meta_get(conn, loci_index::MetaKey::State).map_err(sqlite)?;
     let state = IndexState::from_stored(stored.as_deref());
     let stale_files = if state == IndexState::Complete {
         0

@@ -33,8 +33,8 @@ const FACT_TABLES: &[&str] = &[
 /// Whether the index holds an interrupted first index: a run started (`meta.state` is
 /// set) and none ever completed.
 pub fn is_interrupted_first_index(conn: &Connection) -> rusqlite::Result<bool> {
-    let state = meta_get(conn, "state")?;
-    let completed = meta_get(conn, "completed_at")?;
+    let state = meta_get(conn, crate::MetaKey::State)?;
+    let completed = meta_get(conn, crate::MetaKey::CompletedAt)?;
     Ok(state.is_some_and(|s| s != "complete") && completed.is_none())
 }
 

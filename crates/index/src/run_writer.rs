@@ -181,7 +181,11 @@ impl RunWriter<'_> {
     /// anyway) and commits it.
     fn commit(&mut self, tx: rusqlite::Transaction<'_>, staled: &Staled) -> rusqlite::Result<()> {
         if staled.changed && !self.marked {
-            meta_set(&tx, "state", "indexing")?;
+            meta_set(
+                &tx,
+                crate::MetaKey::State,
+                crate::IndexState::Indexing.name(),
+            )?;
             self.marked = true;
         }
         if !self.fresh {

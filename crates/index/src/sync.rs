@@ -21,7 +21,7 @@ use crate::side_search::SideSearch;
 use crate::trigram::TermsBuilder;
 use crate::walk::{self, RelPath, Skipped, Stat};
 use crate::write::StoredFile;
-use crate::{Lang, resolve};
+use crate::{IndexState, Lang, MetaKey, resolve};
 use loci_store::search_index;
 
 /// Default for `index.maxFileBytes`.
@@ -244,7 +244,9 @@ pub fn index_workspace(
         .filter(|(path, _)| !seen.contains(path))
         .map(|(_, s)| s.id)
         .collect();
-    let incomplete = meta_get(&conn, "state").map_err(&err)?.as_deref() != Some("complete");
+    let incomplete =
+        IndexState::from_stored(meta_get(&conn, MetaKey::State).map_err(&err)?.as_deref())
+            != IndexState::Complete;
     let stale = resolve::stale_files(&conn).map_err(&err)?;
 
     if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
@@ -271,7 +273,7 @@ pub fn index_workspace(
     // changes something.
     let will_write = fresh || incomplete || !removed.is_empty() || !stale.is_empty();
     if will_write {
-        meta_set(&conn, "state", "indexing").map_err(&err)?;
+        meta_set(&conn, MetaKey::State, IndexState::Indexing.name()).map_err(&err)?;
     }
     crate::git_exclude::ensure_excluded(&root);
     if fresh {
@@ -407,13 +409,13 @@ pub fn index_workspace(
         ms = started.elapsed().as_millis() as u64,
         "resolved"
     );
-    meta_set(&conn, "state", "complete").map_err(&err)?;
+    meta_set(&conn, MetaKey::State, IndexState::Complete.name()).map_err(&err)?;
     // Set once a run has completed: a later interrupted run is then unfinished work
     // (drift the next sync resumes), not an incomplete first index.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    meta_set(&conn, "completed_at", &now.to_string()).map_err(&err)?;
+    meta_set(&conn, MetaKey::CompletedAt, &now.to_string()).map_err(&err)?;
     // Keep the WAL from growing without bound across runs.
     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
@@ -514,15 +516,17 @@ fn sniff_shebang(path: &Path) -> Option<Lang> {
 }
 
 /// Reads a `meta` value.
-pub fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-        .optional()
+pub fn meta_get(conn: &Connection, key: MetaKey) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key.name()], |r| {
+        r.get(0)
+    })
+    .optional()
 }
 
-pub(crate) fn meta_set(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+pub(crate) fn meta_set(conn: &Connection, key: MetaKey, value: &str) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
-        params![key, value],
+        params![key.name(), value],
     )?;
     Ok(())
 }

@@ -282,8 +282,8 @@ fn classify_inner(
         }
     }
     let (index_state, completed_before) = match (
-        loci_index::meta_get(&conn, "state"),
-        loci_index::meta_get(&conn, "completed_at"),
+        loci_index::meta_get(&conn, loci_index::MetaKey::State),
+        loci_index::meta_get(&conn, loci_index::MetaKey::CompletedAt),
     ) {
         (Ok(v), Ok(c)) => (v, c.is_some()),
         (Err(e), _) | (_, Err(e)) => {

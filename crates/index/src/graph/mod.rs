@@ -282,7 +282,7 @@ impl Graph {
             edge_kinds,
             confidence,
             state: IndexState::from_stored(
-                crate::meta_get(&self.conn, crate::MetaKey::State.name())
+                crate::meta_get(&self.conn, crate::MetaKey::State)
                     .map_err(&err)?
                     .as_deref(),
             ),
