@@ -161,6 +161,8 @@ fn traverse(
     }
     let mut reached = Vec::new();
     let mut truncated = false;
+    // Most reached nodes share a few files: each path is read once.
+    let mut paths: HashMap<i64, String> = HashMap::new();
     while let Some((node, d)) = queue.pop_front() {
         if d >= depth {
             continue;
@@ -174,12 +176,8 @@ fn traverse(
                 break;
             }
             prev.insert(step.node, node);
-            let (label, symbol, path) = describe(graph, step.node).map_err(&err)?;
-            let site_path: String = graph
-                .conn
-                .prepare_cached("SELECT path FROM files WHERE id = ?1")
-                .and_then(|mut s| s.query_row([step.site_file], |r| r.get(0)))
-                .map_err(&err)?;
+            let (label, symbol, path) = describe(graph, step.node, &mut paths).map_err(&err)?;
+            let site_path = file_path(graph, step.site_file, &mut paths).map_err(&err)?;
             labels.insert(step.node, (label, symbol.clone(), path.clone()));
             let mut via = Vec::new();
             let mut cursor = Some(step.node);
@@ -280,20 +278,40 @@ fn neighbours(graph: &Graph, node: Node, direction: Direction) -> rusqlite::Resu
     rows.collect()
 }
 
-fn describe(graph: &Graph, node: Node) -> rusqlite::Result<(String, Option<SymbolInfo>, String)> {
+/// The stored path of file `id`, read once per traversal.
+fn file_path(graph: &Graph, id: i64, paths: &mut HashMap<i64, String>) -> rusqlite::Result<String> {
+    if let Some(p) = paths.get(&id) {
+        return Ok(p.clone());
+    }
+    let path: String = graph
+        .conn
+        .prepare_cached("SELECT path FROM files WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))?;
+    paths.insert(id, path.clone());
+    Ok(path)
+}
+
+/// The statement that reads one reached definition, built once.
+fn describe_sql() -> &'static str {
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SQL.get_or_init(|| {
+        format!("SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1")
+    })
+}
+
+fn describe(
+    graph: &Graph,
+    node: Node,
+    paths: &mut HashMap<i64, String>,
+) -> rusqlite::Result<(String, Option<SymbolInfo>, String)> {
     match node {
         Node::Symbol(id) => {
-            let mut stmt = graph.conn.prepare_cached(&format!(
-                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1"
-            ))?;
+            let mut stmt = graph.conn.prepare_cached(describe_sql())?;
             let s = stmt.query_row([id], symbol_from_row)?;
             Ok((s.qualified_name.clone(), Some(s.clone()), s.path))
         }
         Node::File(id) => {
-            let path: String =
-                graph
-                    .conn
-                    .query_row("SELECT path FROM files WHERE id = ?1", [id], |r| r.get(0))?;
+            let path = file_path(graph, id, paths)?;
             Ok((path.clone(), None, path))
         }
     }
