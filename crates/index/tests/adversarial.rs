@@ -279,3 +279,21 @@ fn an_index_run_skips_a_too_complex_file_and_indexes_the_rest() {
     assert_eq!(report.symbols, 1, "only ok.rs's definition is left");
     assert_eq!(report.files_removed, 1, "deep.py left the index");
 }
+
+/// A tree that fits the parse's memory limit but nests deeper than the extraction walk
+/// goes is refused too (each open level holds memory while the walk is in it).
+#[test]
+fn a_tree_nested_deeper_than_the_walk_goes_is_refused_naming_the_limit() {
+    let deep = format!(
+        "fn f() {{{}{}}}\n",
+        "{ g();".repeat(30_000),
+        "}".repeat(30_000)
+    );
+    match extract(Lang::Rust, &deep) {
+        Err(e @ ExtractError::TooComplex { .. }) => {
+            assert!(e.to_string().contains("50000 levels deep"), "{e}");
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+        Ok(facts) => panic!("walked into {} references", facts.refs.len()),
+    }
+}

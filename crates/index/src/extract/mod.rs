@@ -342,10 +342,14 @@ pub fn extract_within(
     if lang == Lang::Python && tree.root_node().has_error() {
         python::check_nesting(source)?;
     }
-    Ok(extract_tree(lang, source, &tree))
+    extract_tree(lang, source, &tree)
 }
 
-fn extract_tree<'t>(lang: Lang, source: &'t str, tree: &'t tree_sitter::Tree) -> FileFacts {
+fn extract_tree<'t>(
+    lang: Lang,
+    source: &'t str,
+    tree: &'t tree_sitter::Tree,
+) -> Result<FileFacts, ExtractError> {
     let (separator, visit): (&'static str, collector::Visitor) = match lang {
         Lang::Rust => ("::", rust::visit),
         Lang::Python => (python::SEPARATOR, python::visit),
@@ -365,6 +369,15 @@ fn extract_tree<'t>(lang: Lang, source: &'t str, tree: &'t tree_sitter::Tree) ->
         Lang::Bash => (bash::SEPARATOR, bash::visit),
     };
     let mut collector = Collector::new(source, separator, tree);
-    walk(tree, &mut collector, visit);
-    collector.finish()
+    if !walk(tree, &mut collector, visit) {
+        return Err(ExtractError::TooComplex {
+            lang: lang.name(),
+            limit: format!(
+                "the {} syntax tree is nested more than {} levels deep",
+                lang.name(),
+                collector::MAX_WALK_DEPTH
+            ),
+        });
+    }
+    Ok(collector.finish())
 }
