@@ -112,30 +112,30 @@ fn candidate_files(
 ) -> Result<Vec<String>, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
     let need = super::prefilter::required(source, opts.ignore_case);
+    let query = super::prefilter::fts_query(&need);
     let mut stmt;
-    let rows: Vec<String> = match super::prefilter::fts_query(&need) {
-        None => {
-            stmt = graph
-                .conn
-                .prepare_cached("SELECT path FROM files ORDER BY path")
-                .map_err(&err)?;
-            stmt.query_map([], |r| r.get(0))
-                .map_err(&err)?
-                .collect::<Result<_, _>>()
-                .map_err(&err)?
-        }
-        Some(query) => {
-            stmt = graph
-                .conn
-                .prepare_cached(
-                    "SELECT f.path FROM code_fts JOIN files f ON f.id = code_fts.rowid WHERE code_fts MATCH ?1 ORDER BY f.path",
-                )
-                .map_err(&err)?;
-            stmt.query_map([query], |r| r.get(0))
-                .map_err(&err)?
-                .collect::<Result<_, _>>()
-                .map_err(&err)?
-        }
+    let rows: Vec<String> = if query.is_none() {
+        stmt = graph
+            .conn
+            .prepare_cached("SELECT path FROM files ORDER BY path")
+            .map_err(&err)?;
+        stmt.query_map([], |r| r.get(0))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?
+    } else {
+        // detail=none has no positions, so no phrase queries: the required strings'
+        // trigram terms ANDed (and ORed across alternatives); lines are confirmed afterwards.
+        stmt = graph
+            .conn
+            .prepare_cached(
+                "SELECT f.path FROM code_fts JOIN files f ON f.id = code_fts.rowid WHERE code_fts MATCH ?1 ORDER BY f.path",
+            )
+            .map_err(&err)?;
+        stmt.query_map([query], |r| r.get(0))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?
     };
     Ok(rows)
 }
