@@ -5,7 +5,7 @@
 //! Adding a language is adding rows here.
 
 use loci_index::Lang;
-use loci_index::extract::{ExtractError, FileFacts, extract, extract_within};
+use loci_index::extract::{ExtractError, FileFacts, ParseLimits, extract, extract_within};
 use rayon::prelude::*;
 
 const DEPTH: usize = 2000;
@@ -232,7 +232,11 @@ fn a_parse_past_its_memory_limit_is_refused_naming_the_limit() {
     }
     // A small limit refuses even ordinary code, and the limit is what the error names.
     let ordinary = "fn main() { let x = vec![1, 2, 3]; println!(\"{x:?}\"); }\n".repeat(2000);
-    let refused = extract_within(Lang::Rust, &ordinary, 1 << 20).unwrap_err();
+    let limits = ParseLimits {
+        max_bytes: 1 << 20,
+        ..ParseLimits::for_source(&ordinary)
+    };
+    let refused = extract_within(Lang::Rust, &ordinary, &limits).unwrap_err();
     assert!(refused.to_string().contains("more than 1 MiB"), "{refused}");
     assert_eq!(extract(Lang::Rust, &ordinary).unwrap().symbols.len(), 2000);
 }
@@ -296,4 +300,23 @@ fn a_tree_nested_deeper_than_the_walk_goes_is_refused_naming_the_limit() {
         Err(e) => panic!("unexpected error: {e}"),
         Ok(facts) => panic!("walked into {} references", facts.refs.len()),
     }
+}
+
+/// A parse that runs past its time limit is stopped and the file refused, naming it.
+#[test]
+fn a_parse_past_its_time_limit_is_refused_naming_the_limit() {
+    let ordinary = "fn main() { let x = vec![1, 2, 3]; println!(\"{x:?}\"); }\n".repeat(20_000);
+    let limits = ParseLimits {
+        max_time: std::time::Duration::from_millis(1),
+        ..ParseLimits::for_source(&ordinary)
+    };
+    let refused = extract_within(Lang::Rust, &ordinary, &limits).unwrap_err();
+    assert!(
+        refused.to_string().contains("ran longer than 1ms"),
+        "{refused}"
+    );
+    assert_eq!(
+        ParseLimits::for_source(&ordinary).max_time,
+        std::time::Duration::from_secs(40)
+    );
 }

@@ -23,6 +23,8 @@ mod ruby;
 mod rust;
 mod swift;
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 use crate::Lang;
@@ -307,35 +309,63 @@ pub const MAX_PARSE_BYTES: usize = 96 << 20;
 /// Bytes tree-sitter may hold per byte of source, for files over 1 MiB.
 pub const PARSE_BYTES_PER_SOURCE_BYTE: usize = 96;
 
-/// The limit on tree-sitter's memory for parsing `source`.
-pub fn parse_limit(source: &str) -> usize {
-    MAX_PARSE_BYTES.max(source.len().saturating_mul(PARSE_BYTES_PER_SOURCE_BYTE))
+/// Longest one file's parse may run, for files up to 1 MiB (as much again per further
+/// MiB): a safety net for input that is slow without being big, far above real files
+/// (a 1 MiB file parses in well under a second, even in a debug build).
+pub const MAX_PARSE_TIME: Duration = Duration::from_secs(20);
+
+/// The limits one file's parse runs within; past one, the file is [`ExtractError::TooComplex`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseLimits {
+    /// Most bytes tree-sitter may hold for the parse (on top of what it held before).
+    pub max_bytes: usize,
+    /// Longest the parse may run.
+    pub max_time: Duration,
 }
 
-/// Parses `source` as `lang` and extracts its facts, within [`parse_limit`].
+impl ParseLimits {
+    /// The limits for `source`: [`MAX_PARSE_BYTES`] and [`MAX_PARSE_TIME`], scaled up
+    /// with the file past 1 MiB.
+    pub fn for_source(source: &str) -> ParseLimits {
+        let mib = source.len().div_ceil(1 << 20).max(1);
+        ParseLimits {
+            max_bytes: MAX_PARSE_BYTES
+                .max(source.len().saturating_mul(PARSE_BYTES_PER_SOURCE_BYTE)),
+            max_time: MAX_PARSE_TIME.saturating_mul(u32::try_from(mib).unwrap_or(u32::MAX)),
+        }
+    }
+}
+
+/// Parses `source` as `lang` and extracts its facts, within [`ParseLimits::for_source`].
 /// Never panics on any input: syntax errors leave `ERROR` nodes that the visitors
 /// simply skip.
 pub fn extract(lang: Lang, source: &str) -> Result<FileFacts, ExtractError> {
-    extract_within(lang, source, parse_limit(source))
+    extract_within(lang, source, &ParseLimits::for_source(source))
 }
 
-/// [`extract`] with a given limit on the bytes tree-sitter may hold for the parse.
+/// [`extract`] within given limits.
 pub fn extract_within(
     lang: Lang,
     source: &str,
-    max_parse_bytes: usize,
+    limits: &ParseLimits,
 ) -> Result<FileFacts, ExtractError> {
     let mut parser = new_parser(lang)?;
-    let tree =
-        parser::parse_within(&mut parser, source, max_parse_bytes).map_err(|stop| match stop {
-            parser::ParseStop::OverBudget(max) => ExtractError::TooComplex {
-                lang: lang.name(),
-                limit: format!(
-                    "the {} parse needed more than {} MiB of memory (the limit for one file)",
-                    lang.name(),
-                    max >> 20
-                ),
-            },
+    let too_complex = |limit: String| ExtractError::TooComplex {
+        lang: lang.name(),
+        limit,
+    };
+    let tree = parser::parse_within(&mut parser, source, limits.max_bytes, limits.max_time)
+        .map_err(|stop| match stop {
+            parser::ParseStop::OverMemory(max) => too_complex(format!(
+                "the {} parse needed more than {} MiB of memory (the limit for one file)",
+                lang.name(),
+                max >> 20
+            )),
+            parser::ParseStop::OverTime(max) => too_complex(format!(
+                "the {} parse ran longer than {:?} (the limit for one file)",
+                lang.name(),
+                max
+            )),
             parser::ParseStop::NoTree => ExtractError::NoTree { lang: lang.name() },
         })?;
     // Only a parse that went wrong is checked: a deep but well-parsed file is kept.

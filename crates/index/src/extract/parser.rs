@@ -14,6 +14,7 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::sync::Once;
+use std::time::{Duration, Instant};
 
 use super::ExtractError;
 use crate::Lang;
@@ -34,26 +35,42 @@ pub fn new_parser(lang: Lang) -> Result<tree_sitter::Parser, ExtractError> {
 
 /// Why a parse gave no tree.
 pub(crate) enum ParseStop {
-    /// tree-sitter held more than the budget (bytes) at some point of the parse.
-    OverBudget(usize),
+    /// tree-sitter held more than this many bytes at some point of the parse.
+    OverMemory(usize),
+    /// The parse ran longer than this.
+    OverTime(Duration),
     /// tree-sitter returned no tree for another reason.
     NoTree,
 }
 
+/// Progress callbacks (one per 100 parse steps) between two looks at the clock.
+const CALLS_PER_CLOCK_CHECK: u32 = 16;
+
 /// Parses `source`, stopping as soon as tree-sitter holds more than `max_bytes` bytes
-/// allocated on this thread since the parse began (checked every 100 parse steps).
+/// allocated on this thread since the parse began (checked every 100 parse steps), or
+/// once it has run longer than `max_time`.
 pub(crate) fn parse_within(
     parser: &mut tree_sitter::Parser,
     source: &str,
     max_bytes: usize,
+    max_time: Duration,
 ) -> Result<tree_sitter::Tree, ParseStop> {
     let bytes = source.as_bytes();
     let start = LIVE.get();
+    let started = Instant::now();
     let max = isize::try_from(max_bytes).unwrap_or(isize::MAX);
-    let mut over = false;
+    let mut stopped = None;
+    let mut calls = 0u32;
     let mut stop = |_: &tree_sitter::ParseState| {
-        over = LIVE.get().saturating_sub(start) > max;
-        over
+        if LIVE.get().saturating_sub(start) > max {
+            stopped = Some(ParseStop::OverMemory(max_bytes));
+        } else {
+            calls = calls.wrapping_add(1);
+            if calls.is_multiple_of(CALLS_PER_CLOCK_CHECK) && started.elapsed() > max_time {
+                stopped = Some(ParseStop::OverTime(max_time));
+            }
+        }
+        stopped.is_some()
     };
     let options = tree_sitter::ParseOptions::new().progress_callback(&mut stop);
     let tree = parser.parse_with_options(
@@ -63,8 +80,7 @@ pub(crate) fn parse_within(
     );
     match tree {
         Some(tree) => Ok(tree),
-        None if over => Err(ParseStop::OverBudget(max_bytes)),
-        None => Err(ParseStop::NoTree),
+        None => Err(stopped.unwrap_or(ParseStop::NoTree)),
     }
 }
 
