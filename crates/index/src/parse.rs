@@ -86,10 +86,16 @@ pub(crate) fn parse_file(
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     };
     let lines = text.lines().count() as u32;
-    let facts = extract::extract(lang, &text).unwrap_or_else(|e| {
-        tracing::warn!(path = %found.rel.display(), error = %e, "parse failed; file indexed without symbols");
-        FileFacts::default()
-    });
+    let facts = match extract::extract(lang, &text) {
+        Ok(facts) => facts,
+        Err(e @ extract::ExtractError::TooComplex { .. }) => {
+            return skipped(SkipReason::TooComplex, Some(e.to_string()));
+        }
+        Err(e) => {
+            tracing::warn!(path = %found.rel.display(), error = %e, "parse failed; file indexed without symbols");
+            FileFacts::default()
+        }
+    };
     Outcome::Changed(Box::new(Parsed {
         rel: found.rel.clone(),
         lang,

@@ -19,7 +19,7 @@ use rustc_hash::FxHasher;
 
 /// Case folding shared by documents and queries: the lowercase of a character when that
 /// is a single character, else the character itself (so positions map one to one).
-fn fold(c: char) -> char {
+pub(crate) fn fold(c: char) -> char {
     let mut lower = c.to_lowercase();
     match (lower.next(), lower.next()) {
         (Some(l), None) => l,

@@ -87,6 +87,9 @@ pub enum SkipReason {
     Symlink,
     /// The walk could not enter or stat it.
     WalkError,
+    /// Its parse went past a limit (memory, or a nesting its grammar cannot keep): the
+    /// detail names the limit. Skipped rather than stored half-parsed.
+    TooComplex,
 }
 
 impl SkipReason {
@@ -99,6 +102,7 @@ impl SkipReason {
             SkipReason::SymlinkLoop => "symlink_loop",
             SkipReason::Symlink => "symlink",
             SkipReason::WalkError => "walk_error",
+            SkipReason::TooComplex => "too_complex",
         }
     }
 }

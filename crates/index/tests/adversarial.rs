@@ -5,7 +5,7 @@
 //! Adding a language is adding rows here.
 
 use loci_index::Lang;
-use loci_index::extract::{FileFacts, extract};
+use loci_index::extract::{ExtractError, FileFacts, ParseLimits, extract, extract_within};
 use rayon::prelude::*;
 
 const DEPTH: usize = 2000;
@@ -43,8 +43,8 @@ enum Expect {
     Refs(usize),
     /// Exactly `DEPTH + n` definitions.
     Symbols(usize),
-    /// At most `DEPTH` definitions (the grammar may give up on some levels).
-    AtMostDepthSymbols,
+    /// Refused as too complex (not a silent half-parse).
+    TooComplex,
 }
 
 /// `prefix + open × DEPTH + middle + close × DEPTH + suffix`.
@@ -98,22 +98,19 @@ const NESTED: &[Shape] = &[
 ];
 
 fn check(lang: Lang, what: &str, src: &str, expect: Expect) -> Option<String> {
-    let facts: FileFacts = match extract(lang, src) {
-        Ok(f) => f,
-        Err(e) => return Some(format!("{lang:?} {what}: no tree: {e}")),
+    let facts: FileFacts = match (extract(lang, src), expect) {
+        (Err(ExtractError::TooComplex { .. }), Expect::TooComplex) => return None,
+        (Ok(_), Expect::TooComplex) => {
+            return Some(format!("{lang:?} {what}: parsed, expected too complex"));
+        }
+        (Ok(f), _) => f,
+        (Err(e), _) => return Some(format!("{lang:?} {what}: no tree: {e}")),
     };
     let (got, want, of) = match expect {
         Expect::Tree => return None,
         Expect::Refs(n) => (facts.refs.len(), DEPTH + n, "references"),
         Expect::Symbols(n) => (facts.symbols.len(), DEPTH + n, "definitions"),
-        Expect::AtMostDepthSymbols => {
-            return (facts.symbols.len() > DEPTH).then(|| {
-                format!(
-                    "{lang:?} {what}: {} definitions > {DEPTH}",
-                    facts.symbols.len()
-                )
-            });
-        }
+        Expect::TooComplex => unreachable!("handled above"),
     };
     (got != want).then(|| format!("{lang:?} {what}: {got} {of}, expected {want}"))
 }
@@ -161,28 +158,29 @@ fn deeply_nested_input_does_not_overflow_the_stack() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// `depth` Python functions, each defined inside the one before.
+fn nested_defs(depth: usize) -> String {
+    let mut defs = String::new();
+    for i in 0..depth {
+        defs.push_str(&" ".repeat(i));
+        defs.push_str(&format!("def f{i}():\n"));
+    }
+    defs.push_str(&" ".repeat(depth));
+    defs.push_str("pass\n");
+    defs
+}
+
 /// Shapes that are not one repeated string: indentation that grows with depth (Python)
 /// and a distinct name per level (JavaScript).
 #[test]
 fn nesting_that_grows_per_level_does_not_overflow_the_stack() {
-    let mut defs = String::new();
-    for i in 0..DEPTH {
-        defs.push_str(&" ".repeat(i));
-        defs.push_str(&format!("def f{i}():\n"));
-    }
-    defs.push_str(&" ".repeat(DEPTH));
-    defs.push_str("pass\n");
+    let defs = nested_defs(DEPTH);
     let mut functions: String = (0..DEPTH)
         .map(|i| format!("function f{i}() {{\n"))
         .collect();
     functions.push_str(&"}\n".repeat(DEPTH));
     let failures: Vec<String> = [
-        (
-            Lang::Python,
-            "indented defs",
-            defs,
-            Expect::AtMostDepthSymbols,
-        ),
+        (Lang::Python, "indented defs", defs, Expect::TooComplex),
         (
             Lang::JavaScript,
             "nested functions",
@@ -194,4 +192,131 @@ fn nesting_that_grows_per_level_does_not_overflow_the_stack() {
     .filter_map(|(lang, what, src, expect)| check(*lang, what, src, *expect))
     .collect();
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// tree-sitter-python keeps 511 indentation levels; deeper definitions used to vanish
+/// without a word. Now such a file is refused, naming the limit, and a file just under
+/// it keeps every definition.
+#[test]
+fn python_nested_past_what_the_grammar_keeps_is_refused_not_half_parsed() {
+    match extract(Lang::Python, &nested_defs(600)) {
+        Err(e @ ExtractError::TooComplex { .. }) => {
+            assert!(e.to_string().contains("500 levels"), "{e}");
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+        Ok(facts) => panic!("600 levels parsed into {} definitions", facts.symbols.len()),
+    }
+    let facts = extract(Lang::Python, &nested_defs(450)).unwrap();
+    assert_eq!(facts.symbols.len(), 450);
+    assert_eq!(facts.symbols[449].name, "f449");
+}
+
+/// Error recovery on 400k `{` then 400k `}` held 320-450 MB for one 800 KB file; the
+/// parse is now stopped at its memory limit and the file refused, naming the limit.
+#[test]
+fn a_parse_past_its_memory_limit_is_refused_naming_the_limit() {
+    let braces = format!("{}{}", "{".repeat(400_000), "}".repeat(400_000));
+    let results: Vec<(Lang, Result<FileFacts, ExtractError>)> =
+        [Lang::Rust, Lang::C, Lang::JavaScript]
+            .into_par_iter()
+            .map(|lang| (lang, extract(lang, &braces)))
+            .collect();
+    for (lang, result) in results {
+        match result {
+            Err(e @ ExtractError::TooComplex { .. }) => {
+                assert!(e.to_string().contains("MiB of memory"), "{lang:?}: {e}");
+            }
+            Err(e) => panic!("{lang:?}: unexpected error: {e}"),
+            Ok(_) => panic!("{lang:?}: the braces parsed within the memory limit"),
+        }
+    }
+    // A small limit refuses even ordinary code, and the limit is what the error names.
+    let ordinary = "fn main() { let x = vec![1, 2, 3]; println!(\"{x:?}\"); }\n".repeat(2000);
+    let limits = ParseLimits {
+        max_bytes: 1 << 20,
+        ..ParseLimits::for_source(&ordinary)
+    };
+    let refused = extract_within(Lang::Rust, &ordinary, &limits).unwrap_err();
+    assert!(refused.to_string().contains("more than 1 MiB"), "{refused}");
+    assert_eq!(extract(Lang::Rust, &ordinary).unwrap().symbols.len(), 2000);
+}
+
+/// An index run lists such a file as skipped (`too_complex`, naming the limit), stores
+/// nothing of it, and indexes the rest; a file that was indexed and then turns
+/// pathological leaves the index.
+#[test]
+fn an_index_run_skips_a_too_complex_file_and_indexes_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("ok.rs"), "fn fine() {}\n").unwrap();
+    std::fs::write(root.join("deep.py"), "def shallow():\n    pass\n").unwrap();
+    let opts = loci_index::IndexOptions::new(root);
+    let first = loci_index::index_workspace(&opts, &loci_index::NoProgress).unwrap();
+    assert_eq!((first.files_indexed, first.symbols), (2, 2));
+
+    std::fs::write(
+        root.join("braces.rs"),
+        format!("{}{}", "{".repeat(400_000), "}".repeat(400_000)),
+    )
+    .unwrap();
+    std::fs::write(root.join("deep.py"), nested_defs(600)).unwrap();
+    let report = loci_index::index_workspace(&opts, &loci_index::NoProgress).unwrap();
+    let skipped: Vec<(&str, &str, &str)> = report
+        .skipped
+        .iter()
+        .map(|s| {
+            (
+                s.path.as_str(),
+                s.reason.name(),
+                s.detail.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(skipped[0].0, "braces.rs");
+    assert_eq!(skipped[0].1, "too_complex");
+    assert!(skipped[0].2.contains("96 MiB"), "{skipped:?}");
+    assert_eq!(skipped[1].0, "deep.py");
+    assert_eq!(skipped[1].1, "too_complex");
+    assert!(skipped[1].2.contains("500 levels"), "{skipped:?}");
+    assert_eq!(report.skipped_by_reason.get("too_complex"), Some(&2));
+    assert_eq!(report.symbols, 1, "only ok.rs's definition is left");
+    assert_eq!(report.files_removed, 1, "deep.py left the index");
+}
+
+/// A tree that fits the parse's memory limit but nests deeper than the extraction walk
+/// goes is refused too (each open level holds memory while the walk is in it).
+#[test]
+fn a_tree_nested_deeper_than_the_walk_goes_is_refused_naming_the_limit() {
+    let deep = format!(
+        "fn f() {{{}{}}}\n",
+        "{ g();".repeat(30_000),
+        "}".repeat(30_000)
+    );
+    match extract(Lang::Rust, &deep) {
+        Err(e @ ExtractError::TooComplex { .. }) => {
+            assert!(e.to_string().contains("50000 levels deep"), "{e}");
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+        Ok(facts) => panic!("walked into {} references", facts.refs.len()),
+    }
+}
+
+/// A parse that runs past its time limit is stopped and the file refused, naming it.
+#[test]
+fn a_parse_past_its_time_limit_is_refused_naming_the_limit() {
+    let ordinary = "fn main() { let x = vec![1, 2, 3]; println!(\"{x:?}\"); }\n".repeat(20_000);
+    let limits = ParseLimits {
+        max_time: std::time::Duration::from_millis(1),
+        ..ParseLimits::for_source(&ordinary)
+    };
+    let refused = extract_within(Lang::Rust, &ordinary, &limits).unwrap_err();
+    assert!(
+        refused.to_string().contains("ran longer than 1ms"),
+        "{refused}"
+    );
+    assert_eq!(
+        ParseLimits::for_source(&ordinary).max_time,
+        std::time::Duration::from_secs(40)
+    );
 }

@@ -23,6 +23,8 @@ mod ruby;
 mod rust;
 mod swift;
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 use crate::Lang;
@@ -284,19 +286,100 @@ pub enum ExtractError {
         /// The language.
         lang: &'static str,
     },
+    /// The file is beyond what loci parses (a limit on the parse's memory, or a nesting
+    /// the grammar cannot keep): its facts would be wrong or cost too much, so it is
+    /// skipped rather than stored half-parsed.
+    #[error("{limit}")]
+    TooComplex {
+        /// The language.
+        lang: &'static str,
+        /// Which limit, and its value.
+        limit: String,
+    },
 }
 
-/// Parses `source` as `lang` and extracts its facts. Never panics on any input:
-/// syntax errors leave `ERROR` nodes that the visitors simply skip.
+/// Most bytes tree-sitter may hold for one file's parse, for files up to 1 MiB (the
+/// default `index.maxFileBytes`); larger files get [`PARSE_BYTES_PER_SOURCE_BYTE`] per
+/// byte. Measured with the counting allocator: the largest real files of a crates.io
+/// tree, Python's standard library and minified JavaScript take at most 35 MiB (a 900 KB
+/// generated Rust file; at most 110 bytes per source byte), while 400k `{` then 400k `}`
+/// took 100-160 MiB in the parse and 250-440 MB of RSS in all before this limit.
+pub const MAX_PARSE_BYTES: usize = 96 << 20;
+
+/// Bytes tree-sitter may hold per byte of source, for files over 1 MiB.
+pub const PARSE_BYTES_PER_SOURCE_BYTE: usize = 96;
+
+/// Longest one file's parse may run, for files up to 1 MiB (as much again per further
+/// MiB): a safety net for input that is slow without being big, far above real files
+/// (a 1 MiB file parses in well under a second, even in a debug build).
+pub const MAX_PARSE_TIME: Duration = Duration::from_secs(20);
+
+/// The limits one file's parse runs within; past one, the file is [`ExtractError::TooComplex`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseLimits {
+    /// Most bytes tree-sitter may hold for the parse (on top of what it held before).
+    pub max_bytes: usize,
+    /// Longest the parse may run.
+    pub max_time: Duration,
+}
+
+impl ParseLimits {
+    /// The limits for `source`: [`MAX_PARSE_BYTES`] and [`MAX_PARSE_TIME`], scaled up
+    /// with the file past 1 MiB.
+    pub fn for_source(source: &str) -> ParseLimits {
+        let mib = source.len().div_ceil(1 << 20).max(1);
+        ParseLimits {
+            max_bytes: MAX_PARSE_BYTES
+                .max(source.len().saturating_mul(PARSE_BYTES_PER_SOURCE_BYTE)),
+            max_time: MAX_PARSE_TIME.saturating_mul(u32::try_from(mib).unwrap_or(u32::MAX)),
+        }
+    }
+}
+
+/// Parses `source` as `lang` and extracts its facts, within [`ParseLimits::for_source`].
+/// Never panics on any input: syntax errors leave `ERROR` nodes that the visitors
+/// simply skip.
 pub fn extract(lang: Lang, source: &str) -> Result<FileFacts, ExtractError> {
-    let mut parser = new_parser(lang)?;
-    let tree = parser
-        .parse(source, None)
-        .ok_or(ExtractError::NoTree { lang: lang.name() })?;
-    Ok(extract_tree(lang, source, &tree))
+    extract_within(lang, source, &ParseLimits::for_source(source))
 }
 
-fn extract_tree<'t>(lang: Lang, source: &'t str, tree: &'t tree_sitter::Tree) -> FileFacts {
+/// [`extract`] within given limits.
+pub fn extract_within(
+    lang: Lang,
+    source: &str,
+    limits: &ParseLimits,
+) -> Result<FileFacts, ExtractError> {
+    let mut parser = new_parser(lang)?;
+    let too_complex = |limit: String| ExtractError::TooComplex {
+        lang: lang.name(),
+        limit,
+    };
+    let tree = parser::parse_within(&mut parser, source, limits.max_bytes, limits.max_time)
+        .map_err(|stop| match stop {
+            parser::ParseStop::OverMemory(max) => too_complex(format!(
+                "the {} parse needed more than {} MiB of memory (the limit for one file)",
+                lang.name(),
+                max >> 20
+            )),
+            parser::ParseStop::OverTime(max) => too_complex(format!(
+                "the {} parse ran longer than {:?} (the limit for one file)",
+                lang.name(),
+                max
+            )),
+            parser::ParseStop::NoTree => ExtractError::NoTree { lang: lang.name() },
+        })?;
+    // Only a parse that went wrong is checked: a deep but well-parsed file is kept.
+    if lang == Lang::Python && tree.root_node().has_error() {
+        python::check_nesting(source)?;
+    }
+    extract_tree(lang, source, &tree)
+}
+
+fn extract_tree<'t>(
+    lang: Lang,
+    source: &'t str,
+    tree: &'t tree_sitter::Tree,
+) -> Result<FileFacts, ExtractError> {
     let (separator, visit): (&'static str, collector::Visitor) = match lang {
         Lang::Rust => ("::", rust::visit),
         Lang::Python => (python::SEPARATOR, python::visit),
@@ -316,6 +399,15 @@ fn extract_tree<'t>(lang: Lang, source: &'t str, tree: &'t tree_sitter::Tree) ->
         Lang::Bash => (bash::SEPARATOR, bash::visit),
     };
     let mut collector = Collector::new(source, separator, tree);
-    walk(tree, &mut collector, visit);
-    collector.finish()
+    if !walk(tree, &mut collector, visit) {
+        return Err(ExtractError::TooComplex {
+            lang: lang.name(),
+            limit: format!(
+                "the {} syntax tree is nested more than {} levels deep",
+                lang.name(),
+                collector::MAX_WALK_DEPTH
+            ),
+        });
+    }
+    Ok(collector.finish())
 }

@@ -11,6 +11,55 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
+/// Indentation levels tree-sitter-python can keep: its scanner saves its stack of
+/// indents in tree-sitter's 1 KiB state buffer, two bytes each after a two-byte
+/// header, so from level 511 on the stack comes back cut and the parse goes wrong
+/// (the deeper definitions turn into `ERROR` nodes). A little margin is kept for the
+/// string delimiters the same buffer holds.
+pub(crate) const MAX_INDENT_LEVELS: usize = 500;
+
+/// Refuses a file nested deeper than [`MAX_INDENT_LEVELS`] (by the scanner's own
+/// measure: a space is 1, a tab 8, `\r` and form feed restart the count; blank and
+/// comment lines do not count), so its definitions are not lost silently.
+pub(crate) fn check_nesting(source: &str) -> Result<(), super::ExtractError> {
+    let mut stack: Vec<usize> = vec![0];
+    for line in source.split('\n') {
+        let mut width = 0usize;
+        let mut first = None;
+        for b in line.bytes() {
+            match b {
+                b' ' => width += 1,
+                b'\t' => width += 8,
+                b'\r' | b'\x0c' => width = 0,
+                other => {
+                    first = Some(other);
+                    break;
+                }
+            }
+        }
+        if matches!(first, None | Some(b'#')) {
+            continue;
+        }
+        while stack.len() > 1 && stack.last().is_some_and(|&top| top > width) {
+            stack.pop();
+        }
+        if stack.last().is_some_and(|&top| width > top) {
+            stack.push(width);
+            if stack.len() > MAX_INDENT_LEVELS || width > usize::from(u16::MAX) {
+                return Err(super::ExtractError::TooComplex {
+                    lang: "python",
+                    limit: format!(
+                        "indentation nested more than {MAX_INDENT_LEVELS} levels deep (or \
+                         wider than {} columns): more than tree-sitter-python keeps",
+                        u16::MAX
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
         "function_definition" => {

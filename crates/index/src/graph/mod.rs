@@ -2,6 +2,7 @@
 //! `callers`, `callees`, `impact`, `outline`, `search` and `stats`, called unchanged by
 //! the CLI and, later, the HTTP and MCP servers.
 
+mod prefilter;
 mod refs;
 mod search;
 mod select;

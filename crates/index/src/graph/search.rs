@@ -80,7 +80,7 @@ pub fn search(
         ),
         None => None,
     };
-    let mut candidates = candidate_files(graph, pattern, opts)?;
+    let mut candidates = candidate_files(graph, &source, opts)?;
     candidates.retain(|c| glob.as_ref().is_none_or(|g| g.is_match(c.path.as_str())));
     // Hits come in (path, line) order: candidates are in path order, each chunk of them
     // is read in parallel and kept in order, and a file's hits are in line order. So the
@@ -117,22 +117,19 @@ fn candidate_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Candidate> {
     })
 }
 
-/// Files that may contain the pattern: from the trigram index when a literal of 3+
-/// characters is known, else every indexed file.
+/// Files that may contain a match of `source` (regex syntax): those whose search terms
+/// meet what the pattern's syntax tree guarantees every match contains
+/// ([`prefilter`](super::prefilter)), else every indexed file.
 fn candidate_files(
     graph: &Graph,
-    pattern: &str,
+    source: &str,
     opts: &SearchOptions,
 ) -> Result<Vec<Candidate>, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
-    let literals: Vec<String> = if opts.regex {
-        required_literals(pattern)
-    } else {
-        vec![pattern.to_string()]
-    };
-    let usable: Vec<&String> = literals.iter().filter(|l| l.chars().count() >= 3).collect();
+    let need = super::prefilter::required(source, opts.ignore_case);
+    let query = super::prefilter::fts_query(&need);
     let mut stmt;
-    let rows: Vec<Candidate> = if usable.is_empty() {
+    let rows: Vec<Candidate> = if query.is_none() {
         stmt = graph
             .conn
             .prepare_cached("SELECT path, path_bytes FROM files ORDER BY path, path_bytes")
@@ -142,12 +139,8 @@ fn candidate_files(
             .collect::<Result<_, _>>()
             .map_err(&err)?
     } else {
-        // detail=none has no positions, so no phrase queries: AND together the literal's
-        // trigram terms (plain letters, digits or hex); lines are confirmed afterwards.
-        let query: Vec<String> = trigrams(&usable)
-            .into_iter()
-            .map(|t| format!("\"{t}\""))
-            .collect();
+        // detail=none has no positions, so no phrase queries: the required strings'
+        // trigram terms ANDed (and ORed across alternatives); lines are confirmed afterwards.
         stmt = graph
             .conn
             .prepare_cached(
@@ -155,88 +148,12 @@ fn candidate_files(
                  WHERE code_fts MATCH ?1 ORDER BY f.path, f.path_bytes",
             )
             .map_err(&err)?;
-        stmt.query_map([query.join(" AND ")], candidate_from_row)
+        stmt.query_map([query], candidate_from_row)
             .map_err(&err)?
             .collect::<Result<_, _>>()
             .map_err(&err)?
     };
     Ok(rows)
-}
-
-/// Most trigrams put in one FTS query; more narrow little further and cost time.
-const MAX_TRIGRAMS: usize = 24;
-
-/// The distinct trigram terms of the literals ([`crate::trigram`]), spread over each
-/// literal when there are more than [`MAX_TRIGRAMS`].
-fn trigrams(literals: &[&String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for literal in literals {
-        let terms = crate::trigram::query_terms(literal);
-        let step = terms
-            .len()
-            .div_ceil(MAX_TRIGRAMS / literals.len().max(1))
-            .max(1);
-        // Every `step`-th term, and always the last one.
-        let picked = terms.iter().step_by(step).chain(terms.last());
-        for term in picked {
-            if !out.contains(term) {
-                out.push(term.clone());
-            }
-        }
-    }
-    out
-}
-
-/// Literal runs a regex match must contain (a conservative, simple extraction: the
-/// pattern's top-level concatenation of plain characters, only when it has no alternation).
-fn required_literals(pattern: &str) -> Vec<String> {
-    if pattern.contains('|') {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut chars = pattern.chars().peekable();
-    let mut depth = 0i32;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                // An escaped punctuation char is literal; classes like \w end the run.
-                match chars.next() {
-                    Some(n) if n.is_ascii_punctuation() && depth == 0 => current.push(n),
-                    _ => flush(&mut current, &mut out),
-                }
-            }
-            '(' | '[' | '{' => {
-                depth += 1;
-                flush(&mut current, &mut out);
-            }
-            ')' | ']' | '}' => {
-                depth -= 1;
-                flush(&mut current, &mut out);
-            }
-            '*' | '?' => {
-                // The previous char is optional: drop it from the run.
-                current.pop();
-                flush(&mut current, &mut out);
-            }
-            '.' | '^' | '$' | '+' => {
-                if c == '+' {
-                    // x+ still requires one x.
-                }
-                flush(&mut current, &mut out);
-            }
-            _ if depth == 0 => current.push(c),
-            _ => {}
-        }
-    }
-    flush(&mut current, &mut out);
-    out
-}
-
-fn flush(current: &mut String, out: &mut Vec<String>) {
-    if !current.is_empty() {
-        out.push(std::mem::take(current));
-    }
 }
 
 fn scan_file(root: &Path, candidate: &Candidate, matcher: &Regex, limit: usize) -> Vec<SearchHit> {
@@ -269,33 +186,4 @@ fn scan_file(root: &Path, candidate: &Candidate, matcher: &Regex, limit: usize) 
         }
     }
     hits
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{required_literals, trigrams};
-
-    #[test]
-    fn splits_literals_into_distinct_trigrams() {
-        let a = "Parse".to_string();
-        assert_eq!(trigrams(&[&a]), vec!["par", "ars", "rse"]);
-        let punct = "a(b)".to_string();
-        assert_eq!(trigrams(&[&punct]), vec!["612862", "286229"]);
-        let long = "x".repeat(10) + "abcdefghijklmnopqrstuvwxyz0123456789";
-        assert!(trigrams(&[&long]).len() <= super::MAX_TRIGRAMS + 1);
-    }
-
-    #[test]
-    fn extracts_required_literals_conservatively() {
-        assert_eq!(
-            required_literals(r"fn\s+parse_\w+"),
-            vec!["fn".to_string(), "parse_".to_string()]
-        );
-        assert_eq!(required_literals("foo|bar"), Vec::<String>::new());
-        assert_eq!(
-            required_literals("abcd?e"),
-            vec!["abc".to_string(), "e".to_string()]
-        );
-        assert_eq!(required_literals(r"a\.b\(c"), vec!["a.b(c".to_string()]);
-    }
 }
