@@ -253,7 +253,7 @@ pub fn own(root: &Path, purpose: Purpose, session: Option<&str>) -> RunRecord {
                 r.last_run = Some(run);
             });
             // exit(3) runs the supervisor's teardown: the run goes with its owner.
-            std::process::exit(1);
+            std::process::exit(i32::from(loci_exit::ExitCode::Failure.code()));
         });
     let failed = |message: String| {
         let run = RunRecord {
