@@ -2,6 +2,8 @@
 //! Each takes a typed request and a [`Workspace`] handle, and answers one page with its
 //! total, its cursor and the index's freshness.
 
+use std::path::Path;
+
 use loci_index::graph::{self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo};
 use loci_index::{Lang, SymbolKind};
 use schemars::JsonSchema;
@@ -263,6 +265,36 @@ pub fn traverse(
         page,
         index,
     })
+}
+
+/// A file argument as the index stores it, relative to the workspace `root`: a relative
+/// path that names an existing file from `cwd` inside the workspace is taken from there
+/// (`loci outline lib.rs` in `src/`); anything else is passed on as given (relative to
+/// the root, or absolute). Front ends with a current directory call this before
+/// `outline` and `impact`.
+pub fn workspace_relative(file: &str, root: &Path, cwd: &Path) -> String {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        return file.to_string();
+    }
+    if let Ok(abs) = std::fs::canonicalize(cwd.join(p))
+        && abs.is_file()
+        && let Ok(rel) = abs.strip_prefix(root)
+    {
+        return rel.to_string_lossy().into_owned();
+    }
+    file.to_string()
+}
+
+/// `impact`'s target as the index stores it: a target that reads as a file path
+/// ([`graph::looks_like_file`]) goes through [`workspace_relative`]; a symbol selector
+/// is left alone (a file named like a symbol in `cwd` never shadows the symbol).
+pub fn impact_target(target: &str, root: &Path, cwd: &Path) -> String {
+    if graph::looks_like_file(target) {
+        workspace_relative(target, root, cwd)
+    } else {
+        target.to_string()
+    }
 }
 
 /// The definitions of one file, nested.
