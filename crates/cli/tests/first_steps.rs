@@ -132,6 +132,24 @@ fn impact_of_a_missing_file_names_the_file_and_a_hint_from_the_input() {
     assert_eq!(message, "no file or symbol `missing/file.rs` in the index");
     assert!(hint.contains("loci find '*file*'"), "{hint}");
 
+    // The indexed files with the same name are suggested.
+    let out = env
+        .cmd()
+        .args(["impact", "other/lib.rs", "--json"])
+        .output()
+        .unwrap();
+    let doc = common::parse(&out);
+    assert_eq!(out.status.code(), Some(not_found), "{doc}");
+    assert_eq!(
+        doc["error"]["detail"]["similar_files"][0], "src/lib.rs",
+        "{doc}"
+    );
+    let hint = doc["error"]["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("indexed files named `lib.rs`: src/lib.rs"),
+        "{hint}"
+    );
+
     // A bare file name with a source extension is a file too.
     let (_, message, hint) = error_of(&env, env.root(), &["impact", "gone.py"]);
     assert_eq!(message, "no file or symbol `gone.py` in the index");
