@@ -83,7 +83,7 @@ fn forget_removes_one_entry_and_keeps_its_index() {
 }
 
 #[test]
-fn index_of_a_file_gives_only_its_own_error() {
+fn index_or_config_of_a_file_gives_only_its_own_error() {
     let env = Env::new();
     env.write(&[("README.md", "# hello\n")]);
     let out = env.cmd().args(["index", "README.md"]).output().unwrap();
@@ -95,6 +95,20 @@ fn index_of_a_file_gives_only_its_own_error() {
     );
     assert!(!stderr.contains("warning"), "spurious warning:\n{stderr}");
     assert!(stderr.contains("README.md"), "{stderr}");
+
+    // `config show` of a file, too.
+    let out = env
+        .cmd()
+        .args(["config", "show", "README.md"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(ErrorKind::NotADirectory.exit().code())),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning"), "spurious warning:\n{stderr}");
 }
 
 fn error_of(env: &Env, dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
