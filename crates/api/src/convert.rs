@@ -56,17 +56,14 @@ impl From<GraphError> for ApiError {
     fn from(e: GraphError) -> ApiError {
         match e {
             GraphError::NotFound { ref what } => {
-                let hint = match what.strip_prefix('`').and_then(|w| w.split('`').next()) {
-                    Some(name) if !name.is_empty() => {
-                        let part = name
-                            .rsplit([':', '.', '/', '\\', '#'])
-                            .next()
-                            .unwrap_or(name);
-                        format!("`loci find '*{part}*'` lists definitions whose name contains it")
-                    }
-                    _ => "`loci find '*part*'` lists definitions by glob".to_string(),
+                // `what` is "symbol `x`", "file `x` in the index" or "file or symbol `x`
+                // in the index": say it as "no ... in the index".
+                let message = if what.ends_with(" in the index") {
+                    format!("no {what}")
+                } else {
+                    format!("no {what} in the index")
                 };
-                ApiError::new(ErrorKind::NotFound, e.to_string()).hint(hint)
+                ApiError::new(ErrorKind::NotFound, message).hint(not_found_hint(what))
             }
             GraphError::Ambiguous { ref candidates, .. } => {
                 let shown: Vec<_> = candidates.iter().take(AMBIGUOUS_SHOWN).collect();
@@ -84,6 +81,37 @@ impl From<GraphError> for ApiError {
             GraphError::Store(s) => s.into(),
         }
     }
+}
+
+/// The hint of a graph `not_found`, built from the user's own input (the backquoted
+/// part of `what`): the part of a name to glob for, and for a file its name without
+/// directory or extension, with the query that lists indexed paths like it.
+fn not_found_hint(what: &str) -> String {
+    let Some(name) = what
+        .split_once('`')
+        .and_then(|(_, rest)| rest.split('`').next())
+        .filter(|n| !n.is_empty())
+    else {
+        return "`loci find '*part*'` lists definitions by glob".to_string();
+    };
+    if what.starts_with("file") {
+        let stem = std::path::Path::new(name)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| name.to_string());
+        return format!(
+            "`loci find '*{stem}*'` lists definitions whose name contains `{stem}`; \
+             `loci query \"SELECT path FROM files WHERE path LIKE '%{stem}%'\"` lists \
+             indexed files whose path contains it (paths are relative to the workspace root)"
+        );
+    }
+    let part = name
+        .rsplit([':', '.', '/', '\\', '#'])
+        .next()
+        .filter(|p| !p.is_empty())
+        .unwrap_or(name);
+    format!("`loci find '*{part}*'` lists definitions whose name contains `{part}`")
 }
 
 impl From<loci_query::QueryError> for ApiError {

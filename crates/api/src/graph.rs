@@ -2,6 +2,8 @@
 //! Each takes a typed request and a [`Workspace`] handle, and answers one page with its
 //! total, its cursor and the index's freshness.
 
+use std::path::Path;
+
 use loci_index::graph::{self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo};
 use loci_index::{Lang, SymbolKind};
 use schemars::JsonSchema;
@@ -250,11 +252,18 @@ pub fn traverse(
             format!("depth {depth} is outside 1..={MAX_DEPTH}"),
         ));
     }
-    let (t, index) = ws.read(opts, |g| match direction {
-        Direction::Callers => graph::callers(g, &req.target, depth),
-        Direction::Callees => graph::callees(g, &req.target, depth),
-        Direction::Impact => graph::impact(g, &req.target, depth),
-    })?;
+    let (t, index) = ws
+        .read(opts, |g| match direction {
+            Direction::Callers => graph::callers(g, &req.target, depth),
+            Direction::Callees => graph::callees(g, &req.target, depth),
+            Direction::Impact => graph::impact(g, &req.target, depth),
+        })
+        .map_err(|e| match direction {
+            Direction::Impact if graph::looks_like_file(&req.target) => {
+                with_similar_files(e, ws, &req.target, opts)
+            }
+            _ => e,
+        })?;
     let (reached, page) = window.slice(t.reached, !t.truncated);
     Ok(TraversalPage {
         targets: t.targets,
@@ -265,6 +274,36 @@ pub fn traverse(
     })
 }
 
+/// A file argument as the index stores it, relative to the workspace `root`: a relative
+/// path that names an existing file from `cwd` inside the workspace is taken from there
+/// (`loci outline lib.rs` in `src/`); anything else is passed on as given (relative to
+/// the root, or absolute). Front ends with a current directory call this before
+/// `outline` and `impact`.
+pub fn workspace_relative(file: &str, root: &Path, cwd: &Path) -> String {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        return file.to_string();
+    }
+    if let Ok(abs) = std::fs::canonicalize(cwd.join(p))
+        && abs.is_file()
+        && let Ok(rel) = abs.strip_prefix(root)
+    {
+        return rel.to_string_lossy().into_owned();
+    }
+    file.to_string()
+}
+
+/// `impact`'s target as the index stores it: a target that reads as a file path
+/// ([`graph::looks_like_file`]) goes through [`workspace_relative`]; a symbol selector
+/// is left alone (a file named like a symbol in `cwd` never shadows the symbol).
+pub fn impact_target(target: &str, root: &Path, cwd: &Path) -> String {
+    if graph::looks_like_file(target) {
+        workspace_relative(target, root, cwd)
+    } else {
+        target.to_string()
+    }
+}
+
 /// The definitions of one file, nested.
 pub fn outline(
     ws: &Workspace,
@@ -272,7 +311,9 @@ pub fn outline(
     opts: &ReadOptions,
 ) -> Result<OutlinePage, ApiError> {
     let window = req.page.window(LIST_LIMIT.max(500))?;
-    let (items, index) = ws.read(opts, |g| g.outline(&req.file))?;
+    let (items, index) = ws
+        .read(opts, |g| g.outline(&req.file))
+        .map_err(|e| with_similar_files(e, ws, &req.file, opts))?;
     let (symbols, page) = window.slice(items, true);
     Ok(OutlinePage {
         path: req.file.clone(),
@@ -280,6 +321,55 @@ pub fn outline(
         page,
         index,
     })
+}
+
+/// Most indexed paths a file `not_found` suggests.
+const SIMILAR_FILES: usize = 5;
+
+/// A file argument that named no indexed file: the hint also lists the indexed files
+/// with the same file name (`src/lib.rs` for `lib.rs` given from the wrong directory),
+/// and `detail.similar_files` carries them. Any other error is returned as it is.
+fn with_similar_files(mut e: ApiError, ws: &Workspace, file: &str, opts: &ReadOptions) -> ApiError {
+    if e.kind != ErrorKind::NotFound {
+        return e;
+    }
+    let Some(name) = Path::new(file).file_name().map(|n| n.to_string_lossy()) else {
+        return e;
+    };
+    let Ok((similar, _)) = ws.read(opts, |g| Ok(same_file_name(g, &name))) else {
+        return e;
+    };
+    if similar.is_empty() {
+        return e;
+    }
+    let listed = format!("indexed files named `{name}`: {}", similar.join(", "));
+    e.hint = Some(match e.hint.take() {
+        Some(hint) => format!("{listed}; {hint}"),
+        None => listed,
+    });
+    e.detail(serde_json::json!({ "similar_files": similar }))
+}
+
+/// The indexed paths whose file name is `name` (a scan of `files` on the error path
+/// only; a failure yields none, as the list is only a hint).
+fn same_file_name(g: &graph::Graph, name: &str) -> Vec<String> {
+    let escaped: String = name
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    let mut found = Vec::new();
+    if let Ok(mut stmt) = g.connection().prepare(
+        "SELECT path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' ORDER BY path LIMIT ?3",
+    ) && let Ok(rows) = stmt.query_map(
+        rusqlite::params![name, format!("%/{escaped}"), SIMILAR_FILES as i64],
+        |r| r.get::<_, String>(0),
+    ) {
+        found.extend(rows.flatten());
+    }
+    found
 }
 
 /// Code text search.

@@ -103,16 +103,11 @@ pub fn index(
     )
 }
 
-/// Brings the index of a workspace up to date incrementally (creating it if needed).
-pub fn sync(path: &Path, cfg: &Config) -> Result<IndexReport, ApiError> {
+/// Brings the index of a workspace up to date incrementally (creating it if needed),
+/// reporting the files it parses to `progress`.
+pub fn sync(path: &Path, cfg: &Config, progress: &dyn Progress) -> Result<IndexReport, ApiError> {
     let located = locate(path)?;
-    run(
-        &located,
-        "sync",
-        cfg.max_file_bytes(),
-        0,
-        &loci_index::NoProgress,
-    )
+    run(&located, "sync", cfg.max_file_bytes(), 0, progress)
 }
 
 fn run(
@@ -133,8 +128,13 @@ fn run(
 }
 
 /// Deletes the index and builds it again: only with consent, else `consent_required`
-/// and nothing is touched.
-pub fn rebuild(path: &Path, yes: bool, cfg: &Config) -> Result<IndexReport, ApiError> {
+/// and nothing is touched. The new build reports the files it parses to `progress`.
+pub fn rebuild(
+    path: &Path,
+    yes: bool,
+    cfg: &Config,
+    progress: &dyn Progress,
+) -> Result<IndexReport, ApiError> {
     let located = locate(path)?;
     let Some(consent) = Consent::from_flag(yes) else {
         return Err(ApiError::new(
@@ -151,6 +151,7 @@ pub fn rebuild(path: &Path, yes: bool, cfg: &Config) -> Result<IndexReport, ApiE
         &located.index_path,
         cfg.max_file_bytes(),
         consent,
+        progress,
     )?;
     loci_lifecycle::watch::record_in_registry(&report);
     Ok(report)

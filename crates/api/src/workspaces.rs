@@ -3,12 +3,14 @@
 //! `git clone`, then the one idempotent confirmation). Results name workspaces by
 //! locator, never by absolute path.
 
+use std::path::{Path, PathBuf};
+
 use loci_lifecycle::Config;
 use loci_paths::{RootKind, Roots};
-use loci_store::registry::WorkspaceEntry;
+use loci_store::registry::{Registry, WorkspaceEntry};
 use serde::Serialize;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorKind};
 
 /// Every registered workspace.
 #[derive(Debug, Clone, Serialize)]
@@ -23,6 +25,104 @@ pub fn list() -> Result<WorkspaceList, ApiError> {
     Ok(WorkspaceList {
         workspaces: registry.list()?,
     })
+}
+
+/// What [`prune`] did: the entries whose root is gone, now forgotten, and the list
+/// that remains.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pruned {
+    /// The entries that remain, by root.
+    pub workspaces: Vec<WorkspaceEntry>,
+    /// The entries removed because their root no longer exists (their index files, if
+    /// any are left, are untouched).
+    pub pruned: Vec<WorkspaceEntry>,
+}
+
+/// Forgets every registered workspace whose root no longer exists, so `loci list` stops
+/// showing deleted folders. A root that cannot be checked (permission denied, a broken
+/// mount) is kept: only a root the system reports missing is gone.
+pub fn prune() -> Result<Pruned, ApiError> {
+    let registry = Registry::open_default()?;
+    let mut workspaces = Vec::new();
+    let mut pruned = Vec::new();
+    for entry in registry.list()? {
+        let gone = matches!(
+            std::fs::symlink_metadata(&entry.root),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound
+        );
+        if gone {
+            registry.remove(Path::new(&entry.root))?;
+            pruned.push(entry);
+        } else {
+            workspaces.push(entry);
+        }
+    }
+    Ok(Pruned { workspaces, pruned })
+}
+
+/// What [`forget`] did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Forgotten {
+    /// The entry removed from the registry.
+    pub forgotten: WorkspaceEntry,
+    /// Always true: forgetting never deletes an index (remove `index_path` yourself).
+    pub index_kept: bool,
+}
+
+/// Removes one workspace from the registry; its folder and its index are untouched. The
+/// path may be relative to `cwd` and need not exist any more (a deleted workspace).
+pub fn forget(path: &Path, cwd: &Path) -> Result<Forgotten, ApiError> {
+    let registry = Registry::open_default()?;
+    let candidates = registry_keys(path, cwd);
+    for key in &candidates {
+        if let Some(entry) = registry.lookup(key)? {
+            registry.remove(key)?;
+            return Ok(Forgotten {
+                forgotten: entry,
+                index_kept: true,
+            });
+        }
+    }
+    Err(ApiError::new(
+        ErrorKind::NotFound,
+        format!(
+            "no registered workspace at {} ({})",
+            path.display(),
+            candidates
+                .last()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        ),
+    )
+    .hint("`loci list` shows the registered workspaces and their roots"))
+}
+
+/// The registry keys `path` may be stored under: its canonical form when it still
+/// exists, else its absolute, lexically normalized form (a deleted root).
+fn registry_keys(path: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut lexical = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                lexical.pop();
+            }
+            other => lexical.push(other),
+        }
+    }
+    let mut keys = Vec::new();
+    if let Ok(canonical) = std::fs::canonicalize(&joined) {
+        keys.push(canonical);
+    }
+    if !keys.contains(&lexical) {
+        keys.push(lexical);
+    }
+    keys
 }
 
 /// The roots from the configuration (`roots.managed`, `roots.base`, each overridden by

@@ -49,8 +49,10 @@ enum Command {
     Search(cmd::graph::SearchArgs),
     /// Counts of the index.
     Stats,
-    /// The workspaces loci knows.
-    List,
+    /// The workspaces loci knows (--prune forgets those whose folder is gone).
+    List(cmd::list::ListArgs),
+    /// Remove one workspace from the registry (its folder and index are kept).
+    Forget(cmd::forget::ForgetArgs),
     /// The index's lifecycle state (clean, drift, corrupt...) and why.
     Status(cmd::status::StatusArgs),
     /// Session-start gate for agent hosts: answers at once, works in the background, exits 0.
@@ -135,7 +137,8 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Outline(a) => cmd::graph::outline(a, ws, json),
         Command::Search(a) => cmd::graph::search(a, ws, json),
         Command::Stats => cmd::graph::stats(ws, json),
-        Command::List => cmd::list::run(json),
+        Command::List(a) => cmd::list::run(a, json),
+        Command::Forget(a) => cmd::forget::run(a, json),
         Command::Status(a) => cmd::status::run(a, ws, json),
         Command::Gate(a) => cmd::gate::run(a, ws, json),
         Command::Sync(a) => cmd::sync::run(a, ws, json),

@@ -38,12 +38,14 @@ pub enum RebuildError {
 }
 
 /// Deletes the index at `index_path` (with its WAL and shared-memory files) under the
-/// write lock, then builds a new one of `root`.
+/// write lock, then builds a new one of `root`, reporting the files it parses to
+/// `progress` (a terminal's progress bar, or [`loci_index::NoProgress`]).
 pub fn rebuild(
     root: &Path,
     index_path: &Path,
     max_file_bytes: u64,
     _consent: Consent,
+    progress: &dyn loci_index::Progress,
 ) -> Result<loci_index::IndexReport, RebuildError> {
     let index_dir = index_path.parent().unwrap_or(Path::new("."));
     {
@@ -67,5 +69,5 @@ pub fn rebuild(
     opts.index_path = Some(index_path.to_path_buf());
     opts.max_file_bytes = max_file_bytes;
     opts.purpose = "rebuild".into();
-    Ok(loci_index::index_workspace(&opts, &loci_index::NoProgress)?)
+    Ok(loci_index::index_workspace(&opts, progress)?)
 }

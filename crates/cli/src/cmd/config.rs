@@ -27,7 +27,9 @@ enum ConfigCommand {
 pub fn run(args: ConfigArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let ConfigCommand::Show { path } = args.command;
     let path = target_path(path, workspace);
-    let root = std::fs::canonicalize(&path).ok();
+    // A path that is no directory gets its own error, not a warning about a config
+    // file under it.
+    let root = Some(loci_api::workspace_root(&path)?);
     let cfg = loci_api::config(root.as_deref());
     let settings: Vec<_> = cfg.settings().collect();
     if json {

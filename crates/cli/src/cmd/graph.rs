@@ -237,12 +237,13 @@ pub fn traverse(
 }
 
 pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let ws = open(workspace)?;
     let req = api::TraversalRequest {
-        target: args.target,
+        target: api::impact_target(&args.target, ws.root(), &cwd()?),
         depth: Some(args.depth),
         page: args.page.request(),
     };
-    run_traversal(req, Direction::Impact, workspace, json)
+    print_traversal(&ws, req, Direction::Impact, json)
 }
 
 fn run_traversal(
@@ -251,8 +252,16 @@ fn run_traversal(
     workspace: Option<PathBuf>,
     json: bool,
 ) -> Result<(), ApiError> {
-    let ws = open(workspace)?;
-    let t = api::traverse(&ws, direction, &req, &read_options())?;
+    print_traversal(&open(workspace)?, req, direction, json)
+}
+
+fn print_traversal(
+    ws: &loci_api::Workspace,
+    req: api::TraversalRequest,
+    direction: Direction,
+    json: bool,
+) -> Result<(), ApiError> {
+    let t = api::traverse(ws, direction, &req, &read_options())?;
     if json {
         output::json(&t);
         return Ok(());
@@ -293,7 +302,7 @@ fn run_traversal(
 pub fn outline(args: OutlineArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let ws = open(workspace)?;
     let req = api::OutlineRequest {
-        file: relative_to_workspace(&args.file, ws.root()),
+        file: api::workspace_relative(&args.file, ws.root(), &cwd()?),
         page: args.page.request(),
     };
     let items = api::outline(&ws, &req, &read_options())?;
@@ -321,19 +330,14 @@ pub fn outline(args: OutlineArgs, workspace: Option<PathBuf>, json: bool) -> Res
     Ok(())
 }
 
-/// A file argument as the index stores it: relative to the workspace root. A path that
-/// exists relative to the current directory inside the workspace is taken from there.
-fn relative_to_workspace(file: &str, root: &std::path::Path) -> String {
-    let p = std::path::Path::new(file);
-    if p.is_absolute() {
-        return file.to_string();
-    }
-    if let Ok(abs) = std::fs::canonicalize(p)
-        && let Ok(rel) = abs.strip_prefix(root)
-    {
-        return rel.to_string_lossy().into_owned();
-    }
-    file.to_string()
+/// The current directory, for file arguments given relative to it.
+fn cwd() -> Result<PathBuf, ApiError> {
+    std::env::current_dir().map_err(|e| {
+        ApiError::new(
+            ErrorKind::Unreadable,
+            format!("cannot read the current directory: {e}"),
+        )
+    })
 }
 
 pub fn search(args: SearchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use loci_api::ApiError;
 
@@ -31,11 +31,17 @@ pub struct IndexArgs {
     index_path: Option<PathBuf>,
 }
 
+/// The progress bar `index`, `sync` and `rebuild` draw on stderr while they parse. It
+/// stays hidden until a run has files to parse, so a failed or no-change run draws
+/// nothing.
 struct Bar(ProgressBar);
 
 impl loci_index::Progress for Bar {
     fn start(&self, total: u64) {
         self.0.set_length(total);
+        if total > 0 {
+            self.0.set_draw_target(ProgressDrawTarget::stderr());
+        }
     }
     fn advance(&self, n: u64) {
         self.0.inc(n);
@@ -45,9 +51,26 @@ impl loci_index::Progress for Bar {
     }
 }
 
+/// Where an index run reports its progress: a bar when stderr is a terminal and the
+/// output is not `--json`, else nowhere.
+pub fn progress(json: bool) -> Box<dyn loci_index::Progress> {
+    if json || !std::io::stderr().is_terminal() {
+        return Box::new(loci_index::NoProgress);
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden()).with_style(
+        ProgressStyle::with_template(
+            "{spinner} parsing {pos}/{len} files [{bar:30}] {per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Box::new(Bar(bar))
+}
+
 pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let path = target_path(args.path, workspace);
-    let cfg = load_config(std::fs::canonicalize(&path).ok().as_deref());
+    // A bad path gets its own error before anything reads a configuration under it.
+    let root = loci_api::workspace_root(&path)?;
+    let cfg = load_config(Some(&root));
     warn_if_nested(&path);
     let req = loci_api::IndexRequest {
         path,
@@ -55,18 +78,7 @@ pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
         max_file_bytes: args.max_file_bytes,
         threads: args.threads,
     };
-    let show_bar = !json && std::io::stderr().is_terminal();
-    let report = if show_bar {
-        let bar = ProgressBar::new(0).with_style(
-            ProgressStyle::with_template(
-                "{spinner} parsing {pos}/{len} files [{bar:30}] {per_sec} eta {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        loci_api::index(&req, &cfg, &Bar(bar))?
-    } else {
-        loci_api::index(&req, &cfg, &loci_index::NoProgress)?
-    };
+    let report = loci_api::index(&req, &cfg, progress(json).as_ref())?;
     if json {
         output::json(&report);
         return Ok(());

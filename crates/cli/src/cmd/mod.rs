@@ -1,6 +1,7 @@
 //! One module per command family.
 
 pub mod config;
+pub mod forget;
 pub mod gate;
 pub mod graph;
 pub mod index;

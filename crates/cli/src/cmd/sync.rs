@@ -22,7 +22,7 @@ pub fn run(args: SyncArgs, workspace: Option<PathBuf>, json: bool) -> Result<(),
     let path = target_path(args.path, workspace);
     let root = loci_api::workspace_root(&path)?;
     let cfg = load_config(Some(&root));
-    let report = loci_api::sync(&root, &cfg)?;
+    let report = loci_api::sync(&root, &cfg, super::index::progress(json).as_ref())?;
     if json {
         output::json(&report);
     } else {

@@ -19,7 +19,7 @@ use crate::{IndexState, Lang, SymbolKind};
 pub use refs::{RefHit, Refs, refs};
 pub use search::{SearchHit, SearchOptions, search};
 pub use select::{Selector, find, resolve_selector};
-pub use traverse::{Direction, Reached, Traversal, callees, callers, impact};
+pub use traverse::{Direction, Reached, Traversal, callees, callers, impact, looks_like_file};
 
 /// A definition as every query reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]

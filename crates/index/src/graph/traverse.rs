@@ -118,10 +118,26 @@ pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, Quer
             )
         }
         None => {
-            let targets = resolve_selector(graph, target, false)?;
+            let targets = match resolve_selector(graph, target, false) {
+                Err(QueryError::NotFound { .. }) if looks_like_file(target) => {
+                    return Err(QueryError::NotFound {
+                        what: format!("file or symbol `{target}` in the index"),
+                    });
+                }
+                other => other?,
+            };
             traverse(graph, targets, Vec::new(), Direction::Impact, depth)
         }
     }
+}
+
+/// A target that reads as a file path (a directory separator, or a source file's
+/// extension) and is no `path:name` selector: when it matches nothing, the answer names
+/// both the file and the symbol it could have been.
+pub fn looks_like_file(target: &str) -> bool {
+    !target.contains(':')
+        && (target.contains(['/', '\\'])
+            || crate::Lang::detect(std::path::Path::new(target), b"").is_some())
 }
 
 struct Step {
