@@ -4,7 +4,8 @@
 //!
 //! Layers, each sufficient on its own for the common cases and together
 //! leaving no way around:
-//! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, no URI);
+//! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, never as a
+//!    URI: `loci_store::open_read_only_file`);
 //! 2. `PRAGMA query_only=1`, re-asserted before every statement;
 //! 3. an authorizer that allows only reads, functions, recursive CTEs and an
 //!    allowlist of introspection PRAGMAs, and denies everything else
@@ -22,7 +23,7 @@ use std::time::Instant;
 
 use loci_store::rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use loci_store::rusqlite::limits::Limit;
-use loci_store::rusqlite::{Connection, InterruptHandle, OpenFlags};
+use loci_store::rusqlite::{Connection, InterruptHandle};
 
 use crate::error::QueryError;
 use crate::exec::QueryId;
@@ -141,10 +142,9 @@ impl ReadOnlyConnection {
             path: path.to_path_buf(),
             message,
         };
-        // No SQLITE_OPEN_CREATE and no SQLITE_OPEN_URI: a missing file is an
-        // error, and the name cannot carry `?mode=rw`.
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(e.to_string()))?;
+        // Read-only, no create, never a URI: a missing file is an error, and a
+        // name cannot carry `?mode=rw`, `?immutable=1` or `?vfs=`.
+        let conn = loci_store::open_read_only_file(path).map_err(|e| open_err(e.to_string()))?;
         let setup = || -> loci_store::rusqlite::Result<()> {
             conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
             conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES as i32)?;
