@@ -58,10 +58,13 @@ use std::time::Duration;
 
 pub use error::QueryError;
 pub use exec::{
-    DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, MAX_BUSY_TIMEOUT, Query, QueryId, QueryResult,
-    busy_timeout_for,
+    DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, MAX_BUSY_TIMEOUT, Query, QueryId,
+    QueryResult, busy_timeout_for,
 };
-pub use guard::{MAX_SQL_BYTES, ReadOnlyConnection};
+pub use guard::{
+    HEAP_LIMIT_BYTES, MAX_LIKE_PATTERN_BYTES, MAX_NESTING, MAX_SQL_BYTES, MAX_VALUE_BYTES,
+    ReadOnlyConnection,
+};
 pub use queue::InFlight;
 pub use value::{Params, Value};
 pub use worker_client::{WorkerConfig, worker_env};

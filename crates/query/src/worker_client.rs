@@ -284,6 +284,7 @@ impl WorkerClient {
                 .map_err(|e| QueryError::InvalidParams(e.to_string()))?,
             timeout_ms: Some((remaining.as_millis() as u64).max(1)),
             max_rows: Some(q.max_rows),
+            max_bytes: Some(q.max_bytes),
             target: None,
         };
         let mut line = serde_json::to_vec(&req).expect("requests always serialize");
@@ -454,6 +455,7 @@ impl WorkerClient {
                 params: serde_json::Value::Null,
                 timeout_ms: None,
                 max_rows: None,
+                max_bytes: None,
                 target: Some(id.0),
             };
             let mut line = serde_json::to_vec(&req).expect("requests always serialize");

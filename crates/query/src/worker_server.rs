@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use loci_store::rusqlite::Row;
 
 use crate::error::QueryError;
-use crate::exec::{Query, QueryId, Ran, RowSink};
+use crate::exec::{self, Query, QueryId, Ran, RowSink};
 use crate::in_process::InProcess;
 use crate::protocol::{Failed, Request};
 use crate::value::{Params, write_json};
@@ -117,27 +117,29 @@ pub fn serve(
             }
         }
     }
-    // Input ended: answer what was already received (each request is bounded
-    // by its own deadline), then leave. A parent that wants the worker gone
-    // at once kills it; a parent that died takes the read end of stdout
-    // with it, and the next answer ends the worker with SIGPIPE.
+    // Input ended: the parent closed our stdin, or died (the kernel closes
+    // its end). Nobody is left to read answers, so leave now, even while a
+    // statement runs: close the engine (the running statement is
+    // interrupted, queued ones fail) and return without waiting for the
+    // executor; the process exits and takes every thread with it.
+    engine.close();
     drop(tx);
-    let _ = executor.join();
+    drop(executor);
     Ok(())
 }
 
 /// Encodes rows straight into JSON and sends a batch line every
 /// [`BATCH_ROWS`] rows or [`BATCH_BYTES`] bytes, so the parent decodes one
 /// batch while the next is produced.
-struct Streamer<'a> {
+struct Streamer {
     id: u64,
-    out: &'a Out,
+    out: Out,
     /// The rows of the pending batch, comma-separated, without brackets.
     buf: Vec<u8>,
     rows: usize,
 }
 
-impl Streamer<'_> {
+impl Streamer {
     fn flush_batch(&mut self) {
         let mut line = Vec::with_capacity(self.buf.len() + 64);
         line.extend_from_slice(
@@ -145,7 +147,7 @@ impl Streamer<'_> {
         );
         line.extend_from_slice(&self.buf);
         line.extend_from_slice(b"]}\n");
-        write_line(self.out, &line);
+        write_line(&self.out, &line);
         self.buf.clear();
         self.rows = 0;
     }
@@ -164,11 +166,11 @@ impl Streamer<'_> {
         );
         line.extend_from_slice(&self.buf);
         line.extend_from_slice(b"]}\n");
-        write_line(self.out, &line);
+        write_line(&self.out, &line);
     }
 }
 
-impl RowSink for Streamer<'_> {
+impl RowSink for Streamer {
     fn row(&mut self, row: &Row<'_>, ncol: usize) -> Result<(), QueryError> {
         if self.rows > 0 {
             self.buf.push(b',');
@@ -197,7 +199,7 @@ fn run_query(engine: &InProcess, out: &Out, req: Request) {
     let started = Instant::now();
     let mut streamer = Streamer {
         id,
-        out,
+        out: out.clone(),
         buf: Vec::new(),
         rows: 0,
     };
@@ -214,10 +216,19 @@ fn run_query(engine: &InProcess, out: &Out, req: Request) {
         if let Some(n) = req.max_rows {
             q.max_rows = n;
         }
-        engine.execute_with(&q, started, &mut streamer)
+        if let Some(n) = req.max_bytes {
+            q.max_bytes = n;
+        }
+        // The statement runs on the engine's runner thread, streaming batches
+        // as it goes; this thread writes the final line (or the error).
+        let query = q.clone();
+        engine.submit(&q, started, move |conn, deadline| {
+            let ran = exec::run(conn, &query, deadline, &mut streamer)?;
+            Ok((ran, streamer))
+        })
     })();
     match result {
-        Ok(ran) => streamer.finish(&ran, started.elapsed()),
+        Ok((ran, streamer)) => streamer.finish(&ran, started.elapsed()),
         Err(e) => send(out, &Failed::new(id, &e)),
     }
 }
