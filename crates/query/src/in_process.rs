@@ -2,7 +2,9 @@
 //! with a large stack, requests serialized through the [`Queue`], cancel and
 //! deadline through SQLite's interrupt and progress handler.
 //!
-//! Statements never run on the caller's thread, for two reasons:
+//! Statements never run on the caller's thread (except in the worker, whose
+//! executor thread is started with the same stack and whose parent kills the
+//! process rather than abandon a statement), for two reasons:
 //! - **Stack.** SQLite recurses on some inputs (GLOB/LIKE patterns, nested
 //!   subqueries in FROM); the runner's stack ([`SQL_THREAD_STACK`]) is sized
 //!   so that no statement within the limits of [`crate::guard`] can overflow
@@ -41,10 +43,19 @@ pub(crate) const STOP_GRACE: Duration = Duration::from_millis(20);
 /// A statement's work, run on the runner thread with the connection.
 type Work = Box<dyn FnOnce(&ReadOnlyConnection) + Send>;
 
+/// Where statements run.
+enum Runner {
+    /// The runner thread's inbox; `None` once closed (the runner then ends
+    /// and drops the connection).
+    Thread(Mutex<Option<mpsc::Sender<Work>>>),
+    /// On the calling thread, which must have [`SQL_THREAD_STACK`]: the
+    /// worker's executor, whose parent kills the process instead of
+    /// abandoning a statement. `None` once closed.
+    Caller(Mutex<Option<ReadOnlyConnection>>),
+}
+
 pub(crate) struct InProcess {
-    /// The runner's inbox; `None` once closed (the runner then ends and
-    /// drops the connection).
-    jobs: Mutex<Option<mpsc::Sender<Work>>>,
+    runner: Runner,
     interrupt: InterruptHandle,
     state: Arc<RunState>,
     queue: Queue,
@@ -57,6 +68,7 @@ impl InProcess {
         self.queue.in_flight()
     }
 
+    /// An engine whose statements run on its own runner thread.
     pub(crate) fn open(db: &Path) -> Result<InProcess, QueryError> {
         let conn = ReadOnlyConnection::open(db)?;
         let interrupt = conn.interrupt_handle();
@@ -72,9 +84,24 @@ impl InProcess {
             })
             .map_err(|e| QueryError::Sqlite(format!("cannot start the query thread: {e}")))?;
         Ok(InProcess {
-            jobs: Mutex::new(Some(tx)),
+            runner: Runner::Thread(Mutex::new(Some(tx))),
             interrupt,
             state,
+            queue: Queue::default(),
+            cancel_at: Mutex::new(None),
+        })
+    }
+
+    /// An engine whose statements run on the thread that submits them, which
+    /// must have been started with [`SQL_THREAD_STACK`]. The caller cannot
+    /// return before the statement stops: for the worker, whose parent kills
+    /// it when it does not stop in time.
+    pub(crate) fn open_on_caller(db: &Path) -> Result<InProcess, QueryError> {
+        let conn = ReadOnlyConnection::open(db)?;
+        Ok(InProcess {
+            interrupt: conn.interrupt_handle(),
+            state: conn.state.clone(),
+            runner: Runner::Caller(Mutex::new(Some(conn))),
             queue: Queue::default(),
             cancel_at: Mutex::new(None),
         })
@@ -111,12 +138,22 @@ impl InProcess {
         let _turn = self
             .queue
             .enter(q.id, deadline, || exec::timeout_error(q.timeout))?;
+        let jobs = match &self.runner {
+            Runner::Caller(conn) => {
+                let conn = conn.lock().unwrap_or_else(|p| p.into_inner());
+                let Some(conn) = conn.as_ref() else {
+                    return Err(QueryError::Closed("the query engine was closed".into()));
+                };
+                return work(conn, deadline);
+            }
+            Runner::Thread(jobs) => jobs,
+        };
         let (reply_tx, reply) = mpsc::sync_channel::<Result<T, QueryError>>(1);
         let job: Work = Box::new(move |conn| {
             let _ = reply_tx.send(work(conn, deadline));
         });
         {
-            let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+            let jobs = jobs.lock().unwrap_or_else(|p| p.into_inner());
             let sent = jobs.as_ref().is_some_and(|tx| tx.send(job).is_ok());
             if !sent {
                 return Err(QueryError::Closed("the query engine was closed".into()));
@@ -194,7 +231,16 @@ impl InProcess {
         if let Some(id) = self.queue.running() {
             self.cancel(id);
         }
-        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match &self.runner {
+            Runner::Thread(jobs) => drop(jobs.lock().unwrap_or_else(|p| p.into_inner()).take()),
+            // The running statement (if any) holds the lock and returns within
+            // one progress tick; a later close or drop finds the slot empty.
+            Runner::Caller(conn) => {
+                if let Ok(mut conn) = conn.try_lock() {
+                    conn.take();
+                }
+            }
+        }
     }
 }
 

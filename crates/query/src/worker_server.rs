@@ -13,7 +13,7 @@ use loci_store::rusqlite::Row;
 
 use crate::error::QueryError;
 use crate::exec::{self, Query, QueryId, Ran, RowSink};
-use crate::in_process::InProcess;
+use crate::in_process::{InProcess, SQL_THREAD_STACK};
 use crate::protocol::{Failed, Request};
 use crate::value::{Params, write_json};
 
@@ -47,7 +47,7 @@ pub fn serve(
     output: impl Write + Send + 'static,
 ) -> Result<(), QueryError> {
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
-    let engine = match InProcess::open(db) {
+    let engine = match InProcess::open_on_caller(db) {
         Ok(e) => Arc::new(e),
         Err(e) => {
             send(&out, &Failed::new(0, &e));
@@ -64,6 +64,7 @@ pub fn serve(
     let exec_out = out.clone();
     let executor = std::thread::Builder::new()
         .name("loci-worker-exec".into())
+        .stack_size(SQL_THREAD_STACK)
         .spawn(move || {
             for req in rx {
                 run_query(&exec_engine, &exec_out, req);
@@ -219,8 +220,9 @@ fn run_query(engine: &InProcess, out: &Out, req: Request) {
         if let Some(n) = req.max_bytes {
             q.max_bytes = n;
         }
-        // The statement runs on the engine's runner thread, streaming batches
-        // as it goes; this thread writes the final line (or the error).
+        // The statement runs on this thread (the engine was opened on the
+        // caller, whose stack is SQL_THREAD_STACK), streaming batches as it
+        // goes; the final line (or the error) is written below.
         let query = q.clone();
         engine.submit(&q, started, move |conn, deadline| {
             let ran = exec::run(conn, &query, deadline, &mut streamer)?;
