@@ -51,7 +51,7 @@ enum Runner {
     /// On the calling thread, which must have [`SQL_THREAD_STACK`]: the
     /// worker's executor, whose parent kills the process instead of
     /// abandoning a statement. `None` once closed.
-    Caller(Mutex<Option<ReadOnlyConnection>>),
+    Caller(Box<Mutex<Option<ReadOnlyConnection>>>),
 }
 
 pub(crate) struct InProcess {
@@ -101,7 +101,7 @@ impl InProcess {
         Ok(InProcess {
             interrupt: conn.interrupt_handle(),
             state: conn.state.clone(),
-            runner: Runner::Caller(Mutex::new(Some(conn))),
+            runner: Runner::Caller(Box::new(Mutex::new(Some(conn)))),
             queue: Queue::default(),
             cancel_at: Mutex::new(None),
         })
