@@ -197,6 +197,8 @@ impl WorkerClient {
             .cwd("/")
             .budget(self.cfg.max_lifetime)
             .kill_grace(Duration::from_millis(50))
+            // Killed by the kernel if loci dies, even by SIGKILL.
+            .die_with_parent(true)
             .capture_cap(16 * 1024)
             .on_stdout(move |chunk| {
                 splitter.push(chunk, |line| {
