@@ -14,8 +14,12 @@
 //! preemptible**: the file is opened read-only, `query_only` is re-asserted
 //! before every statement, an authorizer denies ATTACH, writes and all but a
 //! few PRAGMAs, `SQLITE_LIMIT_ATTACHED` is 0, one statement per request, and
-//! `sqlite3_stmt_readonly` must hold before a statement runs. It spawns only
-//! through `loci-supervisor` (invariant 3).
+//! `sqlite3_stmt_readonly` must hold before a statement runs. Resource limits
+//! (a value's size, LIKE pattern length, nesting, SQLite's heap, the answer's
+//! bytes) fail a statement with `limit_exceeded`, and statements run on
+//! threads with a large stack, so no statement can outrun its deadline by
+//! much or crash a thread. It spawns only through `loci-supervisor`
+//! (invariant 3).
 //!
 //! ```
 //! use std::time::Duration;

@@ -1,7 +1,9 @@
 //! The child side of worker mode: what `loci worker` runs. One guarded
 //! connection, requests read as JSON lines, answers written as JSON lines on
 //! stdout. A reader thread keeps reading while a statement runs, so a
-//! `cancel` line interrupts it at once.
+//! `cancel` line interrupts it at once; statements run on an executor thread
+//! with the stack every SQL thread gets. When stdin ends the worker leaves at
+//! once, running statement or not.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -39,8 +41,10 @@ fn write_line(out: &Out, line: &[u8]) {
 }
 
 /// Runs the worker protocol on `db`, reading requests from `input` and
-/// answering on `output`, until `input` ends. Returns an error only when the
-/// database cannot be opened (after reporting it on `output`).
+/// answering on `output`, until `input` ends; then it interrupts a running
+/// statement, fails queued ones and returns without waiting for them (the
+/// process is expected to exit). Returns an error only when the database
+/// cannot be opened (after reporting it on `output`).
 pub fn serve(
     db: &Path,
     input: impl Read + Send + 'static,
