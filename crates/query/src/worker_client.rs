@@ -25,7 +25,9 @@ use crate::queue::{Cancelled, Queue};
 pub struct WorkerConfig {
     /// The `loci` binary (its hidden `worker` subcommand is run).
     pub program: PathBuf,
-    /// The database file the worker opens read-only.
+    /// The database file the worker opens read-only; a relative path is
+    /// taken relative to this process's working directory (the worker's is
+    /// `/`).
     pub db: PathBuf,
     /// The supervisor that spawns the worker; a private one when `None`.
     pub supervisor: Option<Arc<Supervisor>>,
@@ -135,7 +137,12 @@ impl WorkerClient {
         self.queue.in_flight()
     }
 
-    pub(crate) fn start(cfg: WorkerConfig) -> Result<WorkerClient, QueryError> {
+    pub(crate) fn start(mut cfg: WorkerConfig) -> Result<WorkerClient, QueryError> {
+        // The worker runs in `/`: a relative name must mean what it means here.
+        cfg.db = std::path::absolute(&cfg.db).map_err(|e| QueryError::Open {
+            path: cfg.db.clone(),
+            message: format!("cannot make the path absolute: {e}"),
+        })?;
         let sup = cfg
             .supervisor
             .clone()

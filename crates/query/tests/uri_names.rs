@@ -1,11 +1,11 @@
 //! A database whose name looks like an SQLite URI (`file:...?immutable=1`,
-//! `?vfs=`) is opened as that exact file by every read-only open: the query
-//! engine's and the store's. Its own test binary, because it changes the
+//! `?vfs=`) is opened as that exact file by every read-only open: both query
+//! engines' and the store's. Its own test binary, because it changes the
 //! process's working directory (a URI needs a relative name).
 
 use std::path::Path;
 
-use loci_query::{Query, QueryEngine, Value};
+use loci_query::{Query, QueryEngine, Value, WorkerConfig};
 use loci_store::rusqlite::Connection;
 
 fn make_db(path: &Path, table: &str) {
@@ -47,6 +47,15 @@ fn names_that_look_like_uris_open_that_exact_file_read_only() {
         let r = engine
             .execute(&Query::new("SELECT x FROM sqlite_master, exact LIMIT 1"))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(r.rows, vec![vec![Value::Text("exact".into())]], "{name}");
+        let worker = QueryEngine::worker(WorkerConfig::new(
+            env!("CARGO_BIN_EXE_loci-query-worker"),
+            name,
+        ))
+        .unwrap_or_else(|e| panic!("worker {name}: {e}"));
+        let r = worker
+            .execute(&Query::new("SELECT x FROM exact"))
+            .unwrap_or_else(|e| panic!("worker {name}: {e}"));
         assert_eq!(r.rows, vec![vec![Value::Text("exact".into())]], "{name}");
         let conn = loci_store::open_index_read_only(Path::new(name)).unwrap();
         assert_eq!(tables(&conn), vec!["exact".to_string()], "{name}");
