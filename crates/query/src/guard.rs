@@ -59,6 +59,11 @@ pub const HEAP_LIMIT_BYTES: i64 = 1 << 30;
 /// time, and no SQLite limit covers it (expression depth does not).
 pub const MAX_NESTING: usize = 256;
 
+/// The deepest expression tree (`SQLITE_LIMIT_EXPR_DEPTH`, SQLite's default,
+/// set so a build with a larger maximum cannot raise it): the stack of
+/// [`crate::in_process`]'s threads is sized for it.
+pub const MAX_EXPR_DEPTH: usize = 1_000;
+
 /// VM instructions between two deadline checks (about 10 µs of work).
 const PROGRESS_OPS: i32 = 1_000;
 
@@ -188,6 +193,7 @@ impl ReadOnlyConnection {
             conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
             conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES as i32)?;
             conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES as i32)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_EXPR_DEPTH, MAX_EXPR_DEPTH as i32)?;
             conn.set_limit(
                 Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
                 MAX_LIKE_PATTERN_BYTES as i32,

@@ -66,8 +66,8 @@ pub use exec::{
     QueryResult, busy_timeout_for,
 };
 pub use guard::{
-    HEAP_LIMIT_BYTES, MAX_LIKE_PATTERN_BYTES, MAX_NESTING, MAX_SQL_BYTES, MAX_VALUE_BYTES,
-    ReadOnlyConnection,
+    HEAP_LIMIT_BYTES, MAX_EXPR_DEPTH, MAX_LIKE_PATTERN_BYTES, MAX_NESTING, MAX_SQL_BYTES,
+    MAX_VALUE_BYTES, ReadOnlyConnection,
 };
 pub use queue::InFlight;
 pub use value::{Params, Value};
