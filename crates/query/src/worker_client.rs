@@ -238,9 +238,16 @@ impl WorkerClient {
                         continue;
                     }
                     if let Some(e) = r.error {
+                        // The worker's message is its own `Open` error, which
+                        // already names the path: keep only what SQLite said.
+                        let prefix = format!("cannot open {} read-only: ", self.cfg.db.display());
+                        let message = match e.message.strip_prefix(&prefix) {
+                            Some(rest) => rest.to_string(),
+                            None => e.message,
+                        };
                         return Err(fail(QueryError::Open {
                             path: self.cfg.db.clone(),
-                            message: e.message,
+                            message,
                         }));
                     }
                     break;

@@ -67,6 +67,14 @@ fn names_that_look_like_uris_open_that_exact_file_read_only() {
             .kind(),
         "open"
     );
+    let e = QueryEngine::worker(WorkerConfig::new(
+        env!("CARGO_BIN_EXE_loci-query-worker"),
+        "file:missing.db?mode=rwc",
+    ))
+    .unwrap_err();
+    assert_eq!(e.kind(), "open");
+    // The path once, not once per layer.
+    assert_eq!(e.to_string().matches("cannot open").count(), 1, "{e}");
     assert!(loci_store::open_index_read_only(Path::new("file:missing.db?mode=rwc")).is_err());
     assert!(!dir.path().join("missing.db").exists());
     assert!(!dir.path().join("file:missing.db?mode=rwc").exists());
