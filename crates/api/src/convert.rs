@@ -142,6 +142,8 @@ impl From<loci_query::QueryError> for ApiError {
             }
             E::Open { .. } => ApiError::new(ErrorKind::Storage, message),
             E::Sqlite(_) => ApiError::new(ErrorKind::QueryFailed, message),
+            E::LimitExceeded(_) => ApiError::new(ErrorKind::LimitExceeded, message)
+                .hint("narrow the statement (LIMIT, fewer or smaller columns)"),
             #[allow(unreachable_patterns)]
             _ => ApiError::new(
                 ErrorKind::from_name(e.kind()).unwrap_or(ErrorKind::QueryFailed),

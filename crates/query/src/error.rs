@@ -34,6 +34,11 @@ pub enum QueryError {
     /// The caller cancelled the request.
     #[error("{0}")]
     Cancelled(String),
+    /// The statement went past a resource limit (a value's size, a LIKE
+    /// pattern's length, nesting or expression depth, SQLite's heap, the
+    /// answer's byte budget); the message names the limit and its value.
+    #[error("{0}")]
+    LimitExceeded(String),
     /// The worker process was killed (by cancel, deadline, watchdog or
     /// close) or died while this request was in flight or queued.
     #[error("{0}")]
@@ -68,6 +73,7 @@ impl QueryError {
             QueryError::InvalidParams(_) => "invalid_params",
             QueryError::Timeout(_) => "timeout",
             QueryError::Cancelled(_) => "cancelled",
+            QueryError::LimitExceeded(_) => "limit_exceeded",
             QueryError::WorkerKilled(_) => "worker_killed",
             QueryError::Worker(_) => "worker",
             QueryError::Open { .. } => "open",
@@ -100,6 +106,7 @@ impl QueryError {
             "invalid_params" => QueryError::InvalidParams(message),
             "timeout" => QueryError::Timeout(message),
             "cancelled" => QueryError::Cancelled(message),
+            "limit_exceeded" => QueryError::LimitExceeded(message),
             "worker_killed" => QueryError::WorkerKilled(message),
             "open" => {
                 QueryError::Worker(format!("the worker could not open the database: {message}"))
@@ -130,6 +137,7 @@ mod tests {
             QueryError::InvalidParams("e".into()),
             QueryError::Timeout("f".into()),
             QueryError::Cancelled("g".into()),
+            QueryError::LimitExceeded("k".into()),
             QueryError::WorkerKilled("h".into()),
             QueryError::Sqlite("i".into()),
             QueryError::Closed("j".into()),

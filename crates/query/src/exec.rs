@@ -7,13 +7,18 @@ use std::time::{Duration, Instant};
 use loci_store::rusqlite::{self, ErrorCode, Statement};
 
 use crate::error::QueryError;
-use crate::guard::{MAX_SQL_BYTES, ReadOnlyConnection};
+use crate::guard::{
+    HEAP_LIMIT_BYTES, MAX_LIKE_PATTERN_BYTES, MAX_NESTING, MAX_SQL_BYTES, MAX_VALUE_BYTES,
+    ReadOnlyConnection,
+};
 use crate::value::{Params, Value};
 
 /// Default deadline of a request.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default cap on returned rows.
 pub const DEFAULT_MAX_ROWS: usize = 10_000;
+/// Default byte budget of one answer (see [`Query::max_bytes`]).
+pub const DEFAULT_MAX_BYTES: usize = 64 << 20;
 /// Longest busy wait for a lock held by a writer; always cut to less than
 /// the remaining deadline, because a busy wait is a sleep that an interrupt
 /// does not end.
@@ -51,11 +56,16 @@ pub struct Query {
     pub timeout: Duration,
     /// Rows returned at most; more set [`QueryResult::truncated`].
     pub max_rows: usize,
+    /// Bytes the answer's values may take at most (each TEXT or BLOB its
+    /// length, each number 8, NULL 0). A row that would go past it fails the
+    /// request with `limit_exceeded`: the row cap alone lets a few huge rows
+    /// take any amount of memory.
+    pub max_bytes: usize,
 }
 
 impl Query {
-    /// A request with a fresh id, no parameters, [`DEFAULT_TIMEOUT`] and
-    /// [`DEFAULT_MAX_ROWS`].
+    /// A request with a fresh id, no parameters, [`DEFAULT_TIMEOUT`],
+    /// [`DEFAULT_MAX_ROWS`] and [`DEFAULT_MAX_BYTES`].
     pub fn new(sql: impl Into<String>) -> Query {
         Query {
             id: QueryId::next(),
@@ -63,6 +73,7 @@ impl Query {
             params: Params::None,
             timeout: DEFAULT_TIMEOUT,
             max_rows: DEFAULT_MAX_ROWS,
+            max_bytes: DEFAULT_MAX_BYTES,
         }
     }
 
@@ -81,6 +92,12 @@ impl Query {
     /// Sets the row cap.
     pub fn max_rows(mut self, max_rows: usize) -> Query {
         self.max_rows = max_rows;
+        self
+    }
+
+    /// Sets the answer's byte budget.
+    pub fn max_bytes(mut self, max_bytes: usize) -> Query {
+        self.max_bytes = max_bytes;
         self
     }
 }
@@ -141,6 +158,12 @@ pub(crate) fn run(
             q.sql.len()
         )));
     }
+    let depth = nesting_depth(&q.sql);
+    if depth > MAX_NESTING {
+        return Err(QueryError::LimitExceeded(format!(
+            "the statement nests parentheses {depth} deep; the limit is {MAX_NESTING}"
+        )));
+    }
     let remaining = deadline.saturating_duration_since(Instant::now());
     if remaining.is_zero() {
         return Err(timeout_error(q.timeout));
@@ -181,6 +204,7 @@ pub(crate) fn run(
     let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
     let ncol = columns.len();
     let mut count = 0usize;
+    let mut bytes = 0usize;
     let mut truncated = false;
     let mut rows = stmt.raw_query();
     loop {
@@ -193,10 +217,116 @@ pub(crate) fn run(
             truncated = true;
             break;
         }
+        bytes = bytes.saturating_add(row_bytes(row, ncol));
+        if bytes > q.max_bytes {
+            return Err(QueryError::LimitExceeded(format!(
+                "the answer exceeds its budget of {} bytes (max_bytes) at row {}; \
+                 select fewer or smaller columns, or fewer rows",
+                q.max_bytes,
+                count + 1
+            )));
+        }
         sink.row(row, ncol)?;
         count += 1;
     }
     Ok(Ran { columns, truncated })
+}
+
+/// What a row's values count against [`Query::max_bytes`].
+fn row_bytes(row: &rusqlite::Row<'_>, ncol: usize) -> usize {
+    use rusqlite::types::ValueRef;
+    (0..ncol)
+        .map(|i| match row.get_ref(i) {
+            Ok(ValueRef::Text(t) | ValueRef::Blob(t)) => t.len(),
+            Ok(ValueRef::Integer(_) | ValueRef::Real(_)) => 8,
+            Ok(ValueRef::Null) | Err(_) => 0,
+        })
+        .sum()
+}
+
+/// The deepest nesting of parentheses in `sql`, outside string literals,
+/// quoted identifiers and comments.
+fn nesting_depth(sql: &str) -> usize {
+    let b = sql.as_bytes();
+    let (mut i, mut depth, mut max) = (0, 0usize, 0usize);
+    let skip_to = |from: usize, end: &[u8]| {
+        b[from..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .map_or(b.len(), |p| from + p + end.len())
+    };
+    while i < b.len() {
+        match b[i] {
+            b'(' => {
+                depth += 1;
+                max = max.max(depth);
+                i += 1;
+            }
+            b')' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            // A doubled quote inside a literal reads as two literals here,
+            // which leaves the depth the same.
+            q @ (b'\'' | b'"' | b'`') => i = skip_to(i + 1, &[q]),
+            b'[' => i = skip_to(i + 1, b"]"),
+            b'-' if b.get(i + 1) == Some(&b'-') => i = skip_to(i + 2, b"\n"),
+            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_to(i + 2, b"*/"),
+            _ => i += 1,
+        }
+    }
+    max
+}
+
+/// A message for SQLite's own limit errors (at prepare or step), naming the
+/// limit; `None` for other errors.
+fn limit_message(e: &rusqlite::Error) -> Option<String> {
+    let text = e.to_string();
+    let named = |what: &str| Some(format!("{what}: {text}"));
+    match code(e) {
+        Some(ErrorCode::TooBig) => {
+            return Some(format!(
+                "a string or BLOB would exceed {} MiB (SQLITE_LIMIT_LENGTH): {text}",
+                MAX_VALUE_BYTES >> 20
+            ));
+        }
+        Some(ErrorCode::OutOfMemory) => {
+            return Some(format!(
+                "the statement needs more than SQLite's heap limit of {} MiB \
+                 (sqlite3_hard_heap_limit64): {text}",
+                HEAP_LIMIT_BYTES >> 20
+            ));
+        }
+        _ => {}
+    }
+    if text.contains("LIKE or GLOB pattern too complex") {
+        return Some(format!(
+            "a LIKE or GLOB pattern is longer than {MAX_LIKE_PATTERN_BYTES} bytes \
+             (SQLITE_LIMIT_LIKE_PATTERN_LENGTH) or too complex: {text}"
+        ));
+    }
+    if text.contains("Expression tree is too large") {
+        return named("expression depth (SQLITE_LIMIT_EXPR_DEPTH)");
+    }
+    if text.contains("too many terms in compound SELECT") {
+        return named("terms of a compound SELECT (SQLITE_LIMIT_COMPOUND_SELECT)");
+    }
+    if text.contains("too many columns") {
+        return named("columns (SQLITE_LIMIT_COLUMN)");
+    }
+    if text.contains("too many arguments on function") {
+        return named("function arguments (SQLITE_LIMIT_FUNCTION_ARG)");
+    }
+    if text.contains("too many SQL variables") {
+        return named("parameters (SQLITE_LIMIT_VARIABLE_NUMBER)");
+    }
+    if text.contains("parser stack overflow") {
+        return named("the parser's nesting depth");
+    }
+    if text.contains("at most 64 tables in a join") {
+        return named("tables in a join (64)");
+    }
+    None
 }
 
 /// The busy timeout for a statement with `remaining` time: at most
@@ -310,6 +440,11 @@ fn code(e: &rusqlite::Error) -> Option<ErrorCode> {
 }
 
 fn prepare_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryError {
+    if code(&e) != Some(ErrorCode::TooBig)
+        && let Some(m) = limit_message(&e)
+    {
+        return QueryError::LimitExceeded(m);
+    }
     match (&e, code(&e)) {
         (rusqlite::Error::MultipleStatement, _) => QueryError::MultipleStatements(MULTIPLE.into()),
         (_, Some(ErrorCode::AuthorizationForStatementDenied)) => {
@@ -333,6 +468,9 @@ fn prepare_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryErro
 }
 
 fn step_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryError {
+    if let Some(m) = limit_message(&e) {
+        return QueryError::LimitExceeded(m);
+    }
     match code(&e) {
         Some(ErrorCode::OperationInterrupted) => stop(),
         Some(ErrorCode::ReadOnly) => QueryError::NotReadOnly(format!("refused: {e}")),
@@ -353,6 +491,18 @@ mod tests {
         assert!(only_blanks_and_comments("-- only"));
         assert!(!only_blanks_and_comments(" DELETE FROM t"));
         assert!(!only_blanks_and_comments("/* c */ SELECT 2"));
+    }
+
+    #[test]
+    fn nesting_counts_parentheses_outside_literals_and_comments() {
+        assert_eq!(nesting_depth("SELECT ((1)), (2)"), 2);
+        assert_eq!(
+            nesting_depth("SELECT '((((', \"((\", [((], `((` -- ((((\n"),
+            0
+        );
+        assert_eq!(nesting_depth("SELECT /* ((( */ (1) /* unterminated (("), 1);
+        assert_eq!(nesting_depth("SELECT 'it''s (' || (1)"), 1);
+        assert_eq!(nesting_depth(&format!("SELECT {}1", "(".repeat(300))), 300);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! Layers, each sufficient on its own for the common cases and together
 //! leaving no way around:
-//! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, no URI);
+//! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, never as a
+//!    URI: `loci_store::open_read_only_file`);
 //! 2. `PRAGMA query_only=1`, re-asserted before every statement;
 //! 3. an authorizer that allows only reads, functions, recursive CTEs and an
 //!    allowlist of introspection PRAGMAs, and denies everything else
@@ -14,6 +15,11 @@
 //!    as `SQLITE_LIMIT_SQL_LENGTH`;
 //! 6. exactly one statement per request, and `sqlite3_stmt_readonly` must be
 //!    true before the statement is stepped at all (so `VACUUM INTO` never runs).
+//!
+//! It also sets the resource limits that keep one statement's single steps
+//! short and its memory bounded ([`MAX_VALUE_BYTES`],
+//! [`MAX_LIKE_PATTERN_BYTES`], [`HEAP_LIMIT_BYTES`]; [`MAX_NESTING`] is checked
+//! in `exec.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,13 +28,41 @@ use std::time::{Duration, Instant};
 
 use loci_store::rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use loci_store::rusqlite::limits::Limit;
-use loci_store::rusqlite::{Connection, InterruptHandle, OpenFlags};
+use loci_store::rusqlite::{Connection, InterruptHandle};
 
 use crate::error::QueryError;
 use crate::exec::QueryId;
 
 /// The longest statement text accepted, in bytes.
 pub const MAX_SQL_BYTES: usize = 100_000;
+
+/// The largest string or BLOB a statement may make or read
+/// (`SQLITE_LIMIT_LENGTH`, SQLite's default is 1 GB): it bounds the time and
+/// memory of one function call (`randomblob`, `zeroblob`, `printf`,
+/// `replace`, `group_concat`), which the progress handler cannot split.
+pub const MAX_VALUE_BYTES: usize = 16 << 20;
+
+/// The longest LIKE or GLOB pattern, in bytes
+/// (`SQLITE_LIMIT_LIKE_PATTERN_LENGTH`, default 50,000). SQLite's matcher
+/// recurses once per wildcard and costs up to text × pattern.
+pub const MAX_LIKE_PATTERN_BYTES: usize = 1_000;
+
+/// SQLite's hard heap limit (`sqlite3_hard_heap_limit64`), set when a query
+/// connection opens if the process has none: past it, allocations fail and
+/// the statement ends with `limit_exceeded` instead of exhausting memory.
+/// The limit is process-wide; loci's own SQLite use (the indexer) stays far
+/// below it.
+pub const HEAP_LIMIT_BYTES: i64 = 1 << 30;
+
+/// The deepest nesting of parentheses a statement may have. Each level of
+/// `FROM (SELECT ...)` costs SQLite's compiler a recursion and superlinear
+/// time, and no SQLite limit covers it (expression depth does not).
+pub const MAX_NESTING: usize = 256;
+
+/// The deepest expression tree (`SQLITE_LIMIT_EXPR_DEPTH`, SQLite's default,
+/// set so a build with a larger maximum cannot raise it): the stack of
+/// [`crate::in_process`]'s threads is sized for it.
+pub const MAX_EXPR_DEPTH: usize = 1_000;
 
 /// VM instructions between two deadline checks (about 10 µs of work).
 const PROGRESS_OPS: i32 = 1_000;
@@ -76,6 +110,8 @@ pub(crate) struct RunState {
     /// the flag set: a cancel that lands after the request took its turn but before
     /// its statement started is not lost.
     cancelled_id: std::sync::Mutex<Option<QueryId>>,
+    /// The request whose statement was armed last (0 for none).
+    current: AtomicU64,
 }
 
 impl RunState {
@@ -85,6 +121,7 @@ impl RunState {
             deadline_ns: AtomicU64::new(u64::MAX),
             cancelled: AtomicBool::new(false),
             cancelled_id: std::sync::Mutex::new(None),
+            current: AtomicU64::new(0),
         }
     }
 
@@ -96,6 +133,14 @@ impl RunState {
             .store(ns.min(u64::MAX as u128) as u64, Ordering::SeqCst);
         let target = self.cancelled_id.lock().unwrap_or_else(|p| p.into_inner());
         self.cancelled.store(*target == Some(id), Ordering::SeqCst);
+        self.current.store(id.0, Ordering::SeqCst);
+    }
+
+    /// The request whose statement was armed last.
+    pub(crate) fn current(&self) -> Option<QueryId> {
+        Some(self.current.load(Ordering::SeqCst))
+            .filter(|&i| i != 0)
+            .map(QueryId)
     }
 
     /// Marks request `id` (the one holding the turn) cancelled.
@@ -146,10 +191,9 @@ impl ReadOnlyConnection {
                 "it is a directory, not an index database file".into(),
             ));
         }
-        // No SQLITE_OPEN_CREATE and no SQLITE_OPEN_URI: a missing file is an
-        // error, and the name cannot carry `?mode=rw`.
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(e.to_string()))?;
+        // Read-only, no create, never a URI: a missing file is an error, and a
+        // name cannot carry `?mode=rw`, `?immutable=1` or `?vfs=`.
+        let conn = loci_store::open_read_only_file(path).map_err(|e| open_err(e.to_string()))?;
         // SQLite reads the file only when a statement needs it: read its schema now, so a
         // file that is not a database fails here, as a storage error, rather than as the
         // first statement's "syntax". A locked file is the statement's to report: the
@@ -167,10 +211,17 @@ impl ReadOnlyConnection {
         let setup = || -> loci_store::rusqlite::Result<()> {
             conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
             conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES as i32)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES as i32)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_EXPR_DEPTH, MAX_EXPR_DEPTH as i32)?;
+            conn.set_limit(
+                Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
+                MAX_LIKE_PATTERN_BYTES as i32,
+            )?;
             conn.pragma_update(None, "query_only", true)?;
             Ok(())
         };
         setup().map_err(|e| open_err(e.to_string()))?;
+        ensure_heap_limit();
         conn.authorizer(Some(authorize));
         let state = Arc::new(RunState::new());
         let s = state.clone();
@@ -191,6 +242,19 @@ impl ReadOnlyConnection {
     /// from any thread.
     pub fn interrupt_handle(&self) -> InterruptHandle {
         self.conn.get_interrupt_handle()
+    }
+}
+
+/// Sets SQLite's hard heap limit to [`HEAP_LIMIT_BYTES`] unless the process
+/// already has one.
+fn ensure_heap_limit() {
+    use loci_store::rusqlite::ffi;
+    // SAFETY: a negative argument only reads the current limit; a positive one
+    // sets it. Both are thread-safe calls without pointers.
+    unsafe {
+        if ffi::sqlite3_hard_heap_limit64(-1) == 0 {
+            ffi::sqlite3_hard_heap_limit64(HEAP_LIMIT_BYTES);
+        }
     }
 }
 

@@ -14,8 +14,12 @@
 //! preemptible**: the file is opened read-only, `query_only` is re-asserted
 //! before every statement, an authorizer denies ATTACH, writes and all but a
 //! few PRAGMAs, `SQLITE_LIMIT_ATTACHED` is 0, one statement per request, and
-//! `sqlite3_stmt_readonly` must hold before a statement runs. It spawns only
-//! through `loci-supervisor` (invariant 3).
+//! `sqlite3_stmt_readonly` must hold before a statement runs. Resource limits
+//! (a value's size, LIKE pattern length, nesting, SQLite's heap, the answer's
+//! bytes) fail a statement with `limit_exceeded`, and statements run on
+//! threads with a large stack, so no statement can outrun its deadline by
+//! much or crash a thread. It spawns only through `loci-supervisor`
+//! (invariant 3).
 //!
 //! ```
 //! use std::time::Duration;
@@ -58,10 +62,13 @@ use std::time::Duration;
 
 pub use error::QueryError;
 pub use exec::{
-    DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, MAX_BUSY_TIMEOUT, Query, QueryId, QueryResult,
-    busy_timeout_for,
+    DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, MAX_BUSY_TIMEOUT, Query, QueryId,
+    QueryResult, busy_timeout_for,
 };
-pub use guard::{MAX_SQL_BYTES, ReadOnlyConnection};
+pub use guard::{
+    HEAP_LIMIT_BYTES, MAX_EXPR_DEPTH, MAX_LIKE_PATTERN_BYTES, MAX_NESTING, MAX_SQL_BYTES,
+    MAX_VALUE_BYTES, ReadOnlyConnection,
+};
 pub use queue::InFlight;
 pub use value::{Params, Value};
 pub use worker_client::{WorkerConfig, worker_env};

@@ -1,7 +1,7 @@
 //! The worker's wire protocol: one JSON object per line, each way.
 //!
 //! Requests: `{"id": 7, "op": "query", "sql": "...", "params": [..] | {..} | null,
-//! "timeout_ms": 5000, "max_rows": 1000}`, `{"id": 8, "op": "cancel", "target": 7}`,
+//! "timeout_ms": 5000, "max_rows": 1000, "max_bytes": 67108864}`, `{"id": 8, "op": "cancel", "target": 7}`,
 //! `{"id": 9, "op": "ping"}`.
 //!
 //! Responses: a query answers with zero or more batches
@@ -36,6 +36,8 @@ pub(crate) struct Request {
     pub timeout_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rows: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<u64>,
 }

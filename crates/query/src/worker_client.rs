@@ -25,7 +25,9 @@ use crate::queue::{Cancelled, Queue};
 pub struct WorkerConfig {
     /// The `loci` binary (its hidden `worker` subcommand is run).
     pub program: PathBuf,
-    /// The database file the worker opens read-only.
+    /// The database file the worker opens read-only; a relative path is
+    /// taken relative to this process's working directory (the worker's is
+    /// `/`).
     pub db: PathBuf,
     /// The supervisor that spawns the worker; a private one when `None`.
     pub supervisor: Option<Arc<Supervisor>>,
@@ -135,7 +137,12 @@ impl WorkerClient {
         self.queue.in_flight()
     }
 
-    pub(crate) fn start(cfg: WorkerConfig) -> Result<WorkerClient, QueryError> {
+    pub(crate) fn start(mut cfg: WorkerConfig) -> Result<WorkerClient, QueryError> {
+        // The worker runs in `/`: a relative name must mean what it means here.
+        cfg.db = std::path::absolute(&cfg.db).map_err(|e| QueryError::Open {
+            path: cfg.db.clone(),
+            message: format!("cannot make the path absolute: {e}"),
+        })?;
         let sup = cfg
             .supervisor
             .clone()
@@ -197,6 +204,8 @@ impl WorkerClient {
             .cwd("/")
             .budget(self.cfg.max_lifetime)
             .kill_grace(Duration::from_millis(50))
+            // Killed by the kernel if loci dies, even by SIGKILL.
+            .die_with_parent(true)
             .capture_cap(16 * 1024)
             .on_stdout(move |chunk| {
                 splitter.push(chunk, |line| {
@@ -229,9 +238,16 @@ impl WorkerClient {
                         continue;
                     }
                     if let Some(e) = r.error {
+                        // The worker's message is its own `Open` error, which
+                        // already names the path: keep only what SQLite said.
+                        let prefix = format!("cannot open {} read-only: ", self.cfg.db.display());
+                        let message = match e.message.strip_prefix(&prefix) {
+                            Some(rest) => rest.to_string(),
+                            None => e.message,
+                        };
                         return Err(fail(QueryError::Open {
                             path: self.cfg.db.clone(),
-                            message: e.message,
+                            message,
                         }));
                     }
                     break;
@@ -284,6 +300,7 @@ impl WorkerClient {
                 .map_err(|e| QueryError::InvalidParams(e.to_string()))?,
             timeout_ms: Some((remaining.as_millis() as u64).max(1)),
             max_rows: Some(q.max_rows),
+            max_bytes: Some(q.max_bytes),
             target: None,
         };
         let mut line = serde_json::to_vec(&req).expect("requests always serialize");
@@ -454,6 +471,7 @@ impl WorkerClient {
                 params: serde_json::Value::Null,
                 timeout_ms: None,
                 max_rows: None,
+                max_bytes: None,
                 target: Some(id.0),
             };
             let mut line = serde_json::to_vec(&req).expect("requests always serialize");

@@ -1,7 +1,9 @@
 //! The child side of worker mode: what `loci worker` runs. One guarded
 //! connection, requests read as JSON lines, answers written as JSON lines on
 //! stdout. A reader thread keeps reading while a statement runs, so a
-//! `cancel` line interrupts it at once.
+//! `cancel` line interrupts it at once; statements run on an executor thread
+//! with the stack every SQL thread gets. When stdin ends the worker leaves at
+//! once, running statement or not.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -12,8 +14,8 @@ use std::time::{Duration, Instant};
 use loci_store::rusqlite::Row;
 
 use crate::error::QueryError;
-use crate::exec::{Query, QueryId, Ran, RowSink};
-use crate::in_process::InProcess;
+use crate::exec::{self, Query, QueryId, Ran, RowSink};
+use crate::in_process::{InProcess, SQL_THREAD_STACK};
 use crate::protocol::{Failed, Request};
 use crate::value::{Params, write_json};
 
@@ -39,15 +41,17 @@ fn write_line(out: &Out, line: &[u8]) {
 }
 
 /// Runs the worker protocol on `db`, reading requests from `input` and
-/// answering on `output`, until `input` ends. Returns an error only when the
-/// database cannot be opened (after reporting it on `output`).
+/// answering on `output`, until `input` ends; then it interrupts a running
+/// statement, fails queued ones and returns without waiting for them (the
+/// process is expected to exit). Returns an error only when the database
+/// cannot be opened (after reporting it on `output`).
 pub fn serve(
     db: &Path,
     input: impl Read + Send + 'static,
     output: impl Write + Send + 'static,
 ) -> Result<(), QueryError> {
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
-    let engine = match InProcess::open(db) {
+    let engine = match InProcess::open_on_caller(db) {
         Ok(e) => Arc::new(e),
         Err(e) => {
             send(&out, &Failed::new(0, &e));
@@ -64,6 +68,7 @@ pub fn serve(
     let exec_out = out.clone();
     let executor = std::thread::Builder::new()
         .name("loci-worker-exec".into())
+        .stack_size(SQL_THREAD_STACK)
         .spawn(move || {
             for req in rx {
                 run_query(&exec_engine, &exec_out, req);
@@ -117,27 +122,29 @@ pub fn serve(
             }
         }
     }
-    // Input ended: answer what was already received (each request is bounded
-    // by its own deadline), then leave. A parent that wants the worker gone
-    // at once kills it; a parent that died takes the read end of stdout
-    // with it, and the next answer ends the worker with SIGPIPE.
+    // Input ended: the parent closed our stdin, or died (the kernel closes
+    // its end). Nobody is left to read answers, so leave now, even while a
+    // statement runs: close the engine (the running statement is
+    // interrupted, queued ones fail) and return without waiting for the
+    // executor; the process exits and takes every thread with it.
+    engine.close();
     drop(tx);
-    let _ = executor.join();
+    drop(executor);
     Ok(())
 }
 
 /// Encodes rows straight into JSON and sends a batch line every
 /// [`BATCH_ROWS`] rows or [`BATCH_BYTES`] bytes, so the parent decodes one
 /// batch while the next is produced.
-struct Streamer<'a> {
+struct Streamer {
     id: u64,
-    out: &'a Out,
+    out: Out,
     /// The rows of the pending batch, comma-separated, without brackets.
     buf: Vec<u8>,
     rows: usize,
 }
 
-impl Streamer<'_> {
+impl Streamer {
     fn flush_batch(&mut self) {
         let mut line = Vec::with_capacity(self.buf.len() + 64);
         line.extend_from_slice(
@@ -145,7 +152,7 @@ impl Streamer<'_> {
         );
         line.extend_from_slice(&self.buf);
         line.extend_from_slice(b"]}\n");
-        write_line(self.out, &line);
+        write_line(&self.out, &line);
         self.buf.clear();
         self.rows = 0;
     }
@@ -164,11 +171,11 @@ impl Streamer<'_> {
         );
         line.extend_from_slice(&self.buf);
         line.extend_from_slice(b"]}\n");
-        write_line(self.out, &line);
+        write_line(&self.out, &line);
     }
 }
 
-impl RowSink for Streamer<'_> {
+impl RowSink for Streamer {
     fn row(&mut self, row: &Row<'_>, ncol: usize) -> Result<(), QueryError> {
         if self.rows > 0 {
             self.buf.push(b',');
@@ -197,7 +204,7 @@ fn run_query(engine: &InProcess, out: &Out, req: Request) {
     let started = Instant::now();
     let mut streamer = Streamer {
         id,
-        out,
+        out: out.clone(),
         buf: Vec::new(),
         rows: 0,
     };
@@ -214,10 +221,20 @@ fn run_query(engine: &InProcess, out: &Out, req: Request) {
         if let Some(n) = req.max_rows {
             q.max_rows = n;
         }
-        engine.execute_with(&q, started, &mut streamer)
+        if let Some(n) = req.max_bytes {
+            q.max_bytes = n;
+        }
+        // The statement runs on this thread (the engine was opened on the
+        // caller, whose stack is SQL_THREAD_STACK), streaming batches as it
+        // goes; the final line (or the error) is written below.
+        let query = q.clone();
+        engine.submit(&q, started, move |conn, deadline| {
+            let ran = exec::run(conn, &query, deadline, &mut streamer)?;
+            Ok((ran, streamer))
+        })
     })();
     match result {
-        Ok(ran) => streamer.finish(&ran, started.elapsed()),
+        Ok((ran, streamer)) => streamer.finish(&ran, started.elapsed()),
         Err(e) => send(out, &Failed::new(id, &e)),
     }
 }

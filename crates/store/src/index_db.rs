@@ -63,10 +63,7 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
 pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
     crate::process_config::configure();
     guard::existing_file(path)?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    let conn = open_read_only_file(path).map_err(|e| StoreError::sqlite(path, e))?;
     conn.busy_timeout(Duration::from_secs(2))
         .map_err(|e| StoreError::sqlite(path, e))?;
     let found: i64 = conn
@@ -80,6 +77,31 @@ pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
         });
     }
     Ok(conn)
+}
+
+/// Opens the existing file at exactly `path` read-only (no create), never as
+/// a URI: every read-only open in loci goes through here.
+///
+/// The bundled SQLite is built with `SQLITE_USE_URI`, so dropping
+/// `SQLITE_OPEN_URI` is not enough: a name that starts with `file:` would
+/// still be parsed as a URI (`?immutable=1`, `?vfs=`, `?mode=` honoured, the
+/// rest taken as another file's name). Such a relative name is opened as
+/// `./file:...`, which SQLite takes literally; `?` and `#` elsewhere in a
+/// plain name are ordinary characters.
+pub fn open_read_only_file(path: &Path) -> rusqlite::Result<Connection> {
+    crate::process_config::configure();
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(literal_name(path), flags)
+}
+
+/// `path` as a name SQLite cannot read as a URI.
+fn literal_name(path: &Path) -> std::borrow::Cow<'_, Path> {
+    use std::os::unix::ffi::OsStrExt;
+    if path.as_os_str().as_bytes().starts_with(b"file:") {
+        std::borrow::Cow::Owned(Path::new(".").join(path))
+    } else {
+        std::borrow::Cow::Borrowed(path)
+    }
 }
 
 /// Runs `PRAGMA quick_check`; `Ok(None)` when the file is sound, else the first problem.

@@ -22,7 +22,8 @@ pub mod search_index;
 
 pub use error::StoreError;
 pub use index_db::{
-    INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check,
+    INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, open_read_only_file,
+    quick_check,
 };
 pub use rusqlite;
 pub use schema::{

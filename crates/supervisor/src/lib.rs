@@ -9,7 +9,8 @@
 //! "every maintenance run is sandboxed, budgeted, cancellable, deduplicated,
 //! output-bounded and torn down" (with the `LOCI_AUTO_WATCH=0` pin) and seed
 //! 000's preflight gate before every LLM spawn. It keeps DESIGN.md invariant
-//! 3, **one supervisor**: no `Command::spawn` anywhere else in loci.
+//! 3, **one supervisor**: no `Command::spawn` anywhere else in loci. Children
+//! die with loci even when it is SIGKILLed ([`SpawnSpec::die_with_parent`]).
 //!
 //! ```
 //! use std::time::Duration;
@@ -50,6 +51,7 @@ mod outcome;
 mod preflight;
 mod registry;
 mod run;
+mod spawner;
 mod spec;
 mod stdin;
 mod supervisor;

@@ -54,12 +54,14 @@ pub struct SpawnSpec {
     pub(crate) stdout_sink: Option<Sink>,
     pub(crate) stderr_sink: Option<Sink>,
     pub(crate) held: Vec<Box<dyn Any + Send>>,
+    pub(crate) die_with_parent: bool,
 }
 
 impl SpawnSpec {
     /// A spec for `program` (a path, or a bare name looked up in `PATH`) with
     /// no arguments, no stdin, the parent's cwd, [`EnvPolicy::loci_child`],
-    /// [`DEFAULT_BUDGET`], [`DEFAULT_CAPTURE_CAP`] and [`DEFAULT_KILL_GRACE`].
+    /// [`DEFAULT_BUDGET`], [`DEFAULT_CAPTURE_CAP`], [`DEFAULT_KILL_GRACE`],
+    /// and [`SpawnSpec::die_with_parent`] on.
     pub fn new(program: impl Into<OsString>) -> Self {
         SpawnSpec {
             program: program.into(),
@@ -74,6 +76,7 @@ impl SpawnSpec {
             stdout_sink: None,
             stderr_sink: None,
             held: Vec::new(),
+            die_with_parent: true,
         }
     }
 
@@ -185,6 +188,23 @@ impl SpawnSpec {
         self
     }
 
+    /// Whether the child is killed (SIGKILL) when loci dies, even by SIGKILL,
+    /// which no teardown path can catch: on by default, because every child
+    /// is torn down when loci exits anyway, and one that outlives a killed
+    /// loci (a query worker, a watcher) holds files and CPU for nobody.
+    ///
+    /// Linux's parent-death signal (`PR_SET_PDEATHSIG`) is set in the child
+    /// between fork and exec. It fires when the *thread* that forked exits,
+    /// not the process, so these children are forked by one process-wide
+    /// spawner thread that lives as long as loci; and the child checks its
+    /// parent right after setting the signal, so a loci that died during
+    /// the fork is not missed. It reaches the child only, not processes the
+    /// child starts (they are in its group, which teardown signals).
+    pub fn die_with_parent(mut self, on: bool) -> Self {
+        self.die_with_parent = on;
+        self
+    }
+
     /// The program to run.
     pub fn get_program(&self) -> &OsStr {
         &self.program
@@ -231,6 +251,7 @@ impl fmt::Debug for SpawnSpec {
             .field("capture_cap", &self.capture_cap)
             .field("kill_grace", &self.kill_grace)
             .field("key", &self.key)
+            .field("die_with_parent", &self.die_with_parent)
             .finish_non_exhaustive()
     }
 }

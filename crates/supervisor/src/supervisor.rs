@@ -11,6 +11,7 @@ use crate::monitor::{self, Io, Limits};
 use crate::outcome::Outcome;
 use crate::registry::{self, RegisterError};
 use crate::run::{OnDone, Run, StopRequest, lock};
+use crate::spawner;
 use crate::spec::{SpawnSpec, StdinMode};
 use crate::stdin::{StdinPipe, StdinWriter};
 use crate::sys;
@@ -228,13 +229,23 @@ fn start(
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     sys::new_session_on_exec(&mut cmd);
+    if spec.die_with_parent {
+        sys::parent_death_signal_on_exec(&mut cmd, std::process::id());
+    }
+    let die_with_parent = spec.die_with_parent;
     let wake = sys::eventfd().map_err(setup_err)?;
 
     let started = Instant::now();
     let run_id = registry::next_id();
     let grace = spec.kill_grace;
     let (mut child, run) = registry::spawn_registered(
-        || cmd.spawn(),
+        || {
+            if die_with_parent {
+                spawner::spawn(cmd)
+            } else {
+                cmd.spawn()
+            }
+        },
         |pid| Arc::new(Run::new(run_id, owner, pid, grace, wake)),
     )
     .map_err(|e| match e {

@@ -26,6 +26,34 @@ pub(crate) fn new_session_on_exec(cmd: &mut Command) {
     }
 }
 
+/// Makes the child receive SIGKILL when the thread that forks it exits (see
+/// [`crate::SpawnSpec::die_with_parent`]); `parent` is this process's pid, so
+/// a child whose parent died before the signal was set ends at once.
+pub(crate) fn parent_death_signal_on_exec(cmd: &mut Command, parent: u32) {
+    let parent = parent as libc::pid_t;
+    // SAFETY: the closure runs between fork and exec and calls only prctl(2),
+    // getppid(2) and _exit(2), which are async-signal-safe and touch no
+    // memory of the parent.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) == -1
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Sends `sig` to every process of group `pgid`. A group that is already
 /// empty is not an error.
 ///

@@ -92,6 +92,40 @@ fn sighup_to_the_owner_kills_its_children_and_reraises() {
 }
 
 #[test]
+fn a_child_dies_within_a_second_of_its_owner_being_sigkilled_even_if_spawned_from_an_ended_thread()
+{
+    let sup = Supervisor::new();
+    let (h, pgid) = start_harness(&sup, "from-thread", "");
+    common::wait_group_size(pgid, 1);
+    // SAFETY: kill(2) on the harness pid, which is our own unreaped child.
+    unsafe { libc::kill(h.pid() as i32, libc::SIGKILL) };
+    assert_eq!(h.wait().exit, Exit::Signal(libc::SIGKILL));
+    assert!(
+        common::wait_for(Duration::from_secs(1), || common::group_members(pgid)
+            .is_empty()),
+        "the child outlived its SIGKILLed owner: {:?}",
+        common::group_members(pgid)
+    );
+}
+
+#[test]
+fn a_child_spawned_without_die_with_parent_outlives_a_sigkilled_owner() {
+    let sup = Supervisor::new();
+    let (h, pgid) = start_harness(&sup, "outlive", "");
+    // SAFETY: kill(2) on the harness pid, which is our own unreaped child.
+    unsafe { libc::kill(h.pid() as i32, libc::SIGKILL) };
+    h.wait();
+    let died = common::wait_for(Duration::from_secs(1), || {
+        common::group_members(pgid).is_empty()
+    });
+    // SAFETY: kill(2) with a negative pid signals the orphan's group, which
+    // this test created (its leader's pid is not reused while it lives).
+    unsafe { libc::kill(-(pgid as i32), libc::SIGKILL) };
+    assert!(!died, "die_with_parent(false) should let the child live on");
+    assert_group_gone(pgid);
+}
+
+#[test]
 fn normal_exit_of_the_owner_kills_its_children() {
     let sup = Supervisor::new();
     let (h, pgid) = start_harness(&sup, "hold-exit", "");

@@ -20,6 +20,12 @@
 //!   three teardown paths together must signal it exactly once.
 //! - `env`: run `env -0` with `EnvPolicy::loci_child()` and copy its output
 //!   to the file named by [`ARG_VAR`].
+//! - `from-thread`: start a shell that echoes one line of its streamed stdin
+//!   and then sleeps, from a thread that then ends; check that the echo
+//!   comes (the parent-death signal is tied to the forking thread), print
+//!   `pgid <pid>`, wait forever (the test SIGKILLs us).
+//! - `outlive`: start `sleep 1000` with `die_with_parent(false)`, print
+//!   `pgid <pid>`, wait forever.
 
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -93,6 +99,55 @@ pub fn run(mode: &str) {
                 .run(SpawnSpec::new("env").arg("-0").env(EnvPolicy::loci_child()))
                 .expect("spawn env");
             std::fs::write(&arg, &out.stdout.head).unwrap();
+        }
+        "from-thread" => {
+            let (tx, rx) = mpsc::channel();
+            let sup = std::sync::Arc::new(sup);
+            let s = sup.clone();
+            let h = std::thread::spawn(move || {
+                s.spawn(
+                    // Echoes one line, then outlives its stdin and stdout.
+                    SpawnSpec::new("sh")
+                        .args(["-c", "read l; echo \"$l\"; exec sleep 1000"])
+                        .stdin_stream()
+                        .budget(Duration::from_secs(3600))
+                        .on_stdout(move |chunk| {
+                            let _ = tx.send(chunk.to_vec());
+                            ControlFlow::Continue(())
+                        }),
+                )
+                .expect("spawn")
+            })
+            .join()
+            .unwrap();
+            let mut stdin = h.take_stdin().unwrap();
+            stdin.write_all(b"ping\n").unwrap();
+            let echoed = rx.recv_timeout(Duration::from_secs(10)).expect("echo");
+            assert_eq!(
+                echoed, b"ping\n",
+                "cat died with the thread that spawned it"
+            );
+            println!("pgid {}", h.pid());
+            std::io::stdout().flush().unwrap();
+            loop {
+                std::thread::park();
+            }
+        }
+        "outlive" => {
+            let h = sup
+                .spawn(
+                    SpawnSpec::new("sleep")
+                        .arg("1000")
+                        .budget(Duration::from_secs(3600))
+                        .die_with_parent(false),
+                )
+                .expect("spawn");
+            common::wait_group_size(h.pid(), 1);
+            println!("pgid {}", h.pid());
+            std::io::stdout().flush().unwrap();
+            loop {
+                std::thread::park();
+            }
         }
         other => panic!("unknown harness mode {other:?}"),
     }
