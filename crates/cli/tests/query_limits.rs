@@ -30,7 +30,11 @@ fn sixteen_huge_randomblobs_fail_limit_exceeded_at_once_on_both_engines() {
         let t0 = Instant::now();
         let (code, v) = env.json(&["query", &sql, "--timeout", "200ms", "--engine", engine]);
         let took = t0.elapsed();
-        assert_eq!(code, 1, "{engine}: {v}");
+        assert_eq!(
+            code,
+            i32::from(loci_api::ErrorKind::LimitExceeded.exit().code()),
+            "{engine}: {v}"
+        );
         assert_eq!(v["error"]["kind"], "limit_exceeded", "{engine}: {v}");
         let message = v["error"]["message"].as_str().unwrap();
         assert!(message.contains("SQLITE_LIMIT_LENGTH"), "{message}");
@@ -51,7 +55,11 @@ fn many_heavy_steps_stop_within_twice_the_timeout_on_both_engines() {
         let t0 = Instant::now();
         let (code, v) = env.json(&["query", &sql, "--timeout", "500ms", "--engine", engine]);
         let took = t0.elapsed();
-        assert_eq!(code, 1, "{engine}: {v}");
+        assert_eq!(
+            code,
+            i32::from(loci_api::ErrorKind::Timeout.exit().code()),
+            "{engine}: {v}"
+        );
         assert_eq!(v["error"]["kind"], "timeout", "{engine}: {v}");
         assert!(took < Duration::from_secs(1), "{engine}: {took:?}");
     }
@@ -64,7 +72,11 @@ fn a_glob_of_20000_wildcards_is_limit_exceeded_and_crashes_no_engine() {
         "SELECT printf('%.*c',50000,'a') GLOB (replace(printf('%.*c',20000,'x'),'x','*a')||'b')";
     for engine in ENGINES {
         let (code, v) = env.json(&["query", sql, "--engine", engine]);
-        assert_eq!(code, 1, "{engine}: {v}");
+        assert_eq!(
+            code,
+            i32::from(loci_api::ErrorKind::LimitExceeded.exit().code()),
+            "{engine}: {v}"
+        );
         assert_eq!(v["error"]["kind"], "limit_exceeded", "{engine}: {v}");
         let message = v["error"]["message"].as_str().unwrap();
         assert!(
