@@ -86,6 +86,11 @@ fn typical_callee(index: &Path) -> (String, String) {
 }
 
 fn handle(c: &mut Criterion) {
+    // A host serving concurrent reads (a server) makes this choice at start-up.
+    assert!(
+        loci_api::prefer_parallel_reads(),
+        "called before any connection"
+    );
     let dir = tempfile::tempdir().unwrap();
     let tree = match std::env::var_os("LOCI_BENCH_TREE") {
         Some(t) => PathBuf::from(t),

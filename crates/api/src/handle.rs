@@ -96,7 +96,8 @@ struct Pool {
     idle: Vec<Graph>,
 }
 
-/// The read handle of one workspace's index. `Sync`: share it behind an `Arc`.
+/// The read handle of one workspace's index. `Sync`: share it behind an `Arc`. A host
+/// that reads from many threads calls [`crate::prefer_parallel_reads`] at start-up.
 pub struct Workspace {
     located: Located,
     pool: Mutex<Pool>,

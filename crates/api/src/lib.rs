@@ -42,6 +42,7 @@ pub use convert::AMBIGUOUS_SHOWN;
 pub use error::{ApiError, ErrorBody, ErrorEnvelope, ErrorKind, ExitCode};
 pub use handle::{CancelToken, Freshness, ReadOptions, Workspace};
 pub use loci_lifecycle::Located;
+pub use loci_store::prefer_parallel_reads;
 pub use maintain::{
     IndexRequest, config, enclosing_workspace, gate, index, locate, open, rebuild, status, sync,
     watch, workspace_root,

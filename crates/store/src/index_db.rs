@@ -27,7 +27,6 @@ pub fn index_path_for(workspace: &Path) -> PathBuf {
 /// first checked without writing (a regular file, a SQLite database, a schema version
 /// this build knows), so a refused file is left byte for byte as it was.
 pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
-    crate::process_config::configure();
     if guard::existing_file(path)? {
         guard::check_existing(path)?;
     }
@@ -61,7 +60,6 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
 /// Opens an existing index read-only; refuses an unknown schema version, and a
 /// directory at the path with the writer's error. Readers never block on the writer (WAL).
 pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
-    crate::process_config::configure();
     guard::existing_file(path)?;
     let conn = open_read_only_file(path).map_err(|e| StoreError::sqlite(path, e))?;
     conn.busy_timeout(Duration::from_secs(2))
@@ -89,7 +87,6 @@ pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
 /// `./file:...`, which SQLite takes literally; `?` and `#` elsewhere in a
 /// plain name are ordinary characters.
 pub fn open_read_only_file(path: &Path) -> rusqlite::Result<Connection> {
-    crate::process_config::configure();
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     Connection::open_with_flags(literal_name(path), flags)
 }

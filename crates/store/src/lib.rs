@@ -16,6 +16,7 @@ mod error;
 mod guard;
 mod index_db;
 mod process_config;
+pub use process_config::prefer_parallel_reads;
 pub mod registry;
 mod schema;
 pub mod search_index;
