@@ -137,21 +137,38 @@ pub fn hand_off(
             }
             Ok(started)
         }
-        Err(e) => {
-            let run = RunRecord {
-                purpose: purpose.name().into(),
-                result: RunResult::SpawnFailed,
-                budget_ms: started.budget_ms,
-                started_at_ms,
-                ended_at_ms: now_ms(),
-                exit: None,
-                message: Some(e.to_string()),
-                session: session.map(str::to_string),
-            };
-            finish(root, &run);
-            Err(Box::new(run))
-        }
+        Err(e) => Err(spawn_failed(
+            root,
+            purpose,
+            &started,
+            started_at_ms,
+            session,
+            &e,
+        )),
     }
+}
+
+/// Records a run that could not be spawned, and returns its record.
+fn spawn_failed(
+    root: &Path,
+    purpose: Purpose,
+    started: &Started,
+    started_at_ms: u64,
+    session: Option<&str>,
+    e: &dyn std::fmt::Display,
+) -> Box<RunRecord> {
+    let run = RunRecord {
+        purpose: purpose.name().into(),
+        result: RunResult::SpawnFailed,
+        budget_ms: started.budget_ms,
+        started_at_ms,
+        ended_at_ms: now_ms(),
+        exit: None,
+        message: Some(e.to_string()),
+        session: session.map(str::to_string),
+    };
+    finish(root, &run);
+    Box::new(run)
 }
 
 /// The longest an owner of a run with `budget` may live: the budget, the supervisor's
@@ -185,18 +202,14 @@ impl BackgroundRun {
         let handle = match sup.spawn(spec) {
             Ok(h) => h,
             Err(e) => {
-                let run = RunRecord {
-                    purpose: purpose.name().into(),
-                    result: RunResult::SpawnFailed,
-                    budget_ms: started.budget_ms,
+                return Err(spawn_failed(
+                    root,
+                    purpose,
+                    &started,
                     started_at_ms,
-                    ended_at_ms: now_ms(),
-                    exit: None,
-                    message: Some(e.to_string()),
-                    session: session.map(str::to_string),
-                };
-                finish(root, &run);
-                return Err(Box::new(run));
+                    session,
+                    &e,
+                ));
             }
         };
         started.pid = handle.pid();
