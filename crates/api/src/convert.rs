@@ -26,6 +26,9 @@ impl From<loci_store::StoreError> for ApiError {
             .hint("the first index is running; retry in a moment (`loci status` shows progress)"),
             E::UnknownSchema { .. } => ApiError::new(ErrorKind::UnknownSchema, e.to_string())
                 .hint("upgrade loci, or rebuild the index with `loci rebuild --yes`"),
+            E::NoSharedMemory { .. } => ApiError::new(ErrorKind::Storage, e.to_string()).hint(
+                "the index's owner running `loci sync` folds the log into the file; or grant this user write permission on the directory",
+            ),
             _ => ApiError::new(ErrorKind::Storage, e.to_string()),
         }
     }

@@ -165,7 +165,7 @@ pub(crate) fn run(
     let mut stmt = c.prepare(&q.sql).map_err(|e| {
         // rusqlite prepares the tail too, so `SELECT 1; DELETE ...` fails in
         // the authorizer; name the real problem.
-        match prepare_error(e, &stop_error) {
+        match prepare_error(e, &conn.path, &stop_error) {
             QueryError::NotReadOnly(_) if has_trailing_statement(conn, &q.sql) => {
                 QueryError::MultipleStatements(MULTIPLE.into())
             }
@@ -187,7 +187,7 @@ pub(crate) fn run(
         let row = match rows.next() {
             Ok(Some(row)) => row,
             Ok(None) => break,
-            Err(e) => return Err(step_error(e, &stop_error)),
+            Err(e) => return Err(step_error(e, &conn.path, &stop_error)),
         };
         if count == q.max_rows {
             truncated = true;
@@ -309,7 +309,30 @@ fn code(e: &rusqlite::Error) -> Option<ErrorCode> {
     e.sqlite_error_code()
 }
 
-fn prepare_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryError {
+/// SQLite's read-only codes that are about the file, not the statement: it cannot be
+/// read without writing beside it (`SQLITE_READONLY_DIRECTORY`, `_CANTINIT`, ...), or
+/// a side file cannot be opened. A storage failure, never `not_read_only`.
+fn file_unreadable(e: &rusqlite::Error, path: &std::path::Path) -> Option<QueryError> {
+    let rusqlite::Error::SqliteFailure(f, _) = e else {
+        return None;
+    };
+    let about_the_file = (f.code == ErrorCode::ReadOnly
+        && f.extended_code != rusqlite::ffi::SQLITE_READONLY)
+        || f.code == ErrorCode::CannotOpen;
+    about_the_file.then(|| QueryError::Open {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+fn prepare_error(
+    e: rusqlite::Error,
+    path: &std::path::Path,
+    stop: &dyn Fn() -> QueryError,
+) -> QueryError {
+    if let Some(unreadable) = file_unreadable(&e, path) {
+        return unreadable;
+    }
     match (&e, code(&e)) {
         (rusqlite::Error::MultipleStatement, _) => QueryError::MultipleStatements(MULTIPLE.into()),
         (_, Some(ErrorCode::AuthorizationForStatementDenied)) => {
@@ -332,7 +355,14 @@ fn prepare_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryErro
     }
 }
 
-fn step_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryError {
+fn step_error(
+    e: rusqlite::Error,
+    path: &std::path::Path,
+    stop: &dyn Fn() -> QueryError,
+) -> QueryError {
+    if let Some(unreadable) = file_unreadable(&e, path) {
+        return unreadable;
+    }
     match code(&e) {
         Some(ErrorCode::OperationInterrupted) => stop(),
         Some(ErrorCode::ReadOnly) => QueryError::NotReadOnly(format!("refused: {e}")),

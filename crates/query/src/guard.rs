@@ -4,7 +4,8 @@
 //!
 //! Layers, each sufficient on its own for the common cases and together
 //! leaving no way around:
-//! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, no URI);
+//! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, no URI; for a
+//!    user who may not write beside it, `immutable` when that is exact);
 //! 2. `PRAGMA query_only=1`, re-asserted before every statement;
 //! 3. an authorizer that allows only reads, functions, recursive CTEs and an
 //!    allowlist of introspection PRAGMAs, and denies everything else
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use loci_store::rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use loci_store::rusqlite::limits::Limit;
-use loci_store::rusqlite::{Connection, InterruptHandle, OpenFlags};
+use loci_store::rusqlite::{Connection, InterruptHandle};
 
 use crate::error::QueryError;
 use crate::exec::QueryId;
@@ -147,9 +148,12 @@ impl ReadOnlyConnection {
             ));
         }
         // No SQLITE_OPEN_CREATE and no SQLITE_OPEN_URI: a missing file is an
-        // error, and the name cannot carry `?mode=rw`.
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(e.to_string()))?;
+        // error, and the name cannot carry `?mode=rw`. A user who may not write
+        // beside the file still reads it (the store's `open_read_only`).
+        let conn = loci_store::open_read_only(path).map_err(|e| match e {
+            loci_store::StoreError::Sqlite { source, .. } => open_err(source.to_string()),
+            other => open_err(other.to_string()),
+        })?;
         // SQLite reads the file only when a statement needs it: read its schema now, so a
         // file that is not a database fails here, as a storage error, rather than as the
         // first statement's "syntax". A locked file is the statement's to report: the

@@ -229,10 +229,14 @@ impl WorkerClient {
                         continue;
                     }
                     if let Some(e) = r.error {
-                        return Err(fail(QueryError::Open {
-                            path: self.cfg.db.clone(),
-                            message: e.message,
-                        }));
+                        // The worker's message is its own `Open` error, path included.
+                        let path = self.cfg.db.clone();
+                        let own = format!("cannot open {} read-only: ", path.display());
+                        let message = match e.message.strip_prefix(&own) {
+                            Some(rest) => rest.to_string(),
+                            None => e.message,
+                        };
+                        return Err(fail(QueryError::Open { path, message }));
                     }
                     break;
                 }

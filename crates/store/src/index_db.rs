@@ -3,10 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 use crate::StoreError;
 use crate::guard;
+use crate::read_only::open_read_only;
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 
 /// The marker directory loci keeps inside a workspace.
@@ -60,13 +61,11 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
 
 /// Opens an existing index read-only; refuses an unknown schema version, and a
 /// directory at the path with the writer's error. Readers never block on the writer (WAL).
+/// A reader that cannot create the WAL's side files still reads (see [`open_read_only`]).
 pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
     crate::process_config::configure();
     guard::existing_file(path)?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    let conn = open_read_only(path)?;
     conn.busy_timeout(Duration::from_secs(2))
         .map_err(|e| StoreError::sqlite(path, e))?;
     let found: i64 = conn

@@ -1,8 +1,8 @@
 //! SQLite storage for loci: the per-workspace index database (schema,
 //! migrations, connection settings) and the registry of known workspaces.
 //!
-//! Every connection loci opens on an index goes through [`open_index`] or
-//! [`open_index_read_only`], so WAL mode, the busy timeout and the schema
+//! Every connection loci opens on an index goes through [`open_index`],
+//! [`open_index_read_only`] or (the query engine's) [`open_read_only`], so WAL mode, the busy timeout and the schema
 //! version check are the same everywhere (DESIGN.md invariant 8: readers are
 //! never blocked by the indexer).
 //!
@@ -16,6 +16,7 @@ mod error;
 mod guard;
 mod index_db;
 mod process_config;
+mod read_only;
 pub mod registry;
 mod schema;
 pub mod search_index;
@@ -24,6 +25,7 @@ pub use error::StoreError;
 pub use index_db::{
     INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check,
 };
+pub use read_only::open_read_only;
 pub use rusqlite;
 pub use schema::{
     SCHEMA_VERSION, create_edge_indexes, create_fact_indexes, drop_edge_indexes, drop_fact_indexes,

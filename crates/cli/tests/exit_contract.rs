@@ -1,0 +1,164 @@
+//! The exit-code contract of docs/cli.md where it is easiest to break: a user who may
+//! read an index but not write beside it, and inputs longer than their limit. Each
+//! failure has the kind (and so the exit code) the table gives it, and a message that
+//! names the path, the permission or the limit.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use common::Env;
+use loci_api::ErrorKind;
+
+fn exit_of(kind: ErrorKind) -> i32 {
+    i32::from(kind.exit().code())
+}
+
+/// A workspace indexed by its owner, read by a user who may not write its `.loci/`:
+/// `nobody` when the tests run as root (CI), else the owner with `.loci/` made 0555.
+struct Reader {
+    env: Env,
+    as_root: bool,
+}
+
+impl Reader {
+    fn new() -> Reader {
+        let env = Env::new();
+        env.write(&[("a.py", "def foo():\n    return 1\n")]);
+        let (code, report) = env.json(&["index"]);
+        assert_eq!(code, 0, "{report}");
+        let as_root = rustix::process::geteuid().is_root();
+        if as_root {
+            // Root writes anything: drop to `nobody`, who may enter the temp dirs but
+            // not write `.loci/` (0755, owned by root).
+            for dir in [env.root(), env.home.path()] {
+                std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+            }
+        } else {
+            std::fs::set_permissions(
+                env.root().join(".loci"),
+                std::fs::Permissions::from_mode(0o555),
+            )
+            .unwrap();
+        }
+        Reader { env, as_root }
+    }
+
+    fn index_dir(&self) -> PathBuf {
+        self.env.root().join(".loci")
+    }
+
+    fn index_path(&self) -> PathBuf {
+        self.index_dir().join("index.db")
+    }
+
+    /// Runs `loci ARGS --json` as the reader.
+    fn json(&self, args: &[&str]) -> (i32, serde_json::Value) {
+        let mut cmd = if self.as_root {
+            let mut cmd = std::process::Command::new("setpriv");
+            cmd.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+                .arg(common::bin());
+            cmd
+        } else {
+            std::process::Command::new(common::bin())
+        };
+        let out = cmd
+            .env("LOCI_HOME", self.env.home.path())
+            .env("HOME", self.env.home.path())
+            .env_remove("LOCI_LOG")
+            .current_dir(self.env.root())
+            .args(args)
+            .arg("--json")
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), common::parse(&out))
+    }
+
+    /// Leaves committed changes in `index.db-wal` that the main file lacks, and no
+    /// `-shm`: what a writer killed mid-run leaves, once the shared memory is gone.
+    fn leave_an_unfolded_log(&self) {
+        use loci_store::rusqlite::{Connection, config::DbConfig};
+        let conn = Connection::open(self.index_path()).unwrap();
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .unwrap();
+        conn.execute_batch("PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch(a);")
+            .unwrap();
+        drop(conn);
+        let side = |suffix: &str| {
+            let mut name = self.index_path().into_os_string();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        let _ = std::fs::remove_file(side("-shm"));
+        assert!(std::fs::metadata(side("-wal")).unwrap().len() > 0);
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        // Let the temp dir's removal in.
+        let _ = std::fs::set_permissions(self.index_dir(), std::fs::Permissions::from_mode(0o755));
+    }
+}
+
+fn message(out: &serde_json::Value) -> &str {
+    out["error"]["message"].as_str().unwrap_or_default()
+}
+
+fn assert_nothing_beside(dir: &Path) {
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("index.db-"))
+        .collect();
+    assert!(names.is_empty(), "the reader created {names:?}");
+}
+
+#[test]
+fn a_user_who_cannot_write_the_index_directory_still_runs_read_only_sql_and_graph_queries() {
+    let reader = Reader::new();
+    for engine in ["in-process", "worker"] {
+        let (code, out) = reader.json(&["query", "SELECT 1", "--engine", engine]);
+        assert_eq!(code, 0, "{engine}: {out}");
+        let (code, out) = reader.json(&["query", "SELECT count(*) FROM files", "--engine", engine]);
+        assert_eq!(code, 0, "{engine}: {out}");
+        assert_eq!(out["rows"], serde_json::json!([[1]]), "{engine}");
+    }
+    let (code, out) = reader.json(&["find", "foo"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out["symbols"][0]["path"], "a.py");
+    let (code, out) = reader.json(&["search", "return"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out["hits"][0]["line"], 2);
+    let (code, out) = reader.json(&["stats"]);
+    assert_eq!(code, 0, "{out}");
+    // A write is still refused for what it is.
+    let (code, out) = reader.json(&["query", "DELETE FROM files"]);
+    assert_eq!(code, exit_of(ErrorKind::NotReadOnly), "{out}");
+    assert_eq!(out["error"]["kind"], "not_read_only");
+    assert_nothing_beside(&reader.index_dir());
+}
+
+#[test]
+fn an_unfolded_log_this_user_cannot_read_is_a_storage_error_naming_the_shm_file() {
+    let reader = Reader::new();
+    reader.leave_an_unfolded_log();
+    for args in [
+        &["query", "SELECT 1"][..],
+        &["query", "SELECT 1", "--engine", "worker"],
+        &["find", "foo"],
+        &["def", "foo"],
+    ] {
+        let (code, out) = reader.json(args);
+        assert_eq!(code, exit_of(ErrorKind::Storage), "{args:?}: {out}");
+        assert_eq!(out["error"]["kind"], "storage", "{args:?}");
+        let m = message(&out);
+        assert!(
+            m.contains("index.db-shm") && m.contains("write permission"),
+            "{args:?}: {m}"
+        );
+        // Said once, by whichever engine.
+        assert!(m.matches("read-only:").count() <= 1, "{args:?}: {m}");
+    }
+}
