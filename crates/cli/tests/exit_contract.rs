@@ -141,6 +141,20 @@ fn a_user_who_cannot_write_the_index_directory_still_runs_read_only_sql_and_grap
 }
 
 #[test]
+fn status_of_an_index_this_user_cannot_write_is_unavailable_naming_the_directory() {
+    let reader = Reader::new();
+    let (code, out) = reader.json(&["status"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out["state"], "unavailable", "{out}");
+    let reason = out["reason"].as_str().unwrap();
+    let dir = reader.index_dir().canonicalize().unwrap();
+    assert!(
+        reason.contains(&dir.display().to_string()) && reason.contains("not writable"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn an_unfolded_log_this_user_cannot_read_is_a_storage_error_naming_the_shm_file() {
     let reader = Reader::new();
     reader.leave_an_unfolded_log();
