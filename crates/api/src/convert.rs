@@ -82,6 +82,7 @@ impl From<GraphError> for ApiError {
                     .detail(detail)
             }
             GraphError::Invalid(_) => ApiError::new(ErrorKind::InvalidInput, e.to_string()),
+            GraphError::TooLong { .. } => ApiError::new(ErrorKind::TooLong, e.to_string()),
             GraphError::NoIndex(_) => ApiError::new(ErrorKind::NoIndex, e.to_string())
                 .hint("run `loci index` in the workspace first"),
             GraphError::Store(s) => s.into(),

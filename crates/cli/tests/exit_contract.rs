@@ -176,3 +176,37 @@ fn an_unfolded_log_this_user_cannot_read_is_a_storage_error_naming_the_shm_file(
         assert!(m.matches("read-only:").count() <= 1, "{args:?}: {m}");
     }
 }
+
+#[test]
+fn patterns_and_selectors_longer_than_the_limit_are_too_long_naming_the_limit() {
+    let env = Env::new();
+    env.write(&[("a.py", "def foo():\n    return 1\n")]);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    let limit = loci_index::graph::MAX_PATTERN_BYTES;
+    // 50 KB: over SQLite's own GLOB cap, which used to fail `find` as a storage error.
+    let glob = "*a".repeat(25_001);
+    for args in [
+        &["find", &glob][..],
+        &["find", &glob, "--kind", "function"],
+        &["search", &glob],
+        &["search", "-e", &glob],
+        &["search", "foo", "--path", &glob],
+        &["def", &glob],
+        &["refs", &glob],
+        &["callers", &glob],
+        &["impact", &glob],
+    ] {
+        let (code, out) = env.json(args);
+        assert_eq!(code, exit_of(ErrorKind::TooLong), "{:?}: {out}", &args[..1]);
+        assert_eq!(out["error"]["kind"], "too_long");
+        assert!(
+            message(&out).contains(&limit.to_string()),
+            "{}",
+            message(&out)
+        );
+    }
+    // At the limit, a glob is still a glob.
+    let (code, out) = env.json(&["find", &"*o".repeat(limit / 2)]);
+    assert_eq!(code, 0, "{out}");
+}
