@@ -113,6 +113,8 @@ impl From<loci_query::QueryError> for ApiError {
             E::Timeout(_) => ApiError::new(ErrorKind::Timeout, message)
                 .hint("raise the timeout, or narrow the statement (LIMIT, WHERE)"),
             E::Cancelled(_) => ApiError::new(ErrorKind::Cancelled, message),
+            E::Busy(_) => ApiError::new(ErrorKind::Busy, message)
+                .hint("another process is writing the index; retry shortly"),
             E::WorkerKilled(_) | E::Worker(_) | E::Closed(_) => {
                 ApiError::new(ErrorKind::Worker, message)
             }

@@ -210,3 +210,36 @@ fn patterns_and_selectors_longer_than_the_limit_are_too_long_naming_the_limit() 
     let (code, out) = env.json(&["find", &"*o".repeat(limit / 2)]);
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn a_reader_locked_out_by_a_writer_is_busy_on_every_engine() {
+    let env = Env::new();
+    env.write(&[("a.py", "def foo():\n    return 1\n")]);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    // A writer outside WAL mode holding the file exclusively: readers wait, then give up.
+    let writer = loci_store::rusqlite::Connection::open(env.root().join(".loci/index.db")).unwrap();
+    writer
+        .execute_batch("PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE; UPDATE files SET size = size;")
+        .unwrap();
+    for args in [
+        &["query", "SELECT count(*) FROM files", "--timeout", "1s"][..],
+        &[
+            "query",
+            "SELECT count(*) FROM files",
+            "--timeout",
+            "1s",
+            "--engine",
+            "worker",
+        ],
+        &["find", "foo"],
+    ] {
+        let (code, out) = env.json(args);
+        assert_eq!(code, exit_of(ErrorKind::Busy), "{args:?}: {out}");
+        assert_eq!(out["error"]["kind"], "busy", "{args:?}");
+        assert!(message(&out).contains("locked"), "{args:?}: {out}");
+    }
+    writer.execute_batch("ROLLBACK").unwrap();
+    let (code, out) = env.json(&["query", "SELECT count(*) FROM files"]);
+    assert_eq!(code, 0, "{out}");
+}

@@ -325,6 +325,12 @@ fn file_unreadable(e: &rusqlite::Error, path: &std::path::Path) -> Option<QueryE
     })
 }
 
+fn busy(e: &rusqlite::Error) -> QueryError {
+    QueryError::Busy(format!(
+        "the index is locked by another connection past the busy wait: {e}"
+    ))
+}
+
 fn prepare_error(
     e: rusqlite::Error,
     path: &std::path::Path,
@@ -348,9 +354,7 @@ fn prepare_error(
         (rusqlite::Error::NulError(_), _) => {
             QueryError::Syntax(format!("the statement contains a NUL byte: {e}"))
         }
-        (_, Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)) => {
-            QueryError::Sqlite(format!("the index is locked by a writer: {e}"))
-        }
+        (_, Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)) => busy(&e),
         _ => QueryError::Syntax(format!("invalid statement: {e}")),
     }
 }
@@ -365,6 +369,7 @@ fn step_error(
     }
     match code(&e) {
         Some(ErrorCode::OperationInterrupted) => stop(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => busy(&e),
         Some(ErrorCode::ReadOnly) => QueryError::NotReadOnly(format!("refused: {e}")),
         Some(ErrorCode::AuthorizationForStatementDenied) => {
             QueryError::NotReadOnly(format!("refused by the read-only guard: {e}"))

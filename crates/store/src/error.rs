@@ -48,7 +48,7 @@ pub enum StoreError {
     /// else, or is mounted read-only) cannot read it: its write-ahead log holds changes,
     /// and reading them needs a shared-memory file it cannot create.
     #[error(
-        "{path} cannot be read by this user: its write-ahead log {wal} holds changes not yet in the file, and reading them needs {shm}, which does not exist and cannot be created without write permission on {dir}"
+        "{path} cannot be read by this user: its write-ahead log {wal} holds changes not yet in the file, and reading them needs {shm}, which this user can neither open nor create without write permission on {dir}"
     )]
     NoSharedMemory {
         /// The database file.

@@ -18,6 +18,7 @@
 //!   the open fails naming the missing `-shm` file and the permission it needs.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, ffi};
 
@@ -26,10 +27,14 @@ use crate::StoreError;
 /// Opens `path` read-only (no create, no URI: the name is a file name, never options)
 /// and reads its header once, so a reader that cannot create the WAL's side files
 /// learns it here and reads the file as immutable when that is exact (module doc).
-/// Any other failure of that first read is left to the caller's own first statement.
+/// Any other failure of that first read (a writer's lock, say) is left to the caller's
+/// own first statement: the read does not wait, and the connection comes back with no
+/// busy wait, for the caller to set its own.
 pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    conn.busy_timeout(Duration::ZERO)
+        .map_err(|e| StoreError::sqlite(path, e))?;
     match header_read(&conn) {
         Err(e) if cannot_create_side_files(&e) => open_immutable(path),
         _ => Ok(conn),
