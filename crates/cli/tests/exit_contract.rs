@@ -55,6 +55,25 @@ impl Reader {
 
     /// Runs `loci ARGS --json` as the reader.
     fn json(&self, args: &[&str]) -> (i32, serde_json::Value) {
+        let out = self.command().args(args).arg("--json").output().unwrap();
+        (out.status.code().unwrap_or(-1), common::parse(&out))
+    }
+
+    /// Lets the owner write `.loci/` for the length of `f`.
+    fn as_owner(&self, f: impl FnOnce()) {
+        let mode = |m| {
+            if !self.as_root {
+                std::fs::set_permissions(self.index_dir(), std::fs::Permissions::from_mode(m))
+                    .unwrap();
+            }
+        };
+        mode(0o755);
+        f();
+        mode(0o555);
+    }
+
+    /// A `loci` command run as the reader.
+    fn command(&self) -> std::process::Command {
         let mut cmd = if self.as_root {
             let mut cmd = std::process::Command::new("setpriv");
             cmd.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
@@ -63,16 +82,11 @@ impl Reader {
         } else {
             std::process::Command::new(common::bin())
         };
-        let out = cmd
-            .env("LOCI_HOME", self.env.home.path())
+        cmd.env("LOCI_HOME", self.env.home.path())
             .env("HOME", self.env.home.path())
             .env_remove("LOCI_LOG")
-            .current_dir(self.env.root())
-            .args(args)
-            .arg("--json")
-            .output()
-            .unwrap();
-        (out.status.code().unwrap_or(-1), common::parse(&out))
+            .current_dir(self.env.root());
+        cmd
     }
 
     /// Leaves committed changes in `index.db-wal` that the main file lacks, and no
@@ -138,6 +152,65 @@ fn a_user_who_cannot_write_the_index_directory_still_runs_read_only_sql_and_grap
     assert_eq!(code, exit_of(ErrorKind::NotReadOnly), "{out}");
     assert_eq!(out["error"]["kind"], "not_read_only");
     assert_nothing_beside(&reader.index_dir());
+}
+
+#[test]
+fn a_long_lived_worker_of_a_user_who_cannot_write_reads_the_owners_next_sync_whole() {
+    use std::io::{BufRead, Write};
+    let reader = Reader::new();
+    let mut worker = reader
+        .command()
+        .arg("worker")
+        .arg("--db")
+        .arg(reader.index_path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = worker.stdin.take().unwrap();
+    let stdout = worker.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut ask = |id: u64, sql: &str| -> serde_json::Value {
+        let request = serde_json::json!({"id": id, "op": "query", "sql": sql});
+        writeln!(stdin, "{request}").unwrap();
+        loop {
+            let answer = rx
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .expect("the worker answers");
+            if answer["id"] == id {
+                return answer;
+            }
+        }
+    };
+    const COUNTS: &str = "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM symbols)";
+    assert_eq!(ask(1, COUNTS)["rows"], serde_json::json!([[1, 1]]));
+    // The owner adds 300 files and syncs (its run checkpoints into the main file).
+    let files: Vec<(String, String)> = (0..300)
+        .map(|i| (format!("b{i}.py"), format!("def f{i}():\n    return {i}\n")))
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    reader.env.write(&files);
+    reader.as_owner(|| {
+        let (code, out) = reader.env.json(&["sync"]);
+        assert_eq!(code, 0, "{out}");
+    });
+    // The worker's connection read the file as immutable: it must not answer from its
+    // old pages mixed with new ones, but from the file as it is now.
+    let answer = ask(2, COUNTS);
+    assert_eq!(answer["rows"], serde_json::json!([[301, 301]]), "{answer}");
+    drop(stdin);
+    let _ = worker.wait();
 }
 
 #[test]

@@ -187,6 +187,7 @@ pub(crate) fn run(
         let row = match rows.next() {
             Ok(Some(row)) => row,
             Ok(None) => break,
+            Err(_) if conn.file_changed() => return Err(changed_while_read(conn)),
             Err(e) => return Err(step_error(e, &conn.path, &stop_error)),
         };
         if count == q.max_rows {
@@ -196,7 +197,20 @@ pub(crate) fn run(
         sink.row(row, ncol)?;
         count += 1;
     }
+    drop(rows);
+    if conn.file_changed() {
+        return Err(changed_while_read(conn));
+    }
     Ok(Ran { columns, truncated })
+}
+
+/// Read without shared memory, a statement may have seen a checkpoint half done: its
+/// rows are void, and the engine reopens before the next statement.
+fn changed_while_read(conn: &ReadOnlyConnection) -> QueryError {
+    QueryError::Busy(format!(
+        "{} changed while this statement read it without shared memory (this user cannot create its -shm file); retry",
+        conn.path.display()
+    ))
 }
 
 /// The busy timeout for a statement with `remaining` time: at most

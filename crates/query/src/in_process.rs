@@ -14,7 +14,8 @@ use crate::queue::{Cancelled, Queue};
 
 pub(crate) struct InProcess {
     conn: Mutex<Option<ReadOnlyConnection>>,
-    interrupt: InterruptHandle,
+    /// The running connection's; replaced when a stale connection is reopened.
+    interrupt: Mutex<InterruptHandle>,
     state: std::sync::Arc<crate::guard::RunState>,
     queue: Queue,
 }
@@ -27,7 +28,7 @@ impl InProcess {
     pub(crate) fn open(db: &Path) -> Result<InProcess, QueryError> {
         let conn = ReadOnlyConnection::open(db)?;
         Ok(InProcess {
-            interrupt: conn.interrupt_handle(),
+            interrupt: Mutex::new(conn.interrupt_handle()),
             state: conn.state.clone(),
             conn: Mutex::new(Some(conn)),
             queue: Queue::default(),
@@ -57,17 +58,27 @@ impl InProcess {
         let _turn = self
             .queue
             .enter(q.id, deadline, || exec::timeout_error(q.timeout))?;
-        let guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(conn) = guard.as_ref() else {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(conn) = guard.as_mut() else {
             return Err(QueryError::Closed("the query engine was closed".into()));
         };
+        if conn.is_stale() {
+            // Read as immutable, and the file changed: a new connection sees the
+            // owner's changes (normally, if their log's -shm is there now).
+            let fresh = ReadOnlyConnection::open_with(&conn.path, self.state.clone())?;
+            *self.interrupt.lock().unwrap_or_else(|p| p.into_inner()) = fresh.interrupt_handle();
+            *conn = fresh;
+        }
         exec::run(conn, q, deadline, sink)
     }
 
     pub(crate) fn cancel(&self, id: QueryId) -> bool {
         let outcome = self.queue.cancel(id, || {
             self.state.cancel(id);
-            self.interrupt.interrupt();
+            self.interrupt
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .interrupt();
         });
         outcome != Cancelled::Unknown
     }

@@ -25,7 +25,7 @@ pub use error::StoreError;
 pub use index_db::{
     INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check,
 };
-pub use read_only::open_read_only;
+pub use read_only::{ReadOnlyDb, Snapshot, open_read_only};
 pub use rusqlite;
 pub use schema::{
     SCHEMA_VERSION, create_edge_indexes, create_fact_indexes, drop_edge_indexes, drop_fact_indexes,
