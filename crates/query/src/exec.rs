@@ -187,7 +187,9 @@ pub(crate) fn run(
         let row = match rows.next() {
             Ok(Some(row)) => row,
             Ok(None) => break,
-            Err(_) if conn.file_changed() => return Err(changed_while_read(conn)),
+            Err(e) if code(&e) != Some(ErrorCode::OperationInterrupted) && conn.file_changed() => {
+                return Err(changed_while_read(conn));
+            }
             Err(e) => return Err(step_error(e, &conn.path, &stop_error)),
         };
         if count == q.max_rows {
