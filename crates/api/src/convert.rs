@@ -24,6 +24,21 @@ impl From<loci_store::StoreError> for ApiError {
                 format!("the index at {} is being created", path.display()),
             )
             .hint("the first index is running; retry in a moment (`loci status` shows progress)"),
+            // An older version this loci migrates: the first index is between two of
+            // its migrations (each commits its version), or the index predates this
+            // loci and no run has migrated it yet. Neither is a newer or foreign file.
+            E::UnknownSchema {
+                found,
+                supported,
+                ref path,
+            } if (1..supported).contains(&found) => ApiError::new(
+                ErrorKind::Indexing,
+                format!(
+                    "the index at {} has schema version {found}, older than this loci's {supported}: it is being created or migrated",
+                    path.display()
+                ),
+            )
+            .hint("retry in a moment; if no loci run is in flight, `loci sync` migrates it"),
             E::UnknownSchema { .. } => ApiError::new(ErrorKind::UnknownSchema, e.to_string())
                 .hint("upgrade loci, or rebuild the index with `loci rebuild --yes`"),
             E::NoSharedMemory { .. } => ApiError::new(ErrorKind::Storage, e.to_string()).hint(

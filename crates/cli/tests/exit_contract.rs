@@ -316,3 +316,27 @@ fn a_reader_locked_out_by_a_writer_is_busy_on_every_engine() {
     let (code, out) = env.json(&["query", "SELECT count(*) FROM files"]);
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn an_index_of_an_older_schema_is_indexing_with_a_sync_hint_not_unknown_schema() {
+    let env = Env::new();
+    env.write(&[("a.py", "def foo():\n    return 1\n")]);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    // What a reader sees between two of the first index's migrations (each commits
+    // its version), or in an index an older loci wrote.
+    let older = loci_store::SCHEMA_VERSION - 1;
+    let db = loci_store::rusqlite::Connection::open(env.root().join(".loci/index.db")).unwrap();
+    db.pragma_update(None, "user_version", older).unwrap();
+    drop(db);
+    for args in [&["find", "foo"][..], &["def", "foo"], &["stats"]] {
+        let (code, out) = env.json(args);
+        assert_eq!(code, exit_of(ErrorKind::Indexing), "{args:?}: {out}");
+        assert_eq!(out["error"]["kind"], "indexing", "{args:?}");
+        assert!(
+            message(&out).contains(&format!("schema version {older}")),
+            "{out}"
+        );
+        assert!(out["error"]["hint"].as_str().unwrap().contains("loci sync"));
+    }
+}
