@@ -24,8 +24,26 @@ impl From<loci_store::StoreError> for ApiError {
                 format!("the index at {} is being created", path.display()),
             )
             .hint("the first index is running; retry in a moment (`loci status` shows progress)"),
+            // An older version this loci migrates: the first index is between two of
+            // its migrations (each commits its version), or the index predates this
+            // loci and no run has migrated it yet. Neither is a newer or foreign file.
+            E::UnknownSchema {
+                found,
+                supported,
+                ref path,
+            } if (1..supported).contains(&found) => ApiError::new(
+                ErrorKind::Indexing,
+                format!(
+                    "the index at {} has schema version {found}, older than this loci's {supported}: it is being created or migrated",
+                    path.display()
+                ),
+            )
+            .hint("retry in a moment; if no loci run is in flight, `loci sync` migrates it"),
             E::UnknownSchema { .. } => ApiError::new(ErrorKind::UnknownSchema, e.to_string())
                 .hint("upgrade loci, or rebuild the index with `loci rebuild --yes`"),
+            E::NoSharedMemory { .. } => ApiError::new(ErrorKind::Storage, e.to_string()).hint(
+                "the index's owner running `loci sync` folds the log into the file; or grant this user write permission on the directory",
+            ),
             _ => ApiError::new(ErrorKind::Storage, e.to_string()),
         }
     }
@@ -76,6 +94,7 @@ impl From<GraphError> for ApiError {
                     .detail(detail)
             }
             GraphError::Invalid(_) => ApiError::new(ErrorKind::InvalidInput, e.to_string()),
+            GraphError::TooLong { .. } => ApiError::new(ErrorKind::TooLong, e.to_string()),
             GraphError::NoIndex(_) => ApiError::new(ErrorKind::NoIndex, e.to_string())
                 .hint("run `loci index` in the workspace first"),
             GraphError::Store(s) => s.into(),
@@ -137,6 +156,8 @@ impl From<loci_query::QueryError> for ApiError {
             E::Timeout(_) => ApiError::new(ErrorKind::Timeout, message)
                 .hint("raise the timeout, or narrow the statement (LIMIT, WHERE)"),
             E::Cancelled(_) => ApiError::new(ErrorKind::Cancelled, message),
+            E::Busy(_) => ApiError::new(ErrorKind::Busy, message)
+                .hint("another process is writing the index; retry shortly"),
             E::WorkerKilled(_) | E::Worker(_) | E::Closed(_) => {
                 ApiError::new(ErrorKind::Worker, message)
             }

@@ -241,6 +241,15 @@ fn classify_inner(
         return (s, learned);
     }
 
+    // A user who may not write the index can read it (queries work) but no run of
+    // theirs could sync, rebuild or repair it: nothing for the lifecycle to do.
+    if let Some(why) = not_writable(&index_dir, &located.index_path) {
+        let s = Status::new(State::Unavailable, why, ws).with_hint(
+            "queries still read the index; run loci as the index's owner to sync or rebuild it, or grant this user write permission",
+        );
+        return (with_facts(s), learned);
+    }
+
     // The database itself.
     let corrupt = |why: String| {
         with_facts(
@@ -380,6 +389,26 @@ fn run_in_flight(record: &Record, ws: &str) -> Option<Status> {
             run.purpose, run.pid, run.owner_pid
         ),
         ws,
+    ))
+}
+
+/// Why this user cannot maintain the index at `index_path`: the directory (where
+/// SQLite creates the `-wal`, `-shm` and lock files) or the file itself is not
+/// writable for them. `None` when both are.
+fn not_writable(index_dir: &Path, index_path: &Path) -> Option<String> {
+    use rustix::fs::{Access, access};
+    let (what, path) = if let Err(e) = access(index_dir, Access::WRITE_OK) {
+        ("directory", (index_dir, e))
+    } else if let Err(e) = access(index_path, Access::WRITE_OK) {
+        ("file", (index_path, e))
+    } else {
+        return None;
+    };
+    let (path, e) = path;
+    Some(format!(
+        "the index {what} {} is not writable by this user (uid {}): {e}; loci needs write permission on it to sync or rebuild the index",
+        path.display(),
+        rustix::process::geteuid().as_raw(),
     ))
 }
 

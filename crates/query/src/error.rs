@@ -54,6 +54,10 @@ pub enum QueryError {
         /// What SQLite or the OS said.
         message: String,
     },
+    /// Another connection held the index locked for longer than the busy wait
+    /// (a writer outside WAL mode, or WAL recovery): retry shortly.
+    #[error("{0}")]
+    Busy(String),
     /// SQLite failed while running a statement that was accepted.
     #[error("{0}")]
     Sqlite(String),
@@ -77,6 +81,7 @@ impl QueryError {
             QueryError::WorkerKilled(_) => "worker_killed",
             QueryError::Worker(_) => "worker",
             QueryError::Open { .. } => "open",
+            QueryError::Busy(_) => "busy",
             QueryError::Sqlite(_) => "sqlite",
             QueryError::Closed(_) => "closed",
         }
@@ -111,6 +116,7 @@ impl QueryError {
             "open" => {
                 QueryError::Worker(format!("the worker could not open the database: {message}"))
             }
+            "busy" => QueryError::Busy(message),
             "sqlite" => QueryError::Sqlite(message),
             "closed" => QueryError::Closed(message),
             other => QueryError::Worker(format!("{other}: {message}")),
@@ -139,6 +145,7 @@ mod tests {
             QueryError::Cancelled("g".into()),
             QueryError::LimitExceeded("k".into()),
             QueryError::WorkerKilled("h".into()),
+            QueryError::Busy("k".into()),
             QueryError::Sqlite("i".into()),
             QueryError::Closed("j".into()),
         ];

@@ -188,7 +188,7 @@ pub(crate) fn run(
     let mut stmt = c.prepare(&q.sql).map_err(|e| {
         // rusqlite prepares the tail too, so `SELECT 1; DELETE ...` fails in
         // the authorizer; name the real problem.
-        match prepare_error(e, &stop_error) {
+        match prepare_error(e, &conn.path, &stop_error) {
             QueryError::NotReadOnly(_) if has_trailing_statement(conn, &q.sql) => {
                 QueryError::MultipleStatements(MULTIPLE.into())
             }
@@ -211,7 +211,10 @@ pub(crate) fn run(
         let row = match rows.next() {
             Ok(Some(row)) => row,
             Ok(None) => break,
-            Err(e) => return Err(step_error(e, &stop_error)),
+            Err(e) if code(&e) != Some(ErrorCode::OperationInterrupted) && conn.file_changed() => {
+                return Err(changed_while_read(conn));
+            }
+            Err(e) => return Err(step_error(e, &conn.path, &stop_error)),
         };
         if count == q.max_rows {
             truncated = true;
@@ -229,7 +232,20 @@ pub(crate) fn run(
         sink.row(row, ncol)?;
         count += 1;
     }
+    drop(rows);
+    if conn.file_changed() {
+        return Err(changed_while_read(conn));
+    }
     Ok(Ran { columns, truncated })
+}
+
+/// Read without shared memory, a statement may have seen a checkpoint half done: its
+/// rows are void, and the engine reopens before the next statement.
+fn changed_while_read(conn: &ReadOnlyConnection) -> QueryError {
+    QueryError::Busy(format!(
+        "{} changed while this statement read it without shared memory (this user cannot create its -shm file); retry",
+        conn.path.display()
+    ))
 }
 
 /// What a row's values count against [`Query::max_bytes`].
@@ -439,7 +455,36 @@ fn code(e: &rusqlite::Error) -> Option<ErrorCode> {
     e.sqlite_error_code()
 }
 
-fn prepare_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryError {
+/// SQLite's read-only codes that are about the file, not the statement: it cannot be
+/// read without writing beside it (`SQLITE_READONLY_DIRECTORY`, `_CANTINIT`, ...), or
+/// a side file cannot be opened. A storage failure, never `not_read_only`.
+fn file_unreadable(e: &rusqlite::Error, path: &std::path::Path) -> Option<QueryError> {
+    let rusqlite::Error::SqliteFailure(f, _) = e else {
+        return None;
+    };
+    let about_the_file = (f.code == ErrorCode::ReadOnly
+        && f.extended_code != rusqlite::ffi::SQLITE_READONLY)
+        || f.code == ErrorCode::CannotOpen;
+    about_the_file.then(|| QueryError::Open {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+fn busy(e: &rusqlite::Error) -> QueryError {
+    QueryError::Busy(format!(
+        "the index is locked by another connection past the busy wait: {e}"
+    ))
+}
+
+fn prepare_error(
+    e: rusqlite::Error,
+    path: &std::path::Path,
+    stop: &dyn Fn() -> QueryError,
+) -> QueryError {
+    if let Some(unreadable) = file_unreadable(&e, path) {
+        return unreadable;
+    }
     if code(&e) != Some(ErrorCode::TooBig)
         && let Some(m) = limit_message(&e)
     {
@@ -460,19 +505,25 @@ fn prepare_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryErro
         (rusqlite::Error::NulError(_), _) => {
             QueryError::Syntax(format!("the statement contains a NUL byte: {e}"))
         }
-        (_, Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)) => {
-            QueryError::Sqlite(format!("the index is locked by a writer: {e}"))
-        }
+        (_, Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)) => busy(&e),
         _ => QueryError::Syntax(format!("invalid statement: {e}")),
     }
 }
 
-fn step_error(e: rusqlite::Error, stop: &dyn Fn() -> QueryError) -> QueryError {
+fn step_error(
+    e: rusqlite::Error,
+    path: &std::path::Path,
+    stop: &dyn Fn() -> QueryError,
+) -> QueryError {
+    if let Some(unreadable) = file_unreadable(&e, path) {
+        return unreadable;
+    }
     if let Some(m) = limit_message(&e) {
         return QueryError::LimitExceeded(m);
     }
     match code(&e) {
         Some(ErrorCode::OperationInterrupted) => stop(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => busy(&e),
         Some(ErrorCode::ReadOnly) => QueryError::NotReadOnly(format!("refused: {e}")),
         Some(ErrorCode::AuthorizationForStatementDenied) => {
             QueryError::NotReadOnly(format!("refused by the read-only guard: {e}"))

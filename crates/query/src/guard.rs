@@ -5,7 +5,8 @@
 //! Layers, each sufficient on its own for the common cases and together
 //! leaving no way around:
 //! 1. the file is opened with `SQLITE_OPEN_READ_ONLY` (no create, never as a
-//!    URI: `loci_store::open_read_only_file`);
+//!    URI; for a user who may not write beside it, `immutable` when that is
+//!    exact: `loci_store::open_read_only`);
 //! 2. `PRAGMA query_only=1`, re-asserted before every statement;
 //! 3. an authorizer that allows only reads, functions, recursive CTEs and an
 //!    allowlist of introspection PRAGMAs, and denies everything else
@@ -26,6 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use loci_store::Snapshot;
 use loci_store::rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use loci_store::rusqlite::limits::Limit;
 use loci_store::rusqlite::{Connection, InterruptHandle};
@@ -169,6 +171,9 @@ pub struct ReadOnlyConnection {
     pub(crate) conn: Connection,
     pub(crate) state: Arc<RunState>,
     pub(crate) path: PathBuf,
+    /// `Some` when the file is read as immutable (this user cannot create its `-shm`):
+    /// checked around every statement.
+    pub(crate) snapshot: Option<Snapshot>,
 }
 
 impl std::fmt::Debug for ReadOnlyConnection {
@@ -182,6 +187,15 @@ impl std::fmt::Debug for ReadOnlyConnection {
 impl ReadOnlyConnection {
     /// Opens an existing database file read-only and installs the guards.
     pub fn open(path: &Path) -> Result<ReadOnlyConnection, QueryError> {
+        Self::open_with(path, Arc::new(RunState::new()))
+    }
+
+    /// [`ReadOnlyConnection::open`] sharing `state` (an engine reopening its
+    /// connection keeps the deadline and cancel state its callers hold).
+    pub(crate) fn open_with(
+        path: &Path,
+        state: Arc<RunState>,
+    ) -> Result<ReadOnlyConnection, QueryError> {
         let open_err = |message: String| QueryError::Open {
             path: path.to_path_buf(),
             message,
@@ -192,8 +206,13 @@ impl ReadOnlyConnection {
             ));
         }
         // Read-only, no create, never a URI: a missing file is an error, and a
-        // name cannot carry `?mode=rw`, `?immutable=1` or `?vfs=`.
-        let conn = loci_store::open_read_only_file(path).map_err(|e| open_err(e.to_string()))?;
+        // name cannot carry `?mode=rw`, `?immutable=1` or `?vfs=`. A user who may
+        // not write beside the file still reads it (the store's `open_read_only`).
+        let loci_store::ReadOnlyDb { conn, snapshot } =
+            loci_store::open_read_only(path).map_err(|e| match e {
+                loci_store::StoreError::Sqlite { source, .. } => open_err(source.to_string()),
+                other => open_err(other.to_string()),
+            })?;
         // SQLite reads the file only when a statement needs it: read its schema now, so a
         // file that is not a database fails here, as a storage error, rather than as the
         // first statement's "syntax". A locked file is the statement's to report: the
@@ -223,14 +242,27 @@ impl ReadOnlyConnection {
         setup().map_err(|e| open_err(e.to_string()))?;
         ensure_heap_limit();
         conn.authorizer(Some(authorize));
-        let state = Arc::new(RunState::new());
         let s = state.clone();
         conn.progress_handler(PROGRESS_OPS, Some(move || s.should_stop()));
         Ok(ReadOnlyConnection {
             conn,
             state,
             path: path.to_path_buf(),
+            snapshot,
         })
+    }
+
+    /// Whether this connection reads the file as immutable and the file has changed
+    /// since (or a write-ahead log now holds changes): it must be reopened before
+    /// the next statement, or it would mix old cached pages with new ones.
+    pub(crate) fn is_stale(&self) -> bool {
+        self.snapshot.as_ref().is_some_and(|s| !s.is_current())
+    }
+
+    /// Whether what the last statement read may be torn: the connection reads the
+    /// file as immutable and something wrote the file meanwhile.
+    pub(crate) fn file_changed(&self) -> bool {
+        self.snapshot.as_ref().is_some_and(|s| !s.file_unchanged())
     }
 
     /// The database file.

@@ -56,7 +56,8 @@ enum Runner {
 
 pub(crate) struct InProcess {
     runner: Runner,
-    interrupt: InterruptHandle,
+    /// The running connection's; replaced when a stale connection is reopened.
+    interrupt: Arc<Mutex<InterruptHandle>>,
     state: Arc<RunState>,
     queue: Queue,
     /// The running request's cancel time, set by `cancel`.
@@ -71,14 +72,17 @@ impl InProcess {
     /// An engine whose statements run on its own runner thread.
     pub(crate) fn open(db: &Path) -> Result<InProcess, QueryError> {
         let conn = ReadOnlyConnection::open(db)?;
-        let interrupt = conn.interrupt_handle();
+        let interrupt = Arc::new(Mutex::new(conn.interrupt_handle()));
         let state = conn.state.clone();
         let (tx, rx) = mpsc::channel::<Work>();
+        let runner_interrupt = interrupt.clone();
         std::thread::Builder::new()
             .name("loci-query-run".into())
             .stack_size(SQL_THREAD_STACK)
             .spawn(move || {
+                let mut conn = conn;
                 for work in rx {
+                    refresh(&mut conn, &runner_interrupt);
                     work(&conn);
                 }
             })
@@ -99,7 +103,7 @@ impl InProcess {
     pub(crate) fn open_on_caller(db: &Path) -> Result<InProcess, QueryError> {
         let conn = ReadOnlyConnection::open(db)?;
         Ok(InProcess {
-            interrupt: conn.interrupt_handle(),
+            interrupt: Arc::new(Mutex::new(conn.interrupt_handle())),
             state: conn.state.clone(),
             runner: Runner::Caller(Box::new(Mutex::new(Some(conn)))),
             queue: Queue::default(),
@@ -140,10 +144,11 @@ impl InProcess {
             .enter(q.id, deadline, || exec::timeout_error(q.timeout))?;
         let jobs = match &self.runner {
             Runner::Caller(conn) => {
-                let conn = conn.lock().unwrap_or_else(|p| p.into_inner());
-                let Some(conn) = conn.as_ref() else {
+                let mut conn = conn.lock().unwrap_or_else(|p| p.into_inner());
+                let Some(conn) = conn.as_mut() else {
                     return Err(QueryError::Closed("the query engine was closed".into()));
                 };
+                refresh(conn, &self.interrupt);
                 return work(conn, deadline);
             }
             Runner::Thread(jobs) => jobs,
@@ -188,7 +193,7 @@ impl InProcess {
                 // a long compilation; only while this request's statement is
                 // the one on the connection.
                 if self.state.current() == Some(q.id) {
-                    self.interrupt.interrupt();
+                    interrupt(&self.interrupt);
                 }
                 let ms = STOP_GRACE.as_millis();
                 return Err(if cancelled_at.is_some() {
@@ -219,7 +224,7 @@ impl InProcess {
         let outcome = self.queue.cancel(id, || {
             *self.cancel_at.lock().unwrap_or_else(|p| p.into_inner()) = Some((id, Instant::now()));
             self.state.cancel(id);
-            self.interrupt.interrupt();
+            interrupt(&self.interrupt);
         });
         outcome != Cancelled::Unknown
     }
@@ -241,6 +246,28 @@ impl InProcess {
                 }
             }
         }
+    }
+}
+
+/// Interrupts the statement on the engine's current connection.
+fn interrupt(handle: &Mutex<InterruptHandle>) {
+    handle.lock().unwrap_or_else(|p| p.into_inner()).interrupt();
+}
+
+/// Reopens a connection that reads the file as immutable once the file changed, so it
+/// sees the owner's changes instead of mixing cached pages (see `ReadOnlyConnection::
+/// is_stale`). A failed reopen keeps the old connection; its statement then reports
+/// the change as `busy`.
+fn refresh(conn: &mut ReadOnlyConnection, handle: &Mutex<InterruptHandle>) {
+    if !conn.is_stale() {
+        return;
+    }
+    match ReadOnlyConnection::open_with(&conn.path.clone(), conn.state.clone()) {
+        Ok(fresh) => {
+            *handle.lock().unwrap_or_else(|p| p.into_inner()) = fresh.interrupt_handle();
+            *conn = fresh;
+        }
+        Err(e) => tracing::debug!(error = %e, "reopening a stale read-only connection failed"),
     }
 }
 

@@ -44,6 +44,22 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A reader that may not write beside the index (the directory belongs to someone
+    /// else, or is mounted read-only) cannot read it: its write-ahead log holds changes,
+    /// and reading them needs a shared-memory file it cannot create.
+    #[error(
+        "{path} cannot be read by this user: its write-ahead log {wal} holds changes not yet in the file, and reading them needs {shm}, which this user can neither open nor create without write permission on {dir}"
+    )]
+    NoSharedMemory {
+        /// The database file.
+        path: PathBuf,
+        /// The write-ahead log.
+        wal: PathBuf,
+        /// The missing shared-memory file.
+        shm: PathBuf,
+        /// The directory this user may not write.
+        dir: PathBuf,
+    },
     /// No place for the registry: neither LOCI_HOME, XDG_DATA_HOME nor HOME is set.
     #[error("no data directory: set LOCI_HOME or XDG_DATA_HOME")]
     NoDataDir,

@@ -7,6 +7,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::StoreError;
 use crate::guard;
+use crate::read_only::open_read_only;
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 
 /// The marker directory loci keeps inside a workspace.
@@ -59,9 +60,12 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
 
 /// Opens an existing index read-only; refuses an unknown schema version, and a
 /// directory at the path with the writer's error. Readers never block on the writer (WAL).
+/// A reader that cannot create the WAL's side files still reads (see [`open_read_only`]);
+/// such a connection is for one command's reads: kept longer, it must be checked as
+/// [`open_read_only`] says.
 pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
     guard::existing_file(path)?;
-    let conn = open_read_only_file(path).map_err(|e| StoreError::sqlite(path, e))?;
+    let conn = open_read_only(path)?.conn;
     conn.busy_timeout(Duration::from_secs(2))
         .map_err(|e| StoreError::sqlite(path, e))?;
     let found: i64 = conn

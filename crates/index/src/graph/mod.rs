@@ -18,7 +18,7 @@ use crate::{IndexState, Lang, SymbolKind};
 
 pub use refs::{RefHit, Refs, refs};
 pub use search::{SearchHit, SearchOptions, search};
-pub use select::{Selector, find, resolve_selector};
+pub use select::{MAX_PATTERN_BYTES, Selector, find, resolve_selector};
 pub use traverse::{Direction, Reached, Traversal, callees, callers, impact, looks_like_file};
 
 /// A definition as every query reports it.
@@ -68,6 +68,17 @@ pub enum QueryError {
     /// The input is not valid (a bad glob, regex or kind).
     #[error("{0}")]
     Invalid(String),
+    /// An input (a pattern, a selector, a glob) is longer than
+    /// [`MAX_PATTERN_BYTES`]; checked before SQLite sees it.
+    #[error("the {what} is {len} bytes; the limit is {limit} bytes")]
+    TooLong {
+        /// What was too long (`name pattern`, `selector`...).
+        what: &'static str,
+        /// Its length in bytes.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// No index for this workspace.
     #[error("no index at {0}: run `loci index` first")]
     NoIndex(PathBuf),

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 
+use super::select::check_length;
 use super::{Graph, QueryError};
 use crate::walk::RelPath;
 
@@ -61,6 +62,10 @@ pub fn search(
 ) -> Result<(Vec<SearchHit>, bool), QueryError> {
     if pattern.is_empty() {
         return Err(QueryError::Invalid("empty search pattern".into()));
+    }
+    check_length("search pattern", pattern)?;
+    if let Some(glob) = &opts.path_glob {
+        check_length("path glob", glob)?;
     }
     let source = if opts.regex {
         pattern.to_string()

@@ -7,6 +7,24 @@ use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
 use crate::Lang;
 use crate::extract::SymbolKind;
 
+/// The longest name pattern, selector, search pattern or path glob accepted, in bytes:
+/// far above any real name or pattern, and below SQLite's own cap on a GLOB pattern
+/// (`SQLITE_LIMIT_LIKE_PATTERN_LENGTH`, 50,000 bytes), which would otherwise fail the
+/// query as a storage error.
+pub const MAX_PATTERN_BYTES: usize = 10_000;
+
+/// Refuses `text` (a `what`) longer than [`MAX_PATTERN_BYTES`].
+pub(crate) fn check_length(what: &'static str, text: &str) -> Result<(), QueryError> {
+    if text.len() > MAX_PATTERN_BYTES {
+        return Err(QueryError::TooLong {
+            what,
+            len: text.len(),
+            limit: MAX_PATTERN_BYTES,
+        });
+    }
+    Ok(())
+}
+
 /// A parsed symbol selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
@@ -26,6 +44,7 @@ pub enum Selector {
 impl Selector {
     /// Parses a selector; `Err` for an empty one.
     pub fn parse(text: &str) -> Result<Selector, QueryError> {
+        check_length("selector", text)?;
         let text = text.trim();
         if text.is_empty() {
             return Err(QueryError::Invalid("empty symbol name".into()));
@@ -163,6 +182,7 @@ pub fn find(
     if pattern.trim().is_empty() {
         return Err(QueryError::Invalid("empty pattern".into()));
     }
+    check_length("name pattern", pattern)?;
     let kind = match kind {
         Some(k) => Some(
             SymbolKind::from_name(k)
