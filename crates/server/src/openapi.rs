@@ -191,11 +191,22 @@ pub fn document() -> Value {
         point_refs(schema);
     }
 
-    let mut paths = Map::new();
+    let mut paths = json!({});
     for o in OPERATIONS {
-        let entry = paths.entry(o.path.to_string()).or_insert_with(|| json!({}));
-        entry[o.method] = operation(o);
+        paths[o.path][o.method] = operation(o);
     }
+    // The ids the workspace list answers are what every workspace route takes.
+    let links: Map<String, Value> = OPERATIONS
+        .iter()
+        .filter(|o| o.path.contains("{id}"))
+        .map(|o| {
+            (
+                o.id.to_string(),
+                json!({"operationId": o.id, "parameters": {"id": "$response.body#/workspaces/0/id"}}),
+            )
+        })
+        .collect();
+    paths["/api/v1/workspaces"]["get"]["responses"]["200"]["links"] = Value::Object(links);
     debug_assert!(
         OPERATIONS
             .iter()
@@ -303,5 +314,52 @@ fn omit_properties(schema: &mut Value, fields: &[&str]) {
     }
     if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
         required.retain(|r| !fields.iter().any(|f| r == f));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map {
+                    if k == "$ref" {
+                        out.push(child.as_str().unwrap_or_default().to_string());
+                    }
+                    refs(child, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| refs(i, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_ref_of_the_document_names_a_component_and_no_defs_remain() {
+        let doc = document();
+        let text = doc.to_string();
+        assert!(!text.contains("$defs"), "{text}");
+        assert!(!text.contains("\"$schema\""));
+        let components = doc["components"]["schemas"].as_object().unwrap();
+        let mut all = Vec::new();
+        refs(&doc, &mut all);
+        assert!(all.len() > 20);
+        for r in all {
+            let name = r
+                .strip_prefix("#/components/schemas/")
+                .unwrap_or_else(|| panic!("{r} does not point into the components"));
+            assert!(components.contains_key(name), "{r} names no component");
+        }
+        for o in OPERATIONS {
+            let op = &doc["paths"][o.path][o.method];
+            assert_eq!(op["operationId"], o.id);
+            assert!(op["responses"]["200"].is_object() && op["responses"]["default"].is_object());
+        }
+        // The stats answer carries no absolute path, in the schema as on the wire.
+        let stats = &components["StatsAnswer"]["properties"];
+        assert!(stats.get("workspace").is_none() && stats.get("index_path").is_none());
+        assert!(stats.get("files").is_some());
     }
 }

@@ -141,6 +141,21 @@ fn id(raw: &str) -> Result<i64, HttpError> {
     })
 }
 
+/// Over HTTP a file is named relative to the workspace root: the caller never knows,
+/// and is never told, where the workspace lives.
+fn relative_only(what: &str, value: &str) -> Result<(), HttpError> {
+    if std::path::Path::new(value).is_absolute() {
+        return Err(HttpError(
+            ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("`{what}` is an absolute path; over HTTP, files are named relative to the workspace root"),
+            )
+            .hint("pass the path as the index stores it, e.g. `src/lib.rs`"),
+        ));
+    }
+    Ok(())
+}
+
 async fn find(
     State(s): State<Shared>,
     Path(ws): Path<String>,
@@ -178,6 +193,7 @@ async fn traverse(
     direction: Direction,
     req: TraversalRequest,
 ) -> Reply<graph::TraversalPage> {
+    relative_only("target", &req.target)?;
     let answer = s
         .read(id(&ws)?, move |w, o| graph::traverse(w, direction, &req, o))
         .await?;
@@ -213,6 +229,7 @@ async fn outline(
     Path(ws): Path<String>,
     Body(req): Body<OutlineRequest>,
 ) -> Reply<graph::OutlinePage> {
+    relative_only("file", &req.file)?;
     let answer = s
         .read(id(&ws)?, move |w, o| graph::outline(w, &req, o))
         .await?;
