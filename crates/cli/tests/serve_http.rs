@@ -664,3 +664,22 @@ fn schemathesis_finds_no_failure_against_the_openapi_document() {
     assert!(out.contains("passed"), "{out}");
     assert!(!out.contains("Failed to extract data"), "{out}");
 }
+
+#[test]
+fn a_request_that_outlasts_the_timeout_gets_504_with_the_timeout_kind() {
+    let env = indexed();
+    let server = start(&env, &[], &[("LOCI_API_REQUEST_TIMEOUT_MS", "300")]);
+    let id = workspace_id(&server);
+    // The body never comes: the request is still running when its deadline passes.
+    let started = Instant::now();
+    let (status, body) = raw(
+        &server.addr,
+        &format!(
+            "POST /api/v1/workspaces/{id}/find HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{"
+        ),
+    );
+    assert_eq!(status, ErrorKind::Timeout.http_status(), "{body}");
+    assert_eq!(kind_of(&body), ErrorKind::Timeout.name(), "{body}");
+    assert!(body.contains("300 ms"), "the limit is named: {body}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
