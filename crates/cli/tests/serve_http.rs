@@ -48,6 +48,8 @@ fn start(env: &Env, extra: &[&str], vars: &[(&str, &str)]) -> Server {
     cmd.args(["serve", "--port", "0", "--json"])
         .args(extra)
         .env("LOCI_API_KEY", KEY)
+        .env_remove("LOCI_PROJECTS_BASE")
+        .env_remove("LOCI_MANAGED_ROOT")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -144,6 +146,9 @@ fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> {
                     }
                     "outline" => json!({"file": "src/lib.rs"}),
                     "search" => json!({"pattern": "parse"}),
+                    "create_workspace" => {
+                        json!({"locator": {"kind": "mounted", "segment": "made/here"}})
+                    }
                     other => panic!("no sample body for {other}"),
                 });
             out.push((method.clone(), path.replace("{id}", &id.to_string()), body));
@@ -227,10 +232,16 @@ fn every_route_refuses_a_missing_or_wrong_key_with_401() {
             );
             assert_eq!(kind_of(&text), unauthorized.name(), "{text}");
         }
-        // Both header forms of the right key pass.
+        // Both header forms of the right key pass (creation then answers `no_root`:
+        // this server has no root to create under).
         for auth in [bearer(), Some(("X-API-Key", KEY))] {
             let (status, text) = call(&server, &method, &path, body.as_ref(), auth);
-            assert_eq!(status, 200, "{method} {path} {auth:?}: {text}");
+            let expected = if method == "post" && path == "/api/v1/workspaces" {
+                ErrorKind::NoRoot.http_status()
+            } else {
+                200
+            };
+            assert_eq!(status, expected, "{method} {path} {auth:?}: {text}");
         }
     }
 }
@@ -601,10 +612,11 @@ fn the_generated_key_is_private_reused_and_never_printed() {
 /// be refused for rules the request schemas do not carry yet (a limit outside
 /// 1..=10000, a depth outside 1..=32, a cursor this API did not return, a pattern
 /// that does not parse): those answer 400/413/422 with the error envelope, so the
-/// positive-data check accepts them too. Every other check runs unchanged.
+/// positive-data check accepts them too, and 412 (`no_root`: this server has no root
+/// to create workspaces under). Every other check runs unchanged.
 const SCHEMATHESIS_CONFIG: &str = r#"
 [checks.positive_data_acceptance]
-expected-statuses = ["2xx", "400", "401", "403", "404", "409", "413", "422"]
+expected-statuses = ["2xx", "400", "401", "403", "404", "409", "412", "413", "422"]
 "#;
 
 fn on_path(name: &str) -> Option<std::path::PathBuf> {
@@ -626,7 +638,13 @@ fn schemathesis_finds_no_failure_against_the_openapi_document() {
         return;
     };
     let env = indexed();
-    let server = start(&env, &[], &[]);
+    // A real projects base, so creation is fuzzed too (every folder lands inside it).
+    let base = tempfile::tempdir().unwrap();
+    let server = start(
+        &env,
+        &[],
+        &[("LOCI_PROJECTS_BASE", base.path().to_str().unwrap())],
+    );
     assert!(workspace_id(&server) > 0);
     let config = env.home.path().join("schemathesis.toml");
     std::fs::write(&config, SCHEMATHESIS_CONFIG).unwrap();
@@ -682,4 +700,120 @@ fn a_request_that_outlasts_the_timeout_gets_504_with_the_timeout_kind() {
     assert_eq!(kind_of(&body), ErrorKind::Timeout.name(), "{body}");
     assert!(body.contains("300 ms"), "the limit is named: {body}");
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn workspace_create_over_http_makes_the_folder_once_and_refuses_adversarial_segments() {
+    let env = Env::new();
+    let base = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), base.path().join("link")).unwrap();
+    let base_text = base.path().to_string_lossy().into_owned();
+    let server = start(&env, &[], &[("LOCI_PROJECTS_BASE", &base_text)]);
+    let caps = get_json(&server, "/api/v1/capabilities");
+    assert!(
+        caps["capabilities"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("workspace.create")),
+        "{caps}"
+    );
+    let create = |body: Value| call(&server, "post", "/api/v1/workspaces", Some(&body), bearer());
+    let mounted = |segment: &str| json!({"locator": {"kind": "mounted", "segment": segment}});
+
+    let (status, first) = create(mounted("team/app"));
+    assert_eq!(status, 200, "{first}");
+    let first: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first["action"], "initialized");
+    assert_eq!(first["changed"], true);
+    assert_eq!(
+        first["locator"],
+        json!({"kind": "mounted", "segment": "team/app"})
+    );
+    assert!(base.path().join("team/app/.git").is_dir());
+    let (status, again) = create(mounted("team/app"));
+    assert_eq!(status, 200, "{again}");
+    let again: Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(again["id"], first["id"], "one workspace, confirmed once");
+    assert_eq!(again["changed"], false);
+    assert_eq!(again["action"], "already_a_repository");
+    let list = get_json(&server, "/api/v1/workspaces");
+    assert_eq!(list["workspaces"][0]["id"], first["id"]);
+    assert_eq!(list["workspaces"][0]["locator"], "mounted:team/app");
+
+    let mut answers = Vec::new();
+    for (segment, reason) in [
+        ("../escape", "parent_dir_component"),
+        ("/etc", "absolute"),
+        ("a//b", "empty_component"),
+        ("", "empty"),
+        ("a\u{0}b", "nul"),
+    ] {
+        let (status, text) = create(mounted(segment));
+        assert_eq!(
+            status,
+            ErrorKind::InvalidSegment.http_status(),
+            "{segment:?}: {text}"
+        );
+        assert_eq!(kind_of(&text), ErrorKind::InvalidSegment.name(), "{text}");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            v["error"]["detail"]["reason"], reason,
+            "{segment:?}: {text}"
+        );
+        answers.push(text);
+    }
+    // Through a symlink out of the base: refused, and nothing is made outside.
+    let (status, text) = create(mounted("link/inside"));
+    assert!((400..500).contains(&status), "{text}");
+    assert!(!outside.path().join("inside").exists());
+    answers.push(text);
+    // A path can never ride along, and an unknown kind is named.
+    for body in [
+        json!({"locator": {"kind": "mounted", "segment": "x", "path": "/tmp"}}),
+        json!({"locator": {"kind": "elsewhere", "segment": "x"}}),
+        json!({"locator": {"kind": "mounted", "segment": "x"}, "root": "/tmp"}),
+    ] {
+        let (status, text) = create(body.clone());
+        assert_eq!(
+            status,
+            ErrorKind::InvalidInput.http_status(),
+            "{body}: {text}"
+        );
+        answers.push(text);
+    }
+    // The managed root is not configured: named, with its variable.
+    let (status, text) = create(json!({"locator": {"kind": "managed", "name": "app"}}));
+    assert_eq!(status, ErrorKind::NoRoot.http_status(), "{text}");
+    assert!(text.contains("LOCI_MANAGED_ROOT"), "{text}");
+    answers.push(text);
+    let canonical = std::fs::canonicalize(base.path())
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    for text in &answers {
+        assert!(
+            !text.contains(&base_text) && !text.contains(&canonical),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn without_a_root_workspace_create_is_not_declared_and_answers_no_root() {
+    let env = Env::new();
+    let server = start(&env, &[], &[]);
+    let caps = get_json(&server, "/api/v1/capabilities");
+    let caps = caps["capabilities"].as_array().unwrap();
+    assert!(caps.contains(&json!("graph.read")), "{caps:?}");
+    assert!(!caps.contains(&json!("workspace.create")), "{caps:?}");
+    let (status, text) = call(
+        &server,
+        "post",
+        "/api/v1/workspaces",
+        Some(&json!({"locator": {"kind": "mounted", "segment": "team/app"}})),
+        bearer(),
+    );
+    assert_eq!(status, ErrorKind::NoRoot.http_status(), "{text}");
+    assert_eq!(kind_of(&text), ErrorKind::NoRoot.name());
 }

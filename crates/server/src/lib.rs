@@ -10,6 +10,7 @@
 //! requests in flight for at most [`DRAIN`], tear every child down, exit 0).
 #![deny(missing_docs)]
 
+pub mod create;
 pub mod guard;
 pub mod key;
 pub mod openapi;

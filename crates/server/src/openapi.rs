@@ -87,6 +87,14 @@ pub const OPERATIONS: &[Operation] = &[
     ),
     op(
         "post",
+        "/api/v1/workspaces",
+        "create_workspace",
+        "Creates (or confirms) a workspace under a configured root, by locator (capability workspace.create).",
+        Some("CreateWorkspaceRequest"),
+        "CreatedWorkspace",
+    ),
+    op(
+        "post",
         "/api/v1/workspaces/{id}/find",
         "find",
         "Definitions by name or glob.",
@@ -175,6 +183,14 @@ pub fn document() -> Value {
     own(
         "WorkspaceSummaries",
         generator.root_schema_for::<WorkspaceSummaries>(),
+    );
+    own(
+        "CreateWorkspaceRequest",
+        generator.root_schema_for::<crate::create::CreateWorkspaceRequest>(),
+    );
+    own(
+        "CreatedWorkspace",
+        generator.root_schema_for::<crate::create::CreatedWorkspace>(),
     );
     if let Some(stats) = roots.get_mut("StatsAnswer") {
         omit_properties(stats, STATS_PATH_FIELDS);

@@ -69,7 +69,10 @@ pub fn router() -> Router<Shared> {
         .route("/health", get(health))
         .route(&format!("{PREFIX}/capabilities"), get(capabilities))
         .route(&format!("{PREFIX}/openapi.json"), get(openapi))
-        .route(&format!("{PREFIX}/workspaces"), get(workspaces))
+        .route(
+            &format!("{PREFIX}/workspaces"),
+            get(workspaces).post(create_workspace),
+        )
         .route(&ws("find"), post(find))
         .route(&ws("def"), post(def))
         .route(&ws("refs"), post(refs))
@@ -89,10 +92,33 @@ async fn health() -> axum::Json<Health> {
     })
 }
 
-async fn capabilities() -> axum::Json<Capabilities> {
-    axum::Json(Capabilities {
-        capabilities: CAPABILITIES.iter().map(|c| c.to_string()).collect(),
-    })
+async fn capabilities() -> Reply<Capabilities> {
+    let create = blocking(|| Ok(crate::create::available())).await?;
+    let mut capabilities: Vec<String> = CAPABILITIES.iter().map(|c| c.to_string()).collect();
+    if create {
+        capabilities.push(WORKSPACE_CREATE.into());
+    }
+    Ok(axum::Json(Capabilities { capabilities }))
+}
+
+/// Declared only when a root is configured to create under.
+pub const WORKSPACE_CREATE: &str = "workspace.create";
+
+async fn create_workspace(
+    Body(req): Body<crate::create::CreateWorkspaceRequest>,
+) -> Reply<crate::create::CreatedWorkspace> {
+    let created = blocking(move || crate::create::create(&req)).await?;
+    Ok(axum::Json(created))
+}
+
+/// Runs `f` on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, HttpError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(answer) => answer.map_err(HttpError),
+        Err(e) => Err(HttpError(ApiError::new(ErrorKind::Internal, e.to_string()))),
+    }
 }
 
 async fn openapi() -> axum::Json<serde_json::Value> {
@@ -107,9 +133,7 @@ async fn not_found(uri: axum::http::Uri) -> HttpError {
 }
 
 async fn workspaces() -> Reply<WorkspaceSummaries> {
-    let listed = tokio::task::spawn_blocking(loci_api::workspaces::list)
-        .await
-        .map_err(|e| HttpError(ApiError::new(ErrorKind::Internal, e.to_string())))??;
+    let listed = blocking(loci_api::workspaces::list).await?;
     let workspaces = listed
         .workspaces
         .into_iter()

@@ -124,12 +124,26 @@ pub fn unknown_workspace(id: i64) -> ApiError {
 
 /// The error with the workspace's absolute paths replaced by placeholders: no
 /// absolute path crosses the network.
-pub fn redact(mut e: ApiError, root: &str, index_path: &str) -> ApiError {
+pub fn redact(e: ApiError, root: &str, index_path: &str) -> ApiError {
+    redact_all(
+        e,
+        &[
+            (index_path.to_string(), "<index>"),
+            (root.to_string(), "<workspace>"),
+        ],
+    )
+}
+
+/// The error with each path replaced by its placeholder (a path followed by `/`
+/// disappears, so what is under it reads as relative), in the given order.
+pub fn redact_all(mut e: ApiError, paths: &[(String, &str)]) -> ApiError {
     let scrub = |s: &str| -> String {
         let mut out = s.to_string();
-        for (path, shown) in [(index_path, "<index>"), (root, "<workspace>")] {
+        for (path, shown) in paths {
             if !path.is_empty() {
-                out = out.replace(&format!("{path}/"), "").replace(path, shown);
+                out = out
+                    .replace(&format!("{path}/"), "")
+                    .replace(path.as_str(), shown);
             }
         }
         out
