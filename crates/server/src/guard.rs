@@ -55,12 +55,18 @@ fn authorized(state: &Shared, headers: &HeaderMap) -> bool {
     let bearer = headers
         .get_all(header::AUTHORIZATION)
         .iter()
-        .filter_map(|v| v.as_bytes().strip_prefix(b"Bearer "));
+        .filter_map(|v| bearer_token(v.as_bytes()));
     let api_key = headers.get_all("x-api-key").iter().map(|v| v.as_bytes());
     // Every candidate is compared (no early exit on the first mismatch).
     bearer
         .chain(api_key)
         .fold(false, |ok, offered| state.key.matches(offered) | ok)
+}
+
+/// The token of `Bearer TOKEN` (the scheme is case-insensitive, RFC 9110).
+fn bearer_token(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, token) = value.split_at_checked(7)?;
+    scheme.eq_ignore_ascii_case(b"bearer ").then_some(token)
 }
 
 /// `Host` and `Origin`, when present, must name a loopback host (any port).
