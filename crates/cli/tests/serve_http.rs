@@ -821,3 +821,32 @@ fn without_a_root_workspace_create_is_not_declared_and_answers_no_root() {
     assert_eq!(status, ErrorKind::NoRoot.http_status(), "{text}");
     assert_eq!(kind_of(&text), ErrorKind::NoRoot.name());
 }
+
+#[test]
+fn a_request_that_never_finishes_does_not_hold_the_stop_past_the_drain() {
+    let env = indexed();
+    let mut server = start(&env, &[], &[]);
+    let id = workspace_id(&server);
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "POST /api/v1/workspaces/{id}/find HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\nContent-Type: application/json\r\nContent-Length: 50\r\nExpect: 100-continue\r\n\r\n"
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 100"), "{line:?}");
+    // The body never comes; the stop waits for it at most the drain (5 s).
+    let pid = rustix::process::Pid::from_child(&server.child);
+    let stopped = Instant::now();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = wait_exit(&mut server.child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(
+        stopped.elapsed() < Duration::from_secs(12),
+        "the drain is bounded: {:?}",
+        stopped.elapsed()
+    );
+}
