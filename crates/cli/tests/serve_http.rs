@@ -52,7 +52,7 @@ fn start(env: &Env, extra: &[&str], vars: &[(&str, &str)]) -> Server {
         .env_remove("LOCI_MANAGED_ROOT")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stderr(Stdio::null());
     for (k, v) in vars {
         cmd.env(k, v);
     }
@@ -849,4 +849,63 @@ fn a_request_that_never_finishes_does_not_hold_the_stop_past_the_drain() {
         "the drain is bounded: {:?}",
         stopped.elapsed()
     );
+}
+
+#[test]
+fn allow_remote_binds_beyond_loopback_with_a_warning_and_still_needs_the_key() {
+    let env = indexed();
+    let mut child = env
+        .cmd()
+        .args([
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--allow-remote",
+            "--json",
+        ])
+        .env("LOCI_API_KEY", KEY)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut warning = String::new();
+    stderr.read_line(&mut warning).unwrap();
+    assert!(
+        warning.contains("warning") && warning.contains("0.0.0.0"),
+        "{warning}"
+    );
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: Value = serde_json::from_str(&line).unwrap();
+    let port = v["listening"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let server = Server {
+        child,
+        addr: format!("127.0.0.1:{port}"),
+    };
+    let request = |auth: &str| {
+        raw(
+            &server.addr,
+            &format!(
+                "GET /api/v1/workspaces HTTP/1.1\r\nHost: evil.example\r\n{auth}Connection: close\r\n\r\n"
+            ),
+        )
+    };
+    let (status, body) = request(&format!("X-API-Key: {KEY}\r\n"));
+    assert_eq!(
+        status, 200,
+        "a remote Host is accepted with --allow-remote: {body}"
+    );
+    let (status, body) = request("");
+    assert_eq!(status, ErrorKind::Unauthorized.http_status(), "{body}");
 }
