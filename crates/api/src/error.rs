@@ -101,6 +101,9 @@ error_kinds! {
     Watch = "watch", Failure, 500;
     /// The request carries no valid API key.
     Unauthorized = "unauthorized", Usage, 401;
+    /// The request's `Host` or `Origin` is not a loopback name and the server was not
+    /// started with `--allow-remote` (DNS rebinding, cross-site requests).
+    ForbiddenHost = "forbidden_host", Usage, 403;
     /// The server lacks a capability the caller requires.
     CapabilityMissing = "capability_missing", Failure, 412;
     /// The database failed.

@@ -72,6 +72,8 @@ enum Command {
     Worker(cmd::worker::WorkerArgs),
     /// Create or list workspaces inside the roots loci owns.
     Workspace(cmd::workspace::WorkspaceArgs),
+    /// Serve the authenticated HTTP API (loopback only unless --allow-remote).
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,7 +89,10 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e, wants_json),
     };
     let as_json = cli.json;
-    if !matches!(cli.command, Command::Gate(_) | Command::Worker(_)) {
+    if !matches!(
+        cli.command,
+        Command::Gate(_) | Command::Worker(_) | Command::Serve(_)
+    ) {
         report_signals(as_json);
     }
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
@@ -148,6 +153,7 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Query(a) => cmd::query::run(a, ws, json),
         Command::Worker(a) => cmd::worker::run(a),
         Command::Workspace(a) => cmd::workspace::run(a, json),
+        Command::Serve(a) => cmd::serve::run(a, json),
     }
 }
 

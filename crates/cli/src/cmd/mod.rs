@@ -8,6 +8,7 @@ pub mod index;
 pub mod list;
 pub mod query;
 pub mod rebuild;
+pub mod serve;
 pub mod status;
 pub mod sync;
 pub mod watch;

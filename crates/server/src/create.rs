@@ -1,0 +1,124 @@
+//! `POST /api/v1/workspaces`: creates (or confirms) a workspace under a root of this
+//! server's own configuration, named by a locator — never by a path. The wire types
+//! here only carry the request to `loci_api::workspaces::create`, which validates the
+//! name or segment with the one ruler (`invalid_segment` naming the rule) and confirms
+//! the workspace in the registry.
+
+use loci_api::{ApiError, ErrorKind};
+use loci_paths::{Locator, RootKind, Roots};
+use loci_workspace::{Action, CreateRequest, Created};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Where the workspace goes: a root kind and the name or segment under it.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LocatorBody {
+    /// A single name under the managed root (`A-Z a-z 0-9 _ -`, at most 64).
+    Managed {
+        /// The name.
+        name: String,
+    },
+    /// A relative path under the projects base, e.g. `team/app`.
+    Mounted {
+        /// The segment.
+        segment: String,
+    },
+}
+
+/// The request: where to create the workspace.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateWorkspaceRequest {
+    /// The locator.
+    pub locator: LocatorBody,
+}
+
+/// What was done in the folder.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CreateAction {
+    /// `git init` ran.
+    Initialized,
+    /// `git clone` ran.
+    Cloned,
+    /// The folder already was a git repository; git was not run.
+    AlreadyARepository,
+}
+
+/// The answer: the workspace's registry id and locator (no path).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CreatedWorkspace {
+    /// The registry id (the `{id}` of the workspace routes).
+    pub id: i64,
+    /// How callers name it from now on.
+    pub locator: LocatorBody,
+    /// What was done in the folder.
+    pub action: CreateAction,
+    /// Whether the folder itself was created (false when it existed).
+    pub created_dir: bool,
+    /// Whether the registry was written (false when the workspace was already confirmed).
+    pub changed: bool,
+    /// Unix seconds of the first confirmation.
+    pub verified_at: Option<i64>,
+}
+
+/// The roots this server creates under (`roots.managed`, `roots.base`).
+pub fn roots() -> Result<Roots, ApiError> {
+    loci_api::workspaces::roots(&loci_api::config(None))
+}
+
+/// Whether any root is configured (the `workspace.create` capability).
+pub fn available() -> bool {
+    roots().is_ok_and(|r| r.managed().is_ok() || r.base().is_ok())
+}
+
+/// Creates the workspace; errors name the rule broken, never the root's path.
+pub fn create(req: &CreateWorkspaceRequest) -> Result<CreatedWorkspace, ApiError> {
+    let roots = roots()?;
+    let request = match &req.locator {
+        LocatorBody::Managed { name } => CreateRequest::managed(name.clone()),
+        LocatorBody::Mounted { segment } => CreateRequest::mounted(segment.clone()),
+    };
+    let created = loci_api::workspaces::create(&roots, &request).map_err(|e| {
+        let shown: Vec<(String, &str)> =
+            [(RootKind::Managed, "<managed>"), (RootKind::Base, "<base>")]
+                .into_iter()
+                .filter_map(|(kind, shown)| {
+                    let path = roots.get(kind).ok()?.path().to_string_lossy().into_owned();
+                    Some((path, shown))
+                })
+                .collect();
+        crate::state::redact_all(e, &shown)
+    })?;
+    answer(created)
+}
+
+fn answer(created: Created) -> Result<CreatedWorkspace, ApiError> {
+    let locator = match &created.locator {
+        Locator::Managed { name } => LocatorBody::Managed {
+            name: name.as_str().to_string(),
+        },
+        Locator::Mounted { segment } => LocatorBody::Mounted {
+            segment: segment.as_str().to_string(),
+        },
+        Locator::Unavailable { reason } => {
+            return Err(ApiError::new(
+                ErrorKind::Internal,
+                format!("a created workspace came back unavailable: {reason}"),
+            ));
+        }
+    };
+    Ok(CreatedWorkspace {
+        id: created.confirmed.id,
+        locator,
+        action: match created.action {
+            Action::Initialized => CreateAction::Initialized,
+            Action::Cloned => CreateAction::Cloned,
+            Action::AlreadyARepository => CreateAction::AlreadyARepository,
+        },
+        created_dir: created.created_dir,
+        changed: created.confirmed.changed,
+        verified_at: created.confirmed.verified_at,
+    })
+}

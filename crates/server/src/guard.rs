@@ -1,0 +1,148 @@
+//! What every request passes before a handler: loopback `Host` and `Origin` (unless
+//! `--allow-remote`), the API key (every route but `GET /health`), and the request
+//! deadline (`api.requestTimeoutMs`).
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use loci_api::{ApiError, ErrorKind};
+
+use crate::reply::HttpError;
+use crate::state::Shared;
+
+/// The one route that answers without a key.
+pub const HEALTH_PATH: &str = "/health";
+
+/// The guard layer (see the module doc).
+pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    if !state.allow_remote
+        && let Err(e) = loopback_only(req.headers())
+    {
+        return HttpError(e).into_response();
+    }
+    if req.uri().path() != HEALTH_PATH && !authorized(&state, req.headers()) {
+        return HttpError(
+            ApiError::new(
+                ErrorKind::Unauthorized,
+                "this request carries no valid API key",
+            )
+            .hint(
+                "send `Authorization: Bearer KEY` or `X-API-Key: KEY`; the key is LOCI_API_KEY, \
+                 else the file `api-key` beside loci's registry",
+            ),
+        )
+        .into_response();
+    }
+    let limit = state.request_timeout;
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(response) => response,
+        Err(_) => HttpError(
+            ApiError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "the request did not finish within api.requestTimeoutMs ({} ms)",
+                    limit.as_millis()
+                ),
+            )
+            .hint("narrow the question (depth, limit, path), or raise api.requestTimeoutMs"),
+        )
+        .into_response(),
+    }
+}
+
+fn authorized(state: &Shared, headers: &HeaderMap) -> bool {
+    let bearer = headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .filter_map(|v| bearer_token(v.as_bytes()));
+    let api_key = headers.get_all("x-api-key").iter().map(|v| v.as_bytes());
+    // Every candidate is compared (no early exit on the first mismatch).
+    bearer
+        .chain(api_key)
+        .fold(false, |ok, offered| state.key.matches(offered) | ok)
+}
+
+/// The token of `Bearer TOKEN` (the scheme is case-insensitive, RFC 9110).
+fn bearer_token(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, token) = value.split_at_checked(7)?;
+    scheme.eq_ignore_ascii_case(b"bearer ").then_some(token)
+}
+
+/// `Host` and `Origin`, when present, must name a loopback host (any port).
+fn loopback_only(headers: &HeaderMap) -> Result<(), ApiError> {
+    for (name, strip_scheme) in [(header::HOST, false), (header::ORIGIN, true)] {
+        for value in headers.get_all(&name) {
+            let text = String::from_utf8_lossy(value.as_bytes());
+            let authority = if strip_scheme {
+                text.strip_prefix("http://")
+                    .or_else(|| text.strip_prefix("https://"))
+                    .unwrap_or("")
+            } else {
+                &text
+            };
+            if !is_loopback_authority(authority) {
+                return Err(ApiError::new(
+                    ErrorKind::ForbiddenHost,
+                    format!("{name} `{text}` is not a loopback name (localhost, 127.0.0.1, [::1])"),
+                )
+                .hint("this server only answers local callers; start it with `loci serve --allow-remote` to accept others"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `localhost`, `127.0.0.1`, `[::1]`, each with an optional port.
+pub fn is_loopback_authority(authority: &str) -> bool {
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((h, tail)) if tail.is_empty() || valid_port(tail) => h,
+            _ => return false,
+        }
+    } else {
+        match authority.split_once(':') {
+            Some((h, port)) if valid_port(&format!(":{port}")) => h,
+            Some(_) => return false,
+            None => authority,
+        }
+    };
+    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1" || host == "::1"
+}
+
+fn valid_port(tail: &str) -> bool {
+    tail.strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.parse::<u16>().is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_authority as ok;
+
+    #[test]
+    fn loopback_names_with_any_port_pass_and_lookalikes_do_not() {
+        for good in [
+            "localhost",
+            "LOCALHOST:8000",
+            "127.0.0.1",
+            "127.0.0.1:1",
+            "[::1]",
+            "[::1]:65535",
+        ] {
+            assert!(ok(good), "{good}");
+        }
+        for bad in [
+            "evil.example",
+            "localhost.evil.example",
+            "127.0.0.1.evil.example",
+            "127.0.0.1:80:80",
+            "[::1]x",
+            "localhost:",
+            "::1",
+            "",
+            "10.0.0.1:8000",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
+    }
+}

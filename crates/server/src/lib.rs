@@ -1,0 +1,200 @@
+//! `loci serve`: loci's authenticated HTTP API over `loci_api`.
+//!
+//! A front end and nothing more: every handler converts the request, calls one
+//! `loci_api` function on the blocking pool and converts the answer back; errors are
+//! `loci_api::ApiError`s with the HTTP status of their kind in the one error table.
+//! What the server adds is only what HTTP needs: the API key on every route but
+//! `GET /health`, loopback-only `Host`/`Origin` unless `--allow-remote`, a body limit
+//! (`api.maxBodyBytes`), a deadline per request (`api.requestTimeoutMs`), no absolute
+//! path in any answer, and a graceful stop (SIGTERM/SIGINT: stop accepting, drain the
+//! requests in flight for at most [`DRAIN`], tear every child down, exit 0).
+#![deny(missing_docs)]
+
+pub mod create;
+pub mod guard;
+pub mod key;
+pub mod openapi;
+pub mod reply;
+pub mod routes;
+pub mod state;
+
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use loci_api::{ApiError, ErrorKind};
+use tower_http::trace::TraceLayer;
+
+use crate::state::AppState;
+
+/// How long in-flight requests may run on after a stop signal.
+pub const DRAIN: Duration = Duration::from_secs(5);
+/// Threads reads may use at once (each holds one SQLite connection).
+const MAX_BLOCKING_THREADS: usize = 64;
+
+/// How `loci serve` was asked to run.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The host or address to bind.
+    pub host: String,
+    /// The port (default `api.port`; 0 picks a free one).
+    pub port: Option<u16>,
+    /// Accept non-loopback binds, `Host` and `Origin`.
+    pub allow_remote: bool,
+    /// Print `{"listening": "ADDR"}` on stdout once bound.
+    pub json: bool,
+}
+
+/// Runs the server until SIGTERM or SIGINT, then drains and returns `Ok`.
+pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
+    let cfg = loci_api::config(None);
+    let port = opts.port.unwrap_or_else(|| cfg.api_port());
+    let addr = resolve(&opts.host, port)?;
+    if !addr.ip().is_loopback() {
+        if !opts.allow_remote {
+            return Err(ApiError::new(
+                ErrorKind::Usage,
+                format!("{} is not a loopback address", opts.host),
+            )
+            .hint("binding beyond this machine needs `--allow-remote` (then anyone who can reach it and has the key can read every registered workspace)"));
+        }
+        eprintln!(
+            "loci serve: warning: listening on {addr}, reachable from other machines; every request still needs the API key"
+        );
+    }
+    let key = key::load()?;
+    let max_body = usize::try_from(cfg.api_max_body_bytes()).unwrap_or(usize::MAX);
+    let state = Arc::new(AppState::new(
+        key,
+        opts.allow_remote,
+        max_body,
+        cfg.api_request_timeout(),
+        cfg.read_deadline(),
+    ));
+    let listener = bind(addr)?;
+    let bound = listener.local_addr().map_err(|e| {
+        ApiError::new(
+            ErrorKind::Failure,
+            format!("cannot read the bound address: {e}"),
+        )
+    })?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(MAX_BLOCKING_THREADS)
+        .thread_name("loci-serve")
+        .build()
+        .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot start the runtime: {e}")))?;
+    let result = runtime.block_on(run(listener, bound, state, opts.json));
+    // Reads still running past the drain are cancelled with the runtime.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    loci_supervisor::teardown_all_children();
+    result
+}
+
+async fn run(
+    listener: TcpListener,
+    bound: SocketAddr,
+    state: Arc<AppState>,
+    json: bool,
+) -> Result<(), ApiError> {
+    let listener = tokio::net::TcpListener::from_std(listener)
+        .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot listen on {bound}: {e}")))?;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
+        tracing::info!(signal, "stopping: draining requests in flight");
+        let _ = stop_tx.send(true);
+    }));
+    let app = routes::router()
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::guard,
+        ))
+        .layer(DefaultBodyLimit::max(state.max_body_bytes))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state);
+    let mut stopped = stop_rx.clone();
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let _ = stopped.wait_for(|s| *s).await;
+    });
+    let mut serving = tokio::spawn(server.into_future());
+
+    eprintln!("loci serve: listening on http://{bound}");
+    if json {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::json!({ "listening": bound.to_string() })
+        );
+        let _ = out.flush();
+    }
+
+    let mut stop = stop_rx;
+    tokio::select! {
+        ended = &mut serving => return served(ended),
+        _ = stop.wait_for(|s| *s) => {}
+    }
+    match tokio::time::timeout(DRAIN, &mut serving).await {
+        Ok(ended) => served(ended),
+        Err(_) => {
+            tracing::warn!(
+                "requests still in flight after {} s: stopping anyway",
+                DRAIN.as_secs()
+            );
+            serving.abort();
+            Ok(())
+        }
+    }
+}
+
+fn served(ended: Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<(), ApiError> {
+    match ended {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(ApiError::new(
+            ErrorKind::Failure,
+            format!("the server failed: {e}"),
+        )),
+        Err(e) => Err(ApiError::new(
+            ErrorKind::Internal,
+            format!("the server task failed: {e}"),
+        )),
+    }
+}
+
+/// The address of `host:port` (an IP, or a name such as `localhost`).
+fn resolve(host: &str, port: u16) -> Result<SocketAddr, ApiError> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, port));
+    }
+    (host, port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorKind::Usage,
+                format!("cannot resolve the host `{host}`"),
+            )
+            .hint("pass an address such as 127.0.0.1 or ::1")
+        })
+}
+
+/// Binds `addr`; a port already in use is `bind_conflict`.
+fn bind(addr: SocketAddr) -> Result<TcpListener, ApiError> {
+    let listener = TcpListener::bind(addr).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            ApiError::new(ErrorKind::BindConflict, format!("{addr} is already in use"))
+                .hint("stop the other server, or pass another --port (0 picks a free one)")
+        } else {
+            ApiError::new(ErrorKind::Failure, format!("cannot bind {addr}: {e}"))
+        }
+    })?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot listen on {addr}: {e}")))?;
+    Ok(listener)
+}

@@ -1,0 +1,381 @@
+//! The OpenAPI 3.1 document, generated: every type's schema comes from its Rust type
+//! through schemars (`loci_api::schema::schemas()` and this crate's own answers), with
+//! each root's `$defs` hoisted into `components/schemas` and every `$ref` pointed there.
+
+use std::collections::BTreeMap;
+
+use schemars::SchemaGenerator;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value, json};
+
+use crate::routes::{Capabilities, Health, PREFIX, STATS_PATH_FIELDS, WorkspaceSummaries};
+
+/// One documented route.
+#[derive(Debug, Clone, Copy)]
+pub struct Operation {
+    /// `get` or `post`.
+    pub method: &'static str,
+    /// The path, with `{id}` for a workspace's registry id.
+    pub path: &'static str,
+    /// The operationId.
+    pub id: &'static str,
+    /// One line on what it does.
+    pub summary: &'static str,
+    /// The request body's schema, if it takes one.
+    pub request: Option<&'static str>,
+    /// The 200 answer's schema.
+    pub response: &'static str,
+    /// Whether the API key is required.
+    pub auth: bool,
+}
+
+const fn op(
+    method: &'static str,
+    path: &'static str,
+    id: &'static str,
+    summary: &'static str,
+    request: Option<&'static str>,
+    response: &'static str,
+) -> Operation {
+    Operation {
+        method,
+        path,
+        id,
+        summary,
+        request,
+        response,
+        auth: true,
+    }
+}
+
+/// Every route the server answers.
+pub const OPERATIONS: &[Operation] = &[
+    Operation {
+        auth: false,
+        ..op(
+            "get",
+            "/health",
+            "health",
+            "Liveness and version (no key needed).",
+            None,
+            "Health",
+        )
+    },
+    op(
+        "get",
+        "/api/v1/capabilities",
+        "capabilities",
+        "What this server implements.",
+        None,
+        "Capabilities",
+    ),
+    op(
+        "get",
+        "/api/v1/openapi.json",
+        "openapi",
+        "This document.",
+        None,
+        "OpenApiDocument",
+    ),
+    op(
+        "get",
+        "/api/v1/workspaces",
+        "workspaces",
+        "The registered workspaces, by id (never by absolute path).",
+        None,
+        "WorkspaceSummaries",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces",
+        "create_workspace",
+        "Creates (or confirms) a workspace under a configured root, by locator (capability workspace.create).",
+        Some("CreateWorkspaceRequest"),
+        "CreatedWorkspace",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/find",
+        "find",
+        "Definitions by name or glob.",
+        Some("FindRequest"),
+        "SymbolsPage",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/def",
+        "def",
+        "Where a symbol is defined.",
+        Some("SymbolRequest"),
+        "SymbolsPage",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/refs",
+        "refs",
+        "Every use of a symbol.",
+        Some("SymbolRequest"),
+        "RefsPage",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/callers",
+        "callers",
+        "Who calls a symbol.",
+        Some("TraversalRequest"),
+        "TraversalPage",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/callees",
+        "callees",
+        "What a symbol calls.",
+        Some("TraversalRequest"),
+        "TraversalPage",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/impact",
+        "impact",
+        "What depends on a symbol or a file.",
+        Some("TraversalRequest"),
+        "TraversalPage",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/outline",
+        "outline",
+        "The definitions of one file, nested.",
+        Some("OutlineRequest"),
+        "OutlinePage",
+    ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/search",
+        "search",
+        "Code text search.",
+        Some("SearchRequest"),
+        "SearchPage",
+    ),
+    op(
+        "get",
+        "/api/v1/workspaces/{id}/stats",
+        "stats",
+        "Counts of the index (no absolute paths).",
+        None,
+        "StatsAnswer",
+    ),
+];
+
+/// The whole document.
+pub fn document() -> Value {
+    let mut components = Map::new();
+    let mut roots: BTreeMap<String, Value> = loci_api::schema::schemas()
+        .into_iter()
+        .map(|(name, schema)| (name.to_string(), schema.to_value()))
+        .collect();
+    let mut generator = SchemaGenerator::new(SchemaSettings::draft2020_12());
+    let mut own = |name: &str, schema: schemars::Schema| {
+        roots.insert(name.to_string(), schema.to_value());
+    };
+    own("Health", generator.root_schema_for::<Health>());
+    own("Capabilities", generator.root_schema_for::<Capabilities>());
+    own(
+        "WorkspaceSummaries",
+        generator.root_schema_for::<WorkspaceSummaries>(),
+    );
+    own(
+        "CreateWorkspaceRequest",
+        generator.root_schema_for::<crate::create::CreateWorkspaceRequest>(),
+    );
+    own(
+        "CreatedWorkspace",
+        generator.root_schema_for::<crate::create::CreatedWorkspace>(),
+    );
+    if let Some(stats) = roots.get_mut("StatsAnswer") {
+        omit_properties(stats, STATS_PATH_FIELDS);
+    }
+    roots.insert(
+        "OpenApiDocument".into(),
+        json!({"type": "object", "description": "An OpenAPI 3.1 document.", "required": ["openapi", "paths"]}),
+    );
+    for (name, mut schema) in roots {
+        hoist(&mut schema, &mut components);
+        components.insert(name, schema);
+    }
+    for schema in components.values_mut() {
+        point_refs(schema);
+    }
+
+    let mut paths = json!({});
+    for o in OPERATIONS {
+        paths[o.path][o.method] = operation(o);
+    }
+    // The ids the workspace list answers are what every workspace route takes.
+    let links: Map<String, Value> = OPERATIONS
+        .iter()
+        .filter(|o| o.path.contains("{id}"))
+        .map(|o| {
+            (
+                o.id.to_string(),
+                json!({"operationId": o.id, "parameters": {"id": "$response.body#/workspaces/0/id"}}),
+            )
+        })
+        .collect();
+    paths["/api/v1/workspaces"]["get"]["responses"]["200"]["links"] = Value::Object(links);
+    debug_assert!(
+        OPERATIONS
+            .iter()
+            .all(|o| o.path == "/health" || o.path.starts_with(PREFIX))
+    );
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "loci",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "loci's HTTP API: the code graph of each registered workspace. Every route but /health needs the API key (Authorization: Bearer KEY, or X-API-Key: KEY). Errors are the error envelope, with the status of their kind in loci's error table.",
+        },
+        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+        "servers": [{"url": "/"}],
+        "security": [{"bearer": []}, {"apiKey": []}],
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "The API key as a bearer token."},
+                "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "The API key."},
+            },
+        },
+    })
+}
+
+fn operation(o: &Operation) -> Value {
+    let schema_ref = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
+    let error = json!({
+        "description": "An error: its kind's status in loci's error table, the error envelope as the body.",
+        "content": {"application/json": {"schema": schema_ref("ErrorEnvelope")}},
+    });
+    let mut responses = Map::new();
+    responses.insert(
+        "200".into(),
+        json!({"description": "The answer.", "content": {"application/json": {"schema": schema_ref(o.response)}}}),
+    );
+    responses.insert("default".into(), error);
+    let mut v = json!({
+        "operationId": o.id,
+        "summary": o.summary,
+        "responses": responses,
+    });
+    if !o.auth {
+        v["security"] = json!([]);
+    }
+    if o.path.contains("{id}") {
+        v["parameters"] = json!([{
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The workspace's registry id (GET /api/v1/workspaces).",
+            "schema": {"type": "integer", "format": "int64"},
+        }]);
+    }
+    if let Some(req) = o.request {
+        v["requestBody"] = json!({
+            "required": true,
+            "content": {"application/json": {"schema": schema_ref(req)}},
+        });
+    }
+    v
+}
+
+/// Moves a root schema's `$defs` into the components and drops `$schema`.
+fn hoist(schema: &mut Value, components: &mut Map<String, Value>) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    map.remove("$schema");
+    if let Some(Value::Object(defs)) = map.remove("$defs") {
+        for (name, mut def) in defs {
+            hoist(&mut def, components);
+            components.entry(name).or_insert(def);
+        }
+    }
+}
+
+/// `#/$defs/X` → `#/components/schemas/X`, everywhere.
+fn point_refs(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                if k == "$ref"
+                    && let Value::String(r) = child
+                    && let Some(name) = r.strip_prefix("#/$defs/")
+                {
+                    *r = format!("#/components/schemas/{name}");
+                } else {
+                    point_refs(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(point_refs),
+        _ => {}
+    }
+}
+
+/// Removes properties (and their `required` entries) from an object schema.
+fn omit_properties(schema: &mut Value, fields: &[&str]) {
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        for f in fields {
+            props.remove(*f);
+        }
+    }
+    if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|r| !fields.iter().any(|f| r == f));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map {
+                    if k == "$ref" {
+                        out.push(child.as_str().unwrap_or_default().to_string());
+                    }
+                    refs(child, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| refs(i, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_ref_of_the_document_names_a_component_and_no_defs_remain() {
+        let doc = document();
+        let text = doc.to_string();
+        assert!(!text.contains("$defs"), "{text}");
+        assert!(!text.contains("\"$schema\""));
+        let components = doc["components"]["schemas"].as_object().unwrap();
+        let mut all = Vec::new();
+        refs(&doc, &mut all);
+        assert!(all.len() > 20);
+        for r in all {
+            let name = r
+                .strip_prefix("#/components/schemas/")
+                .unwrap_or_else(|| panic!("{r} does not point into the components"));
+            assert!(components.contains_key(name), "{r} names no component");
+        }
+        for o in OPERATIONS {
+            let op = &doc["paths"][o.path][o.method];
+            assert_eq!(op["operationId"], o.id);
+            assert!(op["responses"]["200"].is_object() && op["responses"]["default"].is_object());
+        }
+        // The stats answer carries no absolute path, in the schema as on the wire.
+        let stats = &components["StatsAnswer"]["properties"];
+        assert!(stats.get("workspace").is_none() && stats.get("index_path").is_none());
+        assert!(stats.get("files").is_some());
+    }
+}

@@ -1,0 +1,73 @@
+//! Answers: an [`ApiError`] becomes its status from the error table and the error
+//! envelope as the body; a JSON request body that is too large or malformed becomes a
+//! named error in the same envelope (never axum's plain-text rejection).
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use loci_api::{ApiError, ErrorKind};
+
+use crate::state::Shared;
+
+/// An [`ApiError`] as an HTTP answer.
+#[derive(Debug)]
+pub struct HttpError(pub ApiError);
+
+impl From<ApiError> for HttpError {
+    fn from(e: ApiError) -> Self {
+        HttpError(e)
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let status =
+            StatusCode::from_u16(self.0.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, axum::Json(self.0.envelope())).into_response()
+    }
+}
+
+/// A handler's result.
+pub type Reply<T> = Result<axum::Json<T>, HttpError>;
+
+/// A JSON request body whose rejections are loci errors.
+pub struct Body<T>(pub T);
+
+impl<T> FromRequest<Shared> for Body<T>
+where
+    T: serde::de::DeserializeOwned,
+{
+    type Rejection = HttpError;
+
+    async fn from_request(req: Request, state: &Shared) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Body(v)),
+            Err(rejection) => Err(HttpError(rejected(&rejection, state.max_body_bytes))),
+        }
+    }
+}
+
+fn rejected(rejection: &JsonRejection, limit: usize) -> ApiError {
+    let status = rejection.status();
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError::new(
+            ErrorKind::TooLong,
+            format!("the request body is larger than api.maxBodyBytes ({limit} bytes)"),
+        )
+        .hint("send a smaller body, or raise api.maxBodyBytes (LOCI_API_MAX_BODY_BYTES)");
+    }
+    match rejection {
+        JsonRejection::MissingJsonContentType(_) => ApiError::new(
+            ErrorKind::InvalidInput,
+            "the request body must be JSON (Content-Type: application/json)",
+        ),
+        other => ApiError::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "the request body is not a valid request: {}",
+                other.body_text()
+            ),
+        ),
+    }
+}

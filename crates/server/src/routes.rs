@@ -1,0 +1,287 @@
+//! The routes. Every handler converts the request, calls one `loci_api` function on the
+//! blocking pool and converts the answer back; none holds product logic.
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use loci_api::graph::{
+    self, Direction, FindRequest, OutlineRequest, SearchRequest, SymbolRequest, TraversalRequest,
+};
+use loci_api::{ApiError, ErrorKind};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::reply::{Body, HttpError, Reply};
+use crate::state::Shared;
+
+/// The prefix of every versioned route.
+pub const PREFIX: &str = "/api/v1";
+
+/// `GET /health`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Health {
+    /// Always `ok` when the server answers.
+    pub status: String,
+    /// loci's version.
+    pub version: String,
+}
+
+/// `GET /api/v1/capabilities`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Capabilities {
+    /// What this server implements, by name (`graph.read`, `workspaces.list`...).
+    pub capabilities: Vec<String>,
+}
+
+/// One registered workspace, named by id, locator and folder name — never by its
+/// absolute path.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceSummary {
+    /// The registry id (the `{id}` of the workspace routes).
+    pub id: i64,
+    /// The locator it was created under (`managed:NAME`, `mounted:SEGMENT`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+    /// The last component of its root.
+    pub name: String,
+    /// Files in the index after the last run.
+    pub files: Option<i64>,
+    /// Symbols in the index after the last run.
+    pub symbols: Option<i64>,
+    /// Unix seconds of the last completed index run.
+    pub last_indexed_at: Option<i64>,
+}
+
+/// `GET /api/v1/workspaces`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceSummaries {
+    /// The registered workspaces, by id.
+    pub workspaces: Vec<WorkspaceSummary>,
+}
+
+/// The capabilities this build implements (and nothing it does not).
+pub const CAPABILITIES: &[&str] = &["health", "openapi", "workspaces.list", "graph.read"];
+
+/// The router, without its layers.
+pub fn router() -> Router<Shared> {
+    let ws = |op: &str| format!("{PREFIX}/workspaces/{{id}}/{op}");
+    Router::new()
+        .route("/health", get(health))
+        .route(&format!("{PREFIX}/capabilities"), get(capabilities))
+        .route(&format!("{PREFIX}/openapi.json"), get(openapi))
+        .route(
+            &format!("{PREFIX}/workspaces"),
+            get(workspaces).post(create_workspace),
+        )
+        .route(&ws("find"), post(find))
+        .route(&ws("def"), post(def))
+        .route(&ws("refs"), post(refs))
+        .route(&ws("callers"), post(callers))
+        .route(&ws("callees"), post(callees))
+        .route(&ws("impact"), post(impact))
+        .route(&ws("outline"), post(outline))
+        .route(&ws("search"), post(search))
+        .route(&ws("stats"), get(stats))
+        .fallback(not_found)
+}
+
+async fn health() -> axum::Json<Health> {
+    axum::Json(Health {
+        status: "ok".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    })
+}
+
+async fn capabilities() -> Reply<Capabilities> {
+    let create = blocking(|| Ok(crate::create::available())).await?;
+    let mut capabilities: Vec<String> = CAPABILITIES.iter().map(|c| c.to_string()).collect();
+    if create {
+        capabilities.push(WORKSPACE_CREATE.into());
+    }
+    Ok(axum::Json(Capabilities { capabilities }))
+}
+
+/// Declared only when a root is configured to create under.
+pub const WORKSPACE_CREATE: &str = "workspace.create";
+
+async fn create_workspace(
+    Body(req): Body<crate::create::CreateWorkspaceRequest>,
+) -> Reply<crate::create::CreatedWorkspace> {
+    let created = blocking(move || crate::create::create(&req)).await?;
+    Ok(axum::Json(created))
+}
+
+/// Runs `f` on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, HttpError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(answer) => answer.map_err(HttpError),
+        Err(e) => Err(HttpError(ApiError::new(ErrorKind::Internal, e.to_string()))),
+    }
+}
+
+async fn openapi() -> axum::Json<serde_json::Value> {
+    axum::Json(crate::openapi::document())
+}
+
+async fn not_found(uri: axum::http::Uri) -> HttpError {
+    HttpError(
+        ApiError::new(ErrorKind::NotFound, format!("no route {}", uri.path()))
+            .hint(format!("GET {PREFIX}/openapi.json lists every route")),
+    )
+}
+
+async fn workspaces() -> Reply<WorkspaceSummaries> {
+    let listed = blocking(loci_api::workspaces::list).await?;
+    let workspaces = listed
+        .workspaces
+        .into_iter()
+        .map(|e| WorkspaceSummary {
+            id: e.id,
+            name: std::path::Path::new(&e.root)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            locator: e.locator,
+            files: e.files,
+            symbols: e.symbols,
+            last_indexed_at: e.last_indexed_at,
+        })
+        .collect();
+    Ok(axum::Json(WorkspaceSummaries { workspaces }))
+}
+
+/// A workspace id from the path: the registry's integer id.
+fn id(raw: &str) -> Result<i64, HttpError> {
+    raw.parse::<i64>().map_err(|_| {
+        HttpError(
+            ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("`{raw}` is not a workspace id (an integer)"),
+            )
+            .hint("GET /api/v1/workspaces lists the workspaces and their ids"),
+        )
+    })
+}
+
+/// Over HTTP a file is named relative to the workspace root: the caller never knows,
+/// and is never told, where the workspace lives.
+fn relative_only(what: &str, value: &str) -> Result<(), HttpError> {
+    if std::path::Path::new(value).is_absolute() {
+        return Err(HttpError(
+            ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("`{what}` is an absolute path; over HTTP, files are named relative to the workspace root"),
+            )
+            .hint("pass the path as the index stores it, e.g. `src/lib.rs`"),
+        ));
+    }
+    Ok(())
+}
+
+async fn find(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<FindRequest>,
+) -> Reply<graph::SymbolsPage> {
+    let answer = s
+        .read(id(&ws)?, move |w, o| graph::find(w, &req, o))
+        .await?;
+    Ok(axum::Json(answer))
+}
+
+async fn def(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<SymbolRequest>,
+) -> Reply<graph::SymbolsPage> {
+    let answer = s.read(id(&ws)?, move |w, o| graph::def(w, &req, o)).await?;
+    Ok(axum::Json(answer))
+}
+
+async fn refs(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<SymbolRequest>,
+) -> Reply<graph::RefsPage> {
+    let answer = s
+        .read(id(&ws)?, move |w, o| graph::refs(w, &req, o))
+        .await?;
+    Ok(axum::Json(answer))
+}
+
+async fn traverse(
+    s: Shared,
+    ws: String,
+    direction: Direction,
+    req: TraversalRequest,
+) -> Reply<graph::TraversalPage> {
+    relative_only("target", &req.target)?;
+    let answer = s
+        .read(id(&ws)?, move |w, o| graph::traverse(w, direction, &req, o))
+        .await?;
+    Ok(axum::Json(answer))
+}
+
+async fn callers(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<TraversalRequest>,
+) -> Reply<graph::TraversalPage> {
+    traverse(s, ws, Direction::Callers, req).await
+}
+
+async fn callees(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<TraversalRequest>,
+) -> Reply<graph::TraversalPage> {
+    traverse(s, ws, Direction::Callees, req).await
+}
+
+async fn impact(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<TraversalRequest>,
+) -> Reply<graph::TraversalPage> {
+    traverse(s, ws, Direction::Impact, req).await
+}
+
+async fn outline(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<OutlineRequest>,
+) -> Reply<graph::OutlinePage> {
+    relative_only("file", &req.file)?;
+    let answer = s
+        .read(id(&ws)?, move |w, o| graph::outline(w, &req, o))
+        .await?;
+    Ok(axum::Json(answer))
+}
+
+async fn search(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<SearchRequest>,
+) -> Reply<graph::SearchPage> {
+    let answer = s
+        .read(id(&ws)?, move |w, o| graph::search(w, &req, o))
+        .await?;
+    Ok(axum::Json(answer))
+}
+
+/// The fields of `StatsAnswer` that hold absolute paths; the HTTP answer omits them.
+pub const STATS_PATH_FIELDS: &[&str] = &["workspace", "index_path"];
+
+async fn stats(State(s): State<Shared>, Path(ws): Path<String>) -> Reply<serde_json::Value> {
+    let answer = s.read(id(&ws)?, graph::stats).await?;
+    let mut value = serde_json::to_value(&answer)
+        .map_err(|e| HttpError(ApiError::new(ErrorKind::Internal, e.to_string())))?;
+    if let Some(map) = value.as_object_mut() {
+        for field in STATS_PATH_FIELDS {
+            map.remove(*field);
+        }
+    }
+    Ok(axum::Json(value))
+}

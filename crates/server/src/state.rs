@@ -1,0 +1,158 @@
+//! What every request shares: the key, the limits, and one read handle per workspace
+//! (created on first use, so reads of a workspace share its connection pool).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use loci_api::{ApiError, CancelToken, ErrorKind, ReadOptions, Workspace};
+
+use crate::key::ApiKey;
+use crate::reply::HttpError;
+
+/// The state handlers receive.
+pub type Shared = Arc<AppState>;
+
+/// The server's state.
+#[derive(Debug)]
+pub struct AppState {
+    /// The accepted API key.
+    pub key: ApiKey,
+    /// Whether non-loopback `Host`/`Origin` values are accepted.
+    pub allow_remote: bool,
+    /// `api.maxBodyBytes`.
+    pub max_body_bytes: usize,
+    /// `api.requestTimeoutMs`.
+    pub request_timeout: Duration,
+    /// `limits.readDeadlineMs`, never longer than the request timeout.
+    pub read_deadline: Duration,
+    workspaces: Mutex<HashMap<i64, Arc<Workspace>>>,
+}
+
+impl AppState {
+    /// The state of a server with these settings.
+    pub fn new(
+        key: ApiKey,
+        allow_remote: bool,
+        max_body_bytes: usize,
+        request_timeout: Duration,
+        read_deadline: Duration,
+    ) -> AppState {
+        AppState {
+            key,
+            allow_remote,
+            max_body_bytes,
+            request_timeout,
+            read_deadline: read_deadline.min(request_timeout),
+            workspaces: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The read handle of registry workspace `id`, opened on first use.
+    pub fn workspace(&self, id: i64) -> Result<Arc<Workspace>, ApiError> {
+        if let Some(ws) = self.lock().get(&id) {
+            return Ok(ws.clone());
+        }
+        let registry = loci_store::registry::Registry::open_default()?;
+        let entry = registry
+            .list()?
+            .into_iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| unknown_workspace(id))?;
+        let located = loci_api::locate(Path::new(&entry.root))
+            .map_err(|e| redact(e, &entry.root, &entry.index_path))?;
+        let ws = Arc::new(Workspace::new(located));
+        Ok(self.lock().entry(id).or_insert(ws).clone())
+    }
+
+    /// Runs a read of workspace `id` on the blocking pool, bounded by the read
+    /// deadline and cancelled if the request is dropped (timeout, client gone).
+    pub async fn read<T, F>(self: &Arc<Self>, id: i64, read: F) -> Result<T, HttpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Workspace, &ReadOptions) -> Result<T, ApiError> + Send + 'static,
+    {
+        let opts = ReadOptions {
+            deadline: self.read_deadline,
+            cancel: CancelToken::new(),
+        };
+        let _cancel_on_drop = CancelOnDrop(opts.cancel.clone());
+        let state = self.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let ws = state.workspace(id)?;
+            read(&ws, &opts).map_err(|e| {
+                redact(
+                    e,
+                    &ws.root().to_string_lossy(),
+                    &ws.index_path().to_string_lossy(),
+                )
+            })
+        })
+        .await;
+        match joined {
+            Ok(answer) => answer.map_err(HttpError),
+            Err(e) => Err(HttpError(ApiError::new(
+                ErrorKind::Internal,
+                format!("the read of workspace {id} failed: {e}"),
+            ))),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<Workspace>>> {
+        self.workspaces.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Cancels a read whose request went away.
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// No registered workspace has this id.
+pub fn unknown_workspace(id: i64) -> ApiError {
+    ApiError::new(
+        ErrorKind::NotFound,
+        format!("no registered workspace has id {id}"),
+    )
+    .hint("GET /api/v1/workspaces lists the workspaces and their ids")
+}
+
+/// The error with the workspace's absolute paths replaced by placeholders: no
+/// absolute path crosses the network.
+pub fn redact(e: ApiError, root: &str, index_path: &str) -> ApiError {
+    redact_all(
+        e,
+        &[
+            (index_path.to_string(), "<index>"),
+            (root.to_string(), "<workspace>"),
+        ],
+    )
+}
+
+/// The error with each path replaced by its placeholder (a path followed by `/`
+/// disappears, so what is under it reads as relative), in the given order.
+pub fn redact_all(mut e: ApiError, paths: &[(String, &str)]) -> ApiError {
+    let scrub = |s: &str| -> String {
+        let mut out = s.to_string();
+        for (path, shown) in paths {
+            if !path.is_empty() {
+                out = out
+                    .replace(&format!("{path}/"), "")
+                    .replace(path.as_str(), shown);
+            }
+        }
+        out
+    };
+    e.message = scrub(&e.message);
+    e.hint = e.hint.as_deref().map(scrub);
+    e.detail = e.detail.take().map(|d| {
+        let text = scrub(&d.to_string());
+        serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+    });
+    e
+}
