@@ -49,6 +49,9 @@ pub struct ServeOptions {
 
 /// Runs the server until SIGTERM or SIGINT, then drains and returns `Ok`.
 pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
+    // Many concurrent graph reads, no user SQL in this process: SQLite's allocation
+    // statistics (a global mutex) would serialise the readers.
+    loci_api::prefer_parallel_reads();
     let cfg = loci_api::config(None);
     let port = opts.port.unwrap_or_else(|| cfg.api_port());
     let addr = resolve(&opts.host, port)?;
