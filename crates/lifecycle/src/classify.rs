@@ -15,7 +15,8 @@ use loci_store::StoreError;
 
 use crate::config::Config;
 use crate::lockfile::watch_holder;
-use crate::probe::{IndexednessProbe, ProbeOutcome};
+use crate::locate::LocateError;
+use crate::probe::IndexednessProbe;
 use crate::record::{Checked, DbStamp, Record, now_ms};
 use crate::state::{Decider, State, Status};
 
@@ -104,55 +105,40 @@ fn classify_inner(
         }
     }
 
-    // Indexedness: the marker, else a probe.
-    let marker = root.join(loci_store::INDEX_DIR);
-    let located = if marker.is_dir() {
-        Located {
-            root: root.to_path_buf(),
-            index_path: loci_store::index_path_for(root),
-            decider: Decider::Marker,
-        }
-    } else {
-        match probe.lookup(root) {
-            ProbeOutcome::Found {
-                index_path,
-                decider: _,
-            } => Located {
-                root: root.to_path_buf(),
-                index_path,
-                decider: Decider::Registry,
-            },
-            ProbeOutcome::Absent => {
-                // A first index a gate handed off may not have created the marker yet.
-                if let Some(s) = run_in_flight(record, &ws) {
-                    return (s, learned);
-                }
-                if rustix::fs::access(root, rustix::fs::Access::WRITE_OK).is_err() {
-                    let s = Status::new(
-                        State::Unavailable,
-                        format!("no index, and {} is not writable for one", marker.display()),
-                        ws,
-                    )
-                    .with_hint("make the workspace writable");
-                    return (s, learned);
-                }
-                let mut s = Status::new(
-                    State::Unindexed,
-                    "no .loci/ marker and no registry entry for this workspace",
+    // Indexedness: the one rule every operation uses (the marker, else a probe).
+    let located = match crate::locate::locate(root, probe) {
+        Ok(l) if l.decider != Decider::None => l,
+        Ok(_) => {
+            // A first index a gate handed off may not have created the marker yet.
+            if let Some(s) = run_in_flight(record, &ws) {
+                return (s, learned);
+            }
+            let marker = root.join(loci_store::INDEX_DIR);
+            if rustix::fs::access(root, rustix::fs::Access::WRITE_OK).is_err() {
+                let s = Status::new(
+                    State::Unavailable,
+                    format!("no index, and {} is not writable for one", marker.display()),
                     ws,
                 )
-                .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
-                s.facts.decider = Some(Decider::None);
+                .with_hint("make the workspace writable");
                 return (s, learned);
             }
-            ProbeOutcome::Busy(why) => {
-                let mut s = Status::new(State::Busy, format!("registry is locked: {why}"), ws);
-                s.facts.decider = Some(Decider::Registry);
-                return (s, learned);
-            }
-            ProbeOutcome::Unknown(why) => {
-                return (unknown(ws, Decider::Registry, why), learned);
-            }
+            let mut s = Status::new(
+                State::Unindexed,
+                "no .loci/ marker and no registry entry for this workspace",
+                ws,
+            )
+            .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
+            s.facts.decider = Some(Decider::None);
+            return (s, learned);
+        }
+        Err(LocateError::Busy { why, .. }) => {
+            let mut s = Status::new(State::Busy, format!("registry is locked: {why}"), ws);
+            s.facts.decider = Some(Decider::Registry);
+            return (s, learned);
+        }
+        Err(LocateError::Unknown { why, .. }) => {
+            return (unknown(ws, Decider::Registry, why), learned);
         }
     };
     let index_dir = located
