@@ -14,8 +14,8 @@ use loci_index::drift::{DriftOptions, drift};
 use loci_store::StoreError;
 
 use crate::config::Config;
-use crate::lockfile::watch_holder;
 use crate::locate::LocateError;
+use crate::lockfile::watch_holder;
 use crate::probe::IndexednessProbe;
 use crate::record::{Checked, DbStamp, Record, now_ms};
 use crate::state::{Decider, State, Status};

@@ -1,0 +1,195 @@
+//! Shared by the `loci serve` tests: start the real binary on a free loopback port,
+//! call it with a real HTTP client, wait for it to exit.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::Env;
+use serde_json::{Value, json};
+
+pub const KEY: &str = "test-key-0123456789";
+pub const START_DEADLINE: Duration = Duration::from_secs(30);
+
+/// A running `loci serve`, killed on drop.
+pub struct Server {
+    pub child: Child,
+    pub addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn indexed() -> Env {
+    let env = Env::new();
+    env.write(&[
+        (
+            "src/lib.rs",
+            "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 1 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
+        ),
+        ("src/main.rs", "fn main() { let _ = lib::parse_config(); }\n"),
+    ]);
+    let (code, v) = env.json(&["index", env.root().to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    env
+}
+
+pub fn start(env: &Env, extra: &[&str], vars: &[(&str, &str)]) -> Server {
+    let mut cmd = env.cmd();
+    cmd.args(["serve", "--port", "0", "--json"])
+        .args(extra)
+        .env("LOCI_API_KEY", KEY)
+        .env_remove("LOCI_PROJECTS_BASE")
+        .env_remove("LOCI_MANAGED_ROOT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(START_DEADLINE)
+        .expect("loci serve printed no listening line");
+    let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+    let addr = v["listening"].as_str().expect("listening").to_string();
+    Server { child, addr }
+}
+
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+/// `(status, body)` of one request; `auth` is a header to send, if any.
+pub fn call(
+    server: &Server,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    auth: Option<(&str, &str)>,
+) -> (u16, String) {
+    let url = format!("http://{}{path}", server.addr);
+    let a = agent();
+    let resp = match (method, body) {
+        ("get", _) => {
+            let mut r = a.get(&url);
+            if let Some((k, v)) = auth {
+                r = r.header(k, v);
+            }
+            r.call()
+        }
+        (_, b) => {
+            let mut r = a.post(&url);
+            if let Some((k, v)) = auth {
+                r = r.header(k, v);
+            }
+            r.send_json(b.cloned().unwrap_or(json!({})))
+        }
+    }
+    .unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.into_body().read_to_string().unwrap();
+    (status, text)
+}
+
+pub fn bearer() -> Option<(&'static str, &'static str)> {
+    Some(("Authorization", "Bearer test-key-0123456789"))
+}
+
+pub fn get_json(server: &Server, path: &str) -> Value {
+    let (status, body) = call(server, "get", path, None, bearer());
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// The one workspace's registry id.
+pub fn workspace_id(server: &Server) -> i64 {
+    let list = get_json(server, "/api/v1/workspaces");
+    list["workspaces"][0]["id"]
+        .as_i64()
+        .expect("a workspace id")
+}
+
+/// Every documented route as (method, concrete path, a request body).
+pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> {
+    let doc = get_json(server, "/api/v1/openapi.json");
+    let mut out = Vec::new();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let body = op
+                .get("requestBody")
+                .map(|_| match op["operationId"].as_str().unwrap() {
+                    "find" => json!({"pattern": "*"}),
+                    "def" | "refs" => json!({"symbol": "parse_config"}),
+                    "callers" | "callees" | "impact" => {
+                        json!({"target": "parse_config", "depth": 3})
+                    }
+                    "outline" => json!({"file": "src/lib.rs"}),
+                    "search" => json!({"pattern": "parse"}),
+                    "create_workspace" => {
+                        json!({"locator": {"kind": "mounted", "segment": "made/here"}})
+                    }
+                    other => panic!("no sample body for {other}"),
+                });
+            out.push((method.clone(), path.replace("{id}", &id.to_string()), body));
+        }
+    }
+    assert!(out.len() >= 13, "{out:?}");
+    out
+}
+
+pub fn kind_of(body: &str) -> String {
+    let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    v["error"]["kind"].as_str().unwrap_or("").to_string()
+}
+
+/// One raw HTTP/1.1 exchange (for headers a client library sets itself, like Host).
+pub fn raw(addr: &str, request: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+pub fn wait_exit(child: &mut Child, deadline: Duration) -> std::process::ExitStatus {
+    let until = Instant::now() + deadline;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < until,
+            "loci serve did not exit within {deadline:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
