@@ -22,6 +22,7 @@ mod run_writer;
 mod side_search;
 mod stored_refs;
 mod sync;
+mod too_complex;
 mod trigram;
 pub mod vocab;
 mod walk;

@@ -18,8 +18,9 @@ use crate::lock::{LockError, WriteLock};
 use crate::parse::{self, Outcome};
 use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
 use crate::side_search::SideSearch;
+use crate::too_complex::Refused;
 use crate::trigram::TermsBuilder;
-use crate::walk::{self, RelPath, Skipped, Stat};
+use crate::walk::{self, RelPath, SkipReason, Skipped, Stat};
 use crate::write::StoredFile;
 use crate::{IndexState, Lang, MetaKey, resolve};
 use loci_store::search_index;
@@ -210,6 +211,7 @@ pub fn index_workspace(
         search_index::reset_for_reindex(&mut conn).map_err(&err)?;
     }
     let stored = load_stored(&conn).map_err(&err)?;
+    let refused = Refused::load(&conn).map_err(&err)?;
     let walked = walk::walk(&root, threads, &|p: &Path| could_be_source(p));
     tracing::info!(
         files = walked.files.len(),
@@ -233,6 +235,17 @@ pub fn index_workspace(
             seen.insert(&found.rel);
             continue;
         }
+        // Refused as too complex by an earlier run and unchanged since: not parsed again.
+        if stored_file.is_none()
+            && let Some(detail) = refused.detail_for(found)
+        {
+            skipped.push(Skipped {
+                path: found.rel.display().into_owned(),
+                reason: SkipReason::TooComplex,
+                detail: Some(detail.to_string()),
+            });
+            continue;
+        }
         let Some(lang) = source_lang(&found.abs) else {
             continue;
         };
@@ -250,6 +263,9 @@ pub fn index_workspace(
     let stale = resolve::stale_files(&conn).map_err(&err)?;
 
     if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
+        let wrote = Refused::of_run(&walked.files, &skipped)
+            .store_if_changed(&refused, &conn)
+            .map_err(&err)?;
         return finish_report(
             &conn,
             &place,
@@ -259,7 +275,7 @@ pub fn index_workspace(
                 unchanged,
                 ..Counts::default()
             },
-            false,
+            wrote,
         )
         .map_err(&err);
     }
@@ -342,8 +358,12 @@ pub fn index_workspace(
     });
     progress.finish();
     if !write_result? {
-        // Every file read was skipped, and none was in the index: nothing changed.
-        return finish_report(&conn, &place, skipped, lossy, counts, false).map_err(&err);
+        // Every file read was skipped, and none was in the index: nothing changed but,
+        // perhaps, which files were refused as too complex.
+        let wrote = Refused::of_run(&walked.files, &skipped)
+            .store_if_changed(&refused, &conn)
+            .map_err(&err)?;
+        return finish_report(&conn, &place, skipped, lossy, counts, wrote).map_err(&err);
     }
     if let SearchSink::Side(side) = &mut search {
         side.all_sent();
@@ -418,6 +438,9 @@ pub fn index_workspace(
     meta_set(&conn, MetaKey::CompletedAt, &now.to_string()).map_err(&err)?;
     // Keep the WAL from growing without bound across runs.
     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+    Refused::of_run(&walked.files, &skipped)
+        .store_if_changed(&refused, &conn)
+        .map_err(&err)?;
     finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
 }
 

@@ -107,6 +107,8 @@ pub enum MetaKey {
     State,
     /// When the last run completed (ms since the epoch).
     CompletedAt,
+    /// The files refused as too complex to parse, with their fingerprints (JSON).
+    TooComplex,
 }
 
 impl MetaKey {
@@ -115,6 +117,7 @@ impl MetaKey {
         match self {
             MetaKey::State => "state",
             MetaKey::CompletedAt => "completed_at",
+            MetaKey::TooComplex => "too_complex",
         }
     }
 }

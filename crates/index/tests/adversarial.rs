@@ -320,3 +320,61 @@ fn a_parse_past_its_time_limit_is_refused_naming_the_limit() {
         std::time::Duration::from_secs(40)
     );
 }
+
+/// A file refused as too complex is remembered by its fingerprint: the next runs skip
+/// it without parsing it again (and write nothing), drift does not count it as added,
+/// and once it changes it is parsed again.
+#[test]
+fn a_refused_file_is_neither_parsed_again_nor_drift_until_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("ok.rs"), "fn fine() {}\n").unwrap();
+    let braces = root.join("braces.rs");
+    std::fs::write(
+        &braces,
+        format!("{}{}", "{".repeat(400_000), "}".repeat(400_000)),
+    )
+    .unwrap();
+    let opts = loci_index::IndexOptions::new(root);
+    let first = loci_index::index_workspace(&opts, &loci_index::NoProgress).unwrap();
+    assert_eq!(
+        first.skipped_by_reason.get("too_complex"),
+        Some(&1),
+        "{first:?}"
+    );
+
+    // Not drift: a status check would otherwise report `added: braces.rs` forever.
+    let drift = loci_index::drift::drift(&loci_index::drift::DriftOptions::new(root)).unwrap();
+    assert_eq!(
+        (drift.added, drift.changed, drift.removed),
+        (0, 0, 0),
+        "{drift:?}"
+    );
+
+    // Not parsed again, still reported, and the run writes nothing.
+    let again = loci_index::index_workspace(&opts, &loci_index::NoProgress).unwrap();
+    assert!(!again.wrote, "{again:?}");
+    assert_eq!(again.files_parsed, 0, "{again:?}");
+    let refused: Vec<_> = again
+        .skipped
+        .iter()
+        .filter(|s| s.path == "braces.rs")
+        .collect();
+    assert_eq!(refused.len(), 1);
+    assert!(
+        refused[0]
+            .detail
+            .as_deref()
+            .unwrap_or("")
+            .contains("96 MiB"),
+        "{refused:?}"
+    );
+
+    // Changed into something parseable: indexed.
+    std::fs::write(&braces, "fn now_fine() {}\n").unwrap();
+    let drift = loci_index::drift::drift(&loci_index::drift::DriftOptions::new(root)).unwrap();
+    assert_eq!(drift.added, 1, "{drift:?}");
+    let third = loci_index::index_workspace(&opts, &loci_index::NoProgress).unwrap();
+    assert_eq!((third.files_indexed, third.symbols), (2, 2), "{third:?}");
+    assert!(third.skipped.is_empty(), "{third:?}");
+}
