@@ -138,20 +138,36 @@ pub fn holder_at(path: &Path) -> Result<Option<LockRecord>, LockError> {
             });
         }
     };
-    match os::is_locked(&file) {
-        Ok(false) => Ok(None),
-        Ok(true) => Ok(Some(read_record(&mut file).unwrap_or(LockRecord {
-            pid: 0,
-            command: "unknown".into(),
-            purpose: "unknown".into(),
-            since: 0,
-        }))),
-        Err(source) => Err(LockError::Io {
-            path: path.to_path_buf(),
-            source,
-        }),
+    let io = |source| LockError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // A writer writes its record right after it takes the lock: a probe landing in
+    // between reads an empty file, so it looks again for a moment before it names an
+    // unknown holder (a record that names no one would make "once per holder" notices
+    // repeat).
+    let until = std::time::Instant::now() + RECORD_WAIT;
+    loop {
+        if !os::is_locked(&file).map_err(io)? {
+            return Ok(None);
+        }
+        if let Some(record) = read_record(&mut file) {
+            return Ok(Some(record));
+        }
+        if std::time::Instant::now() >= until {
+            return Ok(Some(LockRecord {
+                pid: 0,
+                command: "unknown".into(),
+                purpose: "unknown".into(),
+                since: 0,
+            }));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
+
+/// How long a probe waits for a lock holder's record to appear.
+const RECORD_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The lock itself. On Linux an open file description lock (`F_OFD_SETLK`) on the whole
 /// file: like `flock` it belongs to the open file (a second open, even in the same
