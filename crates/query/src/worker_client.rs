@@ -462,6 +462,14 @@ impl WorkerClient {
                 *lock(&self.cancel_at) = Some((id, Instant::now()));
                 return;
             };
+            if self.cfg.cancel_grace.is_zero() {
+                // No grace: the worker is killed at once. Asking it to interrupt
+                // first would race the kill (a quick worker answers `cancelled`
+                // before its reader wakes, and is kept).
+                *lock(&self.cancel_at) = Some((id, Instant::now()));
+                let _ = proc.wake.send(Msg::Wake);
+                return;
+            }
             let mut w = lock(&proc.writer);
             *lock(&self.cancel_at) = Some((id, Instant::now()));
             let req = Request {
