@@ -17,6 +17,8 @@ use crate::page::{PageInfo, PageRequest};
 pub const FIND_LIMIT: usize = 100;
 /// Default page of `def`, `refs`, traversals and outlines.
 pub const LIST_LIMIT: usize = 100;
+/// Default page of `outline` (a file's definitions: most files have fewer).
+pub const OUTLINE_LIMIT: usize = 500;
 /// Default page of `search`.
 pub const SEARCH_LIMIT: usize = 200;
 /// Matches `find` counts at most for its total.
@@ -310,7 +312,7 @@ pub fn outline(
     req: &OutlineRequest,
     opts: &ReadOptions,
 ) -> Result<OutlinePage, ApiError> {
-    let window = req.page.window(LIST_LIMIT.max(500))?;
+    let window = req.page.window(OUTLINE_LIMIT)?;
     let (items, index) = ws
         .read(opts, |g| g.outline(&req.file))
         .map_err(|e| with_similar_files(e, ws, &req.file, opts))?;

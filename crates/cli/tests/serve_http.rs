@@ -455,3 +455,32 @@ fn without_a_root_workspace_create_is_not_declared_and_answers_no_root() {
     assert_eq!(status, ErrorKind::NoRoot.http_status(), "{text}");
     assert_eq!(kind_of(&text), ErrorKind::NoRoot.name());
 }
+
+#[test]
+fn a_required_capability_the_server_lacks_is_412_naming_each_one() {
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    let missing = ErrorKind::CapabilityMissing;
+    let (status, body) = raw(
+        &server.addr,
+        &format!(
+            "GET /api/v1/workspaces HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\nX-Loci-Require: graph.read, workspace.create,teleport\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert_eq!(status, missing.http_status(), "{body}");
+    assert_eq!(kind_of(&body), missing.name(), "{body}");
+    let v: Value = serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {body}"));
+    // No root is configured here, so workspace.create is not offered either.
+    assert_eq!(
+        v["error"]["detail"]["missing"],
+        json!(["workspace.create", "teleport"]),
+        "{body}"
+    );
+    let (status, body) = raw(
+        &server.addr,
+        &format!(
+            "GET /api/v1/workspaces HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\nX-Loci-Require: graph.read,workspaces.list\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert_eq!(status, 200, "{body}");
+}

@@ -34,6 +34,11 @@ pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Res
         )
         .into_response();
     }
+    if let Some(required) = req.headers().get(REQUIRE_HEADER).cloned()
+        && let Err(e) = require(required.as_bytes()).await
+    {
+        return HttpError(e).into_response();
+    }
     let limit = state.request_timeout;
     match tokio::time::timeout(limit, next.run(req)).await {
         Ok(response) => response,
@@ -49,6 +54,33 @@ pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Res
         )
         .into_response(),
     }
+}
+
+/// A client names the capabilities it needs (`X-Loci-Require: a,b`); the request is
+/// refused with 412 naming each one this server lacks, before anything runs.
+pub const REQUIRE_HEADER: &str = "x-loci-require";
+
+async fn require(header: &[u8]) -> Result<(), ApiError> {
+    let text = String::from_utf8_lossy(header).into_owned();
+    let offered = crate::routes::capabilities_now().await?;
+    let missing: Vec<String> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !offered.iter().any(|o| o == c))
+        .map(str::to_string)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorKind::CapabilityMissing,
+        format!(
+            "this server lacks the required capabilities: {}",
+            missing.join(", ")
+        ),
+    )
+    .hint("GET /api/v1/capabilities lists what it offers")
+    .detail(serde_json::json!({ "missing": missing })))
 }
 
 fn authorized(state: &Shared, headers: &HeaderMap) -> bool {

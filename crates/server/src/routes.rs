@@ -93,12 +93,22 @@ async fn health() -> axum::Json<Health> {
 }
 
 async fn capabilities() -> Reply<Capabilities> {
-    let create = blocking(|| Ok(crate::create::available())).await?;
+    Ok(axum::Json(Capabilities {
+        capabilities: capabilities_now().await?,
+    }))
+}
+
+/// What this server offers now: what it implements, and `workspace.create` only while
+/// a root is configured.
+pub async fn capabilities_now() -> Result<Vec<String>, loci_api::ApiError> {
+    let create = blocking(|| Ok(crate::create::available()))
+        .await
+        .map_err(|e| e.0)?;
     let mut capabilities: Vec<String> = CAPABILITIES.iter().map(|c| c.to_string()).collect();
     if create {
         capabilities.push(WORKSPACE_CREATE.into());
     }
-    Ok(axum::Json(Capabilities { capabilities }))
+    Ok(capabilities)
 }
 
 /// Declared only when a root is configured to create under.
