@@ -165,11 +165,6 @@ impl From<loci_query::QueryError> for ApiError {
             E::Sqlite(_) => ApiError::new(ErrorKind::QueryFailed, message),
             E::LimitExceeded(_) => ApiError::new(ErrorKind::LimitExceeded, message)
                 .hint("narrow the statement (LIMIT, fewer or smaller columns)"),
-            #[allow(unreachable_patterns)]
-            _ => ApiError::new(
-                ErrorKind::from_name(e.kind()).unwrap_or(ErrorKind::QueryFailed),
-                message,
-            ),
         }
     }
 }
@@ -210,8 +205,7 @@ impl From<loci_lifecycle::watch::WatchError> for ApiError {
                     .detail(detail)
             }
             E::Lock(WatchLockError::Io { .. }) => ApiError::new(ErrorKind::Lock, e.to_string()),
-            #[allow(unreachable_patterns)]
-            _ => ApiError::new(ErrorKind::Watch, e.to_string()),
+            E::Notify { .. } => ApiError::new(ErrorKind::Watch, e.to_string()),
         }
     }
 }
