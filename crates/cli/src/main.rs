@@ -89,11 +89,23 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e, wants_json),
     };
     let as_json = cli.json;
-    if !matches!(
-        cli.command,
-        Command::Gate(_) | Command::Worker(_) | Command::Serve(_)
-    ) {
-        report_signals(as_json);
+    match &cli.command {
+        // Their own signal handling: the gate is fail-open, the worker's parent owns
+        // it, the server drains first.
+        Command::Gate(_) | Command::Worker(_) | Command::Serve(_) => {}
+        // Reads that start no child: nothing to tear down, so no signal thread.
+        Command::Find(_)
+        | Command::Def(_)
+        | Command::Refs(_)
+        | Command::Callers(_)
+        | Command::Callees(_)
+        | Command::Impact(_)
+        | Command::Outline(_)
+        | Command::Search(_)
+        | Command::Stats
+        | Command::Status(_)
+        | Command::Config(_) => exit_on_signal(as_json),
+        _ => report_signals(as_json),
     }
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
     let failure = match result {
@@ -118,14 +130,51 @@ fn main() -> ExitCode {
 fn report_signals(as_json: bool) {
     loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
         loci_supervisor::teardown_all_children();
-        let e = ApiError::new(
-            ErrorKind::Interrupted,
-            format!("interrupted by signal {signal}"),
-        )
-        .hint("nothing stored was lost: the next run finishes what this one left");
+        let mut e = interrupted();
+        e.message = format!("interrupted by signal {signal}");
         output::failure(&e, as_json);
         std::process::exit(i32::from(e.exit_code().code()));
     }));
+}
+
+/// The `interrupted` error a signal ends a command with.
+fn interrupted() -> ApiError {
+    ApiError::new(ErrorKind::Interrupted, "interrupted by a signal")
+        .hint("nothing stored was lost: the next run finishes what this one left")
+}
+
+/// SIGINT, SIGTERM and SIGHUP for a command that starts no child: a plain handler
+/// writes the pre-rendered `interrupted` error and exits with its code. No thread is
+/// started for it (that thread was most of what a quick query's process paid for
+/// signal handling).
+fn exit_on_signal(as_json: bool) {
+    let e = interrupted();
+    let (fd, text) = if as_json {
+        let body = serde_json::to_string_pretty(&e.envelope()).unwrap_or_default();
+        (libc::STDOUT_FILENO, format!("{body}\n"))
+    } else {
+        let hint = e.hint.as_deref().unwrap_or_default();
+        (
+            libc::STDERR_FILENO,
+            format!("error: {}\nhint: {hint}\n", e.message),
+        )
+    };
+    // Lives until the process ends: the handler may run at any time.
+    let text: &'static [u8] = Box::leak(text.into_bytes().into_boxed_slice());
+    let code = i32::from(e.exit_code().code());
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler calls only write(2) and _exit(2), both async-signal-safe,
+        // on a buffer that is never freed; it takes no lock and allocates nothing.
+        let registered = unsafe {
+            signal_hook::low_level::register(signal, move || {
+                libc::write(fd, text.as_ptr().cast(), text.len());
+                libc::_exit(code);
+            })
+        };
+        if let Err(err) = registered {
+            tracing::debug!(signal, error = %err, "cannot install the signal handler");
+        }
+    }
 }
 
 fn run(cli: Cli) -> Result<(), ApiError> {

@@ -310,3 +310,64 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
         assert!(stats.get(key).is_some(), "stats lacks {key}: {stats}");
     }
 }
+
+/// A read that starts no child ends on SIGTERM with the `interrupted` row too (through a
+/// plain handler, without a signal thread). The search is held mid-read by a candidate
+/// file that became a FIFO: reading it blocks until the signal.
+#[test]
+fn sigterm_ends_a_blocked_read_with_the_interrupted_row_and_a_json_error() {
+    let env = Env::new();
+    env.write(&[("src/lib.rs", "pub fn needle_here() {}\n")]);
+    assert_eq!(env.json(&["index"]).0, 0);
+    let file = env.root().join("src/lib.rs");
+    std::fs::remove_file(&file).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &file,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let child = env
+        .cmd()
+        .args(["search", "needle_here", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until a thread of the search blocks opening the FIFO (the kernel's
+    // `wait_for_partner`: a FIFO's open waits for a writer).
+    let tasks = std::path::PathBuf::from(format!("/proc/{pid}/task"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let blocked_on_fifo = || {
+        std::fs::read_dir(&tasks)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|t| {
+                std::fs::read_to_string(t.path().join("wchan"))
+                    .is_ok_and(|w| w == "wait_for_partner")
+            })
+    };
+    while !blocked_on_fifo() {
+        if std::time::Instant::now() >= deadline {
+            let _ = rustix::process::kill_process(
+                rustix::process::Pid::from_raw(pid as i32).unwrap(),
+                rustix::process::Signal::KILL,
+            );
+            panic!("the search never blocked on the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(code_of("interrupted")), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(v["error"]["kind"], "interrupted", "{v}");
+    assert_eq!(v["error"]["code"], code_of("interrupted"), "{v}");
+}
