@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use common::{copy_tree, diff, downgrade_to_v3, dump, index, write_tree};
+use common::{assert_same_as_fresh, downgrade_to_v3, dump, index, write_tree};
 use loci_index::drift::{DriftOptions, drift};
 use loci_index::graph::{Graph, QueryError, SearchOptions, find, impact, search};
 use loci_store::rusqlite;
@@ -31,18 +31,6 @@ fn names_found(root: &Path, pattern: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = found.into_iter().map(|s| (s.name, s.path)).collect();
     out.sort();
     out
-}
-
-fn assert_same_as_fresh(root: &Path) {
-    let fresh = tempfile::tempdir().unwrap();
-    copy_tree(root, fresh.path());
-    index(fresh.path());
-    let (inc, full) = (dump(root), dump(fresh.path()));
-    assert!(
-        inc == full,
-        "incremental index differs from a fresh one:\n{}",
-        diff(&inc, &full)
-    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{copy_tree, diff, dump, index, write_tree};
+use common::{assert_same_as_fresh, copy_tree, diff, dump, index, write_tree};
 
 const BASE: &[(&str, &str)] = &[
     (
@@ -30,18 +30,6 @@ const BASE: &[(&str, &str)] = &[
         "export function greet(n) { return 'hi ' + n; }\n",
     ),
 ];
-
-fn assert_same_as_fresh(root: &std::path::Path) {
-    let fresh = tempfile::tempdir().unwrap();
-    copy_tree(root, fresh.path());
-    index(fresh.path());
-    let (inc, full) = (dump(root), dump(fresh.path()));
-    assert!(
-        inc == full,
-        "incremental index differs from a fresh one:\n{}",
-        diff(&inc, &full)
-    );
-}
 
 #[test]
 fn modify_add_delete_rename_equals_fresh_index() {

@@ -86,3 +86,17 @@ pub fn downgrade_to_v3(conn: &loci_store::rusqlite::Connection) {
     )
     .unwrap();
 }
+
+/// Asserts that the index of `root` (built incrementally) dumps equal to a fresh index
+/// of a copy of the same tree.
+pub fn assert_same_as_fresh(root: &Path) {
+    let fresh = tempfile::tempdir().unwrap();
+    copy_tree(root, fresh.path());
+    index(fresh.path());
+    let (inc, full) = (dump(root), dump(fresh.path()));
+    assert!(
+        inc == full,
+        "incremental index differs from a fresh one:\n{}",
+        diff(&inc, &full)
+    );
+}
