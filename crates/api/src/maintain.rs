@@ -38,13 +38,16 @@ pub fn open(path: &Path) -> Result<Workspace, ApiError> {
 /// ancestor (itself included) that has an index of its own or in the registry, else
 /// `cwd`.
 pub fn enclosing_workspace(cwd: &Path) -> PathBuf {
-    let registry = loci_store::registry::Registry::open_default().ok();
+    // Opened only when a directory has no index of its own (not for the common case
+    // of a query run at the workspace root).
+    let mut registry: Option<Option<loci_store::registry::Registry>> = None;
     let mut dir = Some(cwd);
     while let Some(d) = dir {
         if loci_store::index_path_for(d).is_file() {
             return d.to_path_buf();
         }
-        if let Some(r) = &registry
+        if let Some(r) = registry
+            .get_or_insert_with(|| loci_store::registry::Registry::open_default().ok())
             && let Ok(canonical) = std::fs::canonicalize(d)
             && matches!(r.lookup(&canonical), Ok(Some(_)))
         {
