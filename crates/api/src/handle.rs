@@ -4,7 +4,7 @@
 //! handler interrupts the statement), every answer stamped with how fresh the index is.
 
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -159,7 +159,7 @@ impl Workspace {
             Some(move || cancel.is_cancelled() || Instant::now() >= deadline),
         );
         let answer = read(&graph).and_then(|value| {
-            let freshness = freshness(&graph)?;
+            let freshness = freshness(&graph, &self.located.index_path)?;
             Ok((value, freshness))
         });
         graph.connection().progress_handler(0, None::<fn() -> bool>);
@@ -252,9 +252,9 @@ impl Workspace {
 
 /// The index's own state, and the files still waiting for resolution while it is not
 /// complete.
-fn freshness(graph: &Graph) -> Result<Freshness, GraphError> {
+fn freshness(graph: &Graph, index_path: &Path) -> Result<Freshness, GraphError> {
     let conn = graph.connection();
-    let sqlite = |e| GraphError::Store(loci_store::StoreError::sqlite(PathBuf::new(), e));
+    let sqlite = |e| GraphError::Store(loci_store::StoreError::sqlite(index_path, e));
     let stored = loci_index::meta_get(conn, loci_index::MetaKey::State).map_err(sqlite)?;
     let state = IndexState::from_stored(stored.as_deref());
     let stale_files = if state == IndexState::Complete {
