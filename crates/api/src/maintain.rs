@@ -46,8 +46,8 @@ pub fn enclosing_workspace(cwd: &Path) -> PathBuf {
         if loci_store::index_path_for(d).is_file() {
             return d.to_path_buf();
         }
-        if let Some(r) = registry
-            .get_or_insert_with(|| loci_store::registry::Registry::open_default().ok())
+        if let Some(r) =
+            registry.get_or_insert_with(|| loci_store::registry::Registry::open_default().ok())
             && let Ok(canonical) = std::fs::canonicalize(d)
             && matches!(r.lookup(&canonical), Ok(Some(_)))
         {

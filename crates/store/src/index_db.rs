@@ -90,7 +90,7 @@ pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
 /// rest taken as another file's name). Such a relative name is opened as
 /// `./file:...`, which SQLite takes literally; `?` and `#` elsewhere in a
 /// plain name are ordinary characters.
-pub fn open_read_only_file(path: &Path) -> rusqlite::Result<Connection> {
+pub(crate) fn open_read_only_file(path: &Path) -> rusqlite::Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     Connection::open_with_flags(literal_name(path), flags)
 }

@@ -24,8 +24,7 @@ pub mod search_index;
 
 pub use error::StoreError;
 pub use index_db::{
-    INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, open_read_only_file,
-    quick_check,
+    INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check,
 };
 pub use read_only::{ReadOnlyDb, Snapshot, open_read_only};
 pub use rusqlite;
