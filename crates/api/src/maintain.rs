@@ -83,6 +83,20 @@ pub fn index(
     cfg: &Config,
     progress: &dyn Progress,
 ) -> Result<IndexReport, ApiError> {
+    if let Some(cap) = req.max_file_bytes
+        && !loci_lifecycle::MAX_FILE_BYTES_RANGE.contains(&cap)
+    {
+        let range = loci_lifecycle::MAX_FILE_BYTES_RANGE;
+        return Err(ApiError::new(
+            ErrorKind::Usage,
+            format!(
+                "--max-file-bytes {cap} is outside {}..={}",
+                range.start(),
+                range.end()
+            ),
+        )
+        .hint("a cap of 0 would index nothing; leave it out to use `index.maxFileBytes`"));
+    }
     let located = match &req.index_path {
         Some(p) if !p.is_absolute() => {
             return Err(ApiError::new(

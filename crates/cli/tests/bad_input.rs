@@ -120,6 +120,27 @@ fn usage_errors_exit_2_with_a_json_error() {
 }
 
 #[test]
+fn a_file_size_cap_outside_its_range_is_a_usage_error_and_keeps_the_index() {
+    let env = Env::new();
+    env.write(&[("f.py", "def f():\n    pass\n")]);
+    let (code, _) = env.json(&["index"]);
+    assert_eq!(code, 0);
+    let before = std::fs::read(env.root().join(".loci/index.db")).unwrap();
+    for cap in ["0", "1073741825"] {
+        let (code, out) = env.json(&["index", "--max-file-bytes", cap]);
+        assert_eq!(code, 2, "{cap}: {out}");
+        assert_eq!(out["error"]["kind"], "usage");
+        let message = out["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(cap) && message.contains("1..="),
+            "{message}"
+        );
+    }
+    let after = std::fs::read(env.root().join(".loci/index.db")).unwrap();
+    assert!(before == after, "a refused index run touched the index");
+}
+
+#[test]
 fn queries_without_an_index_say_so() {
     let env = Env::new();
     let (code, out) = env.json(&["find", "x"]);

@@ -44,6 +44,10 @@ pub struct KeyDef {
     pub doc: &'static str,
 }
 
+/// The file-size caps `index.maxFileBytes` (and `loci index --max-file-bytes`) accept: a
+/// cap of 0 would index nothing, and over 1 GiB one file could exhaust memory.
+pub const MAX_FILE_BYTES_RANGE: std::ops::RangeInclusive<u64> = 1..=1 << 30;
+
 const DAY_MS: u64 = 86_400_000;
 
 /// Every key loci reads (lifecycle, index, roots, the API server, limits).
@@ -123,8 +127,8 @@ pub const KEYS: &[KeyDef] = &[
         key: "index.maxFileBytes",
         env: "LOCI_INDEX_MAX_FILE_BYTES",
         kind: Kind::Int {
-            min: 1,
-            max: 1 << 30,
+            min: *MAX_FILE_BYTES_RANGE.start(),
+            max: *MAX_FILE_BYTES_RANGE.end(),
         },
         default: Some(Value::Int(loci_index::DEFAULT_MAX_FILE_BYTES)),
         doc: "files larger than this are not indexed",

@@ -46,6 +46,6 @@ pub mod state;
 pub mod watch;
 
 pub use classify::classify;
-pub use config::Config;
+pub use config::{Config, MAX_FILE_BYTES_RANGE};
 pub use locate::{LocateError, Located, locate};
 pub use state::{Notice, State, Status};
