@@ -26,6 +26,24 @@ fn status_reports_state_reason_workspace_and_notices() {
 }
 
 #[test]
+fn a_directory_where_the_index_belongs_is_corrupt_not_unindexed_and_is_kept() {
+    let ws = Ws::new(SOURCES);
+    std::fs::create_dir_all(ws.index_db().join("keep")).unwrap();
+    let s = ws.status();
+    assert_eq!(state(&s), "corrupt", "{s}");
+    assert!(s["reason"].as_str().unwrap().contains("not a file"), "{s}");
+    // Neither a gate nor a rebuild deletes a directory it did not make.
+    ws.gate(&[], &[]);
+    let out = ws
+        .cmd()
+        .args(["rebuild", "--yes", "--json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    assert!(ws.index_db().join("keep").is_dir());
+}
+
+#[test]
 fn marker_absent_consults_the_registry_marker_present_never_does() {
     let ws = Ws::indexed();
     // Move the index out of the tree and record it there in the registry.

@@ -210,6 +210,18 @@ fn classify_inner(
         return (with_facts(s), learned);
     }
 
+    if located.index_path.exists() && !located.index_path.is_file() {
+        let s = Status::new(
+            State::Corrupt,
+            format!(
+                "{} is not a file (a directory or a special file stands where the index belongs)",
+                located.index_path.display()
+            ),
+            ws,
+        )
+        .with_hint("move it away, then run `loci index` (loci never deletes a directory)");
+        return (with_facts(s), learned);
+    }
     if !located.index_path.is_file() {
         let mut s = Status::new(
             State::Unindexed,
