@@ -216,6 +216,7 @@ impl From<loci_workspace::CreateError> for ApiError {
         let kind = match e {
             E::NoRoot(_) => ErrorKind::NoRoot,
             E::InvalidSegment { .. } => ErrorKind::InvalidSegment,
+            E::InvalidCloneUrl(_) => ErrorKind::InvalidCloneUrl,
             E::NotADirectory { .. } => ErrorKind::NotADirectory,
             E::Mkdir { .. } => ErrorKind::Mkdir,
             E::Git { .. } => ErrorKind::Git,

@@ -34,6 +34,7 @@
 
 #![deny(missing_docs)]
 
+mod clone_url;
 mod create;
 mod error;
 mod git;
@@ -42,6 +43,10 @@ mod ls;
 pub use create::{
     Action, Confirmed, CreateOptions, CreateRequest, Created, GIT_BUDGET, GIT_OUTPUT_CAP, Target,
     create, create_with, registry_locator,
+};
+pub use clone_url::{
+    CloneScheme, ClonePolicy, CloneUrl, CloneUrlError, MAX_URL_BYTES, REMOTE_EXTRA_SCHEMES,
+    REMOTE_SCHEMES,
 };
 pub use error::{CreateError, ListError};
 pub use git::ALLOWED_PROTOCOLS;
