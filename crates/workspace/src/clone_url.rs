@@ -107,7 +107,8 @@ impl ClonePolicy {
     /// Also allows `scheme` for a remote caller; `file` is never added to a remote
     /// policy (it would let a caller read the server's own repositories).
     pub fn allow(mut self, scheme: CloneScheme) -> ClonePolicy {
-        if (self.remote && !REMOTE_EXTRA_SCHEMES.contains(&scheme)) || self.schemes.contains(&scheme)
+        if (self.remote && !REMOTE_EXTRA_SCHEMES.contains(&scheme))
+            || self.schemes.contains(&scheme)
         {
             return self;
         }
@@ -198,7 +199,9 @@ pub enum CloneUrlError {
         url: String,
     },
     /// `transport::address`: a git remote helper (`ext::` runs a command).
-    #[error("the clone URL `{url}` names a git remote helper (`{helper}::`), which is never allowed")]
+    #[error(
+        "the clone URL `{url}` names a git remote helper (`{helper}::`), which is never allowed"
+    )]
     RemoteHelper {
         /// The URL.
         url: String,
@@ -209,7 +212,9 @@ pub enum CloneUrlError {
     #[error("the clone URL carries credentials; give the server its own credentials instead")]
     Credentials,
     /// `file://` or a plain local path.
-    #[error("the clone URL names a repository on this machine (a local path or file://), which a remote caller may not clone")]
+    #[error(
+        "the clone URL names a repository on this machine (a local path or file://), which a remote caller may not clone"
+    )]
     LocalRepository,
     /// A scheme this policy does not allow.
     #[error("the clone URL's scheme `{scheme}` is not allowed (allowed: {allowed})")]
@@ -383,7 +388,10 @@ mod tests {
             assert_eq!(err.kind(), kind, "{url:?}: {err}");
         }
         assert_eq!(
-            remote.check(&format!("https://h/{}", "a".repeat(3000))).unwrap_err().kind(),
+            remote
+                .check(&format!("https://h/{}", "a".repeat(3000)))
+                .unwrap_err()
+                .kind(),
             "too_long"
         );
     }

@@ -13,9 +13,9 @@ use loci_store::registry::Registry;
 use loci_supervisor::Supervisor;
 use serde::{Deserialize, Serialize};
 
-use crate::{ClonePolicy, CreateError};
 use crate::error::invalid;
 use crate::git::GitRun;
+use crate::{ClonePolicy, CreateError};
 
 /// Time budget for `git init` / `git clone`.
 pub const GIT_BUDGET: Duration = Duration::from_secs(120);

@@ -154,7 +154,10 @@ fn a_remote_helper_url_is_refused_before_anything_is_made() {
         assert!(err.is_refusal());
     }
     assert!(!Path::new("/tmp/loci-pwned").exists());
-    assert!(!env.path("base/ext").exists(), "no folder is made for a refused URL");
+    assert!(
+        !env.path("base/ext").exists(),
+        "no folder is made for a refused URL"
+    );
 }
 
 #[test]
