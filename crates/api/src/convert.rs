@@ -245,7 +245,16 @@ impl From<loci_workspace::ListError> for ApiError {
             E::Io(_) => ErrorKind::Unreadable,
             _ => ErrorKind::Failure,
         };
-        ApiError::new(kind, e.to_string())
+        let reason = match &e {
+            E::InvalidSegment { reason, .. } => Some(*reason),
+            E::NoRoot(root) => Some(root.kind()),
+            _ => None,
+        };
+        let out = ApiError::new(kind, e.to_string());
+        match reason {
+            Some(reason) => out.detail(serde_json::json!({ "reason": reason })),
+            None => out,
+        }
     }
 }
 

@@ -221,6 +221,29 @@ pub fn scrub(text: &str, paths: &[(String, &str)]) -> String {
             .replace(&format!("{path}/"), "")
             .replace(path.as_str(), shown);
     }
+    scrub_quoted_paths(&out)
+}
+
+/// `text` with every quoted absolute path (`"/..."`, as errors quote paths) replaced
+/// by `"<path>"`: the last barrier for paths no caller knew to name (a symlink's
+/// target, a file a child process mentions). Routes (`"/api/...`, `"/health`) stay.
+pub fn scrub_quoted_paths(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\"/") {
+        let (head, tail) = rest.split_at(at + 1);
+        out.push_str(head);
+        let body = &tail[1..];
+        let end = body.find('"');
+        let quoted = &tail[..end.map_or(tail.len(), |e| e + 1)];
+        if quoted.starts_with("/api/") || quoted.starts_with("/health") || end.is_none() {
+            out.push_str(quoted);
+        } else {
+            out.push_str("<path>");
+        }
+        rest = &tail[quoted.len()..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -239,5 +262,9 @@ mod tests {
             "cannot open <index> in <workspace>"
         );
         assert_eq!(scrub("changed /w/app/src/a.rs", &paths), "changed src/a.rs");
+        assert_eq!(
+            scrub_quoted_paths(r#""x" resolves to "/tmp/out/side", see "/api/v1/fs" and "/"#),
+            r#""x" resolves to "<path>", see "/api/v1/fs" and "/"#
+        );
     }
 }

@@ -215,7 +215,7 @@ pub fn create_with(
         .as_deref()
         .map(|url| options.clone_policy.check(url))
         .transpose()
-        .map_err(CreateError::InvalidCloneUrl)?;
+        .map_err(|e| CreateError::InvalidCloneUrl(Box::new(e)))?;
     let target = roots.resolve(&locator, &options.served)?;
     let segment = target.segment().to_string();
     let root_name = target.root_kind().as_str();

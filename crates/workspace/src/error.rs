@@ -50,7 +50,7 @@ pub enum CreateError {
     },
     /// The clone URL breaks the clone policy (checked before anything is made).
     #[error("invalid clone URL ({kind}): {0}", kind = .0.kind())]
-    InvalidCloneUrl(crate::CloneUrlError),
+    InvalidCloneUrl(Box<crate::CloneUrlError>),
     /// `git init` or `git clone` failed, timed out or could not start.
     #[error("git {action} in {segment:?} failed: {message}")]
     Git {

@@ -47,6 +47,7 @@ impl Env {
         self.dir.path().join(rel)
     }
 
+    #[allow(clippy::result_large_err)] // the library's own error type, as returned
     fn create(&self, request: &CreateRequest) -> Result<loci_workspace::Created, CreateError> {
         create(&self.roots, request, &self.supervisor, &self.registry)
     }

@@ -219,3 +219,16 @@ pub fn wait_exit(child: &mut Child, deadline: Duration) -> std::process::ExitSta
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Polls a run's URL until it is `done` or `failed` (a minute at most).
+pub fn wait_run(server: &Server, url: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v = get_json(server, url);
+        if v["state"] == "done" || v["state"] == "failed" {
+            return v;
+        }
+        assert!(Instant::now() < until, "the run did not end: {v}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
