@@ -303,39 +303,55 @@ fn schemathesis_finds_no_failure_against_the_openapi_document() {
     assert!(workspace_id(&server) > 0);
     let config = env.home.path().join("schemathesis.toml");
     std::fs::write(&config, SCHEMATHESIS_CONFIG).unwrap();
-    let reports = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(st)
-        .current_dir(reports.path())
-        .arg("--config-file")
-        .arg(&config)
-        .args([
-            "run",
-            &format!("http://{}/api/v1/openapi.json", server.addr),
-        ])
-        .args(["--header", &format!("Authorization: Bearer {KEY}")])
-        .args(["--checks", "all", "--max-examples", "20", "--workers", "1"])
-        .args(["--seed", "1", "--no-color"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    let status = wait_exit(&mut child, Duration::from_secs(300));
-    assert!(status.success(), "schemathesis found failures:\n{out}");
-    assert!(out.contains("passed"), "{out}");
-    assert!(!out.contains("Failed to extract data"), "{out}");
+    // The maintenance runs (a first index, a rebuild) make a workspace's reads answer
+    // 503 `indexing` while they build it, as documented: they are fuzzed in a second
+    // pass of their own, so every route is covered and no read meets one.
+    let runs = "^(index_workspace|sync_workspace|rebuild_workspace)$";
+    for filter in [
+        ["--exclude-operation-id-regex", runs],
+        [
+            "--include-operation-id-regex",
+            "^(index_workspace|sync_workspace|rebuild_workspace|get_run|get_workspace|workspaces)$",
+        ],
+    ] {
+        let reports = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new(&st)
+            .current_dir(reports.path())
+            .arg("--config-file")
+            .arg(&config)
+            .args([
+                "run",
+                &format!("http://{}/api/v1/openapi.json", server.addr),
+            ])
+            .args(["--header", &format!("Authorization: Bearer {KEY}")])
+            .args(["--checks", "all", "--max-examples", "20", "--workers", "1"])
+            .args(["--seed", "1", "--no-color"])
+            .args(filter)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let status = wait_exit(&mut child, Duration::from_secs(300));
+        assert!(
+            status.success(),
+            "schemathesis found failures ({filter:?}):\n{out}"
+        );
+        assert!(out.contains("passed"), "{out}");
+        assert!(!out.contains("Failed to extract data"), "{out}");
+    }
 }
 
 #[test]
