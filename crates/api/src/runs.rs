@@ -306,27 +306,31 @@ impl Runs {
         Ok(started(view, false))
     }
 
-    /// Starts queued runs while slots are free.
+    /// Starts queued runs while slots are free (spawning outside the lock, so asking
+    /// about runs never waits for a fork).
     fn pump(self: &Arc<Self>) {
         loop {
-            let mut inner = self.lock();
-            if inner.running >= MAX_RUNNING {
-                return;
-            }
-            let Some(run) = inner.queue.pop_front() else {
-                return;
+            let (run, root, purpose, progress) = {
+                let mut inner = self.lock();
+                if inner.running >= MAX_RUNNING {
+                    return;
+                }
+                let Some(run) = inner.queue.pop_front() else {
+                    return;
+                };
+                let Some(e) = inner.runs.get(&run) else {
+                    continue;
+                };
+                let picked = (run, e.root.clone(), e.purpose, e.progress.clone());
+                inner.running += 1;
+                picked
             };
-            let Some(e) = inner.runs.get(&run) else {
-                continue;
-            };
-            let (root, purpose, progress) = (e.root.clone(), e.purpose, e.progress.clone());
-            inner.running += 1;
             let cfg = crate::config(Some(&root));
-            let exe = loci_lifecycle::classify::executable(&cfg);
-            let started = exe.map_err(|e| e.to_string()).and_then(|exe| {
+            let started = loci_lifecycle::classify::executable(&cfg).and_then(|exe| {
                 BackgroundRun::start_observed(&self.sup, &exe, &root, purpose, &cfg, progress)
                     .map_err(|r| r.message.clone().unwrap_or_else(|| "cannot start".into()))
             });
+            let mut inner = self.lock();
             match started {
                 Ok(background) => {
                     if let Some(e) = inner.runs.get_mut(&run) {
@@ -334,12 +338,21 @@ impl Runs {
                         e.view.started_at_ms = Some(now_ms());
                     }
                     drop(inner);
+                    let handle = background.handle().clone();
                     let runs = self.clone();
                     let spawned = std::thread::Builder::new()
                         .name(format!("loci-run-{run}"))
                         .spawn(move || runs.finish(run, background));
-                    if spawned.is_err() {
-                        tracing::warn!(run, "cannot start the thread that waits for a run");
+                    if let Err(e) = spawned {
+                        // Nobody could wait for it: stop it rather than leave it unowned.
+                        handle.cancel();
+                        let _ = handle.wait();
+                        let mut inner = self.lock();
+                        inner.running -= 1;
+                        if let Some(entry) = inner.runs.get_mut(&run) {
+                            let message = format!("cannot start the thread that waits for it: {e}");
+                            fail(entry, ErrorKind::SpawnFailed, &message);
+                        }
                     }
                 }
                 Err(message) => {
