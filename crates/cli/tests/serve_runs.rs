@@ -33,13 +33,17 @@ fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
 
 /// A projects base with one workspace created over HTTP and `files` written in it.
 fn workspace(server: &Server, base: &Path, files: usize) -> (i64, PathBuf) {
+    workspace_at(server, base, "team/app", files)
+}
+
+fn workspace_at(server: &Server, base: &Path, segment: &str, files: usize) -> (i64, PathBuf) {
     let (status, created) = post(
         server,
         "/api/v1/workspaces",
-        &json!({"locator": {"kind": "mounted", "segment": "team/app"}}),
+        &json!({"locator": {"kind": "mounted", "segment": segment}}),
     );
     assert_eq!(status, 200, "{created}");
-    let root = base.join("team/app");
+    let root = base.join(segment);
     std::fs::create_dir_all(root.join("src")).unwrap();
     for i in 0..files {
         std::fs::write(
@@ -237,6 +241,49 @@ fn a_second_request_while_a_run_is_in_flight_joins_it_or_is_busy() {
         wait_run(&server, next["progress_url"].as_str().unwrap())["state"],
         "done"
     );
+}
+
+#[test]
+fn runs_past_the_two_slots_wait_queued_in_order_and_all_finish() {
+    let env = Env::new();
+    let base = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let release = tools.path().join("release");
+    let exe = held_loci(tools.path(), &release);
+    let server = start(
+        &env,
+        &[],
+        &[
+            ("LOCI_PROJECTS_BASE", &text(base.path())),
+            ("LOCI_LIFECYCLE_EXECUTABLE", &text(&exe)),
+        ],
+    );
+    let urls: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|name| {
+            let (id, _) = workspace_at(&server, base.path(), &format!("team/{name}"), 1);
+            let (status, started) = post(
+                &server,
+                &format!("/api/v1/workspaces/{id}/index"),
+                &json!({}),
+            );
+            assert_eq!(status, 202, "{started}");
+            started["progress_url"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for url in &urls[..2] {
+        wait_for("a run in a slot", || {
+            let v = get_json(&server, url);
+            (v["progress"]["files_total"] == 10).then_some(v)
+        });
+    }
+    let third = get_json(&server, &urls[2]);
+    assert_eq!(third["state"], "queued", "{third}");
+    assert!(third.get("started_at_ms").is_none(), "{third}");
+    std::fs::write(&release, "").unwrap();
+    for url in &urls {
+        assert_eq!(wait_run(&server, url)["state"], "done", "{url}");
+    }
 }
 
 #[test]
