@@ -216,6 +216,7 @@ impl From<loci_workspace::CreateError> for ApiError {
         let kind = match e {
             E::NoRoot(_) => ErrorKind::NoRoot,
             E::InvalidSegment { .. } => ErrorKind::InvalidSegment,
+            E::InvalidCloneUrl(_) => ErrorKind::InvalidCloneUrl,
             E::NotADirectory { .. } => ErrorKind::NotADirectory,
             E::Mkdir { .. } => ErrorKind::Mkdir,
             E::Git { .. } => ErrorKind::Git,
@@ -244,7 +245,16 @@ impl From<loci_workspace::ListError> for ApiError {
             E::Io(_) => ErrorKind::Unreadable,
             _ => ErrorKind::Failure,
         };
-        ApiError::new(kind, e.to_string())
+        let reason = match &e {
+            E::InvalidSegment { reason, .. } => Some(*reason),
+            E::NoRoot(root) => Some(root.kind()),
+            _ => None,
+        };
+        let out = ApiError::new(kind, e.to_string());
+        match reason {
+            Some(reason) => out.detail(serde_json::json!({ "reason": reason })),
+            None => out,
+        }
     }
 }
 

@@ -67,6 +67,9 @@ error_kinds! {
     NotADirectory = "not_a_directory", InvalidInput, 400;
     /// A workspace segment or name breaks a rule of the paths ruler.
     InvalidSegment = "invalid_segment", InvalidInput, 400;
+    /// A clone URL breaks the clone policy (a local path, `ext::`, credentials...);
+    /// `detail.reason` names the rule.
+    InvalidCloneUrl = "invalid_clone_url", InvalidInput, 400;
     /// No root is configured for the workspace kind asked for.
     NoRoot = "no_root", InvalidInput, 412;
     /// Bound parameters of a query are malformed.

@@ -14,6 +14,7 @@ pub const MAX_LIMIT: usize = 10_000;
 pub struct PageRequest {
     /// Items at most (default: the operation's own; at most 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10000))]
     pub limit: Option<usize>,
     /// The `next_cursor` of the previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -157,3 +157,54 @@ pub fn ls(
 ) -> Result<loci_paths::Listing, ApiError> {
     Ok(loci_workspace::ls(roots, kind, segment)?)
 }
+
+/// The clone policy for callers across the network: `https`, `ssh` and scp-like,
+/// plus `git://` with `clone.allowGit` and `http://` with `clone.allowHttp`.
+pub fn remote_clone_policy(cfg: &Config) -> loci_workspace::ClonePolicy {
+    use loci_workspace::{ClonePolicy, CloneScheme};
+    let mut policy = ClonePolicy::remote();
+    if cfg.clone_allow_git() {
+        policy = policy.allow(CloneScheme::Git);
+    }
+    if cfg.clone_allow_http() {
+        policy = policy.allow(CloneScheme::Http);
+    }
+    policy
+}
+
+/// [`create`] for a caller across the network: a clone URL must pass
+/// [`remote_clone_policy`].
+pub fn create_remote(
+    roots: &Roots,
+    request: &loci_workspace::CreateRequest,
+    cfg: &Config,
+) -> Result<loci_workspace::Created, ApiError> {
+    let registry = loci_store::registry::Registry::open_default()?;
+    let supervisor = loci_supervisor::Supervisor::new();
+    let options = loci_workspace::CreateOptions {
+        clone_policy: remote_clone_policy(cfg),
+        ..Default::default()
+    };
+    Ok(loci_workspace::create_with(
+        roots,
+        request,
+        &supervisor,
+        &registry,
+        &options,
+    )?)
+}
+
+/// Whether `git` can be run here (checked once per process, through the
+/// supervisor): creation and cloning need it.
+pub fn git_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let spec = loci_supervisor::SpawnSpec::new("git")
+            .arg("--version")
+            .budget(std::time::Duration::from_secs(10))
+            .capture_cap(4096);
+        loci_supervisor::Supervisor::new()
+            .run(spec)
+            .is_ok_and(|o| o.success())
+    })
+}

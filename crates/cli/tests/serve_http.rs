@@ -50,20 +50,18 @@ fn every_route_refuses_a_missing_or_wrong_key_with_401() {
             );
             assert_eq!(kind_of(&text), unauthorized.name(), "{text}");
         }
-        // Both header forms of the right key pass, the scheme in any case (creation then answers `no_root`:
-        // this server has no root to create under).
+        // Both header forms of the right key pass, the scheme in any case (creation and
+        // the picker then answer `no_root`: this server has no root).
         for auth in [
             bearer(),
             Some(("X-API-Key", KEY)),
             Some(("Authorization", "bearer test-key-0123456789")),
         ] {
             let (status, text) = call(&server, &method, &path, body.as_ref(), auth);
-            let expected = if method == "post" && path == "/api/v1/workspaces" {
-                ErrorKind::NoRoot.http_status()
-            } else {
-                200
-            };
-            assert_eq!(status, expected, "{method} {path} {auth:?}: {text}");
+            assert!(
+                with_key(&method, &path).contains(&status),
+                "{method} {path} {auth:?}: {text}"
+            );
         }
     }
 }
@@ -305,39 +303,55 @@ fn schemathesis_finds_no_failure_against_the_openapi_document() {
     assert!(workspace_id(&server) > 0);
     let config = env.home.path().join("schemathesis.toml");
     std::fs::write(&config, SCHEMATHESIS_CONFIG).unwrap();
-    let reports = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(st)
-        .current_dir(reports.path())
-        .arg("--config-file")
-        .arg(&config)
-        .args([
-            "run",
-            &format!("http://{}/api/v1/openapi.json", server.addr),
-        ])
-        .args(["--header", &format!("Authorization: Bearer {KEY}")])
-        .args(["--checks", "all", "--max-examples", "20", "--workers", "1"])
-        .args(["--seed", "1", "--no-color"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    let status = wait_exit(&mut child, Duration::from_secs(300));
-    assert!(status.success(), "schemathesis found failures:\n{out}");
-    assert!(out.contains("passed"), "{out}");
-    assert!(!out.contains("Failed to extract data"), "{out}");
+    // The maintenance runs (a first index, a rebuild) make a workspace's reads answer
+    // 503 `indexing` while they build it, as documented: they are fuzzed in a second
+    // pass of their own, so every route is covered and no read meets one.
+    let runs = "^(index_workspace|sync_workspace|rebuild_workspace)$";
+    for filter in [
+        ["--exclude-operation-id-regex", runs],
+        [
+            "--include-operation-id-regex",
+            "^(index_workspace|sync_workspace|rebuild_workspace|get_run|get_workspace|workspaces)$",
+        ],
+    ] {
+        let reports = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new(&st)
+            .current_dir(reports.path())
+            .arg("--config-file")
+            .arg(&config)
+            .args([
+                "run",
+                &format!("http://{}/api/v1/openapi.json", server.addr),
+            ])
+            .args(["--header", &format!("Authorization: Bearer {KEY}")])
+            .args(["--checks", "all", "--max-examples", "20", "--workers", "1"])
+            .args(["--seed", "1", "--no-color"])
+            .args(filter)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let status = wait_exit(&mut child, Duration::from_secs(300));
+        assert!(
+            status.success(),
+            "schemathesis found failures ({filter:?}):\n{out}"
+        );
+        assert!(out.contains("passed"), "{out}");
+        assert!(!out.contains("Failed to extract data"), "{out}");
+    }
 }
 
 #[test]

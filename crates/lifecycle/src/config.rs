@@ -189,6 +189,40 @@ pub const KEYS: &[KeyDef] = &[
         doc: "largest HTTP request body `loci serve` reads",
     },
     KeyDef {
+        key: "api.headerReadTimeoutMs",
+        env: "LOCI_API_HEADER_READ_TIMEOUT_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: 600_000,
+        },
+        default: Some(Value::Int(10_000)),
+        doc: "a connection that has not sent a request's headers within this time is closed",
+    },
+    KeyDef {
+        key: "api.maxHeaderBytes",
+        env: "LOCI_API_MAX_HEADER_BYTES",
+        kind: Kind::Int {
+            min: 8192,
+            max: 1 << 20,
+        },
+        default: Some(Value::Int(65_536)),
+        doc: "largest request head (request line and headers) `loci serve` reads",
+    },
+    KeyDef {
+        key: "clone.allowGit",
+        env: "LOCI_CLONE_ALLOW_GIT",
+        kind: Kind::Bool,
+        default: Some(Value::Bool(false)),
+        doc: "HTTP callers may also clone git:// URLs (unauthenticated git daemon)",
+    },
+    KeyDef {
+        key: "clone.allowHttp",
+        env: "LOCI_CLONE_ALLOW_HTTP",
+        kind: Kind::Bool,
+        default: Some(Value::Bool(false)),
+        doc: "HTTP callers may also clone plain http:// URLs",
+    },
+    KeyDef {
         key: "limits.readDeadlineMs",
         env: "LOCI_LIMITS_READ_DEADLINE_MS",
         kind: Kind::Int {
@@ -541,6 +575,27 @@ impl Config {
     /// `api.maxBodyBytes`.
     pub fn api_max_body_bytes(&self) -> u64 {
         self.int("api.maxBodyBytes").unwrap_or(1 << 20)
+    }
+
+    /// `api.headerReadTimeoutMs`.
+    pub fn api_header_read_timeout(&self) -> Duration {
+        self.millis("api.headerReadTimeoutMs")
+            .unwrap_or(Duration::from_secs(10))
+    }
+
+    /// `api.maxHeaderBytes`.
+    pub fn api_max_header_bytes(&self) -> u64 {
+        self.int("api.maxHeaderBytes").unwrap_or(65_536)
+    }
+
+    /// `clone.allowGit`.
+    pub fn clone_allow_git(&self) -> bool {
+        self.bool("clone.allowGit")
+    }
+
+    /// `clone.allowHttp`.
+    pub fn clone_allow_http(&self) -> bool {
+        self.bool("clone.allowHttp")
     }
 
     /// `limits.readDeadlineMs`.

@@ -40,6 +40,7 @@ pub mod locate;
 pub mod lockfile;
 pub mod maintenance;
 pub mod probe;
+pub mod progress;
 pub mod rebuild;
 pub mod record;
 pub mod state;

@@ -19,6 +19,8 @@ use std::time::Duration;
 use loci_supervisor::{DEFAULT_BUDGET, EnvPolicy, Exit, Handle, Outcome, SpawnSpec, Supervisor};
 
 use crate::config::Config;
+use crate::progress::{PROGRESS_LINES, PROGRESS_VAR, ProgressLineReader, RunProgress};
+use crate::rebuild::Consent;
 use crate::record::{self, RunRecord, RunResult, Running, now_ms};
 use crate::state::Started;
 
@@ -35,16 +37,28 @@ pub const OWNER_MARGIN: Duration = Duration::from_secs(60);
 pub const OWN_FLAG: &str = "--own";
 
 /// What a background run does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Purpose {
     /// Build the first index (`loci index`).
     Index,
     /// Bring the index up to date (`loci sync`).
     Sync,
+    /// Delete the index and build it again (`loci rebuild --yes`): only with the
+    /// caller's [`Consent`], which no name parses into.
+    Rebuild(Consent),
 }
 
+impl PartialEq for Purpose {
+    fn eq(&self, other: &Purpose) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Purpose {}
+
 impl Purpose {
-    /// The purpose named `name` (`index`, `sync`).
+    /// The purpose named `name` (`index`, `sync`). `rebuild` is not parsed: a
+    /// rebuild needs consent given with the request, never a name handed around.
     pub fn parse(name: &str) -> Option<Purpose> {
         match name {
             "index" => Some(Purpose::Index),
@@ -58,6 +72,7 @@ impl Purpose {
         match self {
             Purpose::Index => "index",
             Purpose::Sync => "sync",
+            Purpose::Rebuild(_) => "rebuild",
         }
     }
 }
@@ -69,11 +84,14 @@ pub fn flight_key(root: &Path) -> String {
 
 /// The spec of one maintenance run and what the gate reports about it.
 pub fn spec(exe: &Path, root: &Path, purpose: Purpose, cfg: &Config) -> (SpawnSpec, Started) {
-    let args = vec![
+    let mut args = vec![
         purpose.name().to_string(),
         root.to_string_lossy().into_owned(),
         "--json".to_string(),
     ];
+    if let Purpose::Rebuild(_) = purpose {
+        args.push("--yes".to_string());
+    }
     let mut spec = SpawnSpec::new(exe.as_os_str())
         .args(&args)
         .cwd(root)
@@ -197,7 +215,39 @@ impl BackgroundRun {
         cfg: &Config,
         session: Option<&str>,
     ) -> Result<BackgroundRun, Box<RunRecord>> {
-        let (spec, mut started) = spec(exe, root, purpose, cfg);
+        let (spec, started) = spec(exe, root, purpose, cfg);
+        Self::start_spec(sup, spec, started, root, purpose, session)
+    }
+
+    /// [`start`](Self::start), with the run's parse progress (the files it has to
+    /// parse and has parsed) kept in `progress` as the run reports it.
+    pub fn start_observed(
+        sup: &Supervisor,
+        exe: &Path,
+        root: &Path,
+        purpose: Purpose,
+        cfg: &Config,
+        progress: RunProgress,
+    ) -> Result<BackgroundRun, Box<RunRecord>> {
+        let (spec, started) = spec(exe, root, purpose, cfg);
+        let mut reader = ProgressLineReader::default();
+        let spec = spec
+            .env(EnvPolicy::loci_child().pin(PROGRESS_VAR, PROGRESS_LINES))
+            .on_stderr(move |chunk| {
+                reader.feed(chunk, &progress);
+                std::ops::ControlFlow::Continue(())
+            });
+        Self::start_spec(sup, spec, started, root, purpose, None)
+    }
+
+    fn start_spec(
+        sup: &Supervisor,
+        spec: SpawnSpec,
+        mut started: Started,
+        root: &Path,
+        purpose: Purpose,
+        session: Option<&str>,
+    ) -> Result<BackgroundRun, Box<RunRecord>> {
         let started_at_ms = now_ms();
         let handle = match sup.spawn(spec) {
             Ok(h) => h,
@@ -341,7 +391,12 @@ fn judge(started: &Started, o: &Outcome, started_at_ms: u64, session: Option<Str
 }
 
 fn tail(text: &str) -> String {
-    let text = text.trim();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !crate::progress::is_progress_line(l))
+        .collect();
+    let kept = kept.join("\n");
+    let text = kept.trim();
     let n = text.chars().count();
     if n <= MESSAGE_CHARS {
         text.to_string()

@@ -32,6 +32,13 @@ pub enum LocatorBody {
 pub struct CreateWorkspaceRequest {
     /// The locator.
     pub locator: LocatorBody,
+    /// Clone this URL into the new folder instead of `git init` (capability
+    /// `workspace.clone`): `https://`, `ssh://` or scp-like `user@host:path`, plus
+    /// `git://` / `http://` when the server enables them; never `file://`, a local path,
+    /// `ext::`, credentials or an option. Ignored when the folder already is a repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    pub clone: Option<String>,
 }
 
 /// What was done in the folder.
@@ -73,14 +80,24 @@ pub fn available() -> bool {
     roots().is_ok_and(|r| r.managed().is_ok() || r.base().is_ok())
 }
 
+/// Whether a clone can work here: a root to clone under and a runnable `git` (the
+/// `workspace.clone` capability).
+pub fn clone_available() -> bool {
+    available() && loci_api::workspaces::git_available()
+}
+
 /// Creates the workspace; errors name the rule broken, never the root's path.
 pub fn create(req: &CreateWorkspaceRequest) -> Result<CreatedWorkspace, ApiError> {
     let roots = roots()?;
-    let request = match &req.locator {
+    let mut request = match &req.locator {
         LocatorBody::Managed { name } => CreateRequest::managed(name.clone()),
         LocatorBody::Mounted { segment } => CreateRequest::mounted(segment.clone()),
     };
-    let created = loci_api::workspaces::create(&roots, &request).map_err(|e| {
+    if let Some(url) = &req.clone {
+        request = request.clone_from(url.clone());
+    }
+    let cfg = loci_api::config(None);
+    let created = loci_api::workspaces::create_remote(&roots, &request, &cfg).map_err(|e| {
         let shown: Vec<(String, &str)> =
             [(RootKind::Managed, "<managed>"), (RootKind::Base, "<base>")]
                 .into_iter()

@@ -10,6 +10,7 @@
 //! requests in flight for at most [`DRAIN`], tear every child down, exit 0).
 #![deny(missing_docs)]
 
+pub mod conn;
 pub mod create;
 pub mod guard;
 pub mod key;
@@ -17,6 +18,7 @@ pub mod openapi;
 pub mod reply;
 pub mod routes;
 pub mod state;
+pub mod workspace_routes;
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
@@ -76,6 +78,10 @@ pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
         cfg.api_request_timeout(),
         cfg.read_deadline(),
     ));
+    let limits = conn::ConnLimits {
+        header_read_timeout: cfg.api_header_read_timeout(),
+        max_header_bytes: usize::try_from(cfg.api_max_header_bytes()).unwrap_or(usize::MAX),
+    };
     let listener = bind(addr)?;
     let bound = listener.local_addr().map_err(|e| {
         ApiError::new(
@@ -90,7 +96,8 @@ pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
         .thread_name("loci-serve")
         .build()
         .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot start the runtime: {e}")))?;
-    let result = runtime.block_on(run(listener, bound, state, opts.json));
+    let result = runtime.block_on(run(listener, bound, state.clone(), limits, opts.json));
+    state.runs.shutdown();
     // Reads still running past the drain are cancelled with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
     loci_supervisor::teardown_all_children();
@@ -101,6 +108,7 @@ async fn run(
     listener: TcpListener,
     bound: SocketAddr,
     state: Arc<AppState>,
+    limits: conn::ConnLimits,
     json: bool,
 ) -> Result<(), ApiError> {
     let listener = tokio::net::TcpListener::from_std(listener)
@@ -118,11 +126,7 @@ async fn run(
         .layer(DefaultBodyLimit::max(state.max_body_bytes))
         .layer(TraceLayer::new_for_http())
         .with_state(state);
-    let mut stopped = stop_rx.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = stopped.wait_for(|s| *s).await;
-    });
-    let mut serving = tokio::spawn(server.into_future());
+    let mut serving = tokio::spawn(conn::serve(listener, app, limits, stop_rx.clone()));
 
     eprintln!("loci serve: listening on http://{bound}");
     if json {

@@ -27,6 +27,8 @@ pub struct Operation {
     pub response: &'static str,
     /// Whether the API key is required.
     pub auth: bool,
+    /// The success status (200, or 202 for a run started in the background).
+    pub status: u16,
 }
 
 const fn op(
@@ -45,6 +47,7 @@ const fn op(
         request,
         response,
         auth: true,
+        status: 200,
     }
 }
 
@@ -165,6 +168,63 @@ pub const OPERATIONS: &[Operation] = &[
         None,
         "StatsAnswer",
     ),
+    op(
+        "get",
+        "/api/v1/workspaces/{id}",
+        "get_workspace",
+        "One workspace: lifecycle state, reason, notices, freshness, last run (no absolute paths).",
+        None,
+        "WorkspaceDetail",
+    ),
+    Operation {
+        status: 202,
+        ..op(
+            "post",
+            "/api/v1/workspaces/{id}/index",
+            "index_workspace",
+            "Starts (or joins) a background index run; answers its id and progress URL.",
+            None,
+            "RunStarted",
+        )
+    },
+    Operation {
+        status: 202,
+        ..op(
+            "post",
+            "/api/v1/workspaces/{id}/sync",
+            "sync_workspace",
+            "Starts (or joins) a background sync run; answers its id and progress URL.",
+            None,
+            "RunStarted",
+        )
+    },
+    Operation {
+        status: 202,
+        ..op(
+            "post",
+            "/api/v1/workspaces/{id}/rebuild",
+            "rebuild_workspace",
+            "Deletes the index and rebuilds it in the background, only with {\"consent\": true} (else 409 consent_required, nothing touched).",
+            Some("RebuildRequest"),
+            "RunStarted",
+        )
+    },
+    op(
+        "get",
+        "/api/v1/workspaces/{id}/runs/{run}",
+        "get_run",
+        "A background run: state, progress counts, the error kind on failure.",
+        None,
+        "RunView",
+    ),
+    op(
+        "post",
+        "/api/v1/fs",
+        "fs",
+        "The folder picker: directories under a root, or a folder in it, by segment (never a path).",
+        Some("FsRequest"),
+        "FsListing",
+    ),
 ];
 
 /// The whole document.
@@ -192,6 +252,30 @@ pub fn document() -> Value {
         "CreatedWorkspace",
         generator.root_schema_for::<crate::create::CreatedWorkspace>(),
     );
+    own(
+        "WorkspaceDetail",
+        generator.root_schema_for::<loci_api::remote::WorkspaceDetail>(),
+    );
+    own(
+        "RunStarted",
+        generator.root_schema_for::<loci_api::runs::RunStarted>(),
+    );
+    own(
+        "RunView",
+        generator.root_schema_for::<loci_api::runs::RunView>(),
+    );
+    own(
+        "RebuildRequest",
+        generator.root_schema_for::<crate::workspace_routes::RebuildRequest>(),
+    );
+    own(
+        "FsRequest",
+        generator.root_schema_for::<loci_api::picker::FsRequest>(),
+    );
+    own(
+        "FsListing",
+        generator.root_schema_for::<loci_api::picker::FsListing>(),
+    );
     if let Some(stats) = roots.get_mut("StatsAnswer") {
         omit_properties(stats, STATS_PATH_FIELDS);
     }
@@ -214,7 +298,7 @@ pub fn document() -> Value {
     // The ids the workspace list answers are what every workspace route takes.
     let links: Map<String, Value> = OPERATIONS
         .iter()
-        .filter(|o| o.path.contains("{id}"))
+        .filter(|o| o.path.contains("{id}") && !o.path.contains("{run}"))
         .map(|o| {
             (
                 o.id.to_string(),
@@ -257,7 +341,7 @@ fn operation(o: &Operation) -> Value {
     });
     let mut responses = Map::new();
     responses.insert(
-        "200".into(),
+        o.status.to_string(),
         json!({"description": "The answer.", "content": {"application/json": {"schema": schema_ref(o.response)}}}),
     );
     responses.insert("default".into(), error);
@@ -277,6 +361,17 @@ fn operation(o: &Operation) -> Value {
             "description": "The workspace's registry id (GET /api/v1/workspaces).",
             "schema": {"type": "integer", "format": "int64"},
         }]);
+    }
+    if o.path.contains("{run}")
+        && let Some(params) = v["parameters"].as_array_mut()
+    {
+        params.push(json!({
+            "name": "run",
+            "in": "path",
+            "required": true,
+            "description": "A run id, as POST .../index, /sync or /rebuild answered it.",
+            "schema": {"type": "integer", "format": "int64", "minimum": 1},
+        }));
     }
     if let Some(req) = o.request {
         v["requestBody"] = json!({
@@ -371,7 +466,10 @@ mod tests {
         for o in OPERATIONS {
             let op = &doc["paths"][o.path][o.method];
             assert_eq!(op["operationId"], o.id);
-            assert!(op["responses"]["200"].is_object() && op["responses"]["default"].is_object());
+            assert!(
+                op["responses"][o.status.to_string()].is_object()
+                    && op["responses"]["default"].is_object()
+            );
         }
         // The stats answer carries no absolute path, in the schema as on the wire.
         let stats = &components["StatsAnswer"]["properties"];

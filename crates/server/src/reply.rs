@@ -24,8 +24,28 @@ impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let status =
             StatusCode::from_u16(self.0.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, axum::Json(self.0.envelope())).into_response()
+        (status, axum::Json(no_quoted_paths(self.0).envelope())).into_response()
     }
+}
+
+/// No absolute path crosses the network, even one no handler knew to redact (a
+/// symlink's target): every quoted absolute path of the error becomes `"<path>"`.
+fn no_quoted_paths(mut e: ApiError) -> ApiError {
+    use loci_api::remote::scrub_quoted_paths as scrub;
+    fn walk(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(text) => *text = scrub(text),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            serde_json::Value::Object(map) => map.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    e.message = scrub(&e.message);
+    e.hint = e.hint.as_deref().map(scrub);
+    if let Some(d) = e.detail.as_mut() {
+        walk(d);
+    }
+    e
 }
 
 /// A handler's result.

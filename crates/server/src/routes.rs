@@ -60,7 +60,14 @@ pub struct WorkspaceSummaries {
 }
 
 /// The capabilities this build implements (and nothing it does not).
-pub const CAPABILITIES: &[&str] = &["health", "openapi", "workspaces.list", "graph.read"];
+pub const CAPABILITIES: &[&str] = &[
+    "health",
+    "openapi",
+    "workspaces.list",
+    "graph.read",
+    "workspace.get",
+    "workspace.maintain",
+];
 
 /// The router, without its layers.
 pub fn router() -> Router<Shared> {
@@ -82,6 +89,7 @@ pub fn router() -> Router<Shared> {
         .route(&ws("outline"), post(outline))
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
+        .merge(crate::workspace_routes::router())
         .fallback(not_found)
 }
 
@@ -101,15 +109,25 @@ async fn capabilities() -> Reply<Capabilities> {
 /// What this server offers now: what it implements, and `workspace.create` only while
 /// a root is configured.
 pub async fn capabilities_now() -> Result<Vec<String>, loci_api::ApiError> {
-    let create = blocking(|| Ok(crate::create::available()))
-        .await
-        .map_err(|e| e.0)?;
+    let (create, clone) =
+        blocking(|| Ok((crate::create::available(), crate::create::clone_available())))
+            .await
+            .map_err(|e| e.0)?;
     let mut capabilities: Vec<String> = CAPABILITIES.iter().map(|c| c.to_string()).collect();
     if create {
         capabilities.push(WORKSPACE_CREATE.into());
+        capabilities.push(FS_LIST.into());
+    }
+    if clone {
+        capabilities.push(WORKSPACE_CLONE.into());
     }
     Ok(capabilities)
 }
+
+/// Declared only when a root is configured and `git` runs.
+pub const WORKSPACE_CLONE: &str = "workspace.clone";
+/// The folder picker: declared only when a root is configured to list.
+pub const FS_LIST: &str = "fs.list";
 
 /// Declared only when a root is configured to create under.
 pub const WORKSPACE_CREATE: &str = "workspace.create";

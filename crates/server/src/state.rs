@@ -27,6 +27,8 @@ pub struct AppState {
     pub request_timeout: Duration,
     /// `limits.readDeadlineMs`, never longer than the request timeout.
     pub read_deadline: Duration,
+    /// The background index/sync/rebuild runs this server started.
+    pub runs: Arc<loci_api::runs::Runs>,
     workspaces: Mutex<HashMap<i64, Arc<Workspace>>>,
 }
 
@@ -45,6 +47,7 @@ impl AppState {
             max_body_bytes,
             request_timeout,
             read_deadline: read_deadline.min(request_timeout),
+            runs: Arc::new(loci_api::runs::Runs::new()),
             workspaces: Mutex::new(HashMap::new()),
         }
     }

@@ -13,9 +13,9 @@ use loci_store::registry::Registry;
 use loci_supervisor::Supervisor;
 use serde::{Deserialize, Serialize};
 
-use crate::CreateError;
 use crate::error::invalid;
 use crate::git::GitRun;
+use crate::{ClonePolicy, CreateError};
 
 /// Time budget for `git init` / `git clone`.
 pub const GIT_BUDGET: Duration = Duration::from_secs(120);
@@ -154,6 +154,9 @@ pub struct CreateOptions {
     pub output_cap: usize,
     /// The git program (`git`, looked up in `PATH`).
     pub git: OsString,
+    /// Which clone URLs are accepted ([`ClonePolicy::local`]; a server passes
+    /// [`ClonePolicy::remote`]).
+    pub clone_policy: ClonePolicy,
 }
 
 impl Default for CreateOptions {
@@ -163,6 +166,7 @@ impl Default for CreateOptions {
             budget: GIT_BUDGET,
             output_cap: GIT_OUTPUT_CAP,
             git: OsString::from("git"),
+            clone_policy: ClonePolicy::local(),
         }
     }
 }
@@ -192,7 +196,8 @@ pub fn create(
     )
 }
 
-/// Creates the workspace `request` names: validates the name or segment,
+/// Creates the workspace `request` names: validates the name or segment and the
+/// clone URL (against [`CreateOptions::clone_policy`]),
 /// checks the permit-list, resolves against its own root (never the other),
 /// contains `root + segment`, creates every missing directory beneath the
 /// root handle, runs `git init` or `git clone -- URL .` unless `.git` is
@@ -205,6 +210,12 @@ pub fn create_with(
     options: &CreateOptions,
 ) -> Result<Created, CreateError> {
     let locator = request.locator()?;
+    let clone_url = request
+        .clone_url
+        .as_deref()
+        .map(|url| options.clone_policy.check(url))
+        .transpose()
+        .map_err(|e| CreateError::InvalidCloneUrl(Box::new(e)))?;
     let target = roots.resolve(&locator, &options.served)?;
     let segment = target.segment().to_string();
     let root_name = target.root_kind().as_str();
@@ -232,8 +243,9 @@ pub fn create_with(
                 program: &options.git,
                 budget: options.budget,
                 output_cap: options.output_cap,
+                policy: &options.clone_policy,
             };
-            git.run(&opened, request.clone_url.as_deref())?;
+            git.run(&opened, clone_url.as_ref())?;
             if !matches!(
                 git_entry(&opened)?,
                 Some(FileKind::Directory | FileKind::File)

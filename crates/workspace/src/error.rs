@@ -10,7 +10,7 @@ use loci_paths::{
 use loci_store::StoreError;
 
 /// Why `create` failed. [`kind`](Self::kind) is one of `no_root`,
-/// `invalid_segment`, `not_a_directory`, `mkdir`, `git` (and `registry` when
+/// `invalid_segment`, `invalid_clone_url`, `not_a_directory`, `mkdir`, `git` (and `registry` when
 /// the confirmation could not be written).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -48,6 +48,9 @@ pub enum CreateError {
         /// The filesystem error.
         source: BeneathError,
     },
+    /// The clone URL breaks the clone policy (checked before anything is made).
+    #[error("invalid clone URL ({kind}): {0}", kind = .0.kind())]
+    InvalidCloneUrl(Box<crate::CloneUrlError>),
     /// `git init` or `git clone` failed, timed out or could not start.
     #[error("git {action} in {segment:?} failed: {message}")]
     Git {
@@ -75,6 +78,7 @@ impl CreateError {
         match self {
             Self::NoRoot(_) => "no_root",
             Self::InvalidSegment { .. } => "invalid_segment",
+            Self::InvalidCloneUrl(_) => "invalid_clone_url",
             Self::NotADirectory { .. } => "not_a_directory",
             Self::Mkdir { .. } => "mkdir",
             Self::Git { .. } => "git",
@@ -88,6 +92,7 @@ impl CreateError {
         match self {
             Self::NoRoot(e) => Some(e.kind()),
             Self::InvalidSegment { reason, .. } => Some(reason),
+            Self::InvalidCloneUrl(e) => Some(e.kind()),
             Self::Mkdir { source, .. } => Some(source.kind()),
             _ => None,
         }
@@ -98,7 +103,10 @@ impl CreateError {
     pub fn is_refusal(&self) -> bool {
         matches!(
             self,
-            Self::NoRoot(_) | Self::InvalidSegment { .. } | Self::NotADirectory { .. }
+            Self::NoRoot(_)
+                | Self::InvalidSegment { .. }
+                | Self::InvalidCloneUrl(_)
+                | Self::NotADirectory { .. }
         )
     }
 
@@ -123,6 +131,9 @@ impl CreateError {
             Self::NotADirectory { .. } => {
                 Some("move the file out of the way or pick another folder".to_owned())
             }
+            Self::InvalidCloneUrl(_) => Some(
+                "give an https://, ssh:// or user@host:path URL without credentials".to_owned(),
+            ),
             _ => None,
         }
     }

@@ -8,10 +8,11 @@ use std::time::Duration;
 use loci_paths::OpenedDir;
 use loci_supervisor::{EnvPolicy, SpawnSpec, Supervisor};
 
-use crate::CreateError;
+use crate::{ClonePolicy, CloneUrl, CreateError};
 
-/// Protocols `git clone` may use (`GIT_ALLOW_PROTOCOL`): everything else,
-/// `ext::` (which runs a command) included, is refused by git itself.
+/// Protocols a local `git clone` may use (`GIT_ALLOW_PROTOCOL`): everything else,
+/// `ext::` (which runs a command) included, is refused by git itself. A clone's own
+/// list is its [`ClonePolicy`]'s, never wider than this.
 pub const ALLOWED_PROTOCOLS: &str = "file:git:http:https:ssh";
 
 /// How much of git's stderr an error message quotes, in bytes.
@@ -22,15 +23,21 @@ pub(crate) struct GitRun<'a> {
     pub(crate) program: &'a OsString,
     pub(crate) budget: Duration,
     pub(crate) output_cap: usize,
+    pub(crate) policy: &'a ClonePolicy,
 }
 
 impl GitRun<'_> {
     /// Runs `git init` (no URL) or `git clone -- URL .` in `dir`.
-    pub(crate) fn run(&self, dir: &OpenedDir, clone_url: Option<&str>) -> Result<(), CreateError> {
+    pub(crate) fn run(
+        &self,
+        dir: &OpenedDir,
+        clone_url: Option<&CloneUrl>,
+    ) -> Result<(), CreateError> {
         let segment = dir.target().segment().to_string();
-        let (action, args): (&'static str, Vec<&str>) = match clone_url {
-            None => ("init", vec!["init", "--quiet"]),
-            Some(url) => ("clone", vec!["clone", "--quiet", "--", url, "."]),
+        let protocols = self.policy.git_protocols();
+        let (action, args): (&'static str, Vec<String>) = match clone_url {
+            None => ("init", vec!["init".into(), "--quiet".into()]),
+            Some(url) => ("clone", clone_args(self.policy, url)),
         };
         let failed = |message: String| CreateError::Git {
             action,
@@ -48,7 +55,8 @@ impl GitRun<'_> {
             .env(
                 EnvPolicy::loci_child()
                     .pin("GIT_TERMINAL_PROMPT", "0")
-                    .pin("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS),
+                    .pin("GIT_ALLOW_PROTOCOL", protocols)
+                    .pin("GIT_PROTOCOL_FROM_USER", "0"),
             )
             .budget(self.budget)
             .capture_cap(self.output_cap)
@@ -79,6 +87,32 @@ impl GitRun<'_> {
             format!("{status}: {tail}")
         }))
     }
+}
+
+/// `git clone` of a checked URL: every protocol refused but the policy's
+/// (`protocol.allow=never`, then `protocol.<name>.allow=always` for each), no hooks
+/// (an empty template, and `core.hooksPath` pointed at nothing), and `--` before the
+/// URL so it can never be read as an option.
+fn clone_args(policy: &ClonePolicy, url: &CloneUrl) -> Vec<String> {
+    let mut args = vec!["-c".to_owned(), "protocol.allow=never".to_owned()];
+    for scheme in policy.schemes() {
+        args.push("-c".to_owned());
+        args.push(format!("protocol.{}.allow=always", scheme.git_name()));
+    }
+    args.extend(
+        [
+            "-c",
+            "core.hooksPath=/dev/null",
+            "clone",
+            "--quiet",
+            "--template=",
+            "--",
+            url.as_str(),
+            ".",
+        ]
+        .map(str::to_owned),
+    );
+    args
 }
 
 /// The child's working directory. On Linux, `/proc/self/fd/N` of the handle

@@ -34,11 +34,16 @@
 
 #![deny(missing_docs)]
 
+mod clone_url;
 mod create;
 mod error;
 mod git;
 mod ls;
 
+pub use clone_url::{
+    ClonePolicy, CloneScheme, CloneUrl, CloneUrlError, MAX_URL_BYTES, REMOTE_EXTRA_SCHEMES,
+    REMOTE_SCHEMES,
+};
 pub use create::{
     Action, Confirmed, CreateOptions, CreateRequest, Created, GIT_BUDGET, GIT_OUTPUT_CAP, Target,
     create, create_with, registry_locator,

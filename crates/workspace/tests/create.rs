@@ -47,6 +47,7 @@ impl Env {
         self.dir.path().join(rel)
     }
 
+    #[allow(clippy::result_large_err)] // the library's own error type, as returned
     fn create(&self, request: &CreateRequest) -> Result<loci_workspace::Created, CreateError> {
         create(&self.roots, request, &self.supervisor, &self.registry)
     }
@@ -145,12 +146,19 @@ fn a_failed_clone_names_git_and_keeps_its_stderr() {
 }
 
 #[test]
-fn a_disallowed_protocol_is_refused_by_git() {
+fn a_remote_helper_url_is_refused_before_anything_is_made() {
     let env = Env::new();
-    let request = CreateRequest::mounted("ext").clone_from("ext::sh -c touch% /tmp/loci-pwned");
-    let err = env.create(&request).unwrap_err();
-    assert_eq!(err.kind(), "git", "{err}");
+    for url in ["ext::sh -c touch% /tmp/loci-pwned", "ext::sh"] {
+        let request = CreateRequest::mounted("ext").clone_from(url);
+        let err = env.create(&request).unwrap_err();
+        assert_eq!(err.kind(), "invalid_clone_url", "{err}");
+        assert!(err.is_refusal());
+    }
     assert!(!Path::new("/tmp/loci-pwned").exists());
+    assert!(
+        !env.path("base/ext").exists(),
+        "no folder is made for a refused URL"
+    );
 }
 
 #[test]

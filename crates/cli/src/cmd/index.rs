@@ -51,9 +51,13 @@ impl loci_index::Progress for Bar {
     }
 }
 
-/// Where an index run reports its progress: a bar when stderr is a terminal and the
-/// output is not `--json`, else nowhere.
+/// Where an index run reports its progress: progress lines on stderr for the process
+/// that started this one as a background run (`LOCI_PROGRESS=lines`), a bar when
+/// stderr is a terminal and the output is not `--json`, else nowhere.
 pub fn progress(json: bool) -> Box<dyn loci_index::Progress> {
+    if loci_lifecycle::progress::lines_requested() {
+        return Box::new(loci_lifecycle::progress::ProgressLines::default());
+    }
     if json || !std::io::stderr().is_terminal() {
         return Box::new(loci_index::NoProgress);
     }

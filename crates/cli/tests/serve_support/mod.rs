@@ -147,13 +147,39 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     "create_workspace" => {
                         json!({"locator": {"kind": "mounted", "segment": "made/here"}})
                     }
+                    "rebuild_workspace" => json!({"consent": false}),
+                    "fs" => json!({"kind": "mounted"}),
                     other => panic!("no sample body for {other}"),
                 });
-            out.push((method.clone(), path.replace("{id}", &id.to_string()), body));
+            let concrete = path.replace("{id}", &id.to_string()).replace("{run}", "1");
+            out.push((method.clone(), concrete, body));
         }
     }
     assert!(out.len() >= 13, "{out:?}");
     out
+}
+
+/// The statuses a route may answer with the right key on a server without roots,
+/// when `routes()` is called in the document's order (so `index` has made run 1).
+pub fn with_key(method: &str, path: &str) -> &'static [u16] {
+    use loci_api::ErrorKind as K;
+    const NO_ROOT: u16 = 412;
+    const BUSY_OR_STARTED: &[u16] = &[202, 409];
+    match (method, path.rsplit('/').next().unwrap_or("")) {
+        ("post", "workspaces") | ("post", "fs") => {
+            assert_eq!(K::NoRoot.http_status(), NO_ROOT);
+            &[NO_ROOT]
+        }
+        ("post", "index") | ("post", "sync") => {
+            assert_eq!(K::Busy.http_status(), 409);
+            BUSY_OR_STARTED
+        }
+        ("post", "rebuild") => {
+            assert_eq!(K::ConsentRequired.http_status(), 409);
+            &[409]
+        }
+        _ => &[200],
+    }
 }
 
 pub fn kind_of(body: &str) -> String {
@@ -190,6 +216,19 @@ pub fn wait_exit(child: &mut Child, deadline: Duration) -> std::process::ExitSta
             Instant::now() < until,
             "loci serve did not exit within {deadline:?}"
         );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Polls a run's URL until it is `done` or `failed` (a minute at most).
+pub fn wait_run(server: &Server, url: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v = get_json(server, url);
+        if v["state"] == "done" || v["state"] == "failed" {
+            return v;
+        }
+        assert!(Instant::now() < until, "the run did not end: {v}");
         std::thread::sleep(Duration::from_millis(20));
     }
 }
