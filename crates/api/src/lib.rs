@@ -36,6 +36,7 @@ pub mod maintain;
 pub mod page;
 pub mod schema;
 pub mod sql;
+pub mod sql_service;
 pub mod workspaces;
 
 pub use convert::AMBIGUOUS_SHOWN;
