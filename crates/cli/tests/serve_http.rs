@@ -60,6 +60,8 @@ fn every_route_refuses_a_missing_or_wrong_key_with_401() {
             let (status, text) = call(&server, &method, &path, body.as_ref(), auth);
             let expected = if method == "post" && path == "/api/v1/workspaces" {
                 ErrorKind::NoRoot.http_status()
+            } else if method == "delete" {
+                ErrorKind::UnknownQuery.http_status()
             } else {
                 200
             };

@@ -3,7 +3,7 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use loci_api::graph::{
     self, Direction, FindRequest, OutlineRequest, SearchRequest, SymbolRequest, TraversalRequest,
 };
@@ -60,7 +60,13 @@ pub struct WorkspaceSummaries {
 }
 
 /// The capabilities this build implements (and nothing it does not).
-pub const CAPABILITIES: &[&str] = &["health", "openapi", "workspaces.list", "graph.read"];
+pub const CAPABILITIES: &[&str] = &[
+    "health",
+    "openapi",
+    "workspaces.list",
+    "graph.read",
+    "query.sql",
+];
 
 /// The router, without its layers.
 pub fn router() -> Router<Shared> {
@@ -82,6 +88,11 @@ pub fn router() -> Router<Shared> {
         .route(&ws("outline"), post(outline))
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
+        .route(
+            &ws("query"),
+            post(crate::query::run).get(crate::query::in_flight),
+        )
+        .route(&ws("query/{qid}"), delete(crate::query::cancel))
         .fallback(not_found)
 }
 
@@ -163,7 +174,7 @@ async fn workspaces() -> Reply<WorkspaceSummaries> {
 }
 
 /// A workspace id from the path: the registry's integer id.
-fn id(raw: &str) -> Result<i64, HttpError> {
+pub(crate) fn id(raw: &str) -> Result<i64, HttpError> {
     raw.parse::<i64>().map_err(|_| {
         HttpError(
             ApiError::new(

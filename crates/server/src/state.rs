@@ -27,6 +27,8 @@ pub struct AppState {
     pub request_timeout: Duration,
     /// `limits.readDeadlineMs`, never longer than the request timeout.
     pub read_deadline: Duration,
+    /// User SQL: one killable worker per workspace index.
+    pub sql: Arc<loci_api::sql_service::SqlService>,
     workspaces: Mutex<HashMap<i64, Arc<Workspace>>>,
 }
 
@@ -45,6 +47,7 @@ impl AppState {
             max_body_bytes,
             request_timeout,
             read_deadline: read_deadline.min(request_timeout),
+            sql: Arc::new(sql_service()),
             workspaces: Mutex::new(HashMap::new()),
         }
     }
@@ -102,6 +105,14 @@ impl AppState {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<Workspace>>> {
         self.workspaces.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// The SQL service of this process: its workers run this executable's `loci worker`,
+/// within the configuration's `limits.queryTimeoutMs` and `limits.maxRows`.
+fn sql_service() -> loci_api::sql_service::SqlService {
+    use loci_api::sql_service::{SqlLimits, SqlService};
+    let program = std::env::current_exe().unwrap_or_else(|_| "loci".into());
+    SqlService::new(program, SqlLimits::from_config(&loci_api::config(None)))
 }
 
 /// Cancels a read whose request went away.
