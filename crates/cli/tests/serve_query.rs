@@ -548,3 +548,20 @@ fn cancel_and_query_name_what_is_missing() {
     assert_eq!(status, ErrorKind::NotFound.http_status(), "{v}");
     assert_eq!(v["error"]["kind"], ErrorKind::NotFound.name(), "{v}");
 }
+
+#[test]
+fn a_rebuilt_index_is_queried_by_a_new_worker_that_sees_the_new_file() {
+    let env = indexed();
+    let (server, id) = serve(&env);
+    let count = "SELECT count(*) FROM files";
+    let (status, v) = query(&server, id, &json!({"sql": count}));
+    assert_eq!((status, &v["rows"]), (200, &json!([[2]])), "{v}");
+    let old = workers(&server);
+    env.write(&[("src/extra.rs", "pub fn extra() {}\n")]);
+    let (code, out) = env.json(&["rebuild", env.root().to_str().unwrap(), "--yes"]);
+    assert_eq!(code, 0, "{out}");
+    let (status, v) = query(&server, id, &json!({"sql": count}));
+    assert_eq!((status, &v["rows"]), (200, &json!([[3]])), "{v}");
+    wait_for("the old index's worker to be gone", || !alive(old[0]));
+    assert_eq!(workers(&server).len(), 1);
+}
