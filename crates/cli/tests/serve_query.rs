@@ -81,10 +81,30 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Waits until `qid` holds the worker and the worker is busy with it (has burnt
+/// 100 ms of CPU): a cancel that lands before the statement reaches the worker has
+/// nothing to kill.
 fn wait_running(server: &Server, id: i64, qid: &str) {
     wait_for(&format!("{qid} to run"), || {
         in_flight(server, id)["running"] == qid
+            && workers(server).iter().any(|w| cpu_ticks(*w) >= 10)
     });
+}
+
+/// User plus system CPU time of `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    let Some((_, rest)) = stat.rsplit_once(") ") else {
+        return 0;
+    };
+    // After the command: state is field 3, utime 14 and stime 15.
+    rest.split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|t| t.parse::<u64>().ok())
+        .sum()
 }
 
 fn wait_queued(server: &Server, id: i64, qids: &[&str]) {
