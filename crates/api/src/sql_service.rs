@@ -23,6 +23,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ApiError, ErrorKind};
 
+/// Shortest deadline a caller may ask for: below it, the round trip to the worker (or
+/// its restart after a kill) is most of the budget, and the answer would be a
+/// `timeout` whatever the statement.
+pub const MIN_DEADLINE_MS: u64 = 100;
+
 /// Longest client-chosen query id, in bytes.
 pub const MAX_QUERY_ID_BYTES: usize = 128;
 
@@ -41,10 +46,10 @@ pub struct SqlRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[A-Za-z0-9._-]{1,128}$"))]
     pub id: Option<String>,
-    /// Deadline in milliseconds, queue time included (default and maximum
-    /// `limits.queryTimeoutMs`).
+    /// Deadline in milliseconds, queue time included: at least 100, at most (and by
+    /// default) `limits.queryTimeoutMs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 100))]
     pub deadline_ms: Option<u64>,
     /// Rows returned at most (default and maximum `limits.maxRows`); more set
     /// `truncated`.
@@ -197,11 +202,15 @@ impl SqlService {
         let max_ms = self.limits.max_deadline.as_millis();
         let deadline = match req.deadline_ms {
             None => self.limits.max_deadline,
-            Some(ms) if ms >= 1 && u128::from(ms) <= max_ms => Duration::from_millis(ms),
+            Some(ms) if ms >= MIN_DEADLINE_MS && u128::from(ms) <= max_ms => {
+                Duration::from_millis(ms)
+            }
             Some(ms) => {
                 return Err(ApiError::new(
                     ErrorKind::LimitExceeded,
-                    format!("deadline_ms {ms} is outside 1..={max_ms} (limits.queryTimeoutMs)"),
+                    format!(
+                        "deadline_ms {ms} is outside {MIN_DEADLINE_MS}..={max_ms} (limits.queryTimeoutMs)"
+                    ),
                 )
                 .hint("ask for a shorter deadline, or raise limits.queryTimeoutMs"));
             }
@@ -516,7 +525,7 @@ mod tests {
                 ErrorKind::LimitExceeded,
             ),
             (
-                serde_json::json!({"sql": "x", "deadline_ms": 0}),
+                serde_json::json!({"sql": "x", "deadline_ms": 99}),
                 ErrorKind::LimitExceeded,
             ),
             (
@@ -548,10 +557,10 @@ mod tests {
             assert_eq!(e.kind, kind, "{body}: {e}");
         }
         let p = s
-            .prepare(&req(serde_json::json!({"sql": "x", "id": "mine-1.a_b", "deadline_ms": 5, "max_rows": 1})))
+            .prepare(&req(serde_json::json!({"sql": "x", "id": "mine-1.a_b", "deadline_ms": 100, "max_rows": 1})))
             .unwrap();
         assert_eq!(p.id, "mine-1.a_b");
-        assert_eq!(p.query.timeout, Duration::from_millis(5));
+        assert_eq!(p.query.timeout, Duration::from_millis(100));
     }
 
     #[test]
