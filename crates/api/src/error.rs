@@ -92,6 +92,13 @@ error_kinds! {
     QueryFailed = "query_failed", Failure, 422;
     /// The query worker process died or misbehaved.
     Worker = "worker", Failure, 500;
+    /// The query worker was killed (another request's cancel, a deadline) while this
+    /// request waited behind the running one: submit it again.
+    WorkerKilled = "worker_killed", Failure, 503;
+    /// No query with that id is running or queued in the workspace.
+    UnknownQuery = "unknown_query", NotFound, 404;
+    /// A query with that client-chosen id is already running or queued.
+    QueryIdInUse = "query_id_in_use", InvalidInput, 409;
     /// A workspace or file cannot be read.
     Unreadable = "unreadable", Failure, 500;
     /// A folder could not be created.

@@ -39,6 +39,7 @@ pub mod remote;
 pub mod runs;
 pub mod schema;
 pub mod sql;
+pub mod sql_service;
 pub mod workspaces;
 
 pub use convert::AMBIGUOUS_SHOWN;

@@ -12,6 +12,7 @@ use crate::graph::{
     SymbolRequest, SymbolsPage, TraversalPage, TraversalRequest,
 };
 use crate::sql::{QueryAnswer, QueryRequest};
+use crate::sql_service::{CancelAnswer, QueriesInFlight, SqlAnswer, SqlRequest};
 
 /// Every named schema, draft 2020-12 (what OpenAPI 3.1 and MCP use).
 pub fn schemas() -> BTreeMap<&'static str, Schema> {
@@ -38,6 +39,10 @@ pub fn schemas() -> BTreeMap<&'static str, Schema> {
     add::<StatsAnswer>(&mut generator, &mut out, "StatsAnswer");
     add::<QueryAnswer>(&mut generator, &mut out, "QueryAnswer");
     add::<ErrorEnvelope>(&mut generator, &mut out, "ErrorEnvelope");
+    add::<SqlRequest>(&mut generator, &mut out, "SqlRequest");
+    add::<SqlAnswer>(&mut generator, &mut out, "SqlAnswer");
+    add::<CancelAnswer>(&mut generator, &mut out, "CancelAnswer");
+    add::<QueriesInFlight>(&mut generator, &mut out, "QueriesInFlight");
     out
 }
 

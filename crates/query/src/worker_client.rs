@@ -433,6 +433,14 @@ impl WorkerClient {
                 Ok(Msg::Wake) | Err(RecvTimeoutError::Timeout) => {}
                 Ok(Msg::Exited(why)) => {
                     self.kill(proc, &why);
+                    if cancelled_at.is_some()
+                        || lock(&self.cancel_at).is_some_and(|(id, _)| id == q.id)
+                    {
+                        return Err(QueryError::Cancelled(format!(
+                            "request {} was cancelled; the worker was killed",
+                            q.id
+                        )));
+                    }
                     if self.closed.load(Ordering::SeqCst) {
                         return Err(QueryError::Closed(format!(
                             "the query engine was closed while request {} ran",
@@ -467,6 +475,9 @@ impl WorkerClient {
                 // first would race the kill (a quick worker answers `cancelled`
                 // before its reader wakes, and is kept).
                 *lock(&self.cancel_at) = Some((id, Instant::now()));
+                // Killed from here, not after the request's thread wakes: one thread
+                // hop less between the cancel and the worker's end.
+                proc.handle.cancel();
                 let _ = proc.wake.send(Msg::Wake);
                 return;
             }

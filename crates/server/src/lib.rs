@@ -15,6 +15,7 @@ pub mod create;
 pub mod guard;
 pub mod key;
 pub mod openapi;
+pub mod query;
 pub mod reply;
 pub mod routes;
 pub mod state;
@@ -114,8 +115,11 @@ async fn run(
     let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot listen on {bound}: {e}")))?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let sql = state.sql.clone();
     loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
         tracing::info!(signal, "stopping: draining requests in flight");
+        // User statements are not drained: they are killed and answered now.
+        sql.close();
         let _ = stop_tx.send(true);
     }));
     let app = routes::router()

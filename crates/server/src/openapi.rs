@@ -13,9 +13,10 @@ use crate::routes::{Capabilities, Health, PREFIX, STATS_PATH_FIELDS, WorkspaceSu
 /// One documented route.
 #[derive(Debug, Clone, Copy)]
 pub struct Operation {
-    /// `get` or `post`.
+    /// `get`, `post` or `delete`.
     pub method: &'static str,
-    /// The path, with `{id}` for a workspace's registry id.
+    /// The path, with `{id}` for a workspace's registry id and `{qid}` for a query's
+    /// id (see [`PATH_PARAMETERS`]).
     pub path: &'static str,
     /// The operationId.
     pub id: &'static str,
@@ -225,6 +226,49 @@ pub const OPERATIONS: &[Operation] = &[
         Some("FsRequest"),
         "FsListing",
     ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/query",
+        "query",
+        "One read-only SQL statement, in the workspace's killable worker process.",
+        Some("SqlRequest"),
+        "SqlAnswer",
+    ),
+    op(
+        "get",
+        "/api/v1/workspaces/{id}/query",
+        "queries",
+        "The workspace's running and queued queries, by id.",
+        None,
+        "QueriesInFlight",
+    ),
+    op(
+        "delete",
+        "/api/v1/workspaces/{id}/query/{qid}",
+        "cancel_query",
+        "Cancels a query: removed when queued, killed with its worker when running.",
+        None,
+        "CancelAnswer",
+    ),
+];
+
+/// Every path parameter a route may take: its name, description and schema.
+pub const PATH_PARAMETERS: &[(&str, &str, &str)] = &[
+    (
+        "id",
+        "The workspace's registry id (GET /api/v1/workspaces).",
+        r#"{"type": "integer", "format": "int64"}"#,
+    ),
+    (
+        "qid",
+        "The query's id (the request's `id`, or the one its answer carries).",
+        r#"{"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"}"#,
+    ),
+    (
+        "run",
+        "A run id, as POST .../index, /sync or /rebuild answered it.",
+        r#"{"type": "integer", "format": "int64", "minimum": 1}"#,
+    ),
 ];
 
 /// The whole document.
@@ -298,7 +342,7 @@ pub fn document() -> Value {
     // The ids the workspace list answers are what every workspace route takes.
     let links: Map<String, Value> = OPERATIONS
         .iter()
-        .filter(|o| o.path.contains("{id}") && !o.path.contains("{run}"))
+        .filter(|o| path_parameters(o.path) == ["id"])
         .map(|o| {
             (
                 o.id.to_string(),
@@ -307,6 +351,10 @@ pub fn document() -> Value {
         })
         .collect();
     paths["/api/v1/workspaces"]["get"]["responses"]["200"]["links"] = Value::Object(links);
+    // A query's answer names the id its cancel takes.
+    paths["/api/v1/workspaces/{id}/query"]["post"]["responses"]["200"]["links"] = json!({
+        "cancel_query": {"operationId": "cancel_query", "parameters": {"id": "$request.path.id", "qid": "$response.body#/id"}},
+    });
     debug_assert!(
         OPERATIONS
             .iter()
@@ -353,25 +401,19 @@ fn operation(o: &Operation) -> Value {
     if !o.auth {
         v["security"] = json!([]);
     }
-    if o.path.contains("{id}") {
-        v["parameters"] = json!([{
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "The workspace's registry id (GET /api/v1/workspaces).",
-            "schema": {"type": "integer", "format": "int64"},
-        }]);
-    }
-    if o.path.contains("{run}")
-        && let Some(params) = v["parameters"].as_array_mut()
-    {
-        params.push(json!({
-            "name": "run",
-            "in": "path",
-            "required": true,
-            "description": "A run id, as POST .../index, /sync or /rebuild answered it.",
-            "schema": {"type": "integer", "format": "int64", "minimum": 1},
-        }));
+    let parameters: Vec<Value> = path_parameters(o.path)
+        .into_iter()
+        .map(|name| {
+            let (_, description, schema) = PATH_PARAMETERS
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .unwrap_or_else(|| panic!("{}: path parameter {{{name}}} is not in PATH_PARAMETERS", o.path));
+            let schema: Value = serde_json::from_str(schema).unwrap_or_default();
+            json!({"name": name, "in": "path", "required": true, "description": description, "schema": schema})
+        })
+        .collect();
+    if !parameters.is_empty() {
+        v["parameters"] = Value::Array(parameters);
     }
     if let Some(req) = o.request {
         v["requestBody"] = json!({
@@ -380,6 +422,13 @@ fn operation(o: &Operation) -> Value {
         });
     }
     v
+}
+
+/// The `{name}`s of a path, in order.
+pub fn path_parameters(path: &str) -> Vec<&str> {
+    path.split('/')
+        .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+        .collect()
 }
 
 /// Moves a root schema's `$defs` into the components and drops `$schema`.
@@ -470,6 +519,22 @@ mod tests {
                 op["responses"][o.status.to_string()].is_object()
                     && op["responses"]["default"].is_object()
             );
+        }
+        // Every path parameter is declared, with its own schema.
+        let cancel = &doc["paths"]["/api/v1/workspaces/{id}/query/{qid}"]["delete"];
+        let names: Vec<&str> = cancel["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["id", "qid"]);
+        assert_eq!(cancel["parameters"][1]["schema"]["type"], "string");
+        for o in OPERATIONS {
+            let declared = doc["paths"][o.path][o.method]["parameters"]
+                .as_array()
+                .map_or(0, Vec::len);
+            assert_eq!(declared, path_parameters(o.path).len(), "{}", o.path);
         }
         // The stats answer carries no absolute path, in the schema as on the wire.
         let stats = &components["StatsAnswer"]["properties"];

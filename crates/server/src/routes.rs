@@ -3,7 +3,7 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use loci_api::graph::{
     self, Direction, FindRequest, OutlineRequest, SearchRequest, SymbolRequest, TraversalRequest,
 };
@@ -67,6 +67,7 @@ pub const CAPABILITIES: &[&str] = &[
     "graph.read",
     "workspace.get",
     "workspace.maintain",
+    "query.sql",
 ];
 
 /// The router, without its layers.
@@ -90,6 +91,11 @@ pub fn router() -> Router<Shared> {
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
         .merge(crate::workspace_routes::router())
+        .route(
+            &ws("query"),
+            post(crate::query::run).get(crate::query::in_flight),
+        )
+        .route(&ws("query/{qid}"), delete(crate::query::cancel))
         .fallback(not_found)
 }
 
@@ -181,7 +187,7 @@ async fn workspaces() -> Reply<WorkspaceSummaries> {
 }
 
 /// A workspace id from the path: the registry's integer id.
-fn id(raw: &str) -> Result<i64, HttpError> {
+pub(crate) fn id(raw: &str) -> Result<i64, HttpError> {
     raw.parse::<i64>().map_err(|_| {
         HttpError(
             ApiError::new(

@@ -29,6 +29,8 @@ pub struct AppState {
     pub read_deadline: Duration,
     /// The background index/sync/rebuild runs this server started.
     pub runs: Arc<loci_api::runs::Runs>,
+    /// User SQL: one killable worker per workspace index.
+    pub sql: Arc<loci_api::sql_service::SqlService>,
     workspaces: Mutex<HashMap<i64, Arc<Workspace>>>,
 }
 
@@ -48,6 +50,7 @@ impl AppState {
             request_timeout,
             read_deadline: read_deadline.min(request_timeout),
             runs: Arc::new(loci_api::runs::Runs::new()),
+            sql: Arc::new(sql_service()),
             workspaces: Mutex::new(HashMap::new()),
         }
     }
@@ -105,6 +108,14 @@ impl AppState {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<Workspace>>> {
         self.workspaces.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// The SQL service of this process: its workers run this executable's `loci worker`,
+/// within the configuration's `limits.queryTimeoutMs` and `limits.maxRows`.
+fn sql_service() -> loci_api::sql_service::SqlService {
+    use loci_api::sql_service::{SqlLimits, SqlService};
+    let program = std::env::current_exe().unwrap_or_else(|_| "loci".into());
+    SqlService::new(program, SqlLimits::from_config(&loci_api::config(None)))
 }
 
 /// Cancels a read whose request went away.

@@ -89,6 +89,13 @@ pub fn call(
     let url = format!("http://{}{path}", server.addr);
     let a = agent();
     let resp = match (method, body) {
+        ("delete", _) => {
+            let mut r = a.delete(&url);
+            if let Some((k, v)) = auth {
+                r = r.header(k, v);
+            }
+            r.call()
+        }
         ("get", _) => {
             let mut r = a.get(&url);
             if let Some((k, v)) = auth {
@@ -128,6 +135,9 @@ pub fn workspace_id(server: &Server) -> i64 {
         .expect("a workspace id")
 }
 
+/// The query id the sample routes cancel: never running, so `unknown_query`.
+pub const NO_SUCH_QUERY: &str = "no-such-query";
+
 /// Every documented route as (method, concrete path, a request body).
 pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> {
     let doc = get_json(server, "/api/v1/openapi.json");
@@ -149,9 +159,13 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     }
                     "rebuild_workspace" => json!({"consent": false}),
                     "fs" => json!({"kind": "mounted"}),
+                    "query" => json!({"sql": "SELECT count(*) FROM files"}),
                     other => panic!("no sample body for {other}"),
                 });
-            let concrete = path.replace("{id}", &id.to_string()).replace("{run}", "1");
+            let concrete = path
+                .replace("{id}", &id.to_string())
+                .replace("{run}", "1")
+                .replace("{qid}", NO_SUCH_QUERY);
             out.push((method.clone(), concrete, body));
         }
     }
@@ -177,6 +191,10 @@ pub fn with_key(method: &str, path: &str) -> &'static [u16] {
         ("post", "rebuild") => {
             assert_eq!(K::ConsentRequired.http_status(), 409);
             &[409]
+        }
+        ("delete", _) => {
+            assert_eq!(K::UnknownQuery.http_status(), 404);
+            &[404]
         }
         _ => &[200],
     }
