@@ -28,12 +28,14 @@
 //! not.
 #![deny(missing_docs)]
 
+pub mod api_probe;
 mod convert;
 pub mod error;
 pub mod graph;
 pub mod handle;
 pub mod maintain;
 pub mod page;
+pub mod repositories;
 pub mod schema;
 pub mod sql;
 pub mod workspaces;

@@ -15,6 +15,7 @@ pub mod guard;
 pub mod key;
 pub mod openapi;
 pub mod reply;
+pub mod repositories;
 pub mod routes;
 pub mod state;
 
@@ -119,6 +120,8 @@ async fn run(
         .layer(TraceLayer::new_for_http())
         .with_state(state);
     let mut stopped = stop_rx.clone();
+    // The peer's address reaches handlers (the loopback-only routes check it).
+    let app = app.into_make_service_with_connect_info::<SocketAddr>();
     let server = axum::serve(listener, app).with_graceful_shutdown(async move {
         let _ = stopped.wait_for(|s| *s).await;
     });

@@ -27,6 +27,8 @@ pub struct Operation {
     pub response: &'static str,
     /// Whether the API key is required.
     pub auth: bool,
+    /// A required string query parameter and its description, if it takes one.
+    pub query: Option<(&'static str, &'static str)>,
 }
 
 const fn op(
@@ -45,6 +47,7 @@ const fn op(
         request,
         response,
         auth: true,
+        query: None,
     }
 }
 
@@ -165,6 +168,28 @@ pub const OPERATIONS: &[Operation] = &[
         None,
         "StatsAnswer",
     ),
+    op(
+        "get",
+        "/api/v1/repositories",
+        "repositories",
+        "Loopback peers only: every registered workspace WITH its absolute root and index path (the one exception to no absolute paths; others get 403 forbidden_peer).",
+        None,
+        "Repositories",
+    ),
+    Operation {
+        query: Some((
+            "path",
+            "The workspace root, absolute, matched exactly.",
+        )),
+        ..op(
+            "get",
+            "/api/v1/repositories/lookup",
+            "repository_lookup",
+            "Loopback peers only: whether an absolute path is a registered workspace root (indexed, not_indexed or busy; a registry failure is an error).",
+            None,
+            "RepositoryLookup",
+        )
+    },
 ];
 
 /// The whole document.
@@ -191,6 +216,14 @@ pub fn document() -> Value {
     own(
         "CreatedWorkspace",
         generator.root_schema_for::<crate::create::CreatedWorkspace>(),
+    );
+    own(
+        "Repositories",
+        generator.root_schema_for::<loci_api::repositories::Repositories>(),
+    );
+    own(
+        "RepositoryLookup",
+        generator.root_schema_for::<loci_api::repositories::RepositoryLookup>(),
     );
     if let Some(stats) = roots.get_mut("StatsAnswer") {
         omit_properties(stats, STATS_PATH_FIELDS);
@@ -276,6 +309,15 @@ fn operation(o: &Operation) -> Value {
             "required": true,
             "description": "The workspace's registry id (GET /api/v1/workspaces).",
             "schema": {"type": "integer", "format": "int64"},
+        }]);
+    }
+    if let Some((name, description)) = o.query {
+        v["parameters"] = json!([{
+            "name": name,
+            "in": "query",
+            "required": true,
+            "description": description,
+            "schema": {"type": "string"},
         }]);
     }
     if let Some(req) = o.request {

@@ -82,6 +82,11 @@ pub fn router() -> Router<Shared> {
         .route(&ws("outline"), post(outline))
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
+        .route(crate::repositories::LIST_PATH, get(crate::repositories::list))
+        .route(
+            crate::repositories::LOOKUP_PATH,
+            get(crate::repositories::lookup),
+        )
         .fallback(not_found)
 }
 
@@ -122,7 +127,7 @@ async fn create_workspace(
 }
 
 /// Runs `f` on the blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, HttpError> {
     match tokio::task::spawn_blocking(f).await {

@@ -149,7 +149,19 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     }
                     other => panic!("no sample body for {other}"),
                 });
-            out.push((method.clone(), path.replace("{id}", &id.to_string()), body));
+            // A required query parameter (the repositories lookup's `path`) gets `/`.
+            let query: String = op["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .map(|p| format!("?{}=/", p["name"].as_str().unwrap()))
+                .collect();
+            out.push((
+                method.clone(),
+                format!("{}{query}", path.replace("{id}", &id.to_string())),
+                body,
+            ));
         }
     }
     assert!(out.len() >= 13, "{out:?}");
