@@ -177,10 +177,7 @@ pub const OPERATIONS: &[Operation] = &[
         "Repositories",
     ),
     Operation {
-        query: Some((
-            "path",
-            "The workspace root, absolute, matched exactly.",
-        )),
+        query: Some(("path", "The workspace root, absolute, matched exactly.")),
         ..op(
             "get",
             "/api/v1/repositories/lookup",

@@ -82,7 +82,10 @@ pub fn router() -> Router<Shared> {
         .route(&ws("outline"), post(outline))
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
-        .route(crate::repositories::LIST_PATH, get(crate::repositories::list))
+        .route(
+            crate::repositories::LIST_PATH,
+            get(crate::repositories::list),
+        )
         .route(
             crate::repositories::LOOKUP_PATH,
             get(crate::repositories::lookup),

@@ -45,7 +45,10 @@ const EPHEMERAL_KEY_BYTES: usize = 32;
 
 /// The gate's probe: the API chain, then loci's own registry.
 pub fn gate_probe() -> Arc<dyn IndexednessProbe> {
-    Arc::new(ProbeChain(vec![Box::new(ApiProbe), Box::new(RegistryProbe)]))
+    Arc::new(ProbeChain(vec![
+        Box::new(ApiProbe),
+        Box::new(RegistryProbe),
+    ]))
 }
 
 /// The API half of the chain (see the module doc). Reads its configuration for the
