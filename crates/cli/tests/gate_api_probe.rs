@@ -296,6 +296,40 @@ fn api_is_up_and_the_path_is_not_indexed() {
     assert!(v["started"].is_null(), "absent never triggers work: {v}");
 }
 
+#[test]
+fn an_up_server_keyed_by_its_key_file_answers_a_gate_without_a_key() {
+    // `loci serve` without LOCI_API_KEY writes its key file beside the registry; a gate
+    // of the same user without the variable reads that file to ask it.
+    let ws = Ws::new(SOURCES);
+    let server_home = tempfile::tempdir().unwrap();
+    unmarked(&ws, server_home.path());
+    let server = serve(&ws, server_home.path(), None, &[]);
+    let key_file = server_home.path().join("api-key");
+    assert!(
+        wait_for(Duration::from_secs(30), || key_file.is_file().then_some(())).is_some(),
+        "loci serve wrote no key file"
+    );
+    // The gate shares the server's LOCI_HOME, where the key file is. Had it sent any
+    // other key, the server would refuse it (401) and `registry (cli)` would decide.
+    let exe = recording_loci(&ws, REAL);
+    let vars = with(
+        gate_env(server.port),
+        &[
+            ("LOCI_HOME", server_home.path().to_str().unwrap()),
+            ("LOCI_LIFECYCLE_EXECUTABLE", exe.to_str().unwrap()),
+        ],
+    );
+    let (v, out) = gate(&ws, &vars);
+    assert_eq!(decided_by(&v), "registry (api)", "{v}");
+    assert!(
+        started(&ws).is_empty(),
+        "the up server answered: nothing started"
+    );
+    let key = std::fs::read_to_string(&key_file).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains(key.trim()), "{text}");
+}
+
 /// A stand-in loci server (python3): healthy, its lookup fails with a storage error,
 /// its repositories list is `list` (JSON); it records the Authorization headers it got.
 fn list_only_server(ws: &Ws, list: &Value) -> (Child, u16) {
