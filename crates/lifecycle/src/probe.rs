@@ -95,3 +95,49 @@ impl IndexednessProbe for ProbeChain {
         ProbeOutcome::Unknown(failures.join("; "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Says(ProbeOutcome);
+    impl IndexednessProbe for Says {
+        fn lookup(&self, _: &Path) -> ProbeOutcome {
+            self.0.clone()
+        }
+    }
+
+    fn unknown(why: &str) -> Box<dyn IndexednessProbe> {
+        Box::new(Says(ProbeOutcome::Unknown(why.into())))
+    }
+
+    #[test]
+    fn the_first_answer_that_is_not_unknown_decides_and_busy_is_an_answer() {
+        let busy = ProbeOutcome::Busy {
+            why: "locked".into(),
+            decider: DECIDER_CLI.into(),
+        };
+        let chain = ProbeChain(vec![
+            unknown("registry (api): no server"),
+            Box::new(Says(busy.clone())),
+            Box::new(Says(ProbeOutcome::Absent {
+                decider: "never asked".into(),
+            })),
+        ]);
+        assert_eq!(chain.lookup(Path::new("/w")), busy);
+    }
+
+    #[test]
+    fn when_every_probe_is_unknown_the_answer_names_each_failure_in_order() {
+        let chain = ProbeChain(vec![
+            unknown("registry (api): no server"),
+            unknown("registry (cli): not a database"),
+        ]);
+        assert_eq!(
+            chain.lookup(Path::new("/w")),
+            ProbeOutcome::Unknown(
+                "registry (api): no server; registry (cli): not a database".into()
+            )
+        );
+    }
+}

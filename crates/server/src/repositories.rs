@@ -90,3 +90,30 @@ pub async fn lookup(
     let found = crate::routes::blocking(move || repositories::lookup(&path)).await?;
     Ok(axum::Json(found))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_peer;
+
+    #[test]
+    fn only_loopback_peers_pass_including_ipv4_mapped_ones() {
+        for good in [
+            "127.0.0.1:1",
+            "127.9.8.7:80",
+            "[::1]:5",
+            "[::ffff:127.0.0.1]:9",
+        ] {
+            assert!(is_loopback_peer(good.parse().unwrap()), "{good}");
+        }
+        for bad in [
+            "192.0.2.2:1",
+            "10.0.0.1:80",
+            "0.0.0.0:1",
+            "[::]:1",
+            "[fd00::2]:1",
+            "[::ffff:192.0.2.2]:9",
+        ] {
+            assert!(!is_loopback_peer(bad.parse().unwrap()), "{bad}");
+        }
+    }
+}

@@ -92,6 +92,11 @@ pub fn start(
             .map_err(|e| format!("cannot start `{} serve`: {e}", exe.display()))?;
         loop {
             if let Some(outcome) = handle.try_outcome() {
+                if outcome.timed_out || deadline.expired() {
+                    // Its budget was the time left: the deadline stopped it.
+                    tried.push(format!("{port} not healthy in time"));
+                    return Err(exhausted(deadline, &tried));
+                }
                 if outcome.exit == conflict {
                     tried.push(format!("{port} in use"));
                     break;
