@@ -261,7 +261,7 @@ fn no_answer_of_any_route_contains_the_workspace_root() {
     for (what, (status, text)) in &answers {
         assert!(*status < 500, "{what}: {status} {text}");
         // The documented exception: the loopback-only repositories routes exist to
-        // name roots (tests/gate_api_probe.rs checks they do, and refuse other peers).
+        // name roots (serve_repositories.rs checks they do, and refuse other peers).
         if what.starts_with("get /api/v1/repositories") {
             continue;
         }
