@@ -114,6 +114,9 @@ error_kinds! {
     /// The request's `Host` or `Origin` is not a loopback name and the server was not
     /// started with `--allow-remote` (DNS rebinding, cross-site requests).
     ForbiddenHost = "forbidden_host", Usage, 403;
+    /// A loopback-only route (the repositories list and lookup, which carry absolute
+    /// paths) was asked by a peer that is not on this machine's loopback.
+    ForbiddenPeer = "forbidden_peer", Usage, 403;
     /// The server lacks a capability the caller requires.
     CapabilityMissing = "capability_missing", Failure, 412;
     /// The database failed.

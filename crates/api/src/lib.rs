@@ -28,6 +28,7 @@
 //! not.
 #![deny(missing_docs)]
 
+pub mod api_probe;
 mod convert;
 pub mod error;
 pub mod graph;
@@ -37,6 +38,7 @@ pub mod page;
 pub mod picker;
 pub mod remote;
 pub mod runs;
+pub mod repositories;
 pub mod schema;
 pub mod sql;
 pub mod sql_service;

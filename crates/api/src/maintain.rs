@@ -231,11 +231,13 @@ pub fn status(path: &Path) -> Status {
 }
 
 /// The session-start gate: answers within `lifecycle.gateBudgetMs` with the state it
-/// knows and what it started; never fails (errors are captured in the status). The
+/// knows and what it started; never fails (errors are captured in the status). A
+/// workspace without a marker is looked up through the API probe chain, then the
+/// registry ([`crate::api_probe::gate_probe`]). The
 /// caller starts the answer's work with [`loci_lifecycle::gate::GateAnswer::start`]
 /// and, when it has background work, finishes it after answering.
 pub fn gate(req: &loci_lifecycle::gate::GateRequest) -> loci_lifecycle::gate::GateAnswer {
-    loci_lifecycle::gate::evaluate(req, std::sync::Arc::new(RegistryProbe))
+    loci_lifecycle::gate::evaluate(req, crate::api_probe::gate_probe())
 }
 
 /// Owns a background run (`index` or `sync`) that a gate handed off: runs it to its

@@ -647,6 +647,11 @@ fn no_route_of_the_openapi_document_answers_a_root_or_a_temp_path() {
     assert!(answers.len() >= 28, "{}", answers.len());
     for (what, (status, body)) in &answers {
         assert!(*status < 500, "{what}: {status} {body}");
+        // The documented exception: the loopback-only repositories routes exist to name
+        // roots (serve_repositories.rs checks they do, and refuse other peers).
+        if what.starts_with("get /api/v1/repositories") {
+            continue;
+        }
         for f in &forbidden {
             assert!(!body.contains(f.as_str()), "{what} answered {f}: {body}");
         }

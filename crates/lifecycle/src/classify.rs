@@ -76,6 +76,9 @@ pub fn classify(
 ) -> (Status, Learned) {
     let started = Instant::now();
     let (mut status, learned) = classify_inner(root, cfg, probe, record, check_executable);
+    if let Some(by) = &status.facts.decided_by {
+        status.reason = format!("{} (decided by {by})", status.reason);
+    }
     status.facts.elapsed_ms = started.elapsed().as_millis() as u64;
     (status, learned)
 }
@@ -106,9 +109,9 @@ fn classify_inner(
     }
 
     // Indexedness: the one rule every operation uses (the marker, else a probe).
-    let located = match crate::locate::locate(root, probe) {
-        Ok(l) if l.decider != Decider::None => l,
-        Ok(_) => {
+    let (located, decided_by) = match crate::locate::locate_decided(root, probe) {
+        Ok((l, by)) if l.decider != Decider::None => (l, by),
+        Ok((_, by)) => {
             // A first index a gate handed off may not have created the marker yet.
             if let Some(s) = run_in_flight(record, &ws) {
                 return (s, learned);
@@ -130,6 +133,7 @@ fn classify_inner(
             )
             .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
             s.facts.decider = Some(Decider::None);
+            s.facts.decided_by = by;
             return (s, learned);
         }
         Err(LocateError::Busy { why, .. }) => {
@@ -148,6 +152,7 @@ fn classify_inner(
         .to_path_buf();
     let with_facts = |mut s: Status| {
         s.facts.decider = Some(located.decider);
+        s.facts.decided_by = decided_by.clone();
         s.facts.index_path = Some(located.index_path.to_string_lossy().into_owned());
         s
     };

@@ -53,24 +53,39 @@ pub enum LocateError {
 /// The index of the workspace at `root`: the marker's, else the probe's, else the
 /// default place.
 pub fn locate(root: &Path, probe: &dyn IndexednessProbe) -> Result<Located, LocateError> {
+    locate_decided(root, probe).map(|(located, _)| located)
+}
+
+/// [`locate`], with the name of the probe that decided (`None` for the marker), which
+/// the lifecycle's reasons show.
+pub fn locate_decided(
+    root: &Path,
+    probe: &dyn IndexednessProbe,
+) -> Result<(Located, Option<String>), LocateError> {
     let at_default = |decider| Located {
         root: root.to_path_buf(),
         index_path: loci_store::index_path_for(root),
         decider,
     };
     if root.join(loci_store::INDEX_DIR).is_dir() {
-        return Ok(at_default(Decider::Marker));
+        return Ok((at_default(Decider::Marker), None));
     }
     match probe.lookup(root) {
-        ProbeOutcome::Found { index_path, .. } => Ok(Located {
-            root: root.to_path_buf(),
+        ProbeOutcome::Found {
             index_path,
-            decider: Decider::Registry,
-        }),
-        ProbeOutcome::Absent => Ok(at_default(Decider::None)),
-        ProbeOutcome::Busy(why) => Err(LocateError::Busy {
+            decider,
+        } => Ok((
+            Located {
+                root: root.to_path_buf(),
+                index_path,
+                decider: Decider::Registry,
+            },
+            Some(decider),
+        )),
+        ProbeOutcome::Absent { decider } => Ok((at_default(Decider::None), Some(decider))),
+        ProbeOutcome::Busy { why, decider } => Err(LocateError::Busy {
             root: root.to_path_buf(),
-            why,
+            why: format!("{why} (decided by {decider})"),
         }),
         ProbeOutcome::Unknown(why) => Err(LocateError::Unknown {
             root: root.to_path_buf(),
@@ -119,7 +134,13 @@ mod tests {
     #[test]
     fn an_unknown_workspace_gets_the_default_place() {
         let dir = tempfile::tempdir().unwrap();
-        let l = locate(dir.path(), &Fixed(ProbeOutcome::Absent)).unwrap();
+        let l = locate(
+            dir.path(),
+            &Fixed(ProbeOutcome::Absent {
+                decider: "registry (cli)".into(),
+            }),
+        )
+        .unwrap();
         assert_eq!(l.decider, Decider::None);
         assert_eq!(l.index_path, dir.path().join(".loci/index.db"));
     }
@@ -129,7 +150,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = locate(dir.path(), &Fixed(ProbeOutcome::Unknown("boom".into()))).unwrap_err();
         assert!(matches!(e, LocateError::Unknown { .. }), "{e}");
-        let e = locate(dir.path(), &Fixed(ProbeOutcome::Busy("locked".into()))).unwrap_err();
+        let busy = ProbeOutcome::Busy {
+            why: "locked".into(),
+            decider: "registry (cli)".into(),
+        };
+        let e = locate(dir.path(), &Fixed(busy)).unwrap_err();
         assert!(matches!(e, LocateError::Busy { .. }), "{e}");
     }
 }

@@ -98,6 +98,10 @@ pub struct Facts {
     /// What decided indexedness.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decider: Option<Decider>,
+    /// The probe that decided indexedness when the marker was absent (`registry (api)`,
+    /// `registry (api list)`, `registry (cli)`); the reason names it too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
     /// The index file in question.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_path: Option<String>,

@@ -17,6 +17,7 @@ pub mod key;
 pub mod openapi;
 pub mod query;
 pub mod reply;
+pub mod repositories;
 pub mod routes;
 pub mod state;
 pub mod workspace_routes;

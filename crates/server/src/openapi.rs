@@ -30,6 +30,8 @@ pub struct Operation {
     pub auth: bool,
     /// The success status (200, or 202 for a run started in the background).
     pub status: u16,
+    /// A required string query parameter and its description, if it takes one.
+    pub query: Option<(&'static str, &'static str)>,
 }
 
 const fn op(
@@ -49,6 +51,7 @@ const fn op(
         response,
         auth: true,
         status: 200,
+        query: None,
     }
 }
 
@@ -250,6 +253,25 @@ pub const OPERATIONS: &[Operation] = &[
         None,
         "CancelAnswer",
     ),
+    op(
+        "get",
+        "/api/v1/repositories",
+        "repositories",
+        "Loopback peers only: every registered workspace WITH its absolute root and index path (the one exception to no absolute paths; others get 403 forbidden_peer).",
+        None,
+        "Repositories",
+    ),
+    Operation {
+        query: Some(("path", "The workspace root, absolute, matched exactly.")),
+        ..op(
+            "get",
+            "/api/v1/repositories/lookup",
+            "repository_lookup",
+            "Loopback peers only: whether an absolute path is a registered workspace root (indexed, not_indexed or busy; a registry failure is an error).",
+            None,
+            "RepositoryLookup",
+        )
+    },
 ];
 
 /// Every path parameter a route may take: its name, description and schema.
@@ -319,6 +341,14 @@ pub fn document() -> Value {
     own(
         "FsListing",
         generator.root_schema_for::<loci_api::picker::FsListing>(),
+    );
+    own(
+        "Repositories",
+        generator.root_schema_for::<loci_api::repositories::Repositories>(),
+    );
+    own(
+        "RepositoryLookup",
+        generator.root_schema_for::<loci_api::repositories::RepositoryLookup>(),
     );
     if let Some(stats) = roots.get_mut("StatsAnswer") {
         omit_properties(stats, STATS_PATH_FIELDS);
@@ -414,6 +444,15 @@ fn operation(o: &Operation) -> Value {
         .collect();
     if !parameters.is_empty() {
         v["parameters"] = Value::Array(parameters);
+    }
+    if let Some((name, description)) = o.query {
+        v["parameters"] = json!([{
+            "name": name,
+            "in": "query",
+            "required": true,
+            "description": description,
+            "schema": {"type": "string"},
+        }]);
     }
     if let Some(req) = o.request {
         v["requestBody"] = json!({
@@ -533,7 +572,7 @@ mod tests {
         for o in OPERATIONS {
             let declared = doc["paths"][o.path][o.method]["parameters"]
                 .as_array()
-                .map_or(0, Vec::len);
+                .map_or(0, |ps| ps.iter().filter(|p| p["in"] == "path").count());
             assert_eq!(declared, path_parameters(o.path).len(), "{}", o.path);
         }
         // The stats answer carries no absolute path, in the schema as on the wire.

@@ -96,6 +96,14 @@ pub fn router() -> Router<Shared> {
             post(crate::query::run).get(crate::query::in_flight),
         )
         .route(&ws("query/{qid}"), delete(crate::query::cancel))
+        .route(
+            crate::repositories::LIST_PATH,
+            get(crate::repositories::list),
+        )
+        .route(
+            crate::repositories::LOOKUP_PATH,
+            get(crate::repositories::lookup),
+        )
         .fallback(not_found)
 }
 
@@ -146,7 +154,7 @@ async fn create_workspace(
 }
 
 /// Runs `f` on the blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, HttpError> {
     match tokio::task::spawn_blocking(f).await {

@@ -32,6 +32,10 @@ const CONTROLLED: &[&str] = &[
     "LOCI_INDEX_PROBE_TIMEOUT_MS",
     "LOCI_INDEX_MAINTENANCE_TIMEOUT_MS",
     "LOCI_INDEX_MAX_FILE_BYTES",
+    "LOCI_API_ENABLED",
+    "LOCI_API_PORT",
+    "LOCI_API_PROBE_DEADLINE_MS",
+    "LOCI_API_KEY",
 ];
 
 pub struct Ws {
@@ -90,6 +94,9 @@ impl Ws {
         cmd.env("LOCI_HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join("xdg"))
             .env("LOCI_LIFECYCLE_GATE_BUDGET_MS", "10000")
+            // The CLI path, as before the API probe chain (tests/gate_api_probe.rs turns
+            // it on, on ports of its own): no test here asks or starts a server on 8000.
+            .env("LOCI_API_ENABLED", "0")
             .current_dir(self.dir.path());
         cmd
     }

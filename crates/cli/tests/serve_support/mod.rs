@@ -166,7 +166,15 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                 .replace("{id}", &id.to_string())
                 .replace("{run}", "1")
                 .replace("{qid}", NO_SUCH_QUERY);
-            out.push((method.clone(), concrete, body));
+            // A required query parameter (the repositories lookup's `path`) gets `/`.
+            let query: String = op["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .map(|p| format!("?{}=/", p["name"].as_str().unwrap()))
+                .collect();
+            out.push((method.clone(), format!("{concrete}{query}"), body));
         }
     }
     assert!(out.len() >= 13, "{out:?}");
