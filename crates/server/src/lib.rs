@@ -13,6 +13,7 @@
 pub mod create;
 pub mod guard;
 pub mod key;
+pub mod mcp;
 pub mod openapi;
 pub mod reply;
 pub mod routes;
@@ -111,6 +112,7 @@ async fn run(
         let _ = stop_tx.send(true);
     }));
     let app = routes::router()
+        .merge(mcp::routes(state.allow_remote))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             guard::guard,
