@@ -99,14 +99,11 @@ impl IndexNote {
         json!({
             "type": "object",
             "properties": {
-                "state": {"type": "string", "enum": ["complete", "indexing", "missing"]},
-                "stale_files": {"type": "integer"},
+                "state": {"enum": ["complete", "indexing", "missing"]},
                 "changed_files": {"type": "integer"},
-                "sync_running": {"type": "boolean"},
-                "busy": {"type": "string"},
-                "last_run": {"type": "string"}
+                "sync_running": {"type": "boolean"}
             },
-            "required": ["state", "stale_files", "changed_files", "sync_running"]
+            "required": ["state", "changed_files", "sync_running"]
         })
     }
 }

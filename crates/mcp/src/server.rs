@@ -22,6 +22,11 @@ use crate::host::{Host, lock};
 use crate::session::{Session, Source, root_from_uri};
 use crate::tools::{self, Answer, Ctx, TOOLS, ToolDef};
 
+/// The `_meta` key of a tool error's object (`kind`, `message`, `hint`, `detail`).
+pub const ERROR_META: &str = "loci/error";
+/// The `_meta` key of a tool error's freshness note.
+pub const INDEX_META: &str = "loci/index";
+
 /// What the server tells the agent about itself in `initialize`.
 const INSTRUCTIONS: &str = "loci: a live code graph of this workspace. `find` locates definitions, \
 `symbol` shows one, `relations` walks callers/callees/refs/impact, `search` greps indexed code, \
@@ -92,6 +97,13 @@ impl LociMcp {
         lock(&self.session).binding().map_or(0, |b| b.generation)
     }
 
+    /// Whether the current binding's session-start evaluation has answered.
+    pub fn gate_settled(&self) -> bool {
+        lock(&self.session)
+            .binding()
+            .is_some_and(|b| matches!(*lock(&b.gate), crate::session::GateView::Done(_)))
+    }
+
     /// The session's lifecycle id (notices once per id).
     pub fn session_id(&self) -> Option<String> {
         lock(&self.session).binding().map(|b| b.runs.id.clone())
@@ -155,7 +167,9 @@ impl LociMcp {
     }
 
     /// A tool error: the kind, the message and the hint as text, and the error object
-    /// (with the index's freshness) as structured content.
+    /// (with the index's freshness) under `_meta` `loci/error` and `loci/index`. No
+    /// structured content: clients check it against the tool's output schema, which
+    /// describes answers, not errors.
     fn error(
         &self,
         ctx: &Ctx<'_>,
@@ -184,7 +198,10 @@ impl LociMcp {
             body["detail"] = d.clone();
         }
         let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
-        result.structured_content = Some(json!({"error": body, "index": note}));
+        let mut meta = Map::new();
+        meta.insert(ERROR_META.into(), body);
+        meta.insert(INDEX_META.into(), json!(note));
+        result.meta = Some(meta.into());
         result
     }
 

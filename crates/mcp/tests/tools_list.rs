@@ -14,7 +14,10 @@ fn tools_list_fits_16_kib_and_leaves_room_for_the_memory_tools() {
         "tools/list is {bytes} bytes, over {TOOLS_LIST_MAX_BYTES}"
     );
     let n = loci_mcp::tools::TOOLS.len();
-    assert!(n <= 7, "{n} graph tools: the default set with memory must stay at most 10");
+    assert!(
+        n <= 7,
+        "{n} graph tools: the default set with memory must stay at most 10"
+    );
 }
 
 #[test]

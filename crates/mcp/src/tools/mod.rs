@@ -139,25 +139,16 @@ pub fn output_schema(tool: &ToolDef) -> Value {
                 "type": "object",
                 "properties": {
                     "shown": {"type": "integer"},
-                    "total": {"type": "integer"},
-                    "total_exact": {"type": "boolean"},
                     "more": {"type": "integer"},
-                    "next_cursor": {"type": "string"},
-                    "cut_by_budget": {"type": "boolean"}
+                    "next_cursor": {"type": "string"}
                 },
-                "required": ["shown", "total", "total_exact", "more", "cut_by_budget"]
+                "required": ["shown", "total", "more", "cut_by_budget"]
             }),
         );
         required.push(json!("page"));
     }
     props.insert("index".into(), crate::fresh::IndexNote::schema());
-    props.insert(
-        "notices".into(),
-        json!({
-            "type": "array",
-            "items": {"type": "object", "properties": {"id": {"type": "string"}, "message": {"type": "string"}}, "required": ["id", "message"]}
-        }),
-    );
+    props.insert("notices".into(), json!({"type": "array"}));
     required.push(json!("index"));
     json!({"type": "object", "properties": props, "required": required})
 }

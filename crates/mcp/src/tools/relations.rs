@@ -36,11 +36,11 @@ path:line, the definition reached, edge kind, confidence (exact, import, name) a
                 "relations": {"type": "array", "items": {
                     "type": "object",
                     "properties": {
-                        "symbol": {"type": ["string", "null"], "description": "qualified name of the definition reached (null: top-level code)"},
+                        "symbol": {"type": ["string", "null"]},
                         "kind": {"type": ["string", "null"]},
                         "path": {"type": "string"}, "line": {"type": "integer"},
                         "depth": {"type": "integer"}, "edge": {"type": "string"},
-                        "confidence": {"type": "string"}, "site": {"type": "string", "description": "path:line of the edge"}
+                        "confidence": {"type": "string"}, "site": {"type": "string"}
                     },
                     "required": ["path", "line", "depth", "edge", "confidence"]
                 }}
