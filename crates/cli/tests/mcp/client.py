@@ -172,15 +172,17 @@ async def huge(session):
     return {"total": page["total"], "shown": page["shown"], "chars": size_of(result)}
 
 
-async def roots(session, root):
+async def roots(session, root, shown=None):
+    """Polls `status` until the session is bound to `root` (shown as `shown`)."""
+    shown = shown or root
     await session.initialize()
     deadline = time.monotonic() + 30
     while True:
         result = await session.call_tool("status", {})
         ws = result.structured_content["workspace"]
-        if ws == root:
+        if ws == shown:
             return {"workspace": ws}
-        check(time.monotonic() < deadline, f"bound to {ws}, not the client's root {root}")
+        check(time.monotonic() < deadline, f"bound to {ws}, not the client's root {shown}")
         await asyncio.sleep(0.05)
 
 
@@ -205,8 +207,10 @@ async def over_http(url, key, run, **session_args):
 
 async def sessions(url, key, root_a, root_b):
     """Two HTTP sessions on one server, each bound to its own client root."""
-    a = await over_http(url, key, lambda s: roots(s, root_a), list_roots_callback=roots_callback(root_a))
-    b = await over_http(url, key, lambda s: roots(s, root_b), list_roots_callback=roots_callback(root_b))
+    # Over HTTP a workspace is shown by its folder name.
+    name = lambda p: pathlib.Path(p).name
+    a = await over_http(url, key, lambda s: roots(s, root_a, name(root_a)), list_roots_callback=roots_callback(root_a))
+    b = await over_http(url, key, lambda s: roots(s, root_b, name(root_b)), list_roots_callback=roots_callback(root_b))
     return {"a": a, "b": b}
 
 
