@@ -139,13 +139,16 @@ pub fn wait_for<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<
 }
 
 pub fn alive(pid: i32) -> bool {
-    // A zombie is gone for our purposes: it holds no lock and runs no code.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
+    // A zombie whose every thread has exited is gone for our purposes: it holds no file
+    // and runs no code. (A leader can be a zombie while its other threads still run.)
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let zombie = stat
+        .rsplit_once(')')
+        .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+    let threads = std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count());
+    !(zombie && threads <= 1)
 }
 
 /// `loci mcp` driven over stdio with plain JSON-RPC lines.
