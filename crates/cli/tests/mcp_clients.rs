@@ -273,3 +273,57 @@ fn mcp_inspector_cli_lists_and_calls_the_tools() {
         "{missing}"
     );
 }
+
+/// The host entries the README gives (Claude Code's `.mcp.json`, Codex's
+/// `config.toml`), with `loci` resolved to the binary under test.
+fn readme_entries() -> Vec<(String, Vec<String>)> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let block = |lang: &str, marker: &str| -> String {
+        readme
+            .split(&format!("```{lang}\n"))
+            .skip(1)
+            .filter_map(|b| b.split("```").next())
+            .find(|b| b.contains(marker))
+            .unwrap_or_else(|| panic!("README has no {lang} block with {marker}"))
+            .to_string()
+    };
+    let json: Value = serde_json::from_str(&block("json", "mcpServers")).unwrap();
+    let claude = &json["mcpServers"]["loci"];
+    let claude_args = claude["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let toml = block("toml", "[mcp_servers.loci]");
+    let value_of = |key: &str| -> String {
+        toml.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} = ")))
+            .unwrap_or_else(|| panic!("no {key} in {toml}"))
+            .to_string()
+    };
+    let codex_command: String = serde_json::from_str(&value_of("command")).unwrap();
+    let codex_args: Vec<String> = serde_json::from_str(&value_of("args")).unwrap();
+    vec![
+        (claude["command"].as_str().unwrap().to_string(), claude_args),
+        (codex_command, codex_args),
+    ]
+}
+
+#[test]
+fn readme_host_entries_start_a_working_server() {
+    if !python_sdk_ready() {
+        return;
+    }
+    let (home, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    indexed_workspace(home.path(), dir.path());
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    for (command, args) in readme_entries() {
+        assert_eq!(command, "loci", "the entry runs something else: {command}");
+        // The host starts the command in the project directory.
+        let spec = serde_json::json!({"command": bin(), "args": args, "cwd": root});
+        let out = run_client(home.path(), dir.path(), &["launch", &spec.to_string()]);
+        assert_eq!(out["workspace"], root.to_str().unwrap(), "{args:?}: {out}");
+    }
+}
