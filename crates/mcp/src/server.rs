@@ -111,7 +111,7 @@ impl LociMcp {
 
     /// Runs one tool to its answer (blocking: call it on a blocking thread).
     pub fn call(&self, def: &ToolDef, args: Args, cancel: CancelToken) -> CallToolResult {
-        let (root, runs) = {
+        let (root, runs, session_start) = {
             let mut s = lock(&self.session);
             if s.binding().is_none() {
                 let (ws, source) = match &self.host.fixed_workspace {
@@ -121,7 +121,11 @@ impl LociMcp {
                 s.bind(&self.host, &ws, source);
             }
             let b = s.binding().expect("bound above");
-            (b.root.clone(), b.runs.clone())
+            let gate = match &*lock(&b.gate) {
+                crate::session::GateView::Done(status) => Some((**status).clone()),
+                crate::session::GateView::Pending => None,
+            };
+            (b.root.clone(), b.runs.clone(), gate)
         };
         let ctx = Ctx {
             host: &self.host,
@@ -130,6 +134,7 @@ impl LociMcp {
                 deadline: self.host.read_deadline,
                 cancel,
             },
+            session_start,
         };
         let max_chars = match args.opt_usize_max("max_chars", MAX_MAX_CHARS as u64) {
             Ok(n) => n.unwrap_or(DEFAULT_MAX_CHARS).max(MIN_MAX_CHARS),

@@ -66,6 +66,8 @@ pub struct Ctx<'a> {
     pub root: &'a Path,
     /// The read's deadline and cancel token.
     pub opts: ReadOptions,
+    /// The session-start gate's status for this session (`None` while it runs).
+    pub session_start: Option<loci_lifecycle::Status>,
 }
 
 impl Ctx<'_> {

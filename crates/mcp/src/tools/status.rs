@@ -44,7 +44,7 @@ and what the index holds (files, symbols, edges, languages). Call it first when 
 };
 
 fn call(ctx: &Ctx<'_>, _args: &Args) -> Result<Reply, ApiError> {
-    let (state, reason, hint) = match ctx.host.snapshot(ctx.root) {
+    let (state, reason, hint) = match &ctx.session_start {
         Some(s) => (s.state.name().to_string(), s.reason.clone(), s.hint.clone()),
         None => (
             "pending".to_string(),
