@@ -262,3 +262,39 @@ fn two_mcp_servers_share_one_index_while_one_of_them_syncs() {
     b.close_stdin();
     assert!(wait_for(Duration::from_secs(10), || (!alive(writer)).then_some(())).is_some());
 }
+
+#[test]
+fn drift_found_during_a_session_starts_one_background_sync() {
+    let (home, ws, scratch) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    indexed_workspace(home.path(), ws.path());
+    let logging = script(
+        scratch.path(),
+        "logging-loci",
+        "echo \"$@\" >> \"$SCRATCH/spawns.log\"\nexec \"$LOCI\" \"$@\"",
+    );
+    let mut s = Stdio_::start(mcp(home.path(), ws.path(), Some(&logging)));
+    s.initialize();
+    let clean = wait_for(Duration::from_secs(30), || {
+        let r = s.call("status", json!({}));
+        let state = r["structuredContent"]["session_start"]["state"]
+            .as_str()?
+            .to_string();
+        (state != "pending").then_some(state)
+    });
+    assert_eq!(clean.as_deref(), Some("clean"));
+    std::fs::write(ws.path().join("src/late.rs"), "pub fn arrived_late() {}\n").unwrap();
+    // Calls keep answering from the index as it is until the background sync lands.
+    let found = wait_for(Duration::from_secs(60), || {
+        let r = s.call("find", json!({"pattern": "arrived_late"}));
+        assert_eq!(r["isError"], false, "{r}");
+        (r["structuredContent"]["page"]["total"] == 1).then_some(r)
+    });
+    assert!(found.is_some(), "the drift was never synced");
+    let spawns = std::fs::read_to_string(scratch.path().join("spawns.log")).unwrap();
+    let syncs = spawns.lines().filter(|l| l.starts_with("sync ")).count();
+    assert_eq!(syncs, 1, "background runs: {spawns}");
+}

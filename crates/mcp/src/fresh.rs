@@ -43,8 +43,8 @@ struct TrackState {
     changed_files: u64,
     /// The background run this process started and still waits for.
     run: Option<(String, u32)>,
-    /// Another process holding the index (its pid, purpose, command).
-    holder: Option<String>,
+    /// Another process holding the index.
+    holder: Option<loci_index::lock::LockRecord>,
     /// How the last background run of this process ended.
     last_run: Option<String>,
 }
@@ -151,9 +151,12 @@ impl Tracked {
             sync_running: st.run.is_some()
                 || st
                     .holder
-                    .as_deref()
-                    .is_some_and(|h| h.contains("(sync") || h.contains("(index")),
-            busy: st.holder.clone(),
+                    .as_ref()
+                    .is_some_and(|h| matches!(h.purpose.as_str(), "sync" | "index" | "rebuild")),
+            busy: st
+                .holder
+                .as_ref()
+                .map(|h| format!("pid {} ({}: {})", h.pid, h.purpose, h.command)),
             last_run: st.last_run.clone(),
         }
     }
@@ -207,7 +210,7 @@ impl Tracked {
                 if let Ok(Some(h)) = loci_index::lock::holder_at(&lock_file)
                     && Some(h.pid) != ours
                 {
-                    holder = Some(format!("pid {} ({}: {})", h.pid, h.purpose, h.command));
+                    holder = Some(h);
                 }
             }
             let mut opts = loci_index::drift::DriftOptions::new(&self.root);
