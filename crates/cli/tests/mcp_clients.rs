@@ -327,3 +327,30 @@ fn readme_host_entries_start_a_working_server() {
         assert_eq!(out["workspace"], root.to_str().unwrap(), "{args:?}: {out}");
     }
 }
+
+#[test]
+fn a_roots_change_rebinds_the_session() {
+    if !python_sdk_ready() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    indexed_workspace(home.path(), a.path());
+    indexed_workspace(home.path(), b.path());
+    let (ra, rb) = (
+        std::fs::canonicalize(a.path()).unwrap(),
+        std::fs::canonicalize(b.path()).unwrap(),
+    );
+    let bin = bin();
+    let out = run_client(
+        home.path(),
+        a.path(),
+        &[
+            "roots_change",
+            bin.to_str().unwrap(),
+            ra.to_str().unwrap(),
+            rb.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out["first"], ra.to_str().unwrap(), "{out}");
+}

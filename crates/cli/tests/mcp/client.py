@@ -5,6 +5,7 @@ MCP Python SDK, and checks what an agent relies on. Run by crates/cli/tests/mcp_
     client.py contract http URL KEY
     client.py huge LOCI WORKSPACE        (callers of __init__: the budget on a huge answer)
     client.py roots LOCI ROOT            (no --workspace: the client's root decides)
+    client.py roots_change LOCI ROOT_A ROOT_B  (a roots change rebinds the session)
     client.py launch JSON_COMMAND        (a host's configured command: {"command", "args"})
     client.py sessions URL KEY ROOT_A ROOT_B  (two HTTP sessions, each bound to its root)
 
@@ -230,6 +231,25 @@ async def main(argv):
         async with stdio(argv[1], cwd="/") as (r, w):
             async with ClientSession(r, w, list_roots_callback=roots_callback(argv[2])) as s:
                 out = await roots(s, argv[2])
+    elif mode == "roots_change":
+        current = {"root": argv[2]}
+
+        async def answer(context):
+            return types.ListRootsResult(roots=[types.Root(uri=pathlib.Path(current["root"]).as_uri())])
+
+        async with stdio(argv[1], cwd="/") as (r, w):
+            async with ClientSession(r, w, list_roots_callback=answer) as s:
+                first = await roots(s, argv[2])
+                current["root"] = argv[3]
+                await s.send_roots_list_changed()
+                deadline = time.monotonic() + 30
+                while True:
+                    result = await s.call_tool("status", {})
+                    if result.structured_content["workspace"] == argv[3]:
+                        break
+                    check(time.monotonic() < deadline, f"still bound to {result.structured_content['workspace']}")
+                    await asyncio.sleep(0.05)
+                out = {"first": first["workspace"], "then": argv[3]}
     elif mode == "launch":
         spec = json.loads(argv[1])
         params = StdioServerParameters(command=spec["command"], args=spec.get("args", []), cwd=spec.get("cwd"))
