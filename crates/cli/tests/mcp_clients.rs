@@ -354,3 +354,56 @@ fn a_roots_change_rebinds_the_session() {
     );
     assert_eq!(out["first"], ra.to_str().unwrap(), "{out}");
 }
+
+#[test]
+fn mcp_over_http_needs_the_key_and_a_loopback_host_and_origin() {
+    let (home, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    indexed_workspace(home.path(), dir.path());
+    let (_server, addr) = serve(home.path(), dir.path());
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let post = |headers: &[(&str, &str)]| {
+        let mut req = agent
+            .post(&format!("http://{addr}/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let mut resp = req.send(init).unwrap();
+        let session = resp
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_string());
+        (
+            resp.status().as_u16(),
+            session,
+            resp.body_mut().read_to_string().unwrap_or_default(),
+        )
+    };
+    let bearer = format!("Bearer {KEY}");
+    let (status, _, body) = post(&[]);
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("unauthorized"), "{body}");
+    let (status, _, body) = post(&[("authorization", "Bearer wrong-key")]);
+    assert_eq!(status, 401, "{body}");
+    let (status, _, body) = post(&[
+        ("authorization", &bearer),
+        ("origin", "http://evil.example"),
+    ]);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("forbidden_host"), "{body}");
+    let (status, session, body) = post(&[
+        ("authorization", &bearer),
+        ("origin", "http://localhost:3000"),
+    ]);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"serverInfo\""), "{body}");
+    let first = session.expect("no Mcp-Session-Id");
+    let (_, second, _) = post(&[("x-api-key", KEY)]);
+    assert_ne!(Some(first), second, "two initializes share a session id");
+}
