@@ -55,7 +55,7 @@ class Client:
     def __init__(self, loci, workspace, env):
         self.started = time.perf_counter()
         self.p = subprocess.Popen([loci, "mcp", "--workspace", workspace], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.next_id = 1
 
     def request(self, method, params=None):
@@ -65,6 +65,7 @@ class Client:
         if params is not None:
             msg["params"] = params
         self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
         while True:
             line = self.p.stdout.readline()
             if not line:
@@ -75,6 +76,7 @@ class Client:
 
     def notify(self, method):
         self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": method}) + "\n").encode())
+        self.p.stdin.flush()
 
     def timed(self, method, params=None):
         t = time.perf_counter()
@@ -140,6 +142,11 @@ def main():
     out["tools_list_bytes"] = len(line)
     time.sleep(0.5)
     out["rss_idle_kb"] = rss_kb(c.p.pid)
+
+    # The transport's floor: `ping` does no work.
+    for _ in range(20):
+        c.timed("ping")
+    out["ping_round_trip"] = summary([c.timed("ping")[0] for _ in range(args.samples)])
 
     find = {"name": "find", "arguments": {"pattern": "spawn_blocking", "limit": 20}}
     for _ in range(20):
