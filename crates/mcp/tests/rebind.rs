@@ -58,8 +58,13 @@ fn cross_session_state_survives_the_rebind() {
     assert_eq!(server.generation(), 1);
     let first_id = server.session_id().unwrap();
     assert!(
-        wait_for(Duration::from_secs(20), || host.live_children() == 1),
-        "the gate never started its background sync"
+        wait_for(Duration::from_secs(20), || server.gate_settled()),
+        "the session-start evaluation never answered"
+    );
+    assert_eq!(
+        host.live_children(),
+        1,
+        "the gate did not start its background sync"
     );
     let find = loci_mcp::tools::tool("find").unwrap();
     let args = || {
