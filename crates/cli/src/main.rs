@@ -74,6 +74,8 @@ enum Command {
     Workspace(cmd::workspace::WorkspaceArgs),
     /// Serve the authenticated HTTP API (loopback only unless --allow-remote).
     Serve(cmd::serve::ServeArgs),
+    /// Serve loci's tools to an MCP client (Claude Code, Codex, ...) over stdio.
+    Mcp(cmd::mcp::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,7 +94,7 @@ fn main() -> ExitCode {
     match &cli.command {
         // Their own signal handling: the gate is fail-open, the worker's parent owns
         // it, the server drains first.
-        Command::Gate(_) | Command::Worker(_) | Command::Serve(_) => {}
+        Command::Gate(_) | Command::Worker(_) | Command::Serve(_) | Command::Mcp(_) => {}
         // Reads that start no child: nothing to tear down, so no signal thread.
         Command::Find(_)
         | Command::Def(_)
@@ -203,6 +205,7 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Worker(a) => cmd::worker::run(a),
         Command::Workspace(a) => cmd::workspace::run(a, json),
         Command::Serve(a) => cmd::serve::run(a, json),
+        Command::Mcp(a) => cmd::mcp::run(a, ws),
     }
 }
 

@@ -220,6 +220,74 @@ impl GateAnswer {
     }
 }
 
+impl GateAnswer {
+    /// The gate's second half for a host that lives as long as its session (an MCP
+    /// server): finishes a check that overran the budget (bounded by
+    /// `index.probeTimeoutMs`), then starts the decided work as this process's own
+    /// supervised child under `sup` (torn down with the host: SIGTERM, SIGINT, exit)
+    /// instead of handing it off to an owner that outlives it. Returns the final status
+    /// and the run in flight, if one was started. Never fails: errors are in the status.
+    pub fn settle_owned(mut self, sup: &Supervisor) -> (Status, Option<BackgroundRun>) {
+        let (Some(root), Some(cfg)) = (self.root.clone(), self.cfg.clone()) else {
+            return (self.status, None);
+        };
+        if let Some(rx) = self.pending.take() {
+            match rx.recv_timeout(cfg.probe_timeout()) {
+                Ok((mut status, learned)) => {
+                    let mut errors = Vec::new();
+                    remember(&root, &status, &learned, &mut errors);
+                    let record = record::load(&root);
+                    let (action, notices) = decide(&status, &cfg, &record, self.session.as_deref());
+                    status.last_run = record.last_run.clone();
+                    status.notices =
+                        once(&root, self.session.as_deref(), notices, &mut status.errors);
+                    status.errors.extend(errors);
+                    self.status = status;
+                    self.action = action;
+                }
+                Err(_) => {
+                    self.status.errors.push(format!(
+                        "the state check did not finish within index.probeTimeoutMs ({} ms)",
+                        cfg.probe_timeout().as_millis()
+                    ));
+                    return (self.status, None);
+                }
+            }
+        }
+        let Some(purpose) = self.action else {
+            return (self.status, None);
+        };
+        let exe = match classify::executable(&cfg) {
+            Ok(exe) => exe,
+            Err(e) => {
+                self.status.errors.push(e);
+                return (self.status, None);
+            }
+        };
+        match BackgroundRun::start(sup, &exe, &root, purpose, &cfg, self.session.as_deref()) {
+            Ok(run) => {
+                self.status.state = State::of_run(purpose.name()).unwrap_or(State::Syncing);
+                self.status.reason = format!(
+                    "{}; a background {} (pid {}) was started",
+                    self.status.reason,
+                    purpose.name(),
+                    run.started().pid
+                );
+                self.status.hint = None;
+                self.status.started = Some(run.started().clone());
+                (self.status, Some(run))
+            }
+            Err(failed) => {
+                self.status
+                    .errors
+                    .push(failed.message.clone().unwrap_or_default());
+                self.status.last_run = Some(*failed);
+                (self.status, None)
+            }
+        }
+    }
+}
+
 /// The owner of a handed-off run (`loci gate --own <purpose> <root>`): starts `purpose`
 /// on `root` through its own supervisor (budget, bounded capture, process group,
 /// teardown on SIGTERM/SIGINT/SIGHUP), waits for it, records the outcome and the run

@@ -14,6 +14,7 @@ pub mod conn;
 pub mod create;
 pub mod guard;
 pub mod key;
+pub mod mcp;
 pub mod openapi;
 pub mod query;
 pub mod reply;
@@ -124,6 +125,7 @@ async fn run(
         let _ = stop_tx.send(true);
     }));
     let app = routes::router()
+        .merge(mcp::routes(state.allow_remote))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             guard::guard,

@@ -1,0 +1,275 @@
+//! Freshness in every result, and drift repaired in the background.
+//!
+//! Each workspace a session touches is [`Tracked`] once per process. A tool call reads
+//! what is known (never waits): the index's own state from the read, the files the
+//! last check found changed since the last sync, whether a sync runs and who else holds
+//! the index. When the last check is older than [`CHECK_INTERVAL`], the call starts one
+//! check on a thread (a read-only stat walk and a look at the write lock); a check that
+//! finds drift starts one background `loci sync` under the host's supervisor, with the
+//! lifecycle's rules: `lifecycle.syncOnStart`, the maintenance budget, one run per
+//! workspace (and the supervisor's single-flight key), and no more than
+//! [`MAX_FAILURES`] failed runs per session. Another process holding the index is
+//! `busy`: nothing is started, and every result says who holds it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use loci_api::Freshness;
+use loci_lifecycle::maintenance::{BackgroundRun, Purpose};
+use loci_lifecycle::record::RunResult;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::host::{Host, lock};
+
+/// How old a drift check may be before a call starts the next one.
+pub const CHECK_INTERVAL: Duration = Duration::from_secs(3);
+/// Failed background runs one session tolerates (the first try and one retry).
+pub const MAX_FAILURES: u32 = 2;
+
+/// One workspace's freshness as this process knows it.
+#[derive(Debug)]
+pub struct Tracked {
+    root: PathBuf,
+    state: Mutex<TrackState>,
+}
+
+#[derive(Debug, Default)]
+struct TrackState {
+    checked_at: Option<Instant>,
+    checking: bool,
+    changed_files: u64,
+    /// The background run this process started and still waits for.
+    run: Option<(String, u32)>,
+    /// Another process holding the index.
+    holder: Option<loci_index::lock::LockRecord>,
+    /// How the last background run of this process ended.
+    last_run: Option<String>,
+}
+
+/// What a result says about the index it answered from.
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexNote {
+    /// `complete`, `indexing` (a run writes, or one was interrupted: the answer may be
+    /// partial) or `missing` (no index yet).
+    pub state: String,
+    /// Files whose edges are not resolved yet.
+    pub stale_files: u64,
+    /// Files changed since the last sync, as of the last check.
+    pub changed_files: u64,
+    /// Whether a sync or index run is in flight (this process's, or another's).
+    pub sync_running: bool,
+    /// Who else holds the index (busy), if anyone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy: Option<String>,
+    /// How the last background run of this process ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<String>,
+}
+
+impl IndexNote {
+    /// The short text line a result ends with when the index is not plainly fresh.
+    pub fn line(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.state != "complete" {
+            parts.push(format!("index {}", self.state));
+        }
+        if self.stale_files > 0 {
+            parts.push(format!("{} files not yet resolved", self.stale_files));
+        }
+        if self.changed_files > 0 {
+            parts.push(format!(
+                "{} files changed since the last sync",
+                self.changed_files
+            ));
+        }
+        if self.sync_running {
+            parts.push("a sync is running".into());
+        }
+        if let Some(b) = &self.busy {
+            parts.push(format!("busy: {b}"));
+        }
+        (!parts.is_empty()).then(|| format!("[{}]", parts.join("; ")))
+    }
+
+    /// The JSON Schema of [`IndexNote`] (part of every tool's output schema).
+    pub fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "state": {"enum": ["complete", "indexing", "missing"]},
+                "changed_files": {"type": "integer"},
+                "sync_running": {"type": "boolean"}
+            },
+            "required": ["state", "changed_files", "sync_running"]
+        })
+    }
+}
+
+impl Tracked {
+    /// Nothing known yet about `root`.
+    pub fn new(root: &Path) -> Tracked {
+        Tracked {
+            root: root.to_path_buf(),
+            state: Mutex::new(TrackState::default()),
+        }
+    }
+
+    /// What is known now, combined with the read's own `freshness` (`None`: no index);
+    /// starts a check in the background when the last one is stale. Never blocks.
+    pub fn observe(
+        self: &Arc<Self>,
+        host: &Arc<Host>,
+        freshness: Option<Freshness>,
+        session: &SessionRuns,
+    ) -> IndexNote {
+        let mut st = lock(&self.state);
+        let due = !st.checking
+            && st
+                .checked_at
+                .is_none_or(|at| at.elapsed() >= CHECK_INTERVAL);
+        if due {
+            st.checking = true;
+            let (me, host, session) = (self.clone(), host.clone(), session.clone());
+            let spawned = std::thread::Builder::new()
+                .name("loci-mcp-drift".into())
+                .spawn(move || me.check(&host, &session));
+            if spawned.is_err() {
+                st.checking = false;
+            }
+        }
+        let state = match freshness {
+            None => "missing".to_string(),
+            Some(f) => f.state.to_string(),
+        };
+        IndexNote {
+            state,
+            stale_files: freshness.map_or(0, |f| f.stale_files),
+            changed_files: st.changed_files,
+            sync_running: st.run.is_some()
+                || st
+                    .holder
+                    .as_ref()
+                    .is_some_and(|h| matches!(h.purpose.as_str(), "sync" | "index" | "rebuild")),
+            busy: st
+                .holder
+                .as_ref()
+                .map(|h| format!("pid {} ({}: {})", h.pid, h.purpose, h.command)),
+            last_run: st.last_run.clone(),
+        }
+    }
+
+    /// Takes over a background run (the gate's): this workspace's run in flight until
+    /// it ends.
+    pub fn adopt(self: &Arc<Self>, run: BackgroundRun, session: &SessionRuns) {
+        {
+            let mut st = lock(&self.state);
+            st.run = Some((run.started().purpose.clone(), run.started().pid));
+        }
+        let (me, session) = (self.clone(), session.clone());
+        let _ = std::thread::Builder::new()
+            .name("loci-mcp-run".into())
+            .spawn(move || {
+                let record = run.wait_and_record();
+                let mut st = lock(&me.state);
+                st.run = None;
+                st.checked_at = None;
+                st.last_run = Some(format!(
+                    "{} {}",
+                    record.purpose,
+                    serde_json::to_value(record.result)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default()
+                ));
+                if record.result.is_failure() {
+                    session.failures.fetch_add(1, Ordering::SeqCst);
+                }
+                if record.result == RunResult::Ok {
+                    st.changed_files = 0;
+                }
+            });
+    }
+
+    fn check(self: &Arc<Self>, host: &Arc<Host>, session: &SessionRuns) {
+        let located = loci_api::locate(&self.root).ok();
+        let cfg = loci_api::config(Some(&self.root));
+        let mut holder = None;
+        let mut changed = None;
+        if let Some(l) = &located
+            && l.index_path.is_file()
+        {
+            let dir = l.index_path.parent().unwrap_or(&self.root);
+            let ours = lock(&self.state).run.as_ref().map(|r| r.1);
+            for lock_file in [
+                loci_index::lock::lock_path(dir),
+                loci_lifecycle::lockfile::watch_lock_path(dir),
+            ] {
+                if let Ok(Some(h)) = loci_index::lock::holder_at(&lock_file)
+                    && Some(h.pid) != ours
+                {
+                    holder = Some(h);
+                }
+            }
+            let mut opts = loci_index::drift::DriftOptions::new(&self.root);
+            opts.index_path = Some(l.index_path.clone());
+            opts.max_file_bytes = cfg.max_file_bytes();
+            opts.threads = 2;
+            changed = loci_index::drift::drift(&opts)
+                .ok()
+                .map(|d| d.added + d.changed + d.removed + d.pending_resolve);
+        }
+        let start = {
+            let mut st = lock(&self.state);
+            st.checking = false;
+            st.checked_at = Some(Instant::now());
+            st.holder = holder;
+            if let Some(n) = changed {
+                st.changed_files = n;
+            }
+            changed.unwrap_or(0) > 0
+                && st.run.is_none()
+                && st.holder.is_none()
+                && cfg.sync_on_start()
+                && session.failures.load(Ordering::SeqCst) < MAX_FAILURES
+        };
+        if !start {
+            return;
+        }
+        let Ok(exe) = loci_lifecycle::classify::executable(&cfg) else {
+            return;
+        };
+        if let Ok(run) = BackgroundRun::start(
+            &host.sup,
+            &exe,
+            &self.root,
+            Purpose::Sync,
+            &cfg,
+            Some(&session.id),
+        ) {
+            self.adopt(run, session);
+        }
+    }
+}
+
+/// A session's share of the background work: its lifecycle session id and its failure
+/// budget (re-armed when the session is replaced).
+#[derive(Debug, Clone)]
+pub struct SessionRuns {
+    /// The lifecycle session id (notices once per id, failures counted per id).
+    pub id: String,
+    /// Failed background runs in this session.
+    pub failures: Arc<AtomicU32>,
+}
+
+impl SessionRuns {
+    /// A fresh budget under `id`.
+    pub fn new(id: String) -> SessionRuns {
+        SessionRuns {
+            id,
+            failures: Arc::new(AtomicU32::new(0)),
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! What outlives every MCP session of this process: the supervisor that tracks every
+//! child started for a session, the read handles (one connection pool per workspace),
+//! each workspace's freshness tracking and the last gate snapshot recorded for it. A
+//! session replacement rebinds a session; it never replaces the host.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once};
+use std::time::Duration;
+
+use loci_api::{ApiError, Workspace};
+use loci_lifecycle::Status;
+use loci_supervisor::Supervisor;
+
+use crate::fresh::Tracked;
+
+/// How a host is set up.
+#[derive(Debug, Clone, Default)]
+pub struct HostOptions {
+    /// The workspace every session uses (`--workspace`); else the client's roots, else
+    /// `cwd`.
+    pub workspace: Option<PathBuf>,
+    /// The directory a session without roots uses (default: this process's).
+    pub cwd: Option<PathBuf>,
+    /// The loci executable for the `query` tool's killable worker (default: none, the
+    /// query runs in process).
+    pub worker_program: Option<PathBuf>,
+    /// The deadline of one graph read (default `limits.readDeadlineMs`).
+    pub read_deadline: Option<Duration>,
+    /// Name workspaces by folder name only, never by absolute path (over HTTP).
+    pub hide_paths: bool,
+}
+
+/// The process-lifetime state every session shares.
+pub struct Host {
+    pub(crate) sup: Supervisor,
+    pub(crate) fixed_workspace: Option<PathBuf>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) worker_program: Option<PathBuf>,
+    pub(crate) read_deadline: Duration,
+    hide_paths: bool,
+    workspaces: Mutex<HashMap<PathBuf, Arc<Workspace>>>,
+    tracked: Mutex<HashMap<PathBuf, Arc<Tracked>>>,
+    snapshots: Mutex<HashMap<PathBuf, Status>>,
+    sessions: AtomicU64,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("workspace", &self.fixed_workspace)
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+/// The teardown hooks of this process, installed once however many hosts or sessions
+/// ask (a second installation would run every teardown twice).
+static TEARDOWN: Once = Once::new();
+/// How many times the teardown hooks were installed (0 or 1).
+static TEARDOWN_INSTALLS: AtomicUsize = AtomicUsize::new(0);
+
+impl Host {
+    /// A host with these options.
+    pub fn new(opts: HostOptions) -> Arc<Host> {
+        let cfg = loci_api::config(None);
+        Arc::new(Host {
+            sup: Supervisor::new(),
+            fixed_workspace: opts.workspace,
+            cwd: opts
+                .cwd
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from(".")),
+            worker_program: opts.worker_program,
+            read_deadline: opts.read_deadline.unwrap_or_else(|| cfg.read_deadline()),
+            hide_paths: opts.hide_paths,
+            workspaces: Mutex::new(HashMap::new()),
+            tracked: Mutex::new(HashMap::new()),
+            snapshots: Mutex::new(HashMap::new()),
+            sessions: AtomicU64::new(0),
+        })
+    }
+
+    /// Installs the process's teardown on SIGTERM, SIGINT and SIGHUP (tear every child
+    /// down, then exit with the `interrupted` code), exactly once per process.
+    pub fn install_teardown(&self) {
+        TEARDOWN.call_once(|| {
+            TEARDOWN_INSTALLS.fetch_add(1, Ordering::SeqCst);
+            loci_supervisor::on_shutdown_signal(Arc::new(|signal| {
+                tracing::info!(signal, "stopping: tearing the session's children down");
+                loci_supervisor::teardown_all_children();
+                std::process::exit(i32::from(loci_api::ErrorKind::Interrupted.exit().code()));
+            }));
+        });
+    }
+
+    /// How many times the teardown hooks were installed in this process (0 or 1).
+    pub fn teardown_installs() -> usize {
+        TEARDOWN_INSTALLS.load(Ordering::SeqCst)
+    }
+
+    /// A fresh session number (for the lifecycle's once-per-session records).
+    pub(crate) fn next_session(&self) -> u64 {
+        self.sessions.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// The read handle of the workspace at `root`, opened on first use and shared by
+    /// every session.
+    pub fn workspace(&self, root: &Path) -> Result<Arc<Workspace>, ApiError> {
+        if let Some(ws) = lock(&self.workspaces).get(root) {
+            return Ok(ws.clone());
+        }
+        let ws = Arc::new(loci_api::open(root)?);
+        Ok(lock(&self.workspaces)
+            .entry(root.to_path_buf())
+            .or_insert(ws)
+            .clone())
+    }
+
+    /// The freshness tracking of the workspace at `root` (one per workspace and
+    /// process: sessions on one workspace share its checks and its background sync).
+    pub fn tracked(&self, root: &Path) -> Arc<Tracked> {
+        lock(&self.tracked)
+            .entry(root.to_path_buf())
+            .or_insert_with(|| Arc::new(Tracked::new(root)))
+            .clone()
+    }
+
+    /// Records the last gate status of a workspace (kept across sessions).
+    pub fn record_snapshot(&self, root: &Path, status: &Status) {
+        lock(&self.snapshots).insert(root.to_path_buf(), status.clone());
+    }
+
+    /// The last gate status recorded for a workspace, by any session.
+    pub fn snapshot(&self, root: &Path) -> Option<Status> {
+        lock(&self.snapshots).get(root).cloned()
+    }
+
+    /// How a workspace is named in answers: its path, or over HTTP its folder name.
+    pub fn shown_root(&self, root: &Path) -> String {
+        if self.hide_paths {
+            root.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        } else {
+            root.to_string_lossy().into_owned()
+        }
+    }
+
+    /// Whether answers hide absolute paths.
+    pub fn hides_paths(&self) -> bool {
+        self.hide_paths
+    }
+
+    /// Children of this host not yet reaped (its tracked background runs).
+    pub fn live_children(&self) -> usize {
+        self.sup.live_children()
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

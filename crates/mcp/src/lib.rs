@@ -1,0 +1,86 @@
+//! `loci mcp`: loci's code graph for coding agents over the Model Context Protocol,
+//! built on the official Rust SDK (`rmcp`), over stdio ([`serve_stdio`]) and as the
+//! streamable-HTTP service `loci serve` mounts at `/mcp` ([`http_service`]).
+//!
+//! A front end over `loci_api`, like the CLI and the HTTP API: every tool converts its
+//! arguments, calls `loci_api` and converts the answer back. What MCP adds:
+//! - **a small tool set** ([`tools::TOOLS`], one module per tool): precise
+//!   descriptions, JSON Schema input and output, read-only annotations;
+//! - **bounded answers**: every result fits its `max_chars` budget, says how many more
+//!   items exist and the cursor that fetches them ([`budget`]);
+//! - **freshness in every result**: the index state, files changed since the last sync,
+//!   whether a sync runs; drift found during a session starts one background sync and
+//!   never blocks a call ([`fresh`]);
+//! - **sessions** ([`session`]): on `initialize` the lifecycle gate evaluates the
+//!   session's workspace in the background; a new session (a new `initialize`, a new
+//!   HTTP session, a roots change) is bound anew, while the process-lifetime [`Host`]
+//!   (read handles, tracked children, recorded snapshots) stays.
+//!
+//! ```no_run
+//! let host = loci_mcp::Host::new(loci_mcp::HostOptions::default());
+//! loci_mcp::serve_stdio(host).unwrap();
+//! ```
+#![deny(missing_docs)]
+
+pub mod args;
+pub mod budget;
+pub mod fresh;
+pub mod host;
+pub mod server;
+pub mod session;
+pub mod tools;
+
+use std::sync::Arc;
+
+use loci_api::{ApiError, ErrorKind};
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+pub use host::{Host, HostOptions};
+pub use server::LociMcp;
+
+/// The streamable-HTTP service type `loci serve` mounts.
+pub type HttpService = StreamableHttpService<LociMcp, LocalSessionManager>;
+
+/// Serves one MCP client over stdin/stdout until stdin closes (or a signal arrives),
+/// then tears every child this process started down.
+pub fn serve_stdio(host: Arc<Host>) -> Result<(), ApiError> {
+    host.install_teardown();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .thread_name("loci-mcp")
+        .build()
+        .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot start the runtime: {e}")))?;
+    let result = runtime.block_on(async {
+        let server = LociMcp::new(host.clone());
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ApiError::new(ErrorKind::Failure, format!("MCP handshake failed: {e}")))?;
+        running.waiting().await.map_err(|e| {
+            ApiError::new(ErrorKind::Internal, format!("the MCP session failed: {e}"))
+        })?;
+        Ok(())
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    loci_supervisor::teardown_all_children();
+    result
+}
+
+/// The MCP service over streamable HTTP: one session per `initialize` (the
+/// `Mcp-Session-Id` header), each bound to its own workspace, all sharing `host`. The
+/// caller (`loci serve`) puts its API key and `Host`/`Origin` guard in front; the
+/// service itself also accepts only loopback `Host` names unless `allow_remote`.
+pub fn http_service(host: Arc<Host>, allow_remote: bool) -> HttpService {
+    let mut config = StreamableHttpServerConfig::default().with_legacy_session_mode(true);
+    if allow_remote {
+        config = config.disable_allowed_hosts();
+    }
+    StreamableHttpService::new(
+        move || Ok(LociMcp::new(host.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}

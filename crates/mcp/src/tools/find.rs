@@ -1,0 +1,77 @@
+//! `find`: definitions by name or glob, exact names first.
+
+use loci_api::ApiError;
+use loci_api::graph::FindRequest;
+use serde_json::json;
+
+use super::{Answer, Ctx, Reply, ToolDef, object, symbol_item, symbol_item_schema};
+use crate::args::Args;
+use crate::budget::Listing;
+
+/// The tool.
+pub static TOOL: ToolDef = ToolDef {
+    name: "find",
+    title: "Find definitions",
+    description: "Definitions (functions, methods, classes, structs, traits, ...) whose name matches \
+`pattern`: an exact name, or a glob (`parse_*`, `*Error`, `[A-Z]*`). Optional `kind` and `lang` filters. \
+Each hit gives path:line, kind, qualified name and signature; exact name matches come first. \
+Use `symbol` for one definition's body and `relations` for its callers.",
+    input: || {
+        object(
+            json!({
+                "pattern": {"type": "string", "description": "name or glob"},
+                "kind": {"type": "string", "description": "function, method, class, struct, enum, trait, interface, type_alias, module, constant, macro"},
+                "lang": {"type": "string", "description": "rust, python, javascript, typescript, tsx, go, java, c, cpp, csharp, ruby, php, kotlin, swift, bash"}
+            }),
+            &["pattern"],
+        )
+    },
+    output: || {
+        object(
+            json!({"symbols": {"type": "array", "items": symbol_item_schema()}}),
+            &["symbols"],
+        )
+    },
+    list: Some("symbols"),
+    read_only: true,
+    call,
+};
+
+fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let pattern = args.string("pattern")?;
+    let req = FindRequest {
+        kind: args
+            .opt_string("kind")?
+            .map(|k| super::parse_enum("kind", &k))
+            .transpose()?,
+        lang: args
+            .opt_string("lang")?
+            .map(|l| super::parse_enum("lang", &l))
+            .transpose()?,
+        pattern: pattern.clone(),
+        page: super::page(args)?,
+    };
+    let ws = ctx.workspace()?;
+    let mut page = loci_api::graph::find(&ws, &req, &ctx.opts)?;
+    // Relevance: an exact name before a glob's other matches (stable: then name, path).
+    page.symbols.sort_by_key(|s| s.name != pattern);
+    let lines = page
+        .symbols
+        .iter()
+        .map(|s| format!("{}:{} {} {}", s.path, s.line, s.kind, s.qualified_name))
+        .collect();
+    let items = page.symbols.iter().map(symbol_item).collect();
+    Ok(Reply {
+        answer: Answer::List(Listing {
+            key: "symbols",
+            items,
+            lines,
+            offset: super::offset(args),
+            total: page.page.total,
+            exact: page.page.total_exact,
+            head: Default::default(),
+            title: format!("definitions matching `{pattern}`"),
+        }),
+        freshness: Some(page.index),
+    })
+}

@@ -1,0 +1,226 @@
+//! The tools, one module each. A tool is a [`ToolDef`]: its name, description, input
+//! and output JSON Schemas, annotations, and the function that converts the arguments,
+//! calls `loci_api` and converts the answer back. Adding a tool is adding a module and
+//! one line to [`TOOLS`]; the server lists and dispatches from that table alone.
+
+pub mod find;
+pub mod query;
+pub mod relations;
+pub mod search;
+pub mod status;
+pub mod symbol;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use loci_api::{ApiError, Freshness, ReadOptions, Workspace};
+use serde_json::{Map, Value, json};
+
+use crate::args::Args;
+use crate::budget::Listing;
+use crate::host::Host;
+
+/// Every tool this server offers, in the order `tools/list` shows them.
+pub const TOOLS: &[&ToolDef] = &[
+    &status::TOOL,
+    &find::TOOL,
+    &symbol::TOOL,
+    &relations::TOOL,
+    &search::TOOL,
+    &query::TOOL,
+];
+
+/// The tool named `name`.
+pub fn tool(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().copied().find(|t| t.name == name)
+}
+
+/// One tool.
+#[derive(Debug)]
+pub struct ToolDef {
+    /// Its name in `tools/call`.
+    pub name: &'static str,
+    /// A human-readable title.
+    pub title: &'static str,
+    /// What it answers, for the model.
+    pub description: &'static str,
+    /// Its own input properties (`properties`, `required`); `max_chars` (and, for a
+    /// list, `limit` and `cursor`) are added by [`input_schema`].
+    pub input: fn() -> Value,
+    /// Its own output properties; the page, `index` and `notices` are added by
+    /// [`output_schema`].
+    pub output: fn() -> Value,
+    /// The name of its list, when the answer is one (paged, budgeted).
+    pub list: Option<&'static str>,
+    /// Whether it only reads (every graph tool does).
+    pub read_only: bool,
+    /// Converts, calls, converts back.
+    pub call: fn(&Ctx<'_>, &Args) -> Result<Reply, ApiError>,
+}
+
+/// What a tool call has to work with.
+pub struct Ctx<'a> {
+    /// The process-lifetime state.
+    pub host: &'a Arc<Host>,
+    /// The session's workspace.
+    pub root: &'a Path,
+    /// The read's deadline and cancel token.
+    pub opts: ReadOptions,
+    /// The session-start gate's status for this session (`None` while it runs).
+    pub session_start: Option<loci_lifecycle::Status>,
+}
+
+impl Ctx<'_> {
+    /// The workspace's read handle.
+    pub fn workspace(&self) -> Result<Arc<Workspace>, ApiError> {
+        self.host.workspace(self.root)
+    }
+}
+
+/// A tool's answer before the budget and the freshness note are applied.
+#[derive(Debug)]
+pub enum Answer {
+    /// A paged list.
+    List(Listing),
+    /// A single object and its text.
+    One {
+        /// The structured content.
+        structured: Value,
+        /// Its text rendering.
+        text: String,
+    },
+}
+
+/// An answer and the freshness of the index it came from (`None`: no index read).
+#[derive(Debug)]
+pub struct Reply {
+    /// The answer.
+    pub answer: Answer,
+    /// The index's own state during the read.
+    pub freshness: Option<Freshness>,
+}
+
+/// The full input schema of `tool`.
+pub fn input_schema(tool: &ToolDef) -> Value {
+    let own = (tool.input)();
+    let mut props = own["properties"].as_object().cloned().unwrap_or_default();
+    if tool.list.is_some() {
+        props.insert(
+            "limit".into(),
+            json!({"type": ["integer", "string"], "description": "page size (default 100)"}),
+        );
+        props.insert(
+            "cursor".into(),
+            json!({"type": "string", "description": "page.next_cursor of the last answer"}),
+        );
+    }
+    props.insert(
+        "max_chars".into(),
+        json!({"type": ["integer", "string"], "description": "answer budget in chars (default 20000)"}),
+    );
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": own.get("required").cloned().unwrap_or(json!([])),
+    })
+}
+
+/// The full output schema of `tool`.
+pub fn output_schema(tool: &ToolDef) -> Value {
+    let own = (tool.output)();
+    let mut props = own["properties"].as_object().cloned().unwrap_or_default();
+    let mut required: Vec<Value> = own
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if tool.list.is_some() {
+        props.insert(
+            "page".into(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "shown": {"type": "integer"},
+                    "more": {"type": "integer"},
+                    "next_cursor": {"type": "string"}
+                },
+                "required": ["shown", "total", "more", "cut_by_budget"]
+            }),
+        );
+        required.push(json!("page"));
+    }
+    props.insert("index".into(), crate::fresh::IndexNote::schema());
+    props.insert("notices".into(), json!({"type": "array"}));
+    required.push(json!("index"));
+    json!({"type": "object", "properties": props, "required": required})
+}
+
+/// An object schema from its properties and required names.
+pub(crate) fn object(props: Value, required: &[&str]) -> Value {
+    json!({"properties": props, "required": required})
+}
+
+/// The compact form of a definition in lists.
+pub(crate) fn symbol_item(s: &loci_index::graph::SymbolInfo) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(s.name));
+    m.insert("qualified_name".into(), json!(s.qualified_name));
+    m.insert("kind".into(), json!(s.kind));
+    m.insert("lang".into(), json!(s.lang));
+    m.insert("path".into(), json!(s.path));
+    m.insert("line".into(), json!(s.line));
+    m.insert("end_line".into(), json!(s.end_line));
+    m.insert(
+        "signature".into(),
+        json!(crate::budget::clip(&s.signature, SIGNATURE_CHARS)),
+    );
+    Value::Object(m)
+}
+
+/// The schema of [`symbol_item`].
+pub(crate) fn symbol_item_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"}, "qualified_name": {"type": "string"},
+            "kind": {"type": "string"}, "lang": {"type": "string"},
+            "path": {"type": "string"}, "line": {"type": "integer"}, "end_line": {"type": "integer"},
+            "signature": {"type": "string"}
+        },
+        "required": ["name", "qualified_name", "kind", "path", "line"]
+    })
+}
+
+/// Characters of a signature shown in a list.
+pub(crate) const SIGNATURE_CHARS: usize = 160;
+
+/// The page request of a list tool's `limit` and `cursor`.
+pub(crate) fn page(args: &Args) -> Result<loci_api::PageRequest, ApiError> {
+    Ok(loci_api::PageRequest {
+        limit: args.opt_usize_max("limit", loci_api::MAX_LIMIT as u64)?,
+        cursor: args.opt_string("cursor")?,
+    })
+}
+
+/// Where a page starts (its cursor), for the budget's next cursor.
+pub(crate) fn offset(args: &Args) -> usize {
+    args.opt_string("cursor")
+        .ok()
+        .flatten()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A value of one of loci's vocabularies (`kind`, `lang`, `direction`), or
+/// `invalid_input` listing the known values.
+pub(crate) fn parse_enum<T: serde::de::DeserializeOwned>(
+    name: &str,
+    value: &str,
+) -> Result<T, ApiError> {
+    serde_json::from_value(Value::String(value.to_string())).map_err(|e| {
+        ApiError::new(
+            loci_api::ErrorKind::InvalidInput,
+            format!("`{name}` {value:?} is not a known value: {e}"),
+        )
+    })
+}

@@ -1,0 +1,90 @@
+//! `search`: code text (a literal or a regular expression) through the index's
+//! trigram search, each hit confirmed in the file.
+
+use loci_api::ApiError;
+use loci_api::graph::SearchRequest;
+use serde_json::json;
+
+use super::{Answer, Ctx, Reply, ToolDef, object};
+use crate::args::Args;
+use crate::budget::{Listing, clip};
+
+/// Characters of a hit's line shown.
+const TEXT_CHARS: usize = 200;
+
+/// The tool.
+pub static TOOL: ToolDef = ToolDef {
+    name: "search",
+    title: "Search code text",
+    description: "Lines of indexed files containing `pattern` (a literal, or a regular expression with \
+`regex: true`), optionally case-insensitive and limited to paths matching the glob `path` (`src/**/*.rs`). \
+Hits in path then line order, each as path:line:col and the line's text.",
+    input: || {
+        object(
+            json!({
+                "pattern": {"type": "string"},
+                "regex": {"type": ["boolean", "string"]},
+                "ignore_case": {"type": ["boolean", "string"]},
+                "path": {"type": "string", "description": "glob over paths"}
+            }),
+            &["pattern"],
+        )
+    },
+    output: || {
+        object(
+            json!({"hits": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "line": {"type": "integer"}, "col": {"type": "integer"}, "text": {"type": "string"}},
+                "required": ["path", "line", "col", "text"]
+            }}}),
+            &["hits"],
+        )
+    },
+    list: Some("hits"),
+    read_only: true,
+    call,
+};
+
+fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let pattern = args.string("pattern")?;
+    let req = SearchRequest {
+        pattern: pattern.clone(),
+        regex: args.opt_bool("regex")?.unwrap_or(false),
+        ignore_case: args.opt_bool("ignore_case")?.unwrap_or(false),
+        path: args.opt_string("path")?,
+        page: super::page(args)?,
+    };
+    let ws = ctx.workspace()?;
+    let page = loci_api::graph::search(&ws, &req, &ctx.opts)?;
+    let lines = page
+        .hits
+        .iter()
+        .map(|h| {
+            format!(
+                "{}:{}:{}: {}",
+                h.path,
+                h.line,
+                h.col,
+                clip(h.text.trim_end(), TEXT_CHARS)
+            )
+        })
+        .collect();
+    let items = page
+        .hits
+        .iter()
+        .map(|h| json!({"path": h.path, "line": h.line, "col": h.col, "text": clip(&h.text, TEXT_CHARS)}))
+        .collect();
+    Ok(Reply {
+        answer: Answer::List(Listing {
+            key: "hits",
+            items,
+            lines,
+            offset: super::offset(args),
+            total: page.page.total,
+            exact: page.page.total_exact,
+            head: Default::default(),
+            title: format!("hits of `{pattern}`"),
+        }),
+        freshness: Some(page.index),
+    })
+}

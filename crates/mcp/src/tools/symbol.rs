@@ -1,0 +1,173 @@
+//! `symbol`: one definition in full — signature, doc comment, an excerpt of its body
+//! and the outline of what it contains.
+
+use std::io::{BufRead, BufReader};
+
+use loci_api::graph::{OutlineRequest, SymbolRequest};
+use loci_api::{ApiError, PageRequest};
+use serde_json::{Value, json};
+
+use super::{Answer, Ctx, Reply, ToolDef, object, symbol_item, symbol_item_schema};
+use crate::args::Args;
+use crate::budget::{Listing, clip};
+
+/// Body lines shown when the call names none.
+const BODY_LINES: u64 = 40;
+/// Most body lines a call may ask for.
+const MAX_BODY_LINES: u64 = 400;
+/// Characters of one body line kept.
+const LINE_CHARS: usize = 240;
+/// Characters of a doc comment kept.
+const DOC_CHARS: usize = 1_200;
+/// Members listed in a definition's outline.
+const OUTLINE_ITEMS: usize = 60;
+
+/// The tool.
+pub static TOOL: ToolDef = ToolDef {
+    name: "symbol",
+    title: "Definition",
+    description: "One definition by selector (`name`, `Qualified::name` with any separator, or \
+`path/to/file:name`): signature, doc comment, the first `body_lines` lines of its body (default 40) \
+and the outline of its members. A name defined in several places gives each definition.",
+    input: || {
+        object(
+            json!({
+                "symbol": {"type": "string", "description": "selector"},
+                "body_lines": {"type": ["integer", "string"], "description": "body lines to show (default 40, at most 400; 0 for none)"}
+            }),
+            &["symbol"],
+        )
+    },
+    output: || {
+        let mut def = symbol_item_schema();
+        def["properties"]["doc"] = json!({"type": "string"});
+        def["properties"]["body"] =
+            json!({"type": "string", "description": "the first body_lines lines"});
+        def["properties"]["body_truncated"] = json!({"type": "boolean"});
+        def["properties"]["members"] = json!({"type": "array", "items": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "kind": {"type": "string"}, "line": {"type": "integer"}, "depth": {"type": "integer"}},
+            "required": ["name", "kind", "line"]
+        }});
+        object(
+            json!({"definitions": {"type": "array", "items": def}}),
+            &["definitions"],
+        )
+    },
+    list: Some("definitions"),
+    read_only: true,
+    call,
+};
+
+fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let selector = args.string("symbol")?;
+    let body_lines = match args.opt_u64("body_lines")?.unwrap_or(BODY_LINES) {
+        n if n > MAX_BODY_LINES => {
+            return Err(ApiError::new(
+                loci_api::ErrorKind::LimitExceeded,
+                format!("`body_lines` {n} is above its limit {MAX_BODY_LINES}"),
+            ));
+        }
+        n => n as usize,
+    };
+    let ws = ctx.workspace()?;
+    let req = SymbolRequest {
+        symbol: selector.clone(),
+        page: super::page(args)?,
+    };
+    let defs = loci_api::graph::def(&ws, &req, &ctx.opts)?;
+    let mut items = Vec::with_capacity(defs.symbols.len());
+    let mut lines = Vec::with_capacity(defs.symbols.len());
+    for s in &defs.symbols {
+        let mut item = symbol_item(s);
+        if let Some(doc) = &s.doc {
+            item["doc"] = json!(clip(doc, DOC_CHARS));
+        }
+        if body_lines > 0 {
+            let (body, truncated) = excerpt(ctx.root, &s.path, s.line, s.end_line, body_lines);
+            item["body"] = json!(body);
+            item["body_truncated"] = json!(truncated);
+        }
+        item["members"] = members(ctx, &ws, s);
+        let mut line = format!(
+            "{}:{}-{} {} {}\n  {}",
+            s.path, s.line, s.end_line, s.kind, s.qualified_name, s.signature
+        );
+        if let Some(b) = item["body"].as_str() {
+            for l in b.lines() {
+                line.push_str("\n  | ");
+                line.push_str(l);
+            }
+        }
+        items.push(item);
+        lines.push(line);
+    }
+    Ok(Reply {
+        answer: Answer::List(Listing {
+            key: "definitions",
+            items,
+            lines,
+            offset: super::offset(args),
+            total: defs.page.total,
+            exact: defs.page.total_exact,
+            head: Default::default(),
+            title: format!("definitions of `{selector}`"),
+        }),
+        freshness: Some(defs.index),
+    })
+}
+
+/// The first `max` lines of `path` from `line` to `end_line`, and whether more followed.
+fn excerpt(
+    root: &std::path::Path,
+    path: &str,
+    line: u32,
+    end_line: u32,
+    max: usize,
+) -> (String, bool) {
+    let Ok(file) = std::fs::File::open(root.join(path)) else {
+        return (String::new(), false);
+    };
+    let first = line.max(1) as usize;
+    let last = (end_line as usize).max(first);
+    let mut out = String::new();
+    for (shown, text) in BufReader::new(file)
+        .lines()
+        .skip(first - 1)
+        .take(last - first + 1)
+        .map_while(Result::ok)
+        .enumerate()
+    {
+        if shown == max {
+            return (out, true);
+        }
+        out.push_str(&clip(&text, LINE_CHARS));
+        out.push('\n');
+    }
+    (out, false)
+}
+
+/// The definitions inside `s` (its file's outline within its lines).
+fn members(ctx: &Ctx<'_>, ws: &loci_api::Workspace, s: &loci_index::graph::SymbolInfo) -> Value {
+    let req = OutlineRequest {
+        file: s.path.clone(),
+        page: PageRequest::first(loci_api::MAX_LIMIT),
+    };
+    let Ok(outline) = loci_api::graph::outline(ws, &req, &ctx.opts) else {
+        return json!([]);
+    };
+    let base = outline
+        .symbols
+        .iter()
+        .find(|o| o.symbol.line == s.line && o.symbol.name == s.name)
+        .map_or(0, |o| o.depth);
+    Value::Array(
+        outline
+            .symbols
+            .iter()
+            .filter(|o| o.symbol.line > s.line && o.symbol.end_line <= s.end_line && o.depth > base)
+            .take(OUTLINE_ITEMS)
+            .map(|o| json!({"name": o.symbol.name, "kind": o.symbol.kind, "line": o.symbol.line, "depth": o.depth - base}))
+            .collect(),
+    )
+}

@@ -1,0 +1,51 @@
+//! The tool table as `tools/list` sends it: small, annotated, every schema an object.
+
+use rmcp::model::ListToolsResult;
+
+/// What the tool definitions may cost a client's context at most.
+const TOOLS_LIST_MAX_BYTES: usize = 16 * 1024;
+
+#[test]
+fn tools_list_fits_16_kib_and_leaves_room_for_the_memory_tools() {
+    let list = ListToolsResult::with_all_items(loci_mcp::server::tool_list().to_vec());
+    let bytes = serde_json::to_string(&list).unwrap().len();
+    assert!(
+        bytes <= TOOLS_LIST_MAX_BYTES,
+        "tools/list is {bytes} bytes, over {TOOLS_LIST_MAX_BYTES}"
+    );
+    let n = loci_mcp::tools::TOOLS.len();
+    assert!(
+        n <= 7,
+        "{n} graph tools: the default set with memory must stay at most 10"
+    );
+}
+
+#[test]
+fn every_tool_is_read_only_with_object_schemas_and_a_budget() {
+    for tool in loci_mcp::server::tool_list() {
+        let a = tool.annotations.as_ref().expect("annotations");
+        assert_eq!(a.read_only_hint, Some(true), "{}", tool.name);
+        assert_eq!(a.destructive_hint, Some(false), "{}", tool.name);
+        assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+        assert!(
+            tool.input_schema["properties"].get("max_chars").is_some(),
+            "{} has no max_chars",
+            tool.name
+        );
+        let out = tool.output_schema.as_ref().expect("output schema");
+        assert_eq!(out["type"], "object", "{}", tool.name);
+        let required = out["required"].as_array().unwrap();
+        assert!(
+            required.iter().any(|r| r == "index"),
+            "{}: freshness is not required in its output",
+            tool.name
+        );
+    }
+}
+
+#[test]
+fn the_tool_table_is_built_once_per_process() {
+    let a = loci_mcp::server::tool_list().as_ptr();
+    let b = loci_mcp::server::tool_list().as_ptr();
+    assert_eq!(a, b);
+}
