@@ -74,6 +74,12 @@ enum Command {
     Workspace(cmd::workspace::WorkspaceArgs),
     /// Serve the authenticated HTTP API (loopback only unless --allow-remote).
     Serve(cmd::serve::ServeArgs),
+    /// Keep a memory about the code (a decision, a convention, an incident...).
+    Remember(cmd::memory::RememberArgs),
+    /// Recall memories: full text, graph (entities, code links) and vectors, fused.
+    Recall(cmd::memory::RecallArgs),
+    /// Read, list, edit, rename, forget, restore, purge, link memories; entities, graph, stats.
+    Memory(cmd::memory::MemoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -203,6 +209,9 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Worker(a) => cmd::worker::run(a),
         Command::Workspace(a) => cmd::workspace::run(a, json),
         Command::Serve(a) => cmd::serve::run(a, json),
+        Command::Remember(a) => cmd::memory::remember(a, ws, json),
+        Command::Recall(a) => cmd::memory::recall(a, ws, json),
+        Command::Memory(a) => cmd::memory::run(a, ws, json),
     }
 }
 

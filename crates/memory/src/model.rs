@@ -381,6 +381,13 @@ pub struct Version {
     pub deleted: bool,
 }
 
+impl Version {
+    /// The operation's stored name.
+    pub fn op_name(&self) -> &'static str {
+        self.op.name()
+    }
+}
+
 /// What `edit` changes (absent fields stay).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Edit {

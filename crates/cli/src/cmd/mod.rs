@@ -6,6 +6,8 @@ pub mod gate;
 pub mod graph;
 pub mod index;
 pub mod list;
+pub mod memory;
+mod memory_print;
 pub mod query;
 pub mod rebuild;
 pub mod serve;
