@@ -26,8 +26,9 @@ pub struct Related {
     pub path: Vec<String>,
 }
 
-/// Memories within `depth` entity hops of memory `id` (a shared entity is one hop; a
-/// relationship between entities is one more), nearest first.
+/// Memories within `depth` hops of memory `id`, nearest first: the memories sharing one
+/// of its entities are one hop away; from there, their other entities and the entities
+/// related to those reached lead one hop further.
 pub fn related(
     store: &dyn MemoryStore,
     filter: &Filter,
@@ -53,12 +54,24 @@ pub fn related(
         if frontier.is_empty() {
             break;
         }
+        let mut reached = Vec::new();
         for (m, e) in store.memories_of_entities(filter, &frontier)? {
             if seen_memories.insert(m) {
                 found.insert(m, (d, seen_entities[&e].clone()));
+                reached.push(m);
             }
         }
         let mut next = Vec::new();
+        // A memory reached leads on through its other entities.
+        for (m, e, name) in store.entities_of_memories(&reached)? {
+            if !seen_entities.contains_key(&e) {
+                let mut p = found[&m].1.clone();
+                p.push(format!("memory#{m}"));
+                p.push(name);
+                seen_entities.insert(e, p);
+                next.push(e);
+            }
+        }
         for edge in store.entity_edges(&frontier)? {
             if !seen_entities.contains_key(&edge.to) {
                 let mut p = seen_entities[&edge.from].clone();
