@@ -219,13 +219,13 @@ enum MemoryCommand {
     },
     /// Forget a memory (soft delete: `restore` brings it back).
     Forget(NameArgs),
-    /// Undo a forget, or bring an old version back with --version (a new version).
+    /// Undo a forget, or bring an old version's content back (a new version).
     Restore {
         #[command(flatten)]
         name: NameArgs,
-        /// The version whose content comes back.
-        #[arg(long)]
-        version: Option<u32>,
+        /// The version whose content comes back (see `history`); none: undo a forget.
+        #[arg(value_name = "VERSION")]
+        number: Option<u32>,
     },
     /// Delete a memory and every version for good (needs --yes).
     Purge {
@@ -451,10 +451,10 @@ pub fn run(a: MemoryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), 
             let v = api::forget(&target(workspace, &n.store)?, &n.request())?;
             emit(json, &v, || print::changed("forgot", &v))
         }
-        C::Restore { name, version } => {
+        C::Restore { name, number } => {
             let req = api::RestoreRequest {
                 name: name.request(),
-                version,
+                version: number,
             };
             let v = api::restore(&target(workspace, &name.store)?, &req)?;
             emit(json, &v, || print::changed("restored", &v))

@@ -412,7 +412,7 @@ impl SqliteStore {
             match version {
                 None if !deleted => {
                     return Err(MemoryError::Invalid(format!(
-                        "the memory `{name}` is not forgotten; give --version N to bring an old version back (see `loci memory history {name}`)"
+                        "the memory `{name}` is not forgotten; give a version number to bring an old version back (`loci memory restore {name} N`) (see `loci memory history {name}`)"
                     )));
                 }
                 None => {}
