@@ -265,3 +265,15 @@ fn restore_default_sigpipe() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        // clap checks argument ids (a field named `version` clashes with `--version`) only
+        // when a command is built; this builds every subcommand once.
+        super::Cli::command().debug_assert();
+    }
+}

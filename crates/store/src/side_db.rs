@@ -37,6 +37,7 @@ pub fn open_side_db(path: &Path, migrations: &[&str]) -> Result<Connection, Stor
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
+        conn.pragma_update(None, "cache_size", -65536)?;
         Ok(())
     };
     setup(&conn).map_err(|e| StoreError::sqlite(path, e))?;
