@@ -258,31 +258,6 @@ impl From<loci_paths::RootError> for ApiError {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The workspace crate classifies its own errors for its callers; the table must
-    /// agree with it for every kind it can produce.
-    #[test]
-    fn workspace_errors_land_on_rows_with_their_own_exit_codes() {
-        let roots = loci_paths::Roots::from_values(Default::default(), Default::default())
-            .expect("empty roots");
-        let sup = loci_supervisor::Supervisor::new();
-        let dir = tempfile::tempdir().unwrap();
-        let registry = loci_store::registry::Registry::open(&dir.path().join("r.db")).unwrap();
-        for request in [
-            loci_workspace::CreateRequest::mounted("team/app"),
-            loci_workspace::CreateRequest::managed("../x"),
-        ] {
-            let e = loci_workspace::create(&roots, &request, &sup, &registry).unwrap_err();
-            let own = e.exit_code();
-            let api: ApiError = e.into();
-            assert_eq!(api.exit_code(), own, "{api:?}");
-        }
-    }
-}
-
 impl From<loci_memory::MemoryError> for ApiError {
     fn from(e: loci_memory::MemoryError) -> ApiError {
         use loci_memory::MemoryError as E;
@@ -314,6 +289,31 @@ impl From<loci_memory::MemoryError> for ApiError {
             E::Open(store) => store.into(),
             E::Sqlite { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
             E::Embed(_) => ApiError::new(ErrorKind::Failure, e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The workspace crate classifies its own errors for its callers; the table must
+    /// agree with it for every kind it can produce.
+    #[test]
+    fn workspace_errors_land_on_rows_with_their_own_exit_codes() {
+        let roots = loci_paths::Roots::from_values(Default::default(), Default::default())
+            .expect("empty roots");
+        let sup = loci_supervisor::Supervisor::new();
+        let dir = tempfile::tempdir().unwrap();
+        let registry = loci_store::registry::Registry::open(&dir.path().join("r.db")).unwrap();
+        for request in [
+            loci_workspace::CreateRequest::mounted("team/app"),
+            loci_workspace::CreateRequest::managed("../x"),
+        ] {
+            let e = loci_workspace::create(&roots, &request, &sup, &registry).unwrap_err();
+            let own = e.exit_code();
+            let api: ApiError = e.into();
+            assert_eq!(api.exit_code(), own, "{api:?}");
         }
     }
 }

@@ -64,11 +64,11 @@ pub fn related(
         let mut next = Vec::new();
         // A memory reached leads on through its other entities.
         for (m, e, name) in store.entities_of_memories(&reached)? {
-            if !seen_entities.contains_key(&e) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = seen_entities.entry(e) {
                 let mut p = found[&m].1.clone();
                 p.push(format!("memory#{m}"));
                 p.push(name);
-                seen_entities.insert(e, p);
+                slot.insert(p);
                 next.push(e);
             }
         }

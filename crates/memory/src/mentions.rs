@@ -51,10 +51,10 @@ pub fn extract(body: &str) -> Vec<Mention> {
         let after = &rest[open + 1..];
         let Some(close) = after.find('`') else { break };
         let inner = after[..close].trim();
-        if !inner.contains('\n') {
-            if let Some(m) = classify(inner.trim_end_matches("()")) {
-                push(m);
-            }
+        if !inner.contains('\n')
+            && let Some(m) = classify(inner.trim_end_matches("()"))
+        {
+            push(m);
         }
         rest = &after[close + 1..];
     }
@@ -62,10 +62,10 @@ pub fn extract(body: &str) -> Vec<Mention> {
     for word in body.split(|c: char| c.is_whitespace() || "()[]{}<>,;\"'`".contains(c)) {
         let word = word.trim_end_matches(['.', ':', '!', '?']);
         let path_part = word.rsplit_once(':').map_or(word, |(p, _)| p);
-        if word.contains("::") || looks_like_path(path_part) {
-            if let Some(m) = classify(word) {
-                push(m);
-            }
+        if (word.contains("::") || looks_like_path(path_part))
+            && let Some(m) = classify(word)
+        {
+            push(m);
         }
     }
     out
@@ -157,6 +157,12 @@ fn looks_like_path(word: &str) -> bool {
         )
 }
 
+/// One piece of text a caller names code with (`--link`): a path, `path:line`, or a
+/// symbol selector (`name`, `Qualified::name`, `path:name`).
+pub fn parse_one(text: &str) -> Mention {
+    classify(text).unwrap_or_else(|| Mention::Symbol(text.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,10 +199,4 @@ mod tests {
         assert!(extract("run `cargo test --workspace` first").is_empty());
         assert!(extract("a plain sentence, nothing else.").is_empty());
     }
-}
-
-/// One piece of text a caller names code with (`--link`): a path, `path:line`, or a
-/// symbol selector (`name`, `Qualified::name`, `path:name`).
-pub fn parse_one(text: &str) -> Mention {
-    classify(text).unwrap_or_else(|| Mention::Symbol(text.to_string()))
 }

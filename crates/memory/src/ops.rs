@@ -198,21 +198,30 @@ pub fn edit(
     Ok(view)
 }
 
-/// Links a memory to code by name (`memory link --code X`).
-pub fn link_code(
+/// What `link` adds to a memory.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LinkSet<'a> {
+    /// Entities to attach.
+    pub entities: &'a [model::EntityInput],
+    /// Relationships to add.
+    pub relationships: &'a [model::RelationshipInput],
+    /// Code to link by name.
+    pub code: &'a [String],
+}
+
+/// Links a memory to entities, relationships and code by name (`memory link`).
+pub fn link(
     store: &mut dyn MemoryStore,
     code: &dyn CodeGraph,
     have_index: bool,
     ns: &str,
     name: &str,
-    entities: &[model::EntityInput],
-    relationships: &[model::RelationshipInput],
-    targets: &[String],
+    add: LinkSet<'_>,
 ) -> Result<MemoryView, MemoryError> {
-    model::check_entities(entities)?;
-    model::check_relationships(relationships)?;
-    let links = explicit_links(code, have_index, targets)?;
-    let memory = store.link(ns, name, entities, relationships, &links)?;
+    model::check_entities(add.entities)?;
+    model::check_relationships(add.relationships)?;
+    let links = explicit_links(code, have_index, add.code)?;
+    let memory = store.link(ns, name, add.entities, add.relationships, &links)?;
     view(store, code, have_index, memory)
 }
 

@@ -108,8 +108,7 @@ impl IndexCodeGraph {
     }
 
     fn targets(&self, g: &Graph, spans: Vec<(CodeKey, u32, usize, usize)>) -> Vec<CodeTarget> {
-        let mut files: rustc_hash::FxHashMap<String, Option<(bool, Option<Vec<u8>>)>> =
-            Default::default();
+        let mut files: rustc_hash::FxHashMap<String, Option<FileBytes>> = Default::default();
         spans
             .into_iter()
             .map(|(key, line, start, end)| {
@@ -143,6 +142,9 @@ impl IndexCodeGraph {
         out
     }
 }
+
+/// Whether a file on disk is as indexed, and its bytes (when readable).
+type FileBytes = (bool, Option<Vec<u8>>);
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -377,15 +377,18 @@ pub fn link(target: &StoreTarget, req: &LinkRequest) -> Result<MemoryView, ApiEr
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
     let n = ns(&req.name.namespace)?;
-    Ok(ops::link_code(
+    let add = ops::LinkSet {
+        entities: &req.entities,
+        relationships: &req.relationships,
+        code: &req.code,
+    };
+    Ok(ops::link(
         &mut c.store,
         &c.code,
         have,
         &n,
         &req.name.name,
-        &req.entities,
-        &req.relationships,
-        &req.code,
+        add,
     )?)
 }
 
