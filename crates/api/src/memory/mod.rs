@@ -599,19 +599,31 @@ pub fn rename_entity(target: &StoreTarget, req: &RenameRequest) -> Result<Entity
         .rename_entity(&ns(&req.name.namespace)?, &req.name.name, &req.new_name)?)
 }
 
+/// A rendered graph.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GraphExport {
+    /// `json`, `dot` or `mermaid`.
+    pub format: graph::ExportFormat,
+    /// The document.
+    pub text: String,
+}
+
 /// The graph of a namespace rendered as `json`, `dot` or `mermaid`.
 pub fn graph_export(
     target: &StoreTarget,
     namespace: &Option<String>,
     format: &str,
-) -> Result<String, ApiError> {
+) -> Result<GraphExport, ApiError> {
     let format = graph::ExportFormat::parse(format)?;
     let c = Ctx::open(target)?;
     let filter = Filter {
         namespace: ns(namespace)?,
         ..Filter::default()
     };
-    Ok(graph::render(&graph::dump(&c.store, &filter)?, format))
+    Ok(GraphExport {
+        format,
+        text: graph::render(&graph::dump(&c.store, &filter)?, format),
+    })
 }
 
 /// `stats`.

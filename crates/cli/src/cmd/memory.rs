@@ -551,10 +551,9 @@ pub fn run(a: MemoryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), 
             }
         }
         C::GraphExport { format, store } => {
-            let text = api::graph_export(&target(workspace, &store)?, &store.namespace, &format)?;
-            // The export is the document itself in every format (`--json` changes nothing).
-            println!("{}", text.trim_end());
-            Ok(())
+            let g = api::graph_export(&target(workspace, &store)?, &store.namespace, &format)?;
+            // Without --json the document itself, ready to pipe into a renderer.
+            emit(json, &g, || println!("{}", g.text.trim_end()))
         }
         C::Stats { store } => {
             let s = api::stats(&target(workspace, &store)?, &store.namespace)?;
