@@ -35,7 +35,7 @@ version() { "$loci" --version; }
 remember() { "$loci" remember --name "note-$1" --type decision -d "retry budget" \
     'We retry `fetch_with_retry` three times; see src/lib.rs:1.' \
     --entities '[{"name": "Retry", "type": "concept"}]'; }
-recall() { "$loci" recall retry budget; }
+recall() { "$loci" recall retry budget 2>/dev/null; }
 time_runs "loci --version (start-up baseline)" version
 time_runs "loci remember (no embedding)" remember
 time_runs "loci recall" recall
