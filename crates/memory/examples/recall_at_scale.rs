@@ -4,6 +4,7 @@
 //! p50/p90/p99. Also prints the mean `remember` time while filling.
 //!
 //! `cargo run --release -p loci-memory --example recall_at_scale -- [N] [DB_PATH]`
+//! (a DB_PATH that already holds memories is topped up to N and reused).
 
 use std::time::Instant;
 
@@ -89,11 +90,6 @@ fn main() {
         namespace: "default".into(),
         ..Filter::default()
     };
-    if std::env::var_os("PROFILE").is_some() {
-        for q in queries.iter().take(0) {
-            profile(&store, q, &filter);
-        }
-    }
     // Warm the page cache as a long-lived host would be.
     for q in queries.iter().take(50) {
         let req = RecallRequest {
@@ -139,7 +135,7 @@ fn main() {
     );
 }
 
-#[allow(dead_code)]
+/// With `PROFILE` set: the slowest queries' steps, timed again one by one.
 fn profile(store: &SqliteStore, q: &str, filter: &Filter) {
     let terms = loci_memory::recall::query_terms(q);
     let t = Instant::now();
