@@ -268,6 +268,41 @@ impl From<loci_paths::RootError> for ApiError {
     }
 }
 
+impl From<loci_memory::MemoryError> for ApiError {
+    fn from(e: loci_memory::MemoryError) -> ApiError {
+        use loci_memory::MemoryError as E;
+        if e.is_busy() {
+            return ApiError::new(ErrorKind::Busy, e.to_string())
+                .hint("another loci process is writing the memory; retry shortly");
+        }
+        match e {
+            E::Invalid(_) => ApiError::new(ErrorKind::InvalidInput, e.to_string()),
+            E::TooLong { .. } => ApiError::new(ErrorKind::TooLong, e.to_string()),
+            E::NotFound(_) => ApiError::new(ErrorKind::NotFound, e.to_string())
+                .hint("`loci memory list` shows the memories (`--forgotten` too)"),
+            E::NameTaken {
+                forgotten,
+                ref name,
+                ..
+            } => {
+                let hint = if forgotten {
+                    format!(
+                        "`loci memory restore {name}`, or `loci memory purge {name} --yes` to free the name"
+                    )
+                } else {
+                    format!(
+                        "choose another name, or `loci memory edit {name}` to change the existing one"
+                    )
+                };
+                ApiError::new(ErrorKind::NameTaken, e.to_string()).hint(hint)
+            }
+            E::Open(store) => store.into(),
+            E::Sqlite { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
+            E::Embed(_) => ApiError::new(ErrorKind::Failure, e.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,6 +80,8 @@ error_kinds! {
     MultipleStatements = "multiple_statements", InvalidInput, 400;
     /// A user query does not parse (or names what does not exist).
     Syntax = "syntax", InvalidInput, 400;
+    /// A memory's name is taken in its namespace (by a live or a forgotten memory).
+    NameTaken = "name_taken", InvalidInput, 409;
     /// An input is longer than its limit.
     TooLong = "too_long", LimitExceeded, 413;
     /// A limit (rows, bytes, depth, count) was exceeded.

@@ -34,6 +34,7 @@ pub mod error;
 pub mod graph;
 pub mod handle;
 pub mod maintain;
+pub mod memory;
 pub mod page;
 pub mod picker;
 pub mod remote;

@@ -76,6 +76,12 @@ enum Command {
     Serve(cmd::serve::ServeArgs),
     /// Serve loci's tools to an MCP client (Claude Code, Codex, ...) over stdio.
     Mcp(cmd::mcp::McpArgs),
+    /// Keep a memory about the code (a decision, a convention, an incident...).
+    Remember(cmd::memory::RememberArgs),
+    /// Recall memories: full text, graph (entities, code links) and vectors, fused.
+    Recall(cmd::memory::RecallArgs),
+    /// Read, list, edit, rename, forget, restore, purge, link memories; entities, graph, stats.
+    Memory(cmd::memory::MemoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -206,6 +212,9 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Workspace(a) => cmd::workspace::run(a, json),
         Command::Serve(a) => cmd::serve::run(a, json),
         Command::Mcp(a) => cmd::mcp::run(a, ws),
+        Command::Remember(a) => cmd::memory::remember(a, ws, json),
+        Command::Recall(a) => cmd::memory::recall(a, ws, json),
+        Command::Memory(a) => cmd::memory::run(a, ws, json),
     }
 }
 
@@ -257,5 +266,17 @@ fn restore_default_sigpipe() {
     // SAFETY: setting a signal disposition to SIG_DFL at start-up, before any thread exists.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        // clap checks argument ids (a field named `version` clashes with `--version`) only
+        // when a command is built; this builds every subcommand once.
+        super::Cli::command().debug_assert();
     }
 }

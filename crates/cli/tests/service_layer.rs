@@ -273,7 +273,7 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
         ),
         (
             &["impact", "src/lib.rs"],
-            with_page(&["targets", "target_symbols", "reached"]),
+            with_page(&["targets", "target_symbols", "reached", "memories"]),
         ),
         (&["outline", "src/lib.rs"], with_page(&["path", "symbols"])),
         (&["search", "helper"], with_page(&["hits"])),

@@ -20,6 +20,8 @@ pub use process_config::prefer_parallel_reads;
 mod read_only;
 pub mod registry;
 mod schema;
+mod side_db;
+pub use side_db::open_side_db;
 pub mod search_index;
 
 pub use error::StoreError;

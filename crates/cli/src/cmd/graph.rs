@@ -243,7 +243,14 @@ pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Resul
         depth: Some(args.depth),
         page: args.page.request(),
     };
-    print_traversal(&ws, req, Direction::Impact, json)
+    let answer = loci_api::memory::impact(&ws, &req, &read_options())?;
+    if json {
+        output::json(&answer);
+        return Ok(());
+    }
+    print_traversal_page(&answer.traversal);
+    super::memory_print::impact_memories(&answer);
+    Ok(())
 }
 
 fn run_traversal(
@@ -266,6 +273,11 @@ fn print_traversal(
         output::json(&t);
         return Ok(());
     }
+    print_traversal_page(&t);
+    Ok(())
+}
+
+fn print_traversal_page(t: &api::TraversalPage) {
     output::freshness(&t.index);
     println!(
         "{} ({} reached)",
@@ -296,7 +308,6 @@ fn print_traversal(
         );
     }
     output::more(&t.page, t.reached.len());
-    Ok(())
 }
 
 pub fn outline(args: OutlineArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {

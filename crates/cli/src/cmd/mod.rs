@@ -7,6 +7,8 @@ pub mod graph;
 pub mod index;
 pub mod list;
 pub mod mcp;
+pub mod memory;
+mod memory_print;
 pub mod query;
 pub mod rebuild;
 pub mod serve;

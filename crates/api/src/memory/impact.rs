@@ -1,0 +1,139 @@
+//! `impact` with the memories linked to the target or to anything its change reaches.
+
+use std::path::Path;
+
+use loci_memory::{CodeKey, Filter, MemoryStore, MemorySummary, SqliteStore, recall};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::IndexCodeGraph;
+use crate::error::ApiError;
+use crate::graph::{Direction, TraversalPage, TraversalRequest, traverse};
+use crate::handle::{ReadOptions, Workspace};
+
+/// A memory `impact` shows: linked to the target or to something its change reaches.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ImpactMemory {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: MemorySummary,
+    /// The linked code that the traversal reached.
+    pub linked: CodeKey,
+    /// Hops from the target (0: linked to the target itself).
+    pub depth: u32,
+    /// Whether a linked symbol or file changed, moved or disappeared since it was linked.
+    pub stale: bool,
+    /// What changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_reasons: Vec<String>,
+}
+
+/// `impact` with the memories it touches.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ImpactAnswer {
+    /// The traversal.
+    #[serde(flatten)]
+    pub traversal: TraversalPage,
+    /// Memories linked to the target or to what it reaches (none without a memory file).
+    pub memories: Vec<ImpactMemory>,
+}
+
+/// What depends on a target, and the memories linked to it or to anything reached.
+/// A workspace without a memory file gets none (and no file is created).
+pub fn impact(
+    ws: &Workspace,
+    req: &TraversalRequest,
+    opts: &ReadOptions,
+) -> Result<ImpactAnswer, ApiError> {
+    let traversal = traverse(ws, Direction::Impact, req, opts)?;
+    let path = ws
+        .index_path()
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(loci_memory::MEMORY_FILE);
+    if !path.is_file() {
+        return Ok(ImpactAnswer {
+            traversal,
+            memories: Vec::new(),
+        });
+    }
+    let mut store = SqliteStore::open(&path)?;
+    let code = IndexCodeGraph::open(ws.root(), ws.index_path());
+    let mut keys: Vec<(CodeKey, u32)> = traversal
+        .target_symbols
+        .iter()
+        .map(|s| (key_of(s), 0))
+        .collect();
+    for t in &traversal.targets {
+        if traversal.target_symbols.is_empty() {
+            keys.push((CodeKey::file(t.clone()), 0));
+        }
+    }
+    for r in &traversal.reached {
+        let key = match &r.symbol {
+            Some(s) => key_of(s),
+            None => CodeKey::file(r.path.clone()),
+        };
+        keys.push((key, r.depth));
+    }
+    let depth_of: rustc_hash::FxHashMap<CodeKey, u32> = keys.iter().rev().cloned().collect();
+    let only: Vec<CodeKey> = keys.into_iter().map(|(k, _)| k).collect();
+    let mut linked: Vec<(i64, CodeKey)> = Vec::new();
+    let mut all_namespaces = store
+        .stats(None)?
+        .namespaces
+        .into_keys()
+        .collect::<Vec<_>>();
+    all_namespaces.sort();
+    for n in all_namespaces {
+        let filter = Filter {
+            namespace: n,
+            ..Filter::default()
+        };
+        linked.extend(store.memories_linked_to(&filter, &only, &[])?);
+    }
+    let ids: Vec<i64> = linked.iter().map(|(id, _)| *id).collect();
+    let summaries: rustc_hash::FxHashMap<i64, MemorySummary> = store
+        .summaries(&ids)?
+        .into_iter()
+        .map(|s| (s.id, s))
+        .collect();
+    let checked = recall::checked_links(&mut store, &code, code.available(), &ids)?;
+    let mut memories: Vec<ImpactMemory> = Vec::new();
+    for (id, key) in linked {
+        if memories.iter().any(|m| m.memory.id == id) {
+            continue;
+        }
+        let Some(memory) = summaries.get(&id).cloned() else {
+            continue;
+        };
+        let reasons = checked
+            .get(&id)
+            .map(|l| recall::stale_reasons(l))
+            .unwrap_or_default();
+        memories.push(ImpactMemory {
+            memory,
+            depth: depth_of.get(&key).copied().unwrap_or(0),
+            linked: key,
+            stale: !reasons.is_empty(),
+            stale_reasons: reasons,
+        });
+    }
+    memories.sort_by(|a, b| {
+        a.depth
+            .cmp(&b.depth)
+            .then(a.memory.name.cmp(&b.memory.name))
+    });
+    Ok(ImpactAnswer {
+        traversal,
+        memories,
+    })
+}
+
+fn key_of(s: &loci_index::graph::SymbolInfo) -> CodeKey {
+    CodeKey {
+        path: s.path.clone(),
+        qualified_name: s.qualified_name.clone(),
+        kind: s.kind.name().to_string(),
+    }
+}

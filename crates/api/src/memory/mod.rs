@@ -1,0 +1,678 @@
+//! The memory operations every front end offers (the CLI now; HTTP and MCP next):
+//! remember, read, list, edit, rename, forget, restore, purge, history, link, unlink,
+//! recall, related, entities, graph export, stats, and `impact` with the memories
+//! linked to what a change reaches. Each opens the workspace's `memory.db` (in the
+//! index's directory, so an `--index-path` index has its memory beside it, and a
+//! rebuild never touches it) or the user-level store, and the workspace's index as the
+//! memory's code graph.
+
+mod code_graph;
+mod impact;
+mod time;
+
+use std::path::{Path, PathBuf};
+
+use loci_memory::recall::{RecallAnswer, VectorsState};
+use loci_memory::{
+    CodeKey, Edit, EntityInfo, EntityInput, Filter, MemoryStore, MemorySummary, MemoryType,
+    NewMemory, RelationshipInput, SqliteStore, StoreStats, Version, graph, ops, recall,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use code_graph::IndexCodeGraph;
+pub use impact::{ImpactAnswer, ImpactMemory, impact};
+pub use loci_memory::ops::MemoryView;
+
+use crate::error::{ApiError, ErrorKind};
+use crate::page::{PageInfo, PageRequest};
+
+/// Default page of `list`.
+pub const LIST_LIMIT: usize = 50;
+/// Most hits of one recall.
+pub const MAX_RECALL_LIMIT: usize = 200;
+
+/// Which store an operation uses.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct StoreTarget {
+    /// The workspace (its `.loci/memory.db`, beside its index).
+    pub workspace: PathBuf,
+    /// The user-level store instead (notes that span workspaces; no code graph).
+    #[serde(default)]
+    pub user: bool,
+}
+
+/// The user-level store's file: `memory.db` beside the registry (`$LOCI_HOME`, else
+/// `$XDG_DATA_HOME/loci`, else `~/.local/share/loci`).
+pub fn user_store_path() -> Result<PathBuf, ApiError> {
+    let registry = loci_store::registry::default_registry_path()?;
+    Ok(registry
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(loci_memory::MEMORY_FILE))
+}
+
+/// The memory file of a target, and the code graph its links are checked against.
+pub fn locate(target: &StoreTarget) -> Result<(PathBuf, IndexCodeGraph), ApiError> {
+    if target.user {
+        return Ok((user_store_path()?, IndexCodeGraph::none()));
+    }
+    let located = crate::locate(&target.workspace)?;
+    Ok((
+        located.index_dir().join(loci_memory::MEMORY_FILE),
+        IndexCodeGraph::open(&located.root, &located.index_path),
+    ))
+}
+
+struct Ctx {
+    store: SqliteStore,
+    code: IndexCodeGraph,
+}
+
+impl Ctx {
+    fn open(target: &StoreTarget) -> Result<Ctx, ApiError> {
+        let (path, code) = locate(target)?;
+        Ok(Ctx {
+            store: SqliteStore::open(&path)?,
+            code,
+        })
+    }
+
+    fn have_index(&self) -> bool {
+        self.code.available()
+    }
+}
+
+fn ns(namespace: &Option<String>) -> Result<String, ApiError> {
+    Ok(loci_memory::model::namespace(namespace.as_deref())?)
+}
+
+/// `remember`: a new memory with its entities, relationships and code links.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RememberRequest {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: NewMemory,
+    /// Code to link besides what the body mentions (`name`, `Qualified::name`,
+    /// `path:name`, a file path, `path:line`); each must name exactly one.
+    #[serde(default)]
+    pub links: Vec<String>,
+}
+
+/// Stores a new memory; its vectors (when a model is installed) follow later.
+pub fn remember(target: &StoreTarget, req: &RememberRequest) -> Result<MemoryView, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let have = c.have_index();
+    Ok(ops::remember(
+        &mut c.store,
+        &c.code,
+        have,
+        &req.memory,
+        &req.links,
+    )?)
+}
+
+/// A memory by name.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct NameRequest {
+    /// The namespace (default `default`).
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// The memory's name.
+    pub name: String,
+}
+
+/// A memory with its links checked against the code now.
+pub fn read(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let have = c.have_index();
+    Ok(ops::read(
+        &mut c.store,
+        &c.code,
+        have,
+        &ns(&req.namespace)?,
+        &req.name,
+    )?)
+}
+
+/// Which memories a list or recall sees.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct FilterRequest {
+    /// The namespace (default `default`).
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// Only these types.
+    #[serde(default)]
+    pub types: Vec<MemoryType>,
+    /// Changed since: `7d`, `12h`, `30m`, `2026-01-31`, or unix seconds.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Changed until (same forms).
+    #[serde(default)]
+    pub until: Option<String>,
+}
+
+impl FilterRequest {
+    fn filter(&self, include_forgotten: bool) -> Result<Filter, ApiError> {
+        let now = time::now_ms();
+        Ok(Filter {
+            namespace: ns(&self.namespace)?,
+            types: self.types.clone(),
+            since: self
+                .since
+                .as_deref()
+                .map(|t| time::parse(t, now))
+                .transpose()?,
+            until: self
+                .until
+                .as_deref()
+                .map(|t| time::parse(t, now))
+                .transpose()?,
+            include_forgotten,
+        })
+    }
+}
+
+/// `list`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ListRequest {
+    /// Which memories.
+    #[serde(flatten)]
+    pub filter: FilterRequest,
+    /// Forgotten memories too.
+    #[serde(default)]
+    pub forgotten: bool,
+    /// The page.
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// A page of memories, most recently changed first.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListAnswer {
+    /// The memories.
+    pub memories: Vec<MemorySummary>,
+    /// Where the page stands.
+    #[serde(flatten)]
+    pub page: PageInfo,
+}
+
+/// Memories, most recently changed first.
+pub fn list(target: &StoreTarget, req: &ListRequest) -> Result<ListAnswer, ApiError> {
+    let c = Ctx::open(target)?;
+    let window = req.page.window(LIST_LIMIT)?;
+    let filter = req.filter.filter(req.forgotten)?;
+    let (memories, total) = c.store.list(&filter, window.limit, window.offset)?;
+    let end = window.offset + memories.len();
+    let more = (end as u64) < total;
+    Ok(ListAnswer {
+        memories,
+        page: PageInfo {
+            limit: window.limit,
+            total,
+            total_exact: true,
+            truncated: more,
+            next_cursor: more.then(|| end.to_string()),
+        },
+    })
+}
+
+/// `edit`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EditRequest {
+    /// Which memory.
+    #[serde(flatten)]
+    pub name: NameRequest,
+    /// What changes.
+    #[serde(flatten)]
+    pub edit: Edit,
+}
+
+/// Changes a memory (a new version; a new body's mentions replace its auto links).
+pub fn edit(target: &StoreTarget, req: &EditRequest) -> Result<MemoryView, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let have = c.have_index();
+    let n = ns(&req.name.namespace)?;
+    Ok(ops::edit(
+        &mut c.store,
+        &c.code,
+        have,
+        &n,
+        &req.name.name,
+        &req.edit,
+    )?)
+}
+
+/// `rename`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RenameRequest {
+    /// Which memory (or entity).
+    #[serde(flatten)]
+    pub name: NameRequest,
+    /// The new name.
+    pub new_name: String,
+}
+
+/// Renames a memory (a new version).
+pub fn rename(target: &StoreTarget, req: &RenameRequest) -> Result<MemoryView, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let n = ns(&req.name.namespace)?;
+    c.store.rename(&n, &req.name.name, &req.new_name)?;
+    let have = c.have_index();
+    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.new_name)?)
+}
+
+/// Forgets a memory (soft: restorable, a new version).
+pub fn forget(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let n = ns(&req.namespace)?;
+    c.store.forget(&n, &req.name)?;
+    let have = c.have_index();
+    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.name)?)
+}
+
+/// `restore`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RestoreRequest {
+    /// Which memory.
+    #[serde(flatten)]
+    pub name: NameRequest,
+    /// Bring this version's content back (else: undo a forget).
+    #[serde(default)]
+    pub version: Option<u32>,
+}
+
+/// Undoes a forget, or brings an old version back (a new version either way).
+pub fn restore(target: &StoreTarget, req: &RestoreRequest) -> Result<MemoryView, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let n = ns(&req.name.namespace)?;
+    c.store.restore(&n, &req.name.name, req.version)?;
+    let have = c.have_index();
+    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.name.name)?)
+}
+
+/// `purge`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PurgeRequest {
+    /// Which memory.
+    #[serde(flatten)]
+    pub name: NameRequest,
+    /// Consent: purge deletes the memory and every version for good.
+    #[serde(default)]
+    pub yes: bool,
+}
+
+/// What `purge` removed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Purged {
+    /// The namespace.
+    pub namespace: String,
+    /// The name.
+    pub name: String,
+    /// Versions deleted with it.
+    pub versions: usize,
+}
+
+/// Deletes a memory and its versions for good: only with consent.
+pub fn purge(target: &StoreTarget, req: &PurgeRequest) -> Result<Purged, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let n = ns(&req.name.namespace)?;
+    let versions = c.store.history(&n, &req.name.name)?.len();
+    if !req.yes {
+        return Err(ApiError::new(
+            ErrorKind::ConsentRequired,
+            format!(
+                "purging deletes the memory `{}` and its {versions} versions for good",
+                req.name.name
+            ),
+        )
+        .hint("add --yes to consent, or `loci memory forget` it instead (restorable)"));
+    }
+    c.store.purge(&n, &req.name.name)?;
+    Ok(Purged {
+        namespace: n,
+        name: req.name.name.clone(),
+        versions,
+    })
+}
+
+/// A memory's versions.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HistoryAnswer {
+    /// The memory's name now.
+    pub name: String,
+    /// Every version, oldest first.
+    pub versions: Vec<Version>,
+}
+
+/// Every version of a memory.
+pub fn history(target: &StoreTarget, req: &NameRequest) -> Result<HistoryAnswer, ApiError> {
+    let c = Ctx::open(target)?;
+    let versions = c.store.history(&ns(&req.namespace)?, &req.name)?;
+    Ok(HistoryAnswer {
+        name: req.name.clone(),
+        versions,
+    })
+}
+
+/// `link`: entities, relationships or code added to a memory.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct LinkRequest {
+    /// Which memory.
+    #[serde(flatten)]
+    pub name: NameRequest,
+    /// Entities to attach.
+    #[serde(default)]
+    pub entities: Vec<EntityInput>,
+    /// Relationships to add.
+    #[serde(default)]
+    pub relationships: Vec<RelationshipInput>,
+    /// Code to link (each must name exactly one symbol or file).
+    #[serde(default)]
+    pub code: Vec<String>,
+}
+
+/// Adds links to a memory (a new version).
+pub fn link(target: &StoreTarget, req: &LinkRequest) -> Result<MemoryView, ApiError> {
+    let mut c = Ctx::open(target)?;
+    let have = c.have_index();
+    let n = ns(&req.name.namespace)?;
+    let add = ops::LinkSet {
+        entities: &req.entities,
+        relationships: &req.relationships,
+        code: &req.code,
+    };
+    Ok(ops::link(
+        &mut c.store,
+        &c.code,
+        have,
+        &n,
+        &req.name.name,
+        add,
+    )?)
+}
+
+/// `unlink`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct UnlinkRequest {
+    /// Which memory.
+    #[serde(flatten)]
+    pub name: NameRequest,
+    /// An entity to detach.
+    #[serde(default)]
+    pub entity: Option<String>,
+    /// A code link to remove: a file path, or `path:qualified_name`.
+    #[serde(default)]
+    pub code: Option<String>,
+}
+
+/// Removes a link from a memory (a new version).
+pub fn unlink(target: &StoreTarget, req: &UnlinkRequest) -> Result<MemoryView, ApiError> {
+    if req.entity.is_none() && req.code.is_none() {
+        return Err(ApiError::new(
+            ErrorKind::Usage,
+            "unlink needs --entity NAME or --code TARGET",
+        ));
+    }
+    let mut c = Ctx::open(target)?;
+    let n = ns(&req.name.namespace)?;
+    let key = req.code.as_deref().map(|text| {
+        let m = c.store.read(&n, &req.name.name).ok();
+        // A link is named as stored (`path` or `path:qualified_name`), or by its mention.
+        m.and_then(|m| {
+            m.links
+                .into_iter()
+                .find(|l| l.mention.as_deref() == Some(text))
+                .map(|l| l.key)
+        })
+        .unwrap_or_else(|| match text.split_once(':') {
+            Some((path, q)) if !q.starts_with(':') => CodeKey {
+                path: path.into(),
+                qualified_name: q.into(),
+                kind: String::new(),
+            },
+            _ => CodeKey {
+                path: text.into(),
+                qualified_name: String::new(),
+                kind: String::new(),
+            },
+        })
+    });
+    c.store
+        .unlink(&n, &req.name.name, req.entity.as_deref(), key.as_ref())?;
+    let have = c.have_index();
+    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.name.name)?)
+}
+
+/// `recall`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct RecallRequest {
+    /// Free text (may be empty with `symbol` or `file`).
+    #[serde(default)]
+    pub query: String,
+    /// Which memories.
+    #[serde(flatten)]
+    pub filter: FilterRequest,
+    /// Only memories linked to this symbol or to what its change reaches.
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// Only memories linked to this file or to symbols in it.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// At most this many hits (default 10, at most 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Hybrid recall: full text, vectors (when a model is installed), graph, fused.
+pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer, ApiError> {
+    let limit = req.limit.unwrap_or(recall::DEFAULT_LIMIT);
+    if !(1..=MAX_RECALL_LIMIT).contains(&limit) {
+        return Err(ApiError::new(
+            ErrorKind::LimitExceeded,
+            format!("limit {limit} is outside 1..={MAX_RECALL_LIMIT}"),
+        ));
+    }
+    if req.query.trim().is_empty() && req.symbol.is_none() && req.file.is_none() {
+        return Err(ApiError::new(
+            ErrorKind::Usage,
+            "recall needs a query, --symbol or --file",
+        ));
+    }
+    let mut c = Ctx::open(target)?;
+    let have = c.have_index();
+    let mut symbols = Vec::new();
+    if let Some(s) = &req.symbol {
+        symbols = resolve_target(&c.code, have, s)?;
+    }
+    let files = req
+        .file
+        .iter()
+        .map(|f| f.trim_start_matches("./").to_string())
+        .collect();
+    let r = recall::RecallRequest {
+        query: req.query.clone(),
+        filter: req.filter.filter(false)?,
+        symbols,
+        files,
+        limit,
+    };
+    Ok(recall::recall(&mut c.store, &c.code, have, None, &r)?)
+}
+
+fn resolve_target(code: &IndexCodeGraph, have: bool, text: &str) -> Result<Vec<CodeKey>, ApiError> {
+    use loci_memory::CodeGraph;
+    if !have {
+        return Err(ApiError::new(
+            ErrorKind::NoIndex,
+            format!("cannot resolve `{text}`: the workspace has no index"),
+        )
+        .hint("run `loci index` first"));
+    }
+    let found = code.resolve(&ops::target_mention(text), 20);
+    if found.is_empty() {
+        return Err(ApiError::new(
+            ErrorKind::NotFound,
+            format!("`{text}` names no symbol or file in the index"),
+        ));
+    }
+    Ok(found.into_iter().map(|t| t.key).collect())
+}
+
+/// `related`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RelatedRequest {
+    /// Which memory.
+    #[serde(flatten)]
+    pub name: NameRequest,
+    /// Entity hops (1..=5, default 2).
+    #[serde(default)]
+    pub depth: Option<u32>,
+}
+
+/// Memories near one in the entity graph.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RelatedAnswer {
+    /// The memory asked about.
+    pub name: String,
+    /// Its neighbours, nearest first.
+    pub related: Vec<graph::Related>,
+}
+
+/// Memories sharing entities (or related entities) with one, up to a depth.
+pub fn related(target: &StoreTarget, req: &RelatedRequest) -> Result<RelatedAnswer, ApiError> {
+    let c = Ctx::open(target)?;
+    let n = ns(&req.name.namespace)?;
+    let m = c.store.read(&n, &req.name.name)?;
+    let filter = Filter {
+        namespace: n,
+        ..Filter::default()
+    };
+    let related = graph::related(&c.store, &filter, m.id, req.depth.unwrap_or(2))?;
+    Ok(RelatedAnswer {
+        name: m.name,
+        related,
+    })
+}
+
+/// The entities of a namespace.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EntitiesAnswer {
+    /// Entities, highest degree first.
+    pub entities: Vec<EntityInfo>,
+}
+
+/// Lists entities with their degrees.
+pub fn entities(
+    target: &StoreTarget,
+    namespace: &Option<String>,
+) -> Result<EntitiesAnswer, ApiError> {
+    let c = Ctx::open(target)?;
+    Ok(EntitiesAnswer {
+        entities: c.store.entities(&ns(namespace)?)?,
+    })
+}
+
+/// `entities merge`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct MergeRequest {
+    /// The namespace.
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// The entity folded away.
+    pub from: String,
+    /// The entity kept.
+    pub into: String,
+}
+
+/// Folds one entity into another (each memory that named it gets a version).
+pub fn merge_entities(target: &StoreTarget, req: &MergeRequest) -> Result<EntityInfo, ApiError> {
+    let mut c = Ctx::open(target)?;
+    Ok(c.store
+        .merge_entities(&ns(&req.namespace)?, &req.from, &req.into)?)
+}
+
+/// Renames an entity (the old name becomes an alias).
+pub fn rename_entity(target: &StoreTarget, req: &RenameRequest) -> Result<EntityInfo, ApiError> {
+    let mut c = Ctx::open(target)?;
+    Ok(c.store
+        .rename_entity(&ns(&req.name.namespace)?, &req.name.name, &req.new_name)?)
+}
+
+/// A rendered graph.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GraphExport {
+    /// `json`, `dot` or `mermaid`.
+    pub format: graph::ExportFormat,
+    /// The document.
+    pub text: String,
+}
+
+/// The graph of a namespace rendered as `json`, `dot` or `mermaid`.
+pub fn graph_export(
+    target: &StoreTarget,
+    namespace: &Option<String>,
+    format: &str,
+) -> Result<GraphExport, ApiError> {
+    let format = graph::ExportFormat::parse(format)?;
+    let c = Ctx::open(target)?;
+    let filter = Filter {
+        namespace: ns(namespace)?,
+        ..Filter::default()
+    };
+    Ok(GraphExport {
+        format,
+        text: graph::render(&graph::dump(&c.store, &filter)?, format),
+    })
+}
+
+/// `stats`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MemoryStats {
+    /// The memory file.
+    pub path: String,
+    /// The counts.
+    #[serde(flatten)]
+    pub stats: StoreStats,
+    /// Whether recall uses vectors.
+    pub vectors: VectorsState,
+}
+
+/// Counts of a store (one namespace, or all).
+pub fn stats(target: &StoreTarget, namespace: &Option<String>) -> Result<MemoryStats, ApiError> {
+    let c = Ctx::open(target)?;
+    let n = namespace
+        .as_ref()
+        .map(|n| ns(&Some(n.clone())))
+        .transpose()?;
+    Ok(MemoryStats {
+        path: c.store.path().to_string_lossy().into_owned(),
+        stats: c.store.stats(n.as_deref())?,
+        vectors: VectorsState {
+            state: "off".into(),
+            model: None,
+            hint: Some("no embedding model is installed (see docs/memory.md#vectors)".into()),
+        },
+    })
+}
+
+/// A body read from a file or stdin: within 512 KiB and valid UTF-8, else an error
+/// naming where it came from.
+pub fn body_from_bytes(origin: &str, bytes: Vec<u8>) -> Result<String, ApiError> {
+    Ok(loci_memory::model::body_from_bytes(origin, bytes)?)
+}
+
+/// Entities given as JSON (`[{"name", "type", "aliases"?}]`), checked against their schema.
+pub fn parse_entities(json: &str) -> Result<Vec<EntityInput>, ApiError> {
+    Ok(loci_memory::model::parse_entities(json)?)
+}
+
+/// Relationships given as JSON (`[{"source", "target", "relation", "weight"?}]`).
+pub fn parse_relationships(json: &str) -> Result<Vec<RelationshipInput>, ApiError> {
+    Ok(loci_memory::model::parse_relationships(json)?)
+}
+
+/// A memory type by name (`decision|convention|...`).
+pub fn parse_type(text: &str) -> Result<MemoryType, ApiError> {
+    Ok(MemoryType::parse(text)?)
+}

@@ -1,0 +1,79 @@
+//! Times a caller gives for `--since`/`--until`: a duration back from now (`7d`, `12h`,
+//! `30m`, `45s`), a date (`2026-01-31`, midnight UTC), or unix seconds.
+
+use crate::error::{ApiError, ErrorKind};
+
+/// Now, in unix milliseconds.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// `text` as unix milliseconds.
+pub(crate) fn parse(text: &str, now: i64) -> Result<i64, ApiError> {
+    let bad = || {
+        ApiError::new(ErrorKind::InvalidInput, format!("`{text}` is not a time")).hint(
+            "give a duration back from now (7d, 12h, 30m), a date (2026-01-31) or unix seconds",
+        )
+    };
+    let t = text.trim();
+    if let Ok(secs) = t.parse::<i64>() {
+        return Ok(secs.saturating_mul(1000));
+    }
+    if let Some((n, unit)) = t.split_at_checked(t.len().saturating_sub(1)) {
+        let scale = match unit {
+            "d" => 86_400_000,
+            "h" => 3_600_000,
+            "m" => 60_000,
+            "s" => 1_000,
+            _ => 0,
+        };
+        if scale > 0 {
+            let n: i64 = n.parse().map_err(|_| bad())?;
+            return Ok(now - n.saturating_mul(scale));
+        }
+    }
+    let parts: Vec<&str> = t.split('-').collect();
+    if let [y, m, d] = parts[..] {
+        let (y, m, d): (i64, i64, i64) = (
+            y.parse().map_err(|_| bad())?,
+            m.parse().map_err(|_| bad())?,
+            d.parse().map_err(|_| bad())?,
+        );
+        if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+            return Err(bad());
+        }
+        return Ok(days_from_civil(y, m, d) * 86_400_000);
+    }
+    Err(bad())
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_dates_and_seconds_are_times_and_prose_is_not() {
+        assert_eq!(
+            parse("2d", 1_000_000_000).unwrap(),
+            1_000_000_000 - 172_800_000
+        );
+        assert_eq!(parse("1970-01-02", 0).unwrap(), 86_400_000);
+        assert_eq!(parse("2026-01-31", 0).unwrap(), 1_769_817_600_000);
+        assert_eq!(parse("60", 0).unwrap(), 60_000);
+        assert!(parse("yesterday", 0).is_err());
+    }
+}

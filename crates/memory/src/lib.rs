@@ -1,0 +1,49 @@
+//! loci's memory: what an agent learns about a codebase — decisions, conventions,
+//! incidents — kept per workspace in its own SQLite database (`.loci/memory.db`, beside
+//! the index, so a rebuilt index never costs a memory) or in a user-level store, and
+//! recalled in milliseconds by hybrid search tied to the code graph.
+//!
+//! - **Data**: memories (name unique per namespace, nine types, versions on every
+//!   change), entities and weighted relationships, chunks and their vectors, and code
+//!   links keyed by path + qualified name + kind with the code's content hash, so a
+//!   note about a function knows when the function changed ([`code::check`]).
+//! - **Storage seam**: [`MemoryStore`]; [`SqliteStore`] is the one implementation.
+//!   Recall, staleness and the service layer only see the trait.
+//! - **Code graph seam**: [`CodeGraph`], implemented by the service layer over the
+//!   workspace's index; this crate needs no index.
+//! - **Vectors seam**: [`Embedder`]; without one, recall runs full text and graph and
+//!   says `vectors: off`.
+//!
+//! ```no_run
+//! use loci_memory::{NewMemory, SqliteStore, NoCode, ops, recall};
+//!
+//! let mut store = SqliteStore::open(std::path::Path::new("/repo/.loci/memory.db")).unwrap();
+//! let m = NewMemory { name: "retry-policy".into(), body: "We retry `fetch` 3 times.".into(), ..Default::default() };
+//! ops::remember(&mut store, &NoCode, false, &m, &[]).unwrap();
+//! let req = recall::RecallRequest { query: "retry".into(), filter: loci_memory::Filter { namespace: "default".into(), ..Default::default() }, ..Default::default() };
+//! let answer = recall::recall(&mut store, &NoCode, false, None, &req).unwrap();
+//! assert_eq!(answer.vectors.state, "off");
+//! ```
+#![deny(missing_docs)]
+
+pub mod chunk;
+pub mod code;
+mod error;
+pub mod graph;
+pub mod mentions;
+pub mod model;
+pub mod ops;
+pub mod recall;
+mod sqlite;
+pub mod store;
+pub mod vector;
+
+pub use code::{CodeGraph, CodeTarget, LinkState, NoCode};
+pub use error::MemoryError;
+pub use model::{
+    CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, MemoryType,
+    NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
+};
+pub use sqlite::{MEMORY_FILE, SqliteStore};
+pub use store::{Filter, MemoryStore, StoreStats};
+pub use vector::{EmbedError, Embedder};

@@ -1,0 +1,194 @@
+//! [`SqliteStore`]: memories in one SQLite file (a workspace's `.loci/memory.db`, or the
+//! user-level store), WAL with a busy timeout so several processes write safely, every
+//! mutation one immediate transaction that writes its version.
+
+mod read;
+mod schema;
+mod seam;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::MemoryError;
+use crate::model::{CodeKey, CodeLink, LinkOrigin, Memory, MemorySummary, MemoryType};
+
+/// The memory database's file name, beside the index in `.loci/`.
+pub const MEMORY_FILE: &str = "memory.db";
+
+/// Memories kept in a SQLite file.
+pub struct SqliteStore {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating and migrating) the memory database at `path`.
+    pub fn open(path: &Path) -> Result<SqliteStore, MemoryError> {
+        let conn = loci_store::open_side_db(path, schema::MIGRATIONS)?;
+        Ok(SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> MemoryError + '_ {
+        move |source| MemoryError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The id and deleted flag of `name` in `ns`.
+    fn find_id(&self, ns: &str, name: &str) -> Result<(i64, bool), MemoryError> {
+        self.conn
+            .query_row(
+                "SELECT id, deleted_at IS NOT NULL FROM memories WHERE namespace = ?1 AND name = ?2",
+                params![ns, name],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(self.err())?
+            .ok_or_else(|| not_found(ns, name))
+    }
+
+    fn memory_by_id(&self, id: i64) -> Result<Memory, MemoryError> {
+        let e = self.err();
+        let mut m = self
+            .conn
+            .query_row(
+                "SELECT id, namespace, name, type, description, body, body_hash, source, session_id,
+                        metadata, version, created_at, updated_at, deleted_at
+                 FROM memories WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(Memory {
+                        id: r.get(0)?,
+                        namespace: r.get(1)?,
+                        name: r.get(2)?,
+                        memory_type: parse_type(&r.get::<_, String>(3)?),
+                        description: r.get(4)?,
+                        body: r.get(5)?,
+                        body_hash: r.get(6)?,
+                        source: r.get(7)?,
+                        session_id: r.get(8)?,
+                        metadata: serde_json::from_str(&r.get::<_, String>(9)?)
+                            .unwrap_or(serde_json::Value::Null),
+                        version: r.get(10)?,
+                        created_at: r.get(11)?,
+                        updated_at: r.get(12)?,
+                        deleted_at: r.get(13)?,
+                        entities: Vec::new(),
+                        links: Vec::new(),
+                    })
+                },
+            )
+            .map_err(&e)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT e.name FROM memory_entities me JOIN entities e ON e.id = me.entity_id
+                 WHERE me.memory_id = ?1 ORDER BY e.name",
+            )
+            .map_err(&e)?;
+        m.entities = stmt
+            .query_map([id], |r| r.get(0))
+            .map_err(&e)?
+            .collect::<Result<_, _>>()
+            .map_err(&e)?;
+        m.links = self.links_of_one(id)?;
+        Ok(m)
+    }
+
+    fn links_of_one(&self, id: i64) -> Result<Vec<CodeLink>, MemoryError> {
+        let e = self.err();
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {LINK_COLUMNS} FROM code_links WHERE memory_id = ?1 ORDER BY path, qualified_name"
+            ))
+            .map_err(&e)?;
+        let rows = stmt
+            .query_map([id], link_from_row)
+            .map_err(&e)?
+            .collect::<Result<_, _>>()
+            .map_err(&e)?;
+        Ok(rows)
+    }
+}
+
+pub(crate) const LINK_COLUMNS: &str =
+    "id, path, qualified_name, kind, hash, line, origin, mention, linked_at";
+
+pub(crate) fn link_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CodeLink> {
+    Ok(CodeLink {
+        id: r.get(0)?,
+        key: CodeKey {
+            path: r.get(1)?,
+            qualified_name: r.get(2)?,
+            kind: r.get(3)?,
+        },
+        hash: r.get(4)?,
+        line: r.get(5)?,
+        origin: if r.get::<_, String>(6)? == "auto" {
+            LinkOrigin::Auto
+        } else {
+            LinkOrigin::Manual
+        },
+        mention: r.get(7)?,
+        linked_at: r.get(8)?,
+    })
+}
+
+pub(crate) const SUMMARY_COLUMNS: &str =
+    "id, namespace, name, type, description, version, updated_at, deleted_at";
+
+pub(crate) fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemorySummary> {
+    Ok(MemorySummary {
+        id: r.get(0)?,
+        namespace: r.get(1)?,
+        name: r.get(2)?,
+        memory_type: parse_type(&r.get::<_, String>(3)?),
+        description: r.get(4)?,
+        version: r.get(5)?,
+        updated_at: r.get(6)?,
+        deleted_at: r.get(7)?,
+    })
+}
+
+/// A stored type (written by this crate, so always known; `note` if not).
+fn parse_type(text: &str) -> MemoryType {
+    MemoryType::parse(text).unwrap_or(MemoryType::Note)
+}
+
+fn not_found(ns: &str, name: &str) -> MemoryError {
+    MemoryError::NotFound(format!("no memory named `{name}` in namespace `{ns}`"))
+}
+
+/// Now, in unix milliseconds.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// `?,?,?` for `n` values.
+pub(crate) fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(",")
+}

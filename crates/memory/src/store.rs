@@ -1,0 +1,208 @@
+//! The storage seam: everything recall and the front ends need from where memories are
+//! kept, as one trait. [`crate::SqliteStore`] keeps them in a SQLite file; a shared
+//! PostgreSQL store for a team implements the same trait, and recall, graph expansion,
+//! staleness and the service layer work over it unchanged.
+
+use crate::MemoryError;
+use crate::model::{
+    CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, MemoryType,
+    NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
+};
+
+/// Which memories an operation sees.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// The namespace.
+    pub namespace: String,
+    /// Only these types (all when empty).
+    pub types: Vec<MemoryType>,
+    /// Only those changed at or after (unix ms).
+    pub since: Option<i64>,
+    /// Only those changed at or before (unix ms).
+    pub until: Option<i64>,
+    /// Forgotten memories too (`list --forgotten`).
+    pub include_forgotten: bool,
+}
+
+/// A chunk waiting for its vector.
+#[derive(Debug, Clone)]
+pub struct PendingChunk {
+    /// The memory.
+    pub memory_id: i64,
+    /// The chunk's position.
+    pub seq: u32,
+    /// Its text.
+    pub text: String,
+}
+
+/// An entity-to-entity edge as recall walks it.
+#[derive(Debug, Clone)]
+pub struct EntityEdge {
+    /// One end (the one asked about).
+    pub from: i64,
+    /// The other end.
+    pub to: i64,
+    /// The other end's name.
+    pub to_name: String,
+    /// The relation.
+    pub relation: String,
+    /// 0..=1.
+    pub weight: f64,
+}
+
+/// Counts of a store.
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
+pub struct StoreStats {
+    /// Memories (not forgotten).
+    pub memories: u64,
+    /// Forgotten memories (restorable).
+    pub forgotten: u64,
+    /// Versions kept.
+    pub versions: u64,
+    /// Chunks.
+    pub chunks: u64,
+    /// Chunks with a vector (any model).
+    pub embedded_chunks: u64,
+    /// Entities.
+    pub entities: u64,
+    /// Relationships.
+    pub relationships: u64,
+    /// Code links.
+    pub code_links: u64,
+    /// Memories by type.
+    pub types: std::collections::BTreeMap<String, u64>,
+    /// Namespaces with their memory counts.
+    pub namespaces: std::collections::BTreeMap<String, u64>,
+}
+
+/// Where memories are kept. Every mutation is one transaction that also writes the
+/// memory's next version; a failed call stores nothing.
+pub trait MemoryStore {
+    /// Stores a new memory (already validated) with its entities, relationships and code links.
+    fn create(
+        &mut self,
+        m: &NewMemory,
+        ns: &str,
+        links: &[NewCodeLink],
+    ) -> Result<Memory, MemoryError>;
+    /// The memory `name` in `ns`, forgotten or not.
+    fn read(&self, ns: &str, name: &str) -> Result<Memory, MemoryError>;
+    /// Memories matching `filter`, most recently changed first, with the total.
+    fn list(
+        &self,
+        filter: &Filter,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(Vec<MemorySummary>, u64), MemoryError>;
+    /// Changes content; `auto_links`, when given, replaces the memory's auto links.
+    fn edit(
+        &mut self,
+        ns: &str,
+        name: &str,
+        edit: &Edit,
+        auto_links: Option<&[NewCodeLink]>,
+    ) -> Result<Memory, MemoryError>;
+    /// Renames within the namespace.
+    fn rename(&mut self, ns: &str, name: &str, new_name: &str) -> Result<Memory, MemoryError>;
+    /// Soft delete: hidden from recall and list, kept with its versions.
+    fn forget(&mut self, ns: &str, name: &str) -> Result<Memory, MemoryError>;
+    /// Undoes a forget, or (with `version`) brings that version's content back as a new version.
+    fn restore(
+        &mut self,
+        ns: &str,
+        name: &str,
+        version: Option<u32>,
+    ) -> Result<Memory, MemoryError>;
+    /// Hard delete of the memory and every version.
+    fn purge(&mut self, ns: &str, name: &str) -> Result<(), MemoryError>;
+    /// Every version, oldest first.
+    fn history(&self, ns: &str, name: &str) -> Result<Vec<Version>, MemoryError>;
+    /// Adds entities, relationships and code links to a memory.
+    fn link(
+        &mut self,
+        ns: &str,
+        name: &str,
+        entities: &[EntityInput],
+        relationships: &[RelationshipInput],
+        code: &[NewCodeLink],
+    ) -> Result<Memory, MemoryError>;
+    /// Removes an entity from a memory, or a code link.
+    fn unlink(
+        &mut self,
+        ns: &str,
+        name: &str,
+        entity: Option<&str>,
+        code: Option<&CodeKey>,
+    ) -> Result<Memory, MemoryError>;
+    /// Moves a link to where its code went (a rename the index saw).
+    fn move_link(&mut self, link_id: i64, to: &CodeKey, line: u32) -> Result<(), MemoryError>;
+    /// The entities of a namespace with their degrees.
+    fn entities(&self, ns: &str) -> Result<Vec<EntityInfo>, MemoryError>;
+    /// Folds `from` into `into` (memories, relationships, aliases), removing `from`.
+    fn merge_entities(
+        &mut self,
+        ns: &str,
+        from: &str,
+        into: &str,
+    ) -> Result<EntityInfo, MemoryError>;
+    /// Renames an entity (the old name becomes an alias).
+    fn rename_entity(
+        &mut self,
+        ns: &str,
+        name: &str,
+        new_name: &str,
+    ) -> Result<EntityInfo, MemoryError>;
+    /// Every relationship of a namespace.
+    fn relationships(&self, ns: &str) -> Result<Vec<Relationship>, MemoryError>;
+    /// Counts (of one namespace, or all).
+    fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError>;
+
+    /// Full-text candidates for `terms` (OR'ed), best first, with their BM25 score.
+    fn fts(
+        &self,
+        terms: &[String],
+        filter: &Filter,
+        k: usize,
+    ) -> Result<Vec<(i64, f64)>, MemoryError>;
+    /// Entities whose name or alias is one of `words` (lower-cased), or the whole `phrase`.
+    fn entities_named(&self, ns: &str, words: &[String])
+    -> Result<Vec<(i64, String)>, MemoryError>;
+    /// The relationships touching `entities`, both directions.
+    fn entity_edges(&self, entities: &[i64]) -> Result<Vec<EntityEdge>, MemoryError>;
+    /// `(memory, entity)` pairs for memories (within `filter`) naming any of `entities`.
+    fn memories_of_entities(
+        &self,
+        filter: &Filter,
+        entities: &[i64],
+    ) -> Result<Vec<(i64, i64)>, MemoryError>;
+    /// `(memory, entity id, entity name)` for the given memories.
+    fn entities_of_memories(&self, ids: &[i64]) -> Result<Vec<(i64, i64, String)>, MemoryError>;
+    /// `(memory, key)` for memories (within `filter`) linked to any of `keys`, or to
+    /// anything in the files `paths`.
+    fn memories_linked_to(
+        &self,
+        filter: &Filter,
+        keys: &[CodeKey],
+        paths: &[String],
+    ) -> Result<Vec<(i64, CodeKey)>, MemoryError>;
+    /// The code links of the given memories.
+    fn links_of(&self, ids: &[i64]) -> Result<Vec<(i64, CodeLink)>, MemoryError>;
+    /// Summaries of the given memories (any order).
+    fn summaries(&self, ids: &[i64]) -> Result<Vec<MemorySummary>, MemoryError>;
+    /// Calls `visit(memory, chunk, vector)` for every vector of `model` within `filter`.
+    fn scan_vectors(
+        &self,
+        model: &str,
+        filter: &Filter,
+        visit: &mut dyn FnMut(i64, u32, &[f32]),
+    ) -> Result<(), MemoryError>;
+    /// Chunks of live memories without a vector of `model`, at most `limit`.
+    fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError>;
+    /// Stores vectors of `model` (each `dim` long) for chunks.
+    fn store_vectors(
+        &mut self,
+        model: &str,
+        dim: usize,
+        rows: &[(i64, u32, Vec<f32>)],
+    ) -> Result<(), MemoryError>;
+}
