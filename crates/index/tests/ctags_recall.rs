@@ -20,6 +20,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod common;
+
 use loci_index::Lang;
 use loci_index::extract::extract;
 
@@ -126,6 +128,40 @@ fn javascript_recall_of_ctags_definitions_is_reported() {
         files: sample(files, 2),
     };
     measure(&ctags, &corpus);
+}
+
+#[test]
+fn rust_tokio_recall_of_ctags_definitions_is_at_least_95_percent() {
+    let ctags = ctags();
+    let tokio = common::newest_registry_crate("tokio-1.");
+    let mut files = Vec::new();
+    collect(&tokio.join("src"), &["rs"], &mut files);
+    assert!(!files.is_empty(), "no .rs files under {}", tokio.display());
+    // Modules are left out: ctags counts every `mod m;`, which only points at the file
+    // that is the module (loci records `mod m { .. }`, a module with a body).
+    let corpus = Corpus {
+        label: "Rust (tokio)",
+        lang: Lang::Rust,
+        ctags_lang: "Rust",
+        ctags_kinds: "MPfgist",
+        kind_names: &[
+            "macro",
+            "method",
+            "function",
+            "enum",
+            "interface",
+            "struct",
+            "typedef",
+        ],
+        within_span: false,
+        files: sample(files, 1),
+    };
+    let recall = measure(&ctags, &corpus);
+    assert!(
+        recall >= 0.95,
+        "tokio recall {:.2}% is below 95%",
+        recall * 100.0
+    );
 }
 
 /// Prints per-kind and total recall of ctags' definitions by (file, line, name); returns the total.

@@ -12,6 +12,7 @@ mod c;
 mod collector;
 mod cpp;
 mod csharp;
+mod embedded;
 mod go;
 mod java;
 mod javascript;
@@ -200,6 +201,8 @@ pub enum RefKind {
     Call,
     /// A use of a type name in a signature, annotation or expression.
     TypeUse,
+    /// A macro invocation (Rust `name!(..)`): a call that only a macro definition can answer.
+    Macro,
 }
 
 impl RefKind {
@@ -208,6 +211,7 @@ impl RefKind {
         match self {
             RefKind::Call => "call",
             RefKind::TypeUse => "type_use",
+            RefKind::Macro => "macro",
         }
     }
 }
@@ -372,13 +376,15 @@ pub fn extract_within(
     if lang == Lang::Python && tree.root_node().has_error() {
         python::check_nesting(source)?;
     }
-    extract_tree(lang, source, &tree)
+    extract_tree(lang, source, &tree, &mut parser, limits)
 }
 
 fn extract_tree<'t>(
     lang: Lang,
     source: &'t str,
     tree: &'t tree_sitter::Tree,
+    parser: &mut tree_sitter::Parser,
+    limits: &ParseLimits,
 ) -> Result<FileFacts, ExtractError> {
     let (separator, visit): (&'static str, collector::Visitor) = match lang {
         Lang::Rust => ("::", rust::visit),
@@ -409,5 +415,5 @@ fn extract_tree<'t>(
             ),
         });
     }
-    Ok(collector.finish())
+    Ok(embedded::expand(parser, source, collector, visit, limits))
 }
