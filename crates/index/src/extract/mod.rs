@@ -9,6 +9,7 @@
 
 mod bash;
 mod c;
+mod c_macros;
 mod collector;
 mod cpp;
 mod csharp;
@@ -353,6 +354,12 @@ pub fn extract_within(
     source: &str,
     limits: &ParseLimits,
 ) -> Result<FileFacts, ExtractError> {
+    // C and C++ definitions behind macros: blanked in place, positions unchanged.
+    let masked = match lang {
+        Lang::C | Lang::Cpp => c_macros::mask(source),
+        _ => std::borrow::Cow::Borrowed(source),
+    };
+    let source: &str = &masked;
     let mut parser = new_parser(lang)?;
     let too_complex = |limit: String| ExtractError::TooComplex {
         lang: lang.name(),
