@@ -13,6 +13,7 @@
 //!
 //! Run with `cargo test -p loci-index --test ctags_recall -- --nocapture` to see the
 //! figures. `LOCI_RECALL_STRIDE=1` compares every file instead of a sample;
+//! `LOCI_RECALL_JS_ROOT=<dir>` compares JavaScript on that tree instead of npm's;
 //! `LOCI_RECALL_MISSES=<dir>` writes every missed definition to `<dir>/<language>.misses`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -108,7 +109,10 @@ fn c_recall_of_ctags_definitions_is_at_least_95_percent() {
 #[test]
 fn javascript_recall_of_ctags_definitions_is_reported() {
     let ctags = ctags();
-    let root = Path::new("/usr/lib/node_modules/npm");
+    let root = std::env::var_os("LOCI_RECALL_JS_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/node_modules/npm"));
+    let root = root.as_path();
     if !root.is_dir() {
         eprintln!(
             "JavaScript: {} is absent, nothing to compare",
