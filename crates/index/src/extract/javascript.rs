@@ -1,6 +1,7 @@
 //! JavaScript, TypeScript and TSX (the TypeScript grammars extend JavaScript's node kinds):
 //! functions, classes, methods, functions bound to variables, top-level `const`s,
-//! interfaces, type aliases, enums and namespaces; calls and `new`, type uses,
+//! interfaces, type aliases, enums and namespaces, named function expressions passed as
+//! arguments or returned (`app.use(function mounted() {})`); calls and `new`, type uses,
 //! `import`/`export ... from`/`require()` imports, `extends` and `implements` bases.
 
 use tree_sitter::Node;

@@ -1,4 +1,10 @@
 //! Rust: items, impl blocks, calls and macro calls, `use` trees, trait impls and supertraits.
+//!
+//! Rules:
+//! - `name!(..)` is a reference of kind `Macro`, which only a macro definition answers;
+//!   its tokens are parsed again as code ([`super::embedded`]): as items in item position,
+//!   else as one expression, except for template and data macros ([`NOT_CODE`]);
+//! - a trait's associated type (`type Output;`) is a TypeAlias of the trait.
 
 use tree_sitter::Node;
 
