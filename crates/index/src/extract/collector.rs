@@ -142,6 +142,11 @@ impl<'s> Collector<'s> {
             .unwrap_or("")
     }
 
+    /// The source text between two byte offsets, if they are char boundaries.
+    pub(crate) fn source_between(&self, from: usize, to: usize) -> Option<&'s str> {
+        self.source.get(from..to)
+    }
+
     /// The text of a node's field child, if present.
     pub(crate) fn field_text(&self, node: Node<'_>, field: &str) -> Option<&'s str> {
         node.child_by_field_name(field).map(|n| self.text(n))

@@ -23,6 +23,7 @@ mod php;
 mod python;
 mod ruby;
 mod rust;
+mod rust_tokens;
 mod swift;
 
 use std::time::Duration;

@@ -114,11 +114,12 @@ const NOT_CODE: &[&str] = &[
 ];
 
 /// `name!(..)`: a call of the macro `name` (only ever a macro definition), and its tokens
-/// deferred to be parsed as code: in item position (a file's or a block of items' direct
-/// child, `cfg_rt! { pub fn spawn() {} }`) the tokens inside the delimiters are items;
-/// elsewhere the whole token tree, delimiters included, is one expression (`(a, f(b))` a
-/// tuple, `[g(); 3]` an array, `{ .. }` a block), only when it holds a nested group (no
-/// call or definition can be written without one).
+/// read as code: in item position (a file's or a block of items' direct child,
+/// `cfg_rt! { pub fn spawn() {} }`) the tokens inside the delimiters are deferred to be
+/// parsed as items; elsewhere a braced token tree is deferred to be parsed as a block,
+/// when it holds a nested group (no call or definition can be written without one), and
+/// the calls among the tokens of `(..)` and `[..]` are read from the tokens themselves
+/// ([`super::rust_tokens`]).
 fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
     let Some(mac) = node.child_by_field_name("macro") else {
         return;
@@ -150,7 +151,9 @@ fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
             .collect();
         c.defer(inner, groups);
         return;
-    } else {
+    } else if c.text(tokens).starts_with('{') {
+        // A braced group in an expression or statement (`select! { .. }`): may hold
+        // statements and items, so it is parsed again as a block.
         let mut cursor = tokens.walk();
         if !tokens
             .named_children(&mut cursor)
@@ -159,6 +162,9 @@ fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
             return;
         }
         tokens.range()
+    } else {
+        super::rust_tokens::scan(c, tokens);
+        return;
     };
     c.defer(range, Vec::new());
 }
