@@ -31,7 +31,8 @@ fn main() {
                 return 0;
             }
             let text = String::from_utf8_lossy(&text);
-            let mut parser = loci_index::extract::new_parser(*lang).expect("grammar loads");
+            let lang = lang.for_content(path, &text);
+            let mut parser = loci_index::extract::new_parser(lang).expect("grammar loads");
             drop(parser.parse(text.as_bytes(), None));
             text.len()
         })

@@ -165,6 +165,20 @@ impl Lang {
         })
     }
 
+    /// The language of a file whose name gave `self`, now that its text is known: a `.h`
+    /// file is C unless its text reads as C++ (a namespace, class, template, `::` or
+    /// access label outside comments and literals), then C++.
+    pub fn for_content(self, path: &Path, text: &str) -> Lang {
+        if self == Lang::C
+            && path.extension().is_some_and(|e| e == "h")
+            && crate::header::looks_like_cpp(text)
+        {
+            Lang::Cpp
+        } else {
+            self
+        }
+    }
+
     /// The tree-sitter grammar for this language.
     pub fn grammar(self) -> tree_sitter::Language {
         match self {

@@ -14,6 +14,7 @@ pub mod extract;
 mod first_index;
 mod git_exclude;
 pub mod graph;
+mod header;
 mod lang;
 pub mod lock;
 mod parse;

@@ -86,6 +86,7 @@ pub(crate) fn parse_file(
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     };
     let lines = text.lines().count() as u32;
+    let lang = lang.for_content(&found.abs, &text);
     let facts = match extract::extract(lang, &text) {
         Ok(facts) => facts,
         Err(e @ extract::ExtractError::TooComplex { .. }) => {

@@ -62,6 +62,9 @@ type Shape = (
 const NESTED: &[Shape] = &[
     (Lang::Rust, "fn f() {", "{ g();", "", "}", "}", Expect::Refs(0)),
     (Lang::Rust, "", "mod m { ", "", "}", "", Expect::Symbols(0)),
+    // Macro tokens are parsed again, a bounded number of levels deep.
+    (Lang::Rust, "fn f() {", "m!(g(", "", "))", "}", Expect::Tree),
+    (Lang::Rust, "", "m! { fn a() {} ", "", "}", "", Expect::Tree),
     (Lang::Python, "X = ", "(", "1", ")", "\n", Expect::Tree),
     (Lang::Python, "def f(a: ", "list[", "int", "]", "): pass\n", Expect::Tree),
     (Lang::JavaScript, "const X = ", "(", "1", ")", ";\n", Expect::Tree),

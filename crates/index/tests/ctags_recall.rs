@@ -13,12 +13,15 @@
 //!
 //! Run with `cargo test -p loci-index --test ctags_recall -- --nocapture` to see the
 //! figures. `LOCI_RECALL_STRIDE=1` compares every file instead of a sample;
+//! `LOCI_RECALL_JS_ROOT=<dir>` compares JavaScript on that tree instead of npm's;
 //! `LOCI_RECALL_MISSES=<dir>` writes every missed definition to `<dir>/<language>.misses`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+mod common;
 
 use loci_index::Lang;
 use loci_index::extract::extract;
@@ -106,7 +109,10 @@ fn c_recall_of_ctags_definitions_is_at_least_95_percent() {
 #[test]
 fn javascript_recall_of_ctags_definitions_is_reported() {
     let ctags = ctags();
-    let root = Path::new("/usr/lib/node_modules/npm");
+    let root = std::env::var_os("LOCI_RECALL_JS_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/node_modules/npm"));
+    let root = root.as_path();
     if !root.is_dir() {
         eprintln!(
             "JavaScript: {} is absent, nothing to compare",
@@ -128,6 +134,81 @@ fn javascript_recall_of_ctags_definitions_is_reported() {
     measure(&ctags, &corpus);
 }
 
+#[test]
+fn cpp_header_library_recall_of_ctags_definitions_is_at_least_95_percent() {
+    let ctags = ctags();
+    // fmt's headers (Debian's libfmt-dev, which .ci/run installs): C++ in `.h` files.
+    let root = Path::new("/usr/include/fmt");
+    if !root.is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is absent: apt-get install libfmt-dev (.ci/run does)",
+            root.display()
+        );
+        eprintln!("C++: {} is absent, nothing to compare", root.display());
+        return;
+    }
+    let mut files = Vec::new();
+    collect(root, &["h"], &mut files);
+    let corpus = Corpus {
+        label: "C++ (fmt headers)",
+        lang: Lang::C,
+        ctags_lang: "C++",
+        ctags_kinds: "cfgnstu",
+        kind_names: &[
+            "class",
+            "function",
+            "enum",
+            "namespace",
+            "struct",
+            "typedef",
+            "union",
+        ],
+        within_span: true,
+        files: sample(files, 1),
+    };
+    let recall = measure(&ctags, &corpus);
+    assert!(
+        recall >= 0.95,
+        "C++ header recall {:.2}% is below 95%",
+        recall * 100.0
+    );
+}
+
+#[test]
+fn rust_tokio_recall_of_ctags_definitions_is_at_least_95_percent() {
+    let ctags = ctags();
+    let tokio = common::newest_registry_crate("tokio-1.");
+    let mut files = Vec::new();
+    collect(&tokio.join("src"), &["rs"], &mut files);
+    assert!(!files.is_empty(), "no .rs files under {}", tokio.display());
+    // Modules are left out: ctags counts every `mod m;`, which only points at the file
+    // that is the module (loci records `mod m { .. }`, a module with a body).
+    let corpus = Corpus {
+        label: "Rust (tokio)",
+        lang: Lang::Rust,
+        ctags_lang: "Rust",
+        ctags_kinds: "MPfgist",
+        kind_names: &[
+            "macro",
+            "method",
+            "function",
+            "enum",
+            "interface",
+            "struct",
+            "typedef",
+        ],
+        within_span: false,
+        files: sample(files, 1),
+    };
+    let recall = measure(&ctags, &corpus);
+    assert!(
+        recall >= 0.95,
+        "tokio recall {:.2}% is below 95%",
+        recall * 100.0
+    );
+}
+
 /// Prints per-kind and total recall of ctags' definitions by (file, line, name); returns the total.
 fn measure(ctags: &Path, corpus: &Corpus) -> f64 {
     let expected = run_ctags(ctags, corpus);
@@ -138,16 +219,17 @@ fn measure(ctags: &Path, corpus: &Corpus) -> f64 {
         let bytes =
             std::fs::read(file).unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
         let source = String::from_utf8_lossy(&bytes);
-        let facts =
-            extract(corpus.lang, &source).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let lang = corpus.lang.for_content(file, &source);
+        let facts = extract(lang, &source).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let path = file.to_string_lossy().into_owned();
         for symbol in facts.symbols {
             loci_symbols += 1;
+            let name = comparable(&symbol.name).to_string();
             spans
-                .entry((path.clone(), symbol.name.clone()))
+                .entry((path.clone(), name.clone()))
                 .or_default()
                 .push((symbol.span.start_line, symbol.span.end_line));
-            found.insert((path.clone(), symbol.span.start_line, symbol.name));
+            found.insert((path.clone(), symbol.span.start_line, name));
         }
     }
 
@@ -280,7 +362,7 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
         if value["_type"] != "tag" {
             continue;
         }
-        let name = value["name"].as_str().unwrap_or_default().to_string();
+        let name = comparable(value["name"].as_str().unwrap_or_default()).to_string();
         // ctags names anonymous structs, classes and functions (`__anon<hash>`,
         // `AnonymousFunction<hash>`); loci does not record what has no name.
         if name.starts_with("__anon")
@@ -301,6 +383,20 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
         });
     }
     tags
+}
+
+/// A definition's name as compared: C++ operators are written differently by ctags
+/// (`operator ()`, `operator basic_string_view<Char>`) and loci (`operator()`, the
+/// conversion's type without its arguments), so any operator is `operator` (the line
+/// still has to match).
+fn comparable(name: &str) -> &str {
+    if name.starts_with("operator")
+        && !name[8..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    {
+        "operator"
+    } else {
+        name
+    }
 }
 
 /// universal-ctags, or a failure that says how to install it.

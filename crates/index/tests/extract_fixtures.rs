@@ -86,6 +86,7 @@ fn render_dir(dir: &Path) -> String {
             continue;
         };
         let source = String::from_utf8_lossy(&bytes);
+        let lang = lang.for_content(&path, &source);
         let facts = extract(lang, &source).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         render_file(&rel, &facts, &mut lines);
     }

@@ -22,9 +22,22 @@ pub(crate) enum Action {
 /// A language's visitor: looks at one node, records facts, says how to go on.
 pub(crate) type Visitor = fn(&mut Collector<'_>, Node<'_>) -> Action;
 
-struct Scope {
+#[derive(Clone)]
+pub(crate) struct Scope {
     name: String,
     symbol: Option<u32>,
+}
+
+/// A region of the file to parse again on its own (a Rust macro's tokens), with the
+/// scopes it sits in: see [`Collector::defer`].
+pub(crate) struct Deferred {
+    /// The bytes to parse, in the file's own coordinates.
+    pub(crate) range: tree_sitter::Range,
+    /// The scopes open where the region is.
+    pub(crate) scopes: Vec<Scope>,
+    /// Regions inside it to parse instead when it does not parse cleanly (the braced
+    /// groups of `cfg_variant! { stable: { .. }, unstable: { .. } }`).
+    pub(crate) fallback: Vec<tree_sitter::Range>,
 }
 
 /// Accumulates one file's facts and knows the enclosing scopes.
@@ -45,6 +58,8 @@ pub(crate) struct Collector<'s> {
     field: Option<FieldId>,
     /// The language's `name` field.
     name_field: Option<FieldId>,
+    /// Regions to parse again once the walk is over ([`Collector::defer`]).
+    deferred: Vec<Deferred>,
 }
 
 /// Longest qualifier kept for a reference or base (`a.b(c).d` chains can be long), in bytes.
@@ -66,7 +81,36 @@ impl<'s> Collector<'s> {
             spare_levels: Vec::new(),
             field: None,
             name_field: tree.language().field_id_for_name("name"),
+            deferred: Vec::new(),
         }
+    }
+
+    /// Asks for `range` to be parsed again after the walk and walked in the scopes open
+    /// now: tree-sitter sees a macro's tokens as flat tokens, and parsing them as code
+    /// (with the file's own positions, so spans need no mapping) finds what they define
+    /// and call.
+    pub(crate) fn defer(&mut self, range: tree_sitter::Range, fallback: Vec<tree_sitter::Range>) {
+        self.deferred.push(Deferred {
+            range,
+            scopes: self.scopes.clone(),
+            fallback,
+        });
+    }
+
+    /// The regions deferred so far, leaving none.
+    pub(crate) fn take_deferred(&mut self) -> Vec<Deferred> {
+        std::mem::take(&mut self.deferred)
+    }
+
+    /// Gets ready to walk a deferred region's tree: its scopes, and no level open.
+    pub(crate) fn enter_deferred(&mut self, scopes: &[Scope]) {
+        self.scopes.clear();
+        self.scopes.extend_from_slice(scopes);
+        for mut level in self.levels.drain(..) {
+            level.clear();
+            self.spare_levels.push(level);
+        }
+        self.field = None;
     }
 
     /// The node being visited, if the walk is at one.
@@ -96,6 +140,11 @@ impl<'s> Collector<'s> {
         self.source
             .get(node.start_byte()..node.end_byte())
             .unwrap_or("")
+    }
+
+    /// The source text between two byte offsets, if they are char boundaries.
+    pub(crate) fn source_between(&self, from: usize, to: usize) -> Option<&'s str> {
+        self.source.get(from..to)
     }
 
     /// The text of a node's field child, if present.

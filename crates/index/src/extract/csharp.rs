@@ -4,8 +4,10 @@
 //!
 //! Rules:
 //! - a namespace is a Module; a file-scoped `namespace A.B;` scopes the whole file;
-//! - a constructor is a Method named like its class; properties, events, indexers,
-//!   operators and destructors are not recorded; a delegate is a TypeAlias;
+//! - a constructor is a Method named like its class, an operator a Method named
+//!   `operator+`; properties, events, indexers, conversion operators and destructors are
+//!   not recorded; a delegate is a TypeAlias; no definition is named by a statement
+//!   keyword (error recovery after `#if` can make a method named `if`);
 //!   `const` fields are Constants;
 //! - base lists: the syntax cannot tell a base class from an interface, so an interface's
 //!   bases are Inherits (interface extension), a struct's are Implements, and a class's
@@ -44,6 +46,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "delegate_declaration" => SymbolKind::TypeAlias,
         "method_declaration" | "constructor_declaration" => SymbolKind::Method,
         "local_function_statement" => SymbolKind::Function,
+        "operator_declaration" => return operator(c, node),
         "field_declaration" => {
             constants(c, node);
             return Action::Descend;
@@ -75,6 +78,11 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let name: String = c.text(name_node).split_whitespace().collect();
+    // Code after `#if` can parse as a method named `if` or `while`: no definition is
+    // named by a keyword (a real one would be written `@if`).
+    if KEYWORDS.contains(&name.as_str()) {
+        return Action::Descend;
+    }
     let body = node.child_by_field_name("body");
     let id = c.def(node, &name, kind, body);
     if let Some(bases) = named_children(node)
@@ -83,6 +91,47 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     {
         record_bases(c, id, kind, bases);
     }
+    Action::Enter(id)
+}
+
+/// Statement keywords that the grammar's error recovery can leave as a method's name.
+const KEYWORDS: &[&str] = &[
+    "if",
+    "else",
+    "while",
+    "for",
+    "foreach",
+    "do",
+    "switch",
+    "case",
+    "return",
+    "using",
+    "lock",
+    "catch",
+    "try",
+    "finally",
+    "throw",
+    "fixed",
+    "checked",
+    "unchecked",
+    "unsafe",
+    "yield",
+    "new",
+    "typeof",
+    "sizeof",
+    "default",
+    "nameof",
+    "await",
+];
+
+/// `public static V operator +(V a, V b)`: a Method named `operator+`.
+fn operator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let Some(op) = node.child_by_field_name("operator") else {
+        return Action::Descend;
+    };
+    let name = format!("operator{}", c.text(op).trim());
+    let body = node.child_by_field_name("body");
+    let id = c.def(node, &name, SymbolKind::Method, body);
     Action::Enter(id)
 }
 
@@ -237,6 +286,17 @@ mod tests {
     use super::*;
     use crate::Lang;
     use crate::extract::extract;
+
+    #[test]
+    fn code_after_an_if_directive_defines_no_method_named_if() {
+        // The second `{` of `M` after `#endif` makes the grammar read `if (a) {..}` as a method.
+        let src = "class A {\n#if X\n void M() {\n#endif\n  if (a) { F(); }\n }\n}\n";
+        let facts = extract(Lang::CSharp, src).unwrap();
+        assert_eq!(
+            facts.qualified_kinds(),
+            vec![("A", "class"), ("A.M", "method")]
+        );
+    }
 
     #[test]
     fn file_scoped_namespace_qualifies_the_whole_file() {

@@ -1,6 +1,7 @@
 //! JavaScript, TypeScript and TSX (the TypeScript grammars extend JavaScript's node kinds):
 //! functions, classes, methods, functions bound to variables, top-level `const`s,
-//! interfaces, type aliases, enums and namespaces; calls and `new`, type uses,
+//! interfaces, type aliases, enums and namespaces, named function expressions passed as
+//! arguments or returned (`app.use(function mounted() {})`); calls and `new`, type uses,
 //! `import`/`export ... from`/`require()` imports, `extends` and `implements` bases.
 
 use tree_sitter::Node;
@@ -52,6 +53,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let id = c.def_with_doc(node, &name, SymbolKind::Module, body, doc);
             Action::Enter(id)
         }
+        "function_expression" | "function" | "generator_function" => named_expression(c, node),
         "variable_declarator" => declarator(c, node),
         "public_field_definition" | "field_definition" => field(c, node),
         "pair" => pair(c, node),
@@ -124,6 +126,27 @@ fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
     let doc = c.preceding_comments(outer(node));
     let id = c.def_with_doc(node, name, kind, body, doc);
     Action::Enter(id)
+}
+
+/// A named function expression where nothing else names it: passed as an argument
+/// (`router.use(path, function mounted_app() {})`) or returned (`return function
+/// expressInit() {}`). One bound to a variable, a property or a field is defined under
+/// that name by its binding instead.
+fn named_expression(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let bound = node.parent().is_some_and(|p| {
+        matches!(
+            p.kind(),
+            "variable_declarator"
+                | "assignment_expression"
+                | "pair"
+                | "public_field_definition"
+                | "field_definition"
+        )
+    });
+    if bound {
+        return Action::Descend;
+    }
+    named(c, node, SymbolKind::Function)
 }
 
 /// `export` and `declare` wrap a declaration; its doc comment sits above the wrapper.

@@ -6,8 +6,9 @@
 //!   definitions (`class C` is `C`, the resolver finds it from `import a.b.C` by its
 //!   directory and name);
 //! - `class` (data, sealed, ...) and `object` are Classes, `enum class` an Enum,
-//!   `interface` (and `fun interface`) an Interface; a `companion object` adds no scope:
-//!   its functions are Methods of the enclosing class (`C.create`, as they are called);
+//!   `interface` (and `fun interface`) an Interface; a `companion object` is a Class
+//!   (`C.Companion` when unnamed) that adds no scope: its functions are Methods of the
+//!   enclosing class (`C.create`, as they are called);
 //! - `fun` directly in a class, object or interface is a Method, elsewhere a Function
 //!   (an extension `fun String.ext()` is the Function `ext`); `const val` is a Constant;
 //! - supertypes: a constructor invocation (`: Base()`) is the superclass, an Inherits base;
@@ -49,6 +50,14 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             type_declaration(c, node, kind)
         }
         "object_declaration" => type_declaration(c, node, SymbolKind::Class),
+        "companion_object" => {
+            // A definition of its own (`C.Companion` unless named), but no scope: its
+            // members are called as the class's (`C.create()`).
+            let name = c.field_text(node, "name").unwrap_or("Companion");
+            let body = child_of_kind(node, &["class_body"]);
+            c.def(node, name, SymbolKind::Class, body);
+            Action::Descend
+        }
         "function_declaration" => {
             let Some(name) = c.field_text(node, "name") else {
                 return Action::Descend;
@@ -206,6 +215,7 @@ mod tests {
                 ("a.b", "module"),
                 ("C", "class"),
                 ("C.run", "method"),
+                ("C.Companion", "class"),
                 ("C.create", "method"),
                 ("top", "function")
             ]

@@ -9,9 +9,11 @@
 
 mod bash;
 mod c;
+mod c_macros;
 mod collector;
 mod cpp;
 mod csharp;
+mod embedded;
 mod go;
 mod java;
 mod javascript;
@@ -21,6 +23,7 @@ mod php;
 mod python;
 mod ruby;
 mod rust;
+mod rust_tokens;
 mod swift;
 
 use std::time::Duration;
@@ -200,6 +203,8 @@ pub enum RefKind {
     Call,
     /// A use of a type name in a signature, annotation or expression.
     TypeUse,
+    /// A macro invocation (Rust `name!(..)`): a call that only a macro definition can answer.
+    Macro,
 }
 
 impl RefKind {
@@ -208,6 +213,7 @@ impl RefKind {
         match self {
             RefKind::Call => "call",
             RefKind::TypeUse => "type_use",
+            RefKind::Macro => "macro",
         }
     }
 }
@@ -349,6 +355,12 @@ pub fn extract_within(
     source: &str,
     limits: &ParseLimits,
 ) -> Result<FileFacts, ExtractError> {
+    // C and C++ definitions behind macros: blanked in place, positions unchanged.
+    let masked = match lang {
+        Lang::C | Lang::Cpp => c_macros::mask(source),
+        _ => std::borrow::Cow::Borrowed(source),
+    };
+    let source: &str = &masked;
     let mut parser = new_parser(lang)?;
     let too_complex = |limit: String| ExtractError::TooComplex {
         lang: lang.name(),
@@ -372,13 +384,15 @@ pub fn extract_within(
     if lang == Lang::Python && tree.root_node().has_error() {
         python::check_nesting(source)?;
     }
-    extract_tree(lang, source, &tree)
+    extract_tree(lang, source, &tree, &mut parser, limits)
 }
 
 fn extract_tree<'t>(
     lang: Lang,
     source: &'t str,
     tree: &'t tree_sitter::Tree,
+    parser: &mut tree_sitter::Parser,
+    limits: &ParseLimits,
 ) -> Result<FileFacts, ExtractError> {
     let (separator, visit): (&'static str, collector::Visitor) = match lang {
         Lang::Rust => ("::", rust::visit),
@@ -409,5 +423,5 @@ fn extract_tree<'t>(
             ),
         });
     }
-    Ok(collector.finish())
+    Ok(embedded::expand(parser, source, collector, visit, limits))
 }

@@ -1,4 +1,10 @@
 //! Rust: items, impl blocks, calls and macro calls, `use` trees, trait impls and supertraits.
+//!
+//! Rules:
+//! - `name!(..)` is a reference of kind `Macro`, which only a macro definition answers;
+//!   its tokens are parsed again as code ([`super::embedded`]): as items in item position,
+//!   else as one expression, except for template and data macros ([`NOT_CODE`]);
+//! - a trait's associated type (`type Output;`) is a TypeAlias of the trait.
 
 use tree_sitter::Node;
 
@@ -18,7 +24,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "struct_item" | "union_item" => SymbolKind::Struct,
         "enum_item" => SymbolKind::Enum,
         "trait_item" => SymbolKind::Trait,
-        "type_item" => SymbolKind::TypeAlias,
+        "type_item" | "associated_type" => SymbolKind::TypeAlias,
         "mod_item" => SymbolKind::Module,
         "const_item" | "static_item" => SymbolKind::Constant,
         "macro_definition" => SymbolKind::Macro,
@@ -30,11 +36,8 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             return Action::Descend;
         }
         "macro_invocation" => {
-            if let Some(mac) = node.child_by_field_name("macro") {
-                let (qualifier, name) = split_qualified(c.text(mac));
-                c.reference(mac, name, qualifier, RefKind::Call);
-            }
-            return Action::Descend;
+            macro_invocation(c, node);
+            return Action::Skip;
         }
         "use_declaration" => {
             if let Some(arg) = node.child_by_field_name("argument") {
@@ -57,8 +60,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             }
             return Action::Skip;
         }
-        // Macro arguments and bodies are flat tokens to tree-sitter (no calls or types to
-        // find), and string literals and comments hold none either: not walked.
+        // Macro arguments and bodies are flat tokens to tree-sitter (an invocation's are
+        // parsed again: `macro_invocation`), and string literals and comments hold no
+        // calls or types: not walked.
         "token_tree" | "string_literal" | "raw_string_literal" | "line_comment"
         | "block_comment" => return Action::Skip,
         _ => return Action::Descend,
@@ -81,6 +85,104 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
     }
     Action::Enter(id)
+}
+
+/// Macros whose tokens are templates or data, not code of this file: parsing them would
+/// find definitions and calls that are not there (`quote! { fn #name() {} }`).
+const NOT_CODE: &[&str] = &[
+    "quote",
+    "quote_spanned",
+    "parse_quote",
+    "parse_quote_spanned",
+    "stringify",
+    "concat",
+    "concat_idents",
+    "include",
+    "include_str",
+    "include_bytes",
+    "env",
+    "option_env",
+    "compile_error",
+    "asm",
+    "global_asm",
+    "naked_asm",
+    "llvm_asm",
+    "html",
+    "rsx",
+    "view",
+    "sql",
+];
+
+/// `name!(..)`: a call of the macro `name` (only ever a macro definition), and its tokens
+/// read as code: in item position (a file's or a block of items' direct child,
+/// `cfg_rt! { pub fn spawn() {} }`) the tokens inside the delimiters are deferred to be
+/// parsed as items; elsewhere a braced token tree is deferred to be parsed as a block,
+/// when it holds a nested group (no call or definition can be written without one), and
+/// the calls among the tokens of `(..)` and `[..]` are read from the tokens themselves
+/// ([`super::rust_tokens`]).
+fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
+    let Some(mac) = node.child_by_field_name("macro") else {
+        return;
+    };
+    let (qualifier, name) = split_qualified(c.text(mac));
+    c.reference(mac, name, qualifier, RefKind::Macro);
+    if NOT_CODE.contains(&name) {
+        return;
+    }
+    let Some(tokens) = named_children(node)
+        .into_iter()
+        .rfind(|n| n.kind() == "token_tree")
+    else {
+        return;
+    };
+    let items = node
+        .parent()
+        .is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"));
+    let range = if items {
+        let Some(inner) = inside_delimiters(tokens) else {
+            return;
+        };
+        // Tokens that are not items as a whole may hold braced groups of items.
+        let mut cursor = tokens.walk();
+        let groups = tokens
+            .named_children(&mut cursor)
+            .filter(|n| n.kind() == "token_tree" && c.text(*n).starts_with('{'))
+            .filter_map(inside_delimiters)
+            .collect();
+        c.defer(inner, groups);
+        return;
+    } else if c.text(tokens).starts_with('{') {
+        // A braced group in an expression or statement (`select! { .. }`): may hold
+        // statements and items, so it is parsed again as a block.
+        let mut cursor = tokens.walk();
+        if !tokens
+            .named_children(&mut cursor)
+            .any(|n| n.kind() == "token_tree")
+        {
+            return;
+        }
+        tokens.range()
+    } else {
+        super::rust_tokens::scan(c, tokens);
+        return;
+    };
+    c.defer(range, Vec::new());
+}
+
+/// The range of a token tree's tokens without its delimiters, if it has any.
+fn inside_delimiters(tokens: Node<'_>) -> Option<tree_sitter::Range> {
+    let count = tokens.child_count();
+    if count < 3 {
+        return None;
+    }
+    let open = tokens.child(0)?;
+    let close = tokens.child(count - 1)?;
+    Some(tree_sitter::Range {
+        start_byte: open.end_byte(),
+        end_byte: close.start_byte(),
+        start_point: open.end_position(),
+        end_point: close.start_position(),
+    })
 }
 
 /// `impl Type { .. }` and `impl Trait for Type { .. }`: methods get `Type::` as scope,

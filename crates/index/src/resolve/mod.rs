@@ -70,6 +70,9 @@ struct RefRow {
     qualifier: Option<String>,
     /// A call (else a type use).
     is_call: bool,
+    /// A macro invocation: a call only a macro definition answers (`panic!` is never
+    /// `JoinError::panic`).
+    is_macro: bool,
     line: i64,
 }
 
@@ -181,8 +184,11 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     let mut memo: HashMap<RefKey<'_>, Vec<(&Sym, Confidence)>> = HashMap::new();
     for r in &f.refs {
         let is_call = r.is_call;
+        let is_macro = r.is_macro;
         let wanted = |s: &Sym| {
-            if is_call {
+            if is_macro {
+                s.kind == SymbolKind::Macro
+            } else if is_call {
                 s.kind.is_callable()
             } else {
                 s.kind.is_type()
@@ -196,6 +202,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             qualifier,
             is_call,
             r.from.filter(|_| by_caller),
+            is_macro,
         );
         let targets = memo
             .entry(key)
@@ -258,8 +265,8 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
 }
 
 /// A reference as far as its resolution depends on it: name, qualifier, call or type
-/// use, and the caller (only for `self.n`).
-type RefKey<'a> = (&'a str, Option<&'a str>, bool, Option<i64>);
+/// use, the caller (only for `self.n`), and whether it is a macro invocation.
+type RefKey<'a> = (&'a str, Option<&'a str>, bool, Option<i64>, bool);
 
 /// One import of the file being resolved: (imported name, alias, module segments,
 /// files the module names).

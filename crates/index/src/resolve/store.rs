@@ -93,7 +93,8 @@ pub(crate) fn load_inputs(
                         from: r.from,
                         name: r.name.to_string(),
                         qualifier: r.qualifier.map(str::to_string),
-                        is_call: r.kind == RefKind::Call,
+                        is_call: r.kind != RefKind::TypeUse,
+                        is_macro: r.kind == RefKind::Macro,
                         line: i64::from(r.line),
                     })
                     .collect(),

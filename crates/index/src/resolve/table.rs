@@ -64,7 +64,8 @@ impl TableBuilder {
                     from: id_of(r.from),
                     name: r.name,
                     qualifier: r.qualifier,
-                    is_call: r.kind == RefKind::Call,
+                    is_call: r.kind != RefKind::TypeUse,
+                    is_macro: r.kind == RefKind::Macro,
                     line: i64::from(r.line),
                 })
                 .collect(),

@@ -100,3 +100,46 @@ pub fn assert_same_as_fresh(root: &Path) {
         diff(&inc, &full)
     );
 }
+
+/// The newest `$CARGO_HOME/registry/src/*/<prefix>*` directory: a crate the workspace
+/// builds with (tokio), so it is there wherever the workspace was built.
+pub fn newest_registry_crate(prefix: &str) -> std::path::PathBuf {
+    use std::path::PathBuf;
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    let mut found = Vec::new();
+    let indexes = std::fs::read_dir(home.join("registry/src"))
+        .into_iter()
+        .flatten();
+    for index in indexes.flatten() {
+        for krate in std::fs::read_dir(index.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if krate.file_name().to_string_lossy().starts_with(prefix) {
+                found.push(krate.path());
+            }
+        }
+    }
+    // By version, numerically (1.54.1 after 1.9.0).
+    found.sort_by_key(|p| {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let version = name.rsplit('-').next().unwrap_or_default().to_string();
+        version
+            .split('.')
+            .map(|n| n.parse::<u64>().unwrap_or(0))
+            .collect::<Vec<_>>()
+    });
+    found.pop().unwrap_or_else(|| {
+        panic!(
+            "no {prefix}* crate under {}/registry/src: build the workspace once (cargo fetch)",
+            home.display()
+        )
+    })
+}
