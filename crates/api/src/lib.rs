@@ -33,6 +33,7 @@ pub mod error;
 pub mod graph;
 pub mod handle;
 pub mod maintain;
+pub mod models;
 pub mod page;
 pub mod schema;
 pub mod sql;

@@ -74,6 +74,8 @@ enum Command {
     Workspace(cmd::workspace::WorkspaceArgs),
     /// Serve the authenticated HTTP API (loopback only unless --allow-remote).
     Serve(cmd::serve::ServeArgs),
+    /// The local embedding model: install a verified copy, or show its state.
+    Models(cmd::models::ModelsArgs),
 }
 
 fn main() -> ExitCode {
@@ -203,6 +205,7 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Worker(a) => cmd::worker::run(a),
         Command::Workspace(a) => cmd::workspace::run(a, json),
         Command::Serve(a) => cmd::serve::run(a, json),
+        Command::Models(a) => cmd::models::run(a, json),
     }
 }
 

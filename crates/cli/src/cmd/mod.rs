@@ -6,6 +6,7 @@ pub mod gate;
 pub mod graph;
 pub mod index;
 pub mod list;
+pub mod models;
 pub mod query;
 pub mod rebuild;
 pub mod serve;
