@@ -79,7 +79,10 @@ impl Embedder {
                 reason: "hidden_size and num_attention_heads must be positive".into(),
             });
         }
-        if !config.hidden_size.is_multiple_of(config.num_attention_heads) {
+        if !config
+            .hidden_size
+            .is_multiple_of(config.num_attention_heads)
+        {
             return Err(EmbedError::Config {
                 path: config_path,
                 reason: format!(
@@ -154,6 +157,16 @@ impl Embedder {
     /// `Pooling(mean)` + `Normalize`). Tokenizes on all cores, runs
     /// [`BATCH_SIZE`] texts at a time (the matrix products use all cores too).
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batched(texts, BATCH_SIZE)
+    }
+
+    /// [`Embedder::embed`] with `batch_size` texts per forward pass instead of
+    /// [`BATCH_SIZE`] (for measuring; the vectors are the same).
+    pub fn embed_batched(
+        &self,
+        texts: &[&str],
+        batch_size: usize,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -167,7 +180,7 @@ impl Embedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].len());
         let mut out = vec![Vec::new(); texts.len()];
-        for batch in order.chunks(BATCH_SIZE) {
+        for batch in order.chunks(batch_size.max(1)) {
             let rows: Vec<&[u32]> = batch.iter().map(|&i| encodings[i].get_ids()).collect();
             let vectors = self
                 .run_batch(&rows)
