@@ -137,6 +137,11 @@ error_kinds! {
     ConsentRequired = "consent_required", ConsentRequired, 409;
     /// A signal stopped the operation.
     Interrupted = "interrupted", Interrupted, 503;
+    /// No local embedding model is installed (`loci models install`).
+    ModelMissing = "model_missing", NotFound, 412;
+    /// The embedding model's files are not the pinned ones, are damaged, or the source
+    /// given to install is not the model.
+    ModelInvalid = "model_invalid", InvalidInput, 422;
     /// A bug in loci.
     Internal = "internal", Internal, 500;
 }

@@ -35,6 +35,7 @@ pub mod graph;
 pub mod handle;
 pub mod maintain;
 pub mod memory;
+pub mod models;
 pub mod page;
 pub mod picker;
 pub mod remote;

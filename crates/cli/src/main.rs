@@ -82,6 +82,8 @@ enum Command {
     Recall(cmd::memory::RecallArgs),
     /// Read, list, edit, rename, forget, restore, purge, link memories; entities, graph, stats.
     Memory(cmd::memory::MemoryArgs),
+    /// The local embedding model: install a verified copy, or show its state.
+    Models(cmd::models::ModelsArgs),
 }
 
 fn main() -> ExitCode {
@@ -215,6 +217,7 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Remember(a) => cmd::memory::remember(a, ws, json),
         Command::Recall(a) => cmd::memory::recall(a, ws, json),
         Command::Memory(a) => cmd::memory::run(a, ws, json),
+        Command::Models(a) => cmd::models::run(a, json),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod list;
 pub mod mcp;
 pub mod memory;
 mod memory_print;
+pub mod models;
 pub mod query;
 pub mod rebuild;
 pub mod serve;

