@@ -217,10 +217,12 @@ impl From<loci_workspace::CreateError> for ApiError {
             E::NoRoot(_) => ErrorKind::NoRoot,
             E::InvalidSegment { .. } => ErrorKind::InvalidSegment,
             E::InvalidCloneUrl(_) => ErrorKind::InvalidCloneUrl,
+            E::InvalidProjectId(_) => ErrorKind::InvalidInput,
+            E::ProjectConflict(_) => ErrorKind::ProjectConflict,
             E::NotADirectory { .. } => ErrorKind::NotADirectory,
             E::Mkdir { .. } => ErrorKind::Mkdir,
             E::Git { .. } => ErrorKind::Git,
-            E::Registry { .. } => ErrorKind::Storage,
+            E::Registry { .. } | E::RegistryRead(_) => ErrorKind::Storage,
             _ => ErrorKind::Failure,
         };
         let mut out = ApiError::new(kind, e.to_string());

@@ -99,6 +99,10 @@ error_kinds! {
     WorkerKilled = "worker_killed", Failure, 503;
     /// No query with that id is running or queued in the workspace.
     UnknownQuery = "unknown_query", NotFound, 404;
+    /// A project id is already confirmed under another locator, or the locator for
+    /// another project; `detail.reason` is `project_elsewhere` or `locator_taken`.
+    /// Nothing was made or changed.
+    ProjectConflict = "project_conflict", InvalidInput, 409;
     /// A query with that client-chosen id is already running or queued.
     QueryIdInUse = "query_id_in_use", InvalidInput, 409;
     /// A workspace or file cannot be read.

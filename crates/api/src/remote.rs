@@ -66,6 +66,9 @@ pub struct WorkspaceDetail {
     /// The locator it was created under (`managed:NAME`, `mounted:SEGMENT`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locator: Option<String>,
+    /// The project it was confirmed for, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
     /// The lifecycle state: `unavailable`, `unindexed`, `busy`, `indexing`,
     /// `rebuilding`, `drift`, `syncing`, `clean` or `corrupt`.
     pub state: String,
@@ -146,6 +149,7 @@ pub fn describe(id: i64) -> Result<WorkspaceDetail, ApiError> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
         locator: entry.locator.clone(),
+        project_id: entry.project_id.clone(),
         state: status.state.name().to_string(),
         reason: scrub(&status.reason),
         hint: status.hint.as_deref().map(scrub),

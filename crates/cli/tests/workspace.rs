@@ -105,3 +105,49 @@ fn a_file_in_the_way_is_not_a_directory() {
     assert_eq!(code, 5, "{out}");
     assert_eq!(out["error"]["kind"], "not_a_directory");
 }
+
+#[test]
+fn create_for_a_project_is_idempotent_and_the_project_cannot_move() {
+    let env = Env::new();
+    let base = tempfile::tempdir().unwrap();
+    let create = |segment: &str, project: &str| {
+        run(
+            cmd_in(&env, base.path()),
+            &[
+                "workspace",
+                "create",
+                "--mounted",
+                segment,
+                "--project",
+                project,
+            ],
+        )
+    };
+    let (code, first) = create("team/app", "proj-1");
+    assert_eq!(code, 0, "{first}");
+    assert_eq!(first["project_id"], "proj-1", "{first}");
+    let (code, again) = create("team/app", "proj-1");
+    assert_eq!(code, 0, "{again}");
+    assert_eq!(again["confirmed"]["id"], first["confirmed"]["id"]);
+    assert_eq!(again["confirmed"]["changed"], false, "{again}");
+    let (_, listed) = env.json(&["list"]);
+    assert_eq!(listed["workspaces"][0]["project_id"], "proj-1", "{listed}");
+
+    let (code, moved) = create("team/elsewhere", "proj-1");
+    assert_eq!(
+        code,
+        i32::from(loci_api::ErrorKind::ProjectConflict.exit().code()),
+        "{moved}"
+    );
+    assert_eq!(moved["error"]["kind"], "project_conflict", "{moved}");
+    assert!(!base.path().join("team/elsewhere").exists());
+    let (code, bad) = create("team/app", "../x");
+    assert_eq!(
+        code,
+        i32::from(loci_api::ErrorKind::InvalidInput.exit().code()),
+        "{bad}"
+    );
+    assert_eq!(bad["error"]["kind"], "invalid_input", "{bad}");
+    let (_, after) = env.json(&["list"]);
+    assert_eq!(after, listed, "a refused create changed the registry");
+}

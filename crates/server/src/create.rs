@@ -26,7 +26,7 @@ pub enum LocatorBody {
     },
 }
 
-/// The request: where to create the workspace.
+/// The request: where to create the workspace, and for which project.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateWorkspaceRequest {
@@ -39,6 +39,14 @@ pub struct CreateWorkspaceRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 2048))]
     pub clone: Option<String>,
+    /// The caller's project this workspace is for: 1 to 128 of `A-Z a-z 0-9 . _ : -`,
+    /// starting with a letter or digit (else `invalid_input`). One workspace per
+    /// project: the same project and locator again is a no-op (`changed: false`);
+    /// the project under another locator, or the locator for another project, is
+    /// `project_conflict` (409) and nothing is made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = loci_workspace::PROJECT_ID_PATTERN))]
+    pub project_id: Option<String>,
 }
 
 /// What was done in the folder.
@@ -68,6 +76,9 @@ pub struct CreatedWorkspace {
     pub changed: bool,
     /// Unix seconds of the first confirmation.
     pub verified_at: Option<i64>,
+    /// The project it is confirmed for, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
 }
 
 /// The roots this server creates under (`roots.managed`, `roots.base`).
@@ -95,6 +106,9 @@ pub fn create(req: &CreateWorkspaceRequest) -> Result<CreatedWorkspace, ApiError
     };
     if let Some(url) = &req.clone {
         request = request.clone_from(url.clone());
+    }
+    if let Some(id) = &req.project_id {
+        request = request.for_project(id.clone());
     }
     let cfg = loci_api::config(None);
     let created = loci_api::workspaces::create_remote(&roots, &request, &cfg).map_err(|e| {
@@ -137,5 +151,6 @@ fn answer(created: Created) -> Result<CreatedWorkspace, ApiError> {
         created_dir: created.created_dir,
         changed: created.confirmed.changed,
         verified_at: created.confirmed.verified_at,
+        project_id: created.project_id,
     })
 }

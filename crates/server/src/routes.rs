@@ -42,6 +42,9 @@ pub struct WorkspaceSummary {
     /// The locator it was created under (`managed:NAME`, `mounted:SEGMENT`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locator: Option<String>,
+    /// The project it was confirmed for, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
     /// The last component of its root.
     pub name: String,
     /// Files in the index after the last run.
@@ -186,6 +189,7 @@ async fn workspaces() -> Reply<WorkspaceSummaries> {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             locator: e.locator,
+            project_id: e.project_id,
             files: e.files,
             symbols: e.symbols,
             last_indexed_at: e.last_indexed_at,

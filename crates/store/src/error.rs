@@ -60,6 +60,32 @@ pub enum StoreError {
         /// The directory this user may not write.
         dir: PathBuf,
     },
+    /// A project id was asked for under a locator while the registry already has it
+    /// under another one. Nothing was written.
+    #[error(
+        "project {project_id:?} is already confirmed under locator {held_by:?}, not {locator:?}; nothing was changed"
+    )]
+    ProjectElsewhere {
+        /// The project id asked for.
+        project_id: String,
+        /// The locator asked for.
+        locator: String,
+        /// The locator the project already has.
+        held_by: String,
+    },
+    /// A locator (or its folder) is already confirmed for another project. Nothing
+    /// was written.
+    #[error(
+        "locator {locator:?} is already confirmed for project {held_by:?}, not {project_id:?}; nothing was changed"
+    )]
+    LocatorTaken {
+        /// The locator.
+        locator: String,
+        /// The project id asked for.
+        project_id: String,
+        /// The project the locator already belongs to.
+        held_by: String,
+    },
     /// No place for the registry: neither LOCI_HOME, XDG_DATA_HOME nor HOME is set.
     #[error("no data directory: set LOCI_HOME or XDG_DATA_HOME")]
     NoDataDir,
@@ -71,6 +97,16 @@ impl StoreError {
         StoreError::Sqlite {
             path: path.into(),
             source,
+        }
+    }
+
+    /// Whether this is a refusal to bind a project id ([`StoreError::ProjectElsewhere`],
+    /// [`StoreError::LocatorTaken`]), with its stable reason name.
+    pub fn project_conflict(&self) -> Option<&'static str> {
+        match self {
+            StoreError::ProjectElsewhere { .. } => Some("project_elsewhere"),
+            StoreError::LocatorTaken { .. } => Some("locator_taken"),
+            _ => None,
         }
     }
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::invalid;
 use crate::git::GitRun;
-use crate::{ClonePolicy, CreateError};
+use crate::{ClonePolicy, CreateError, ProjectId};
 
 /// Time budget for `git init` / `git clone`.
 pub const GIT_BUDGET: Duration = Duration::from_secs(120);
@@ -40,7 +40,8 @@ pub enum Target {
     },
 }
 
-/// A creation request: `--mounted SEGMENT | --managed NAME`, `[--clone URL]`.
+/// A creation request: `--mounted SEGMENT | --managed NAME`, `[--clone URL]`,
+/// `[--project ID]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRequest {
@@ -49,6 +50,9 @@ pub struct CreateRequest {
     /// Clone this URL into the new folder instead of `git init`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clone_url: Option<String>,
+    /// The caller's project this workspace is for (checked by [`ProjectId::parse`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
 }
 
 impl CreateRequest {
@@ -59,6 +63,7 @@ impl CreateRequest {
                 segment: segment.into(),
             },
             clone_url: None,
+            project_id: None,
         }
     }
 
@@ -67,6 +72,7 @@ impl CreateRequest {
         CreateRequest {
             target: Target::Managed { name: name.into() },
             clone_url: None,
+            project_id: None,
         }
     }
 
@@ -86,6 +92,12 @@ impl CreateRequest {
     /// `--clone URL`.
     pub fn clone_from(mut self, url: impl Into<String>) -> CreateRequest {
         self.clone_url = Some(url.into());
+        self
+    }
+
+    /// `--project ID`: confirm the workspace for this project.
+    pub fn for_project(mut self, project_id: impl Into<String>) -> CreateRequest {
+        self.project_id = Some(project_id.into());
         self
     }
 
@@ -137,6 +149,9 @@ pub struct Created {
     pub created_dir: bool,
     /// The registry confirmation.
     pub confirmed: Confirmed,
+    /// The project the workspace is confirmed for, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
     /// The workspace's real path on this machine. Not serialized.
     #[serde(skip)]
     pub path: PathBuf,
@@ -216,6 +231,22 @@ pub fn create_with(
         .map(|url| options.clone_policy.check(url))
         .transpose()
         .map_err(|e| CreateError::InvalidCloneUrl(Box::new(e)))?;
+    let project_id = request
+        .project_id
+        .as_deref()
+        .map(ProjectId::parse)
+        .transpose()
+        .map_err(CreateError::InvalidProjectId)?;
+    let project = project_id.as_ref().map(ProjectId::as_str);
+    let key = registry_locator(&locator).expect("a parsed locator is reachable");
+    // A project bound elsewhere is refused before anything is made on disk; the
+    // confirmation checks again in its own transaction.
+    registry
+        .check_project(&key, project)
+        .map_err(|source| match source.project_conflict() {
+            Some(_) => CreateError::ProjectConflict(source),
+            None => CreateError::RegistryRead(source),
+        })?;
     let target = roots.resolve(&locator, &options.served)?;
     let segment = target.segment().to_string();
     let root_name = target.root_kind().as_str();
@@ -271,13 +302,9 @@ pub fn create_with(
     // recorded is the one that is contained.
     let after = contain(target.root(), target.segment())?;
     let path = after.real_path().to_path_buf();
-    let key = registry_locator(&locator).expect("a resolved locator is reachable");
     let confirmation = registry
-        .confirm(&path, &key)
-        .map_err(|source| CreateError::Registry {
-            path: path.clone(),
-            source,
-        })?;
+        .confirm_for(&path, &key, project)
+        .map_err(|source| registry_error(source, &path))?;
     Ok(Created {
         locator,
         action,
@@ -287,8 +314,20 @@ pub fn create_with(
             changed: confirmation.changed,
             verified_at: confirmation.entry.verified_at,
         },
+        project_id: confirmation.entry.project_id,
         path,
     })
+}
+
+fn registry_error(source: loci_store::StoreError, path: &std::path::Path) -> CreateError {
+    if source.project_conflict().is_some() {
+        CreateError::ProjectConflict(source)
+    } else {
+        CreateError::Registry {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 fn beneath(e: BeneathError, root: &'static str, segment: &str) -> CreateError {

@@ -10,7 +10,7 @@ use loci_paths::{
 use loci_store::StoreError;
 
 /// Why `create` failed. [`kind`](Self::kind) is one of `no_root`,
-/// `invalid_segment`, `invalid_clone_url`, `not_a_directory`, `mkdir`, `git` (and `registry` when
+/// `invalid_segment`, `invalid_clone_url`, `invalid_project_id`, `project_conflict`, `not_a_directory`, `mkdir`, `git` (and `registry` when
 /// the confirmation could not be written).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -61,6 +61,16 @@ pub enum CreateError {
         /// The exit status or spawn error, and the tail of git's stderr.
         message: String,
     },
+    /// The project id breaks its rule (checked before anything is made).
+    #[error("invalid project id ({kind}): {0}", kind = .0.kind())]
+    InvalidProjectId(crate::ProjectIdError),
+    /// The project id is confirmed under another locator, or the locator for another
+    /// project (checked before anything is made, and again by the confirmation).
+    #[error(transparent)]
+    ProjectConflict(StoreError),
+    /// The registry could not be read before anything was made.
+    #[error("the registry could not be checked; nothing was created: {0}")]
+    RegistryRead(StoreError),
     /// The workspace exists but the registry could not record it.
     #[error("workspace created at {path:?} but not confirmed in the registry: {source}")]
     Registry {
@@ -79,10 +89,12 @@ impl CreateError {
             Self::NoRoot(_) => "no_root",
             Self::InvalidSegment { .. } => "invalid_segment",
             Self::InvalidCloneUrl(_) => "invalid_clone_url",
+            Self::InvalidProjectId(_) => "invalid_project_id",
+            Self::ProjectConflict(_) => "project_conflict",
             Self::NotADirectory { .. } => "not_a_directory",
             Self::Mkdir { .. } => "mkdir",
             Self::Git { .. } => "git",
-            Self::Registry { .. } => "registry",
+            Self::Registry { .. } | Self::RegistryRead(_) => "registry",
         }
     }
 
@@ -93,6 +105,8 @@ impl CreateError {
             Self::NoRoot(e) => Some(e.kind()),
             Self::InvalidSegment { reason, .. } => Some(reason),
             Self::InvalidCloneUrl(e) => Some(e.kind()),
+            Self::InvalidProjectId(e) => Some(e.kind()),
+            Self::ProjectConflict(e) => e.project_conflict(),
             Self::Mkdir { source, .. } => Some(source.kind()),
             _ => None,
         }
@@ -106,6 +120,8 @@ impl CreateError {
             Self::NoRoot(_)
                 | Self::InvalidSegment { .. }
                 | Self::InvalidCloneUrl(_)
+                | Self::InvalidProjectId(_)
+                | Self::ProjectConflict(_)
                 | Self::NotADirectory { .. }
         )
     }
@@ -115,7 +131,7 @@ impl CreateError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             _ if self.is_refusal() => ExitCode::InvalidInput,
-            Self::Registry { .. } => ExitCode::Storage,
+            Self::Registry { .. } | Self::RegistryRead(_) => ExitCode::Storage,
             _ => ExitCode::Failure,
         }
     }
@@ -133,6 +149,14 @@ impl CreateError {
             }
             Self::InvalidCloneUrl(_) => Some(
                 "give an https://, ssh:// or user@host:path URL without credentials".to_owned(),
+            ),
+            Self::InvalidProjectId(_) => Some(
+                "give 1 to 128 of A-Z a-z 0-9 . _ : -, starting with a letter or a digit"
+                    .to_owned(),
+            ),
+            Self::ProjectConflict(_) => Some(
+                "a project has one workspace: ask for it under the locator it already has, or use another project id"
+                    .to_owned(),
             ),
             _ => None,
         }

@@ -28,8 +28,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Failures name one of `no_root`, `invalid_segment`, `not_a_directory`,
-//! `mkdir`, `git` (plus `registry` when the confirmation cannot be written);
+//! A request may carry the caller's project id ([`ProjectId`]); the registry binds
+//! one project to one locator, so the same create asked again is a no-op and a
+//! project asked for elsewhere is refused before anything is made.
+//!
+//! Failures name one of `no_root`, `invalid_segment`, `invalid_clone_url`,
+//! `invalid_project_id`, `project_conflict`, `not_a_directory`, `mkdir`, `git` (plus `registry` when the confirmation cannot be written);
 //! see [`CreateError`]. The rules themselves are in `docs/paths.md`.
 
 #![deny(missing_docs)]
@@ -39,6 +43,7 @@ mod create;
 mod error;
 mod git;
 mod ls;
+mod project_id;
 
 pub use clone_url::{
     ClonePolicy, CloneScheme, CloneUrl, CloneUrlError, MAX_URL_BYTES, REMOTE_EXTRA_SCHEMES,
@@ -51,3 +56,4 @@ pub use create::{
 pub use error::{CreateError, ListError};
 pub use git::ALLOWED_PROTOCOLS;
 pub use ls::ls;
+pub use project_id::{MAX_PROJECT_ID, PROJECT_ID_PATTERN, ProjectId, ProjectIdError};

@@ -336,3 +336,47 @@ fn ls_lists_directories_under_a_root_and_never_outside() {
     assert_eq!(err.kind(), "no_root");
     assert!(err.to_string().contains("LOCI_MANAGED_ROOT"));
 }
+
+#[test]
+fn a_project_bound_to_one_folder_is_refused_for_another_before_anything_is_made() {
+    let env = Env::new();
+    let first = env
+        .create(&CreateRequest::mounted("team/app").for_project("proj-1"))
+        .unwrap();
+    assert_eq!(first.project_id.as_deref(), Some("proj-1"));
+    let again = env
+        .create(&CreateRequest::mounted("team/app").for_project("proj-1"))
+        .unwrap();
+    assert_eq!(again.confirmed.id, first.confirmed.id);
+    assert!(!again.confirmed.changed);
+    assert_eq!(again.confirmed.verified_at, first.confirmed.verified_at);
+
+    let before = env.registry.list().unwrap();
+    let err = env
+        .create(&CreateRequest::mounted("team/other").for_project("proj-1"))
+        .unwrap_err();
+    assert!(matches!(err, CreateError::ProjectConflict(_)), "{err}");
+    assert_eq!(err.reason(), Some("project_elsewhere"));
+    assert!(!env.path("base/team/other").exists(), "the folder was made");
+    let err = env
+        .create(&CreateRequest::mounted("team/app").for_project("proj-2"))
+        .unwrap_err();
+    assert_eq!(err.reason(), Some("locator_taken"), "{err}");
+    assert_eq!(env.registry.list().unwrap(), before);
+}
+
+#[test]
+fn a_hostile_project_id_is_refused_before_anything_is_made() {
+    let env = Env::new();
+    for hostile in ["", "../x", "a/b", "..", "a b", "a\0b", "ünï"] {
+        let err = env
+            .create(&CreateRequest::managed("w1").for_project(hostile))
+            .unwrap_err();
+        assert!(
+            matches!(err, CreateError::InvalidProjectId(_)),
+            "{hostile:?}: {err}"
+        );
+    }
+    assert!(!env.path("managed/w1").exists());
+    assert!(env.registry.list().unwrap().is_empty());
+}

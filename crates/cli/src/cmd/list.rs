@@ -44,13 +44,17 @@ pub fn run(args: ListArgs, json: bool) -> Result<(), ApiError> {
 
 fn print_entry(e: &WorkspaceEntry) {
     println!(
-        "{}  files={} symbols={}{}",
+        "{}  files={} symbols={}{}{}",
         e.root,
         e.files.map_or("-".into(), |n| n.to_string()),
         e.symbols.map_or("-".into(), |n| n.to_string()),
         e.locator
             .as_ref()
             .map(|l| format!("  ({l})"))
+            .unwrap_or_default(),
+        e.project_id
+            .as_ref()
+            .map(|p| format!("  project={p}"))
             .unwrap_or_default()
     );
 }

@@ -33,6 +33,10 @@ struct CreateArgs {
     /// Clone this repository into the new folder instead of `git init`.
     #[arg(long, value_name = "URL")]
     clone: Option<String>,
+    /// Confirm the workspace for this project id (1-128 of A-Z a-z 0-9 . _ : -): one
+    /// workspace per project; asking again is a no-op, elsewhere a `project_conflict`.
+    #[arg(long, value_name = "ID")]
+    project: Option<String>,
 }
 
 #[derive(Args)]
@@ -63,6 +67,9 @@ fn create(roots: &Roots, args: CreateArgs, json: bool) -> Result<(), ApiError> {
     };
     if let Some(url) = args.clone {
         request = request.clone_from(url);
+    }
+    if let Some(id) = args.project {
+        request = request.for_project(id);
     }
     let created = loci_api::workspaces::create(roots, &request)?;
     if json {

@@ -155,7 +155,7 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     "outline" => json!({"file": "src/lib.rs"}),
                     "search" => json!({"pattern": "parse"}),
                     "create_workspace" => {
-                        json!({"locator": {"kind": "mounted", "segment": "made/here"}})
+                        json!({"locator": {"kind": "mounted", "segment": "made/here"}, "project_id": "walk-1"})
                     }
                     "rebuild_workspace" => json!({"consent": false}),
                     "fs" => json!({"kind": "mounted"}),
