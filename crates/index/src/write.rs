@@ -2,7 +2,7 @@
 //! transactions, marking the files whose edges the change made stale in the same
 //! transaction (so a crash never loses the need to re-resolve them).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use rusqlite::{Transaction, params};
 
@@ -44,6 +44,21 @@ pub(crate) fn write_parsed(
     mut touched_names: Option<&mut HashSet<String>>,
     search_terms: Option<&mut TermsBuilder>,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
+    if let Some(names) = touched_names.as_deref_mut()
+        && file.lang == crate::Lang::Rust
+    {
+        let new = file
+            .facts
+            .imports
+            .iter()
+            .map(|i| (i.module.clone(), i.name.clone(), i.alias.clone()))
+            .collect();
+        let old = match existing {
+            Some(id) => rust_uses(tx, id)?,
+            None => BTreeSet::new(),
+        };
+        reexports_changed(tx, &old, &new, names)?;
+    }
     let (file_id, mut old) = match existing {
         Some(id) => {
             let old = old_symbols(tx, id)?;
@@ -229,6 +244,8 @@ pub(crate) fn remove_file(
     touched_names: &mut HashSet<String>,
 ) -> rusqlite::Result<()> {
     collect_names(tx, id, touched_names)?;
+    let uses = rust_uses(tx, id)?;
+    reexports_changed(tx, &uses, &BTreeSet::new(), touched_names)?;
     clear_file(tx, id)?;
     tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
         .execute([id])?;
@@ -287,6 +304,49 @@ pub(crate) fn replace_counts<'k>(
     )?;
     for (key, n) in counts {
         insert.execute(params![file_id, what, key, n])?;
+    }
+    Ok(())
+}
+
+/// A Rust file's `use`s as (module, name, alias); none for a file in another language.
+type Uses = BTreeSet<(String, Option<String>, Option<String>)>;
+
+fn rust_uses(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<Uses> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id
+         WHERE i.file_id = ?1 AND f.lang = ?2",
+    )?;
+    stmt.query_map(params![file_id, crate::Lang::Rust.name()], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+    })?
+    .collect()
+}
+
+/// A Rust file's `use`s are what it re-exports to the paths of other files (`pub use
+/// sync::run` in `lib.rs` is what `my_crate::run()` resolves through): the names a
+/// changed `use` binds go into `touched_names`, and a changed glob `use`, which can
+/// bring in any name, marks every Rust file.
+fn reexports_changed(
+    tx: &Transaction<'_>,
+    old: &Uses,
+    new: &Uses,
+    touched_names: &mut HashSet<String>,
+) -> rusqlite::Result<()> {
+    let mut glob = false;
+    for (_, name, alias) in old.symmetric_difference(new) {
+        match (alias, name.as_deref()) {
+            (Some(alias), _) => {
+                touched_names.insert(alias.clone());
+            }
+            (None, None | Some("*")) => glob = true,
+            (None, Some(name)) => {
+                touched_names.insert(name.to_string());
+            }
+        }
+    }
+    if glob {
+        tx.prepare_cached("UPDATE files SET resolved = 0 WHERE resolved = 1 AND lang = ?1")?
+            .execute([crate::Lang::Rust.name()])?;
     }
     Ok(())
 }

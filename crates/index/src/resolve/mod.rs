@@ -15,6 +15,7 @@
 //! `CONTAINS` edges are not resolution's: they depend on one file alone and are written
 //! with its symbols (`write.rs`).
 
+mod rust_paths;
 mod store;
 mod table;
 
@@ -62,6 +63,8 @@ pub(crate) struct SymbolTable {
     /// Files by the last component of their module path and of their directory,
     /// so an import looks at a handful of files, not all of them.
     by_last_component: HashMap<String, Vec<i64>>,
+    /// Rust's module graph: crates, module files and their `use`s.
+    rust: rust_paths::RustModules,
 }
 
 struct RefRow {
@@ -136,7 +139,30 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         .unwrap_or_default();
     // IMPORTS: to each file the module names, and to the named symbol when found there.
     let mut imported_files: Vec<ImportedModule<'_>> = Vec::new();
+    let is_rust = table.rust.paths.contains_key(&f.file_id);
     for imp in &f.imports {
+        // Rust: the module graph names the module or the definition itself.
+        if let Some((files, dst)) = is_rust.then(|| table.rust_import(f.file_id, imp)).flatten() {
+            for (&file, &dst_symbol) in files.iter().zip(&dst) {
+                if file != f.file_id {
+                    edges.push(Edge {
+                        kind: EdgeKind::Imports,
+                        src_symbol: None,
+                        dst_file: Some(file),
+                        dst_symbol,
+                        confidence: Confidence::Import,
+                        line: imp.line,
+                    });
+                }
+            }
+            imported_files.push((
+                imp.name.as_deref(),
+                imp.alias.as_deref(),
+                module_segments(&imp.module),
+                files,
+            ));
+            continue;
+        }
         let mut files = table.files_for_module(&imp.module, imp.name.as_deref());
         // `import a.b.C` where the module is a package of several files: the files that
         // define `C`, when any does.
@@ -347,6 +373,17 @@ impl<'a> Ctx<'a> {
                 return one(s, Confidence::Exact);
             }
         }
+        // Rust paths through the module graph (`crate::a::f()`, `loci_index::run()`,
+        // `graph::Graph`): the definition the path names, re-exports followed.
+        if let Some(q) = qualifier.filter(|q| *q != "Self" && !q.contains(['.', '(', '<']))
+            && self.table.rust.paths.contains_key(&self.file_id)
+            && let Some(module) = self.table.rust.module(self.file_id, q)
+        {
+            let found = self.table.rust.item(self.table, module, name, wanted);
+            if !found.is_empty() {
+                return found.into_iter().map(|s| (s, Confidence::Exact)).collect();
+            }
+        }
         // 3 (before 2 when written): a qualifier that matches the qualified name, or the
         // module (file) the candidate lives in (`parser::run()`, `utils.helper()`).
         if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
@@ -431,6 +468,40 @@ impl<'a> Ctx<'a> {
                 .collect();
         }
         Vec::new()
+    }
+}
+
+impl SymbolTable {
+    /// A Rust `use` through the module graph: the files it reaches, each with the
+    /// definition it names there (none for a module or a glob). `None` when the path
+    /// cannot be followed through the workspace's files (`std::..`, an inline module).
+    fn rust_import(&self, file: i64, imp: &ImportRow) -> Option<(Vec<i64>, Vec<Option<i64>>)> {
+        let module = if imp.module.is_empty() {
+            self.rust.module(file, imp.name.as_deref()?)?
+        } else {
+            self.rust.module(file, &imp.module)?
+        };
+        let name = match imp.name.as_deref() {
+            None | Some("*") | Some("self") => return Some((vec![module], vec![None])),
+            Some(_) if imp.module.is_empty() => return Some((vec![module], vec![None])),
+            Some(name) => name,
+        };
+        if let Some(child) = self.rust.module(module, &format!("self::{name}")) {
+            return Some((vec![child], vec![None]));
+        }
+        let found = self.rust.item(self, module, name, &|_| true);
+        if found.is_empty() {
+            return None;
+        }
+        let mut files = Vec::new();
+        let mut dst = Vec::new();
+        for s in found {
+            if !files.contains(&s.file_id) {
+                files.push(s.file_id);
+                dst.push(Some(s.id));
+            }
+        }
+        Some((files, dst))
     }
 }
 

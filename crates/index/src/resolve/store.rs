@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::rust_paths::Use;
 use super::table::{ImportPattern, file_lookup_keys, import_lookup_keys};
 use super::{
     BaseRow, Confidence, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable,
@@ -157,6 +158,21 @@ pub(crate) fn load_table(
     names: Option<&[&str]>,
 ) -> rusqlite::Result<SymbolTable> {
     let mut table = TableBuilder::default();
+    table.set_crates(crate::crates::load(conn)?);
+    // Every Rust file's `use`s, for following re-exports; an aliased one (`pub use
+    // a::X as Y`) makes the original name needed too.
+    let uses = load_rust_uses(conn)?;
+    let expanded;
+    let names = match names {
+        Some(names) => {
+            expanded = with_reexported_names(names, &uses);
+            Some(expanded.as_slice())
+        }
+        None => None,
+    };
+    for (file_id, u) in &uses {
+        table.add_use(*file_id, u.clone());
+    }
     if names.is_none() {
         let mut stmt =
             conn.prepare("SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols")?;
@@ -182,6 +198,43 @@ pub(crate) fn load_table(
         table.add_file(id, &path);
     }
     Ok(table.build())
+}
+
+fn load_rust_uses(conn: &Connection) -> rusqlite::Result<Vec<(i64, Use)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT i.file_id, i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id
+         WHERE f.lang = ?1 ORDER BY i.id",
+    )?;
+    stmt.query_map([crate::Lang::Rust.name()], |r| {
+        Ok((
+            r.get(0)?,
+            Use {
+                module: r.get(1)?,
+                name: r.get(2)?,
+                alias: r.get(3)?,
+            },
+        ))
+    })?
+    .collect()
+}
+
+/// `names` and the names they stand for through aliased `use`s, to a fixpoint: what a
+/// lookup that follows re-exports can ask the table for.
+fn with_reexported_names<'n>(names: &[&'n str], uses: &'n [(i64, Use)]) -> Vec<&'n str> {
+    let mut all: std::collections::BTreeSet<&str> = names.iter().copied().collect();
+    loop {
+        let before = all.len();
+        for (_, u) in uses {
+            if let (Some(alias), Some(name)) = (u.alias.as_deref(), u.name.as_deref())
+                && all.contains(alias)
+            {
+                all.insert(name);
+            }
+        }
+        if all.len() == before {
+            return all.into_iter().collect();
+        }
+    }
 }
 
 fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
