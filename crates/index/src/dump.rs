@@ -98,13 +98,14 @@ fn reference_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
                 None => None,
             };
             lines.push(format!(
-                "ref | {path} | {} | {} | {} | {} | {} | {}",
+                "ref | {path} | {} | {} | {} | {} | {} | {} | {}",
                 r.name,
                 r.qualifier.unwrap_or("-"),
                 r.kind.name(),
                 r.line,
                 r.col,
-                from.as_deref().unwrap_or("-")
+                from.as_deref().unwrap_or("-"),
+                r.receiver.unwrap_or("-")
             ));
         }
     }

@@ -44,6 +44,9 @@ pub(crate) fn write_parsed(
     mut touched_names: Option<&mut HashSet<String>>,
     search_terms: Option<&mut TermsBuilder>,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
+    if let Some(names) = touched_names.as_deref_mut() {
+        bases_changed(tx, file, existing, names)?;
+    }
     if let Some(names) = touched_names.as_deref_mut()
         && file.lang == crate::Lang::Rust
     {
@@ -304,6 +307,34 @@ pub(crate) fn replace_counts<'k>(
     )?;
     for (key, n) in counts {
         insert.execute(params![file_id, what, key, n])?;
+    }
+    Ok(())
+}
+
+/// A type's bases decide which members a receiver of that type reaches: the subjects
+/// whose bases the file changes go into `touched_names` (files whose references have
+/// such a receiver use that name).
+fn bases_changed(
+    tx: &Transaction<'_>,
+    file: &Parsed,
+    existing: Option<i64>,
+    touched_names: &mut HashSet<String>,
+) -> rusqlite::Result<()> {
+    let new: BTreeSet<(String, String)> = file
+        .facts
+        .bases
+        .iter()
+        .map(|b| (b.subject.clone(), b.name.clone()))
+        .collect();
+    let old: BTreeSet<(String, String)> = match existing {
+        Some(id) => tx
+            .prepare_cached("SELECT subject, name FROM bases WHERE file_id = ?1")?
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?,
+        None => BTreeSet::new(),
+    };
+    for (subject, _) in old.symmetric_difference(&new) {
+        touched_names.insert(subject.clone());
     }
     Ok(())
 }

@@ -703,3 +703,47 @@ fn crate_renames_reexport_changes_and_new_module_files_equal_fresh_index() {
         &["core/src/engine.rs:begin", "core/src/tools.rs:run"],
     );
 }
+
+#[test]
+fn a_receiver_types_changed_bases_equal_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let rt = |bases: &str| {
+        format!(
+            "pub struct Handle;\npub struct Other;\nimpl Handle {{ pub fn current() -> Handle {{ Handle }} }}\n\
+             impl Other {{ pub fn spawn_it(&self) {{}} }}\npub trait Spawn {{ fn spawn_it(&self) {{}} }}\n{bases}"
+        )
+    };
+    write_tree(
+        root,
+        &[
+            ("src/lib.rs", "mod rt;\nmod user;\n"),
+            ("src/rt.rs", &rt("impl Spawn for Handle {}\n")),
+            (
+                "src/user.rs",
+                "pub fn go() {\n    let h = crate::rt::Handle::current();\n    h.spawn_it();\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    let spawn_edges = |root: &std::path::Path| -> Vec<String> {
+        let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+        conn.prepare(
+            "SELECT d.qualified_name FROM edges e JOIN symbols d ON d.id = e.dst_symbol
+             WHERE e.kind = 'CALLS' AND d.name = 'spawn_it'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    // Only the trait Handle implements, never Other's method of the same name.
+    assert_eq!(spawn_edges(root), ["Spawn::spawn_it"]);
+    write_tree(root, &[("src/rt.rs", &rt(""))]);
+    assert!(index(root).wrote);
+    if let Some(diff) = differs_from_fresh(root) {
+        panic!("after removing the trait impl:\n{diff}");
+    }
+    assert_eq!(spawn_edges(root), Vec::<String>::new());
+}

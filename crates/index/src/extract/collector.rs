@@ -45,6 +45,8 @@ pub(crate) struct Collector<'s> {
     field: Option<FieldId>,
     /// The language's `name` field.
     name_field: Option<FieldId>,
+    /// Receiver types: what the file says about the types of names (see [`receivers`](super::receivers)).
+    types: super::receivers::Types,
 }
 
 /// Longest qualifier kept for a reference or base (`a.b(c).d` chains can be long), in bytes.
@@ -66,6 +68,7 @@ impl<'s> Collector<'s> {
             spare_levels: Vec::new(),
             field: None,
             name_field: tree.language().field_id_for_name("name"),
+            types: super::receivers::Types::default(),
         }
     }
 
@@ -106,6 +109,30 @@ impl<'s> Collector<'s> {
     /// The innermost enclosing definition, if any.
     pub(crate) fn current_symbol(&self) -> Option<u32> {
         self.scopes.iter().rev().find_map(|s| s.symbol)
+    }
+
+    /// The enclosing definitions, innermost first.
+    pub(crate) fn enclosing_symbols(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.scopes.iter().rev().filter_map(|s| s.symbol).map(Some)
+    }
+
+    /// The name of the innermost enclosing type (a class, a struct, an `impl` block).
+    pub(crate) fn enclosing_type(&self) -> Option<&str> {
+        self.scopes.iter().rev().find_map(|s| match s.symbol {
+            None => Some(s.name.as_str()),
+            Some(i) => {
+                let sym = &self.facts.symbols[i as usize];
+                sym.kind.is_type().then_some(sym.name.as_str())
+            }
+        })
+    }
+
+    pub(super) fn types(&self) -> &super::receivers::Types {
+        &self.types
+    }
+
+    pub(super) fn types_mut(&mut self) -> &mut super::receivers::Types {
+        &mut self.types
     }
 
     /// The last definition recorded in this file with this name and a type-like kind.
@@ -221,6 +248,7 @@ impl<'s> Collector<'s> {
             return;
         }
         let pos = node.start_position();
+        let receiver = qualifier.and_then(|q| self.receiver_of(q));
         self.facts.refs.push(Reference {
             name: name.to_string(),
             // Whitespace collapsed and capped here, whatever the visitor passed.
@@ -231,6 +259,7 @@ impl<'s> Collector<'s> {
             line: pos.row as u32 + 1,
             col: pos.column as u32 + 1,
             from: self.current_symbol(),
+            receiver,
         });
     }
 

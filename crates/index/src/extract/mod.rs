@@ -19,6 +19,7 @@ mod kotlin;
 mod parser;
 mod php;
 mod python;
+mod receivers;
 mod ruby;
 mod rust;
 mod swift;
@@ -227,6 +228,11 @@ pub struct Reference {
     pub col: u32,
     /// Index in [`FileFacts::symbols`] of the innermost enclosing definition.
     pub from: Option<u32>,
+    /// The type of the qualifier, when the file says it (`x` in `x.m()` after `let x =
+    /// Engine::new()`, a parameter `x: &Engine`, a Go receiver `(e *Engine)`): the name
+    /// of the type (`Engine`), so that only its members (and its bases') are linked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
 }
 
 /// One imported name.

@@ -116,6 +116,10 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             import_names(c, node, Some("__future__"));
             Action::Skip
         }
+        "typed_parameter" | "typed_default_parameter" | "assignment" => {
+            super::receivers::python(c, node);
+            Action::Descend
+        }
         _ => Action::Descend,
     }
 }

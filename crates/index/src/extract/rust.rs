@@ -59,6 +59,10 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         // Macro arguments and bodies are flat tokens to tree-sitter (no calls or types to
         // find), and string literals and comments hold none either: not walked.
+        "parameter" | "let_declaration" | "field_declaration" => {
+            super::receivers::rust(c, node);
+            return Action::Descend;
+        }
         "token_tree" | "string_literal" | "raw_string_literal" | "line_comment"
         | "block_comment" => return Action::Skip,
         _ => return Action::Descend,

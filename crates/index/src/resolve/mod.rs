@@ -33,6 +33,9 @@ use table::module_segments;
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
 
+/// Most types (a receiver's and its bases') looked through for a member.
+const MAX_BASE_TYPES: usize = 16;
+
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
 
@@ -65,6 +68,9 @@ pub(crate) struct SymbolTable {
     by_last_component: HashMap<String, Vec<i64>>,
     /// Rust's module graph: crates, module files and their `use`s.
     rust: rust_paths::RustModules,
+    /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
+    /// receiver of that type also has.
+    bases: HashMap<String, Vec<String>>,
 }
 
 struct RefRow {
@@ -74,6 +80,8 @@ struct RefRow {
     /// A call (else a type use).
     is_call: bool,
     line: i64,
+    /// The qualifier's type, when the file says it.
+    receiver: Option<String>,
 }
 
 struct ImportRow {
@@ -217,15 +225,18 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         let qualifier = r.qualifier.as_deref();
         let by_caller = qualifier
             .is_some_and(|q| SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1));
+        let receiver = r.receiver.as_deref();
         let key = (
             r.name.as_str(),
             qualifier,
             is_call,
             r.from.filter(|_| by_caller),
+            receiver,
         );
-        let targets = memo
-            .entry(key)
-            .or_insert_with(|| ctx.resolve(&r.name, qualifier, r.from, &wanted));
+        let targets = memo.entry(key).or_insert_with(|| match receiver {
+            Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
+            _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
+        });
         unresolved_refs += u32::from(targets.is_empty());
         for &(dst, confidence) in targets.iter() {
             edges.push(Edge {
@@ -284,8 +295,8 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
 }
 
 /// A reference as far as its resolution depends on it: name, qualifier, call or type
-/// use, and the caller (only for `self.n`).
-type RefKey<'a> = (&'a str, Option<&'a str>, bool, Option<i64>);
+/// use, the caller (only for `self.n`) and the receiver's type.
+type RefKey<'a> = (&'a str, Option<&'a str>, bool, Option<i64>, Option<&'a str>);
 
 /// One import of the file being resolved: (imported name, alias, module segments,
 /// files the module names).
@@ -306,6 +317,82 @@ const SELF_QUALIFIERS: &[&str] = &[
 ];
 
 impl<'a> Ctx<'a> {
+    /// `x.name` where the file says `x` is a `ty`: only members of `ty` or of its bases
+    /// (followed by name, a few levels up) are candidates; same-named members of other
+    /// types are never linked. Rust paths (`module::f()`) keep their own rule first.
+    fn resolve_on(
+        &self,
+        ty: &str,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        // A type the workspace does not define (`Vec`, a generic parameter): its members
+        // are unknown here, so the name-based rules decide. So do an interface's or a
+        // trait's: a call through one reaches its implementations (Go's are not even
+        // declared).
+        let concrete = self.table.by_name.get(ty).is_some_and(|defs| {
+            defs.iter().any(|s| s.kind.is_type())
+                && !defs
+                    .iter()
+                    .any(|s| matches!(s.kind, SymbolKind::Trait | SymbolKind::Interface))
+        });
+        if !concrete {
+            return self.resolve(name, qualifier, from, wanted);
+        }
+        let Some(all) = self.table.by_name.get(name) else {
+            return Vec::new();
+        };
+        let mut types = vec![ty];
+        let mut i = 0;
+        while i < types.len() && types.len() < MAX_BASE_TYPES {
+            if let Some(bases) = self.table.bases.get(types[i]) {
+                for b in bases {
+                    if !types.contains(&b.as_str()) {
+                        types.push(b);
+                    }
+                }
+            }
+            i += 1;
+        }
+        // The nearest type that has the member wins (an override hides its base's).
+        for t in &types {
+            let members: Vec<&Sym> = all
+                .iter()
+                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, t, name))
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            // Several types of that name (in other files or crates): the one in this
+            // file, else the ones this file imports, else all of them by name.
+            if members.len() == 1 {
+                return vec![(members[0], Confidence::Exact)];
+            }
+            if let Some(s) = members.iter().find(|s| s.file_id == self.file_id) {
+                return vec![(s, Confidence::Exact)];
+            }
+            let imported: Vec<&Sym> = members
+                .iter()
+                .copied()
+                .filter(|s| {
+                    self.imports
+                        .iter()
+                        .any(|(_, _, _, files)| files.contains(&s.file_id))
+                })
+                .collect();
+            if !imported.is_empty() {
+                return imported
+                    .into_iter()
+                    .map(|s| (s, Confidence::Import))
+                    .collect();
+            }
+            return members.into_iter().map(|s| (s, Confidence::Name)).collect();
+        }
+        Vec::new()
+    }
+
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
     /// (`src/parser.rs` → `parser`).
     fn in_module(&self, sym: &Sym, module: &str) -> bool {
@@ -395,10 +482,12 @@ impl<'a> Ctx<'a> {
                 return one(matching[0], Confidence::Exact);
             }
         }
-        // 2. same file.
+        // 2. same file, for an unqualified or `self.`-style call only: `x.m()` on a
+        // receiver of unknown type is no more likely this file's `m` than another's.
+        let on_other = qualifier_last.is_some_and(|q| !SELF_QUALIFIERS.contains(&q));
         let same_file: Vec<&&Sym> = candidates
             .iter()
-            .filter(|s| s.file_id == self.file_id)
+            .filter(|s| s.file_id == self.file_id && !on_other)
             .collect();
         if let Some(s) = same_file.first() {
             return one(s, Confidence::Exact);

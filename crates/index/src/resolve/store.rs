@@ -96,6 +96,7 @@ pub(crate) fn load_inputs(
                         qualifier: r.qualifier.map(str::to_string),
                         is_call: r.kind == RefKind::Call,
                         line: i64::from(r.line),
+                        receiver: r.receiver.map(str::to_string),
                     })
                     .collect(),
                 None => Vec::new(),
@@ -139,6 +140,7 @@ pub(crate) fn needed_names(inputs: &[FileInputs]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for f in inputs {
         names.extend(f.refs.iter().map(|r| r.name.as_str()));
+        names.extend(f.refs.iter().filter_map(|r| r.receiver.as_deref()));
         names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
         names.extend(
             f.bases
@@ -172,6 +174,11 @@ pub(crate) fn load_table(
     };
     for (file_id, u) in &uses {
         table.add_use(*file_id, u.clone());
+    }
+    let mut stmt = conn.prepare_cached("SELECT subject, name FROM bases")?;
+    for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
+        let (subject, name) = row?;
+        table.add_base(subject, name);
     }
     if names.is_none() {
         let mut stmt =

@@ -16,9 +16,15 @@ pub(crate) struct TableBuilder {
     files: HashMap<i64, FileInfo>,
     by_last_component: HashMap<String, Vec<i64>>,
     rust: RustModules,
+    bases: HashMap<String, Vec<String>>,
 }
 
 impl TableBuilder {
+    /// Records that type `subject` has the base `name`.
+    pub(super) fn add_base(&mut self, subject: String, name: String) {
+        self.bases.entry(subject).or_default().push(name);
+    }
+
     /// Sets the workspace's Rust crates (from its `Cargo.toml` files).
     pub(crate) fn set_crates(&mut self, crates: CrateMap) {
         self.rust.crates = crates;
@@ -68,6 +74,9 @@ impl TableBuilder {
             own.push(sym.clone());
             self.add_symbol(s.name, sym);
         }
+        for b in &facts.bases {
+            self.add_base(b.subject.clone(), b.name.clone());
+        }
         if path.ends_with(".rs") {
             for i in &facts.imports {
                 self.add_use(
@@ -92,6 +101,7 @@ impl TableBuilder {
                     qualifier: r.qualifier,
                     is_call: r.kind == RefKind::Call,
                     line: i64::from(r.line),
+                    receiver: r.receiver,
                 })
                 .collect(),
             imports: facts
@@ -125,7 +135,12 @@ impl TableBuilder {
             files,
             by_last_component,
             rust,
+            mut bases,
         } = self;
+        for names in bases.values_mut() {
+            names.sort_unstable();
+            names.dedup();
+        }
         // Symbol ids differ between an incremental and a fresh index: order candidates by
         // where they are, so every choice below is the same for the same tree.
         for defs in by_name.values_mut() {
@@ -143,6 +158,7 @@ impl TableBuilder {
             files,
             by_last_component,
             rust,
+            bases,
         }
     }
 }

@@ -1,0 +1,355 @@
+//! Receiver types, lite: what a file says about the type of a name, so that `x.m()`
+//! records `m` with `x`'s type ([`Reference::receiver`](super::Reference::receiver)) and
+//! resolution links only that type's `m`.
+//!
+//! Only what is written in the file counts: parameters and variables with a declared
+//! type (`x: &Engine`, `x *Engine`, `x: Queue`), a Go method's receiver, struct fields
+//! with a declared type, and constructors (`let x = Engine::new()`, `Engine { .. }`,
+//! `x := &Engine{}`, `x = Queue()`, `self.q = Queue()`). A name is bound in the
+//! innermost enclosing definition; a field in the enclosing type. One level of field
+//! is followed (`self.router.add()`, `e.router.add()`); anything longer, or the return
+//! type of a call, is unknown.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::Collector;
+use super::collector::{split_qualified, strip_generics};
+
+/// The types a file's names are bound to so far.
+#[derive(Default)]
+pub(crate) struct Types {
+    /// (enclosing definition, name) → type name.
+    vars: HashMap<(Option<u32>, String), String>,
+    /// (type name, field) → type name.
+    fields: HashMap<(String, String), String>,
+}
+
+/// Wrappers whose methods are their content's (through `Deref`): `Arc<Engine>` is an `Engine` receiver.
+const DEREF_WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Pin"];
+
+/// The type name a written type stands for as a receiver (`&mut Engine`, `*gin.Engine`,
+/// `Arc<Handle>`, `Optional[Queue]` is none), if it is a plain named type.
+pub(crate) fn type_name(written: &str) -> Option<&str> {
+    let mut t = written.trim();
+    loop {
+        let before = t;
+        for prefix in ["&", "*", "mut ", "dyn ", "impl ", "const ", "'static "] {
+            t = t.strip_prefix(prefix).unwrap_or(t).trim_start();
+        }
+        if t.starts_with('\'') {
+            // A lifetime: `&'a T`.
+            t = t.split_once(' ').map_or("", |(_, rest)| rest).trim_start();
+        }
+        if t == before {
+            break;
+        }
+    }
+    let head = strip_generics(t);
+    let (_, last) = split_qualified(head);
+    if DEREF_WRAPPERS.contains(&last)
+        && let (Some(open), Some(close)) = (t.find('<'), t.rfind('>'))
+        && open < close
+    {
+        let inner = &t[open + 1..close];
+        if !inner.contains(',') {
+            return type_name(inner);
+        }
+    }
+    let name = last.trim_end_matches('?');
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
+        && !name.starts_with(|ch: char| ch.is_ascii_digit());
+    plain.then_some(name)
+}
+
+impl Collector<'_> {
+    /// Binds `name` to the type written as `written`, in the innermost definition.
+    pub(crate) fn bind(&mut self, name: &str, written: &str) {
+        let Some(ty) = self.resolve_self(type_name(written)) else {
+            return;
+        };
+        let key = (self.current_symbol(), name.trim().to_string());
+        self.types_mut().vars.insert(key, ty);
+    }
+
+    /// Binds field `field` of the enclosing type to the type written as `written`.
+    pub(crate) fn bind_field(&mut self, field: &str, written: &str) {
+        let Some(owner) = self.enclosing_type().map(str::to_string) else {
+            return;
+        };
+        let Some(ty) = self.resolve_self(type_name(written)) else {
+            return;
+        };
+        self.types_mut()
+            .fields
+            .insert((owner, field.trim().to_string()), ty);
+    }
+
+    /// `Self` is the enclosing type.
+    fn resolve_self(&self, ty: Option<&str>) -> Option<String> {
+        match ty? {
+            "Self" => self.enclosing_type().map(str::to_string),
+            ty => Some(ty.to_string()),
+        }
+    }
+
+    /// The type of a qualifier as written, when the file says it: a bound name, or one
+    /// field of `self`/`this` or of a bound name.
+    pub(crate) fn receiver_of(&self, qualifier: &str) -> Option<String> {
+        let q = qualifier.trim();
+        if is_identifier(q) {
+            return self.var_type(q).map(str::to_string);
+        }
+        let (base, field) = q
+            .split_once("->")
+            .or_else(|| q.split_once('.'))
+            .filter(|(b, f)| is_identifier(b.trim()) && is_identifier(f.trim()))?;
+        let base = base.trim().trim_start_matches('$');
+        let owner = match base {
+            "self" | "this" => self.enclosing_type()?,
+            _ => self.var_type(base)?,
+        };
+        self.types()
+            .fields
+            .get(&(owner.to_string(), field.trim().to_string()))
+            .cloned()
+    }
+
+    fn var_type(&self, name: &str) -> Option<&str> {
+        let types = self.types();
+        self.enclosing_symbols()
+            .chain([None])
+            .find_map(|scope| types.vars.get(&(scope, name.to_string())))
+            .map(String::as_str)
+    }
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
+}
+
+/// Whether a name is written like a type (`Engine`, not `engine`): what a constructor
+/// call looks like where types and functions share the call syntax.
+fn type_like(name: &str) -> bool {
+    name.starts_with(|ch: char| ch.is_uppercase())
+}
+
+/// Rust: `x: T` parameters, `let x: T` / `let x = T::new()` / `T { .. }`, struct fields.
+pub(crate) fn rust(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "parameter" => {
+            if let (Some(pattern), Some(ty)) = (
+                node.child_by_field_name("pattern"),
+                c.field_text(node, "type"),
+            ) && pattern.kind() == "identifier"
+            {
+                let name = c.text(pattern);
+                c.bind(name, ty);
+            }
+        }
+        "let_declaration" => {
+            let Some(pattern) = node
+                .child_by_field_name("pattern")
+                .filter(|p| p.kind() == "identifier")
+            else {
+                return;
+            };
+            let name = c.text(pattern);
+            let ty = c
+                .field_text(node, "type")
+                .map(str::to_string)
+                .or_else(|| rust_constructed(c, node.child_by_field_name("value")?));
+            if let Some(ty) = ty {
+                c.bind(name, &ty);
+            }
+        }
+        "field_declaration" => {
+            if let (Some(name), Some(ty)) = (c.field_text(node, "name"), c.field_text(node, "type"))
+            {
+                c.bind_field(name, ty);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The type a Rust expression constructs: `T::new(..)` (any associated function of a
+/// type-like path), `T { .. }`, `&T { .. }`, and those through `?`, `.unwrap()`,
+/// `.expect(..)`.
+fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    match value.kind() {
+        "struct_expression" => c.field_text(value, "name").map(str::to_string),
+        "reference_expression" | "try_expression" | "parenthesized_expression" => rust_constructed(
+            c,
+            value.named_child(value.named_child_count().checked_sub(1)?)?,
+        ),
+        "call_expression" => {
+            let function = value.child_by_field_name("function")?;
+            match function.kind() {
+                "scoped_identifier" => {
+                    let path = c.field_text(function, "path")?;
+                    let (_, ty) = split_qualified(strip_generics(path));
+                    (type_like(ty)).then(|| ty.to_string())
+                }
+                "field_expression" => {
+                    let method = c.field_text(function, "field")?;
+                    if matches!(method, "unwrap" | "expect") {
+                        rust_constructed(c, function.child_by_field_name("value")?)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Go: parameters and receivers (`e *Engine`), `var x T`, `x := &T{}` / `T{}`, struct fields.
+pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "parameter_declaration" | "var_spec" => {
+            let Some(ty) = c.field_text(node, "type") else {
+                return;
+            };
+            let mut cursor = node.walk();
+            let names: Vec<&str> = node
+                .children_by_field_name("name", &mut cursor)
+                .map(|n| c.text(n))
+                .collect();
+            for name in names {
+                c.bind(name, ty);
+            }
+        }
+        "field_declaration" => {
+            let Some(ty) = c.field_text(node, "type") else {
+                return;
+            };
+            let mut cursor = node.walk();
+            let names: Vec<&str> = node
+                .children_by_field_name("name", &mut cursor)
+                .map(|n| c.text(n))
+                .collect();
+            for name in names {
+                c.bind_field(name, ty);
+            }
+        }
+        "short_var_declaration" => {
+            let (Some(left), Some(right)) = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ) else {
+                return;
+            };
+            let names = super::collector::named_children(left);
+            let values = super::collector::named_children(right);
+            for (name, value) in names.iter().zip(&values) {
+                if name.kind() != "identifier" {
+                    continue;
+                }
+                if let Some(ty) = go_constructed(c, *value) {
+                    let name = c.text(*name);
+                    c.bind(name, &ty);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `T{..}`, `&T{..}`, `pkg.T{..}`, `new(T)`.
+fn go_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    match value.kind() {
+        "composite_literal" => c.field_text(value, "type").map(str::to_string),
+        "unary_expression" => go_constructed(c, value.child_by_field_name("operand")?),
+        "call_expression" if c.field_text(value, "function") == Some("new") => {
+            let args = value.child_by_field_name("arguments")?;
+            args.named_child(0).map(|t| c.text(t).to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Python: annotated parameters and assignments, `x = Class()`, `self.x = Class()`.
+pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "typed_parameter" => {
+            let ty = c.field_text(node, "type");
+            let name = super::collector::named_children(node)
+                .into_iter()
+                .find(|n| n.kind() == "identifier")
+                .map(|n| c.text(n));
+            if let (Some(name), Some(ty)) = (name, ty) {
+                c.bind(name, ty);
+            }
+        }
+        "typed_default_parameter" => {
+            if let (Some(name), Some(ty)) = (c.field_text(node, "name"), c.field_text(node, "type"))
+            {
+                c.bind(name, ty);
+            }
+        }
+        "assignment" => {
+            let Some(left) = node.child_by_field_name("left") else {
+                return;
+            };
+            let ty = c
+                .field_text(node, "type")
+                .map(str::to_string)
+                .or_else(|| python_constructed(c, node.child_by_field_name("right")?));
+            let Some(ty) = ty else {
+                return;
+            };
+            match left.kind() {
+                "identifier" => {
+                    let name = c.text(left);
+                    c.bind(name, &ty);
+                }
+                "attribute" => {
+                    let object = left.child_by_field_name("object").map(|o| c.text(o));
+                    if matches!(object, Some("self" | "cls"))
+                        && let Some(field) = c.field_text(left, "attribute")
+                    {
+                        c.bind_field(field, &ty);
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `Class(..)` / `mod.Class(..)`: a call of a type-like name.
+fn python_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    if value.kind() != "call" {
+        return None;
+    }
+    let function = c.field_text(value, "function")?;
+    let (_, name) = split_qualified(function);
+    type_like(name).then(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_name;
+
+    #[test]
+    fn written_types_name_their_receiver_type() {
+        assert_eq!(type_name("&mut Engine"), Some("Engine"));
+        assert_eq!(type_name("&'a Handle"), Some("Handle"));
+        assert_eq!(type_name("*gin.Engine"), Some("Engine"));
+        assert_eq!(type_name("Arc<runtime::Handle>"), Some("Handle"));
+        assert_eq!(type_name("Vec<u8>"), Some("Vec"));
+        assert_eq!(type_name("[]string"), None);
+        assert_eq!(type_name("(A, B)"), None);
+    }
+}
