@@ -144,6 +144,14 @@ impl<'s> Collector<'s> {
             .map(|i| i as u32)
     }
 
+    /// Whether this file has defined a function or method of this name so far.
+    pub(crate) fn defines_callable(&self, name: &str) -> bool {
+        self.facts
+            .symbols
+            .iter()
+            .any(|s| s.name == name && matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+    }
+
     /// The kind of the innermost enclosing definition, if any.
     pub(crate) fn current_kind(&self) -> Option<SymbolKind> {
         self.current_symbol()
@@ -233,6 +241,13 @@ impl<'s> Collector<'s> {
         }
         self.scope_names.insert(id, scoped);
         id
+    }
+
+    /// Replaces a definition's doc comment (one found above the statement that holds it).
+    pub(crate) fn set_doc(&mut self, id: u32, doc: String) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
+            symbol.doc = Some(doc);
+        }
     }
 
     /// Records a call or type use at `node` (the node of the name itself, for its position).
