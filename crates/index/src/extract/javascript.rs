@@ -12,6 +12,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    super::receivers::javascript(c, node);
     match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
             named(c, node, SymbolKind::Function)

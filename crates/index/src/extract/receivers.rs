@@ -102,7 +102,17 @@ impl Collector<'_> {
     pub(crate) fn receiver_of(&self, qualifier: &str) -> Option<String> {
         let q = qualifier.trim();
         if is_identifier(q) {
-            return self.var_type(q).map(str::to_string);
+            // A bound name, else a field of the enclosing type (Java's `engine.start()`).
+            return self
+                .var_type(q)
+                .or_else(|| {
+                    let owner = self.enclosing_type()?;
+                    self.types()
+                        .fields
+                        .get(&(owner.to_string(), q.to_string()))
+                        .map(String::as_str)
+                })
+                .map(str::to_string);
         }
         let (base, field) = q
             .split_once("->")
@@ -336,6 +346,124 @@ fn python_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
     let function = c.field_text(value, "function")?;
     let (_, name) = split_qualified(function);
     type_like(name).then(|| name.to_string())
+}
+
+/// JavaScript/TypeScript: `const x = new Foo()`, `x: Foo` parameters and variables,
+/// class fields with a type or a `new`, `this.x = new Foo()`.
+pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
+    let annotated = |c: &Collector<'_>, n: Node<'_>| {
+        c.field_text(n, "type")
+            .map(|t| t.trim_start_matches(':').trim().to_string())
+    };
+    match node.kind() {
+        "variable_declarator" => {
+            let Some(name) = node
+                .child_by_field_name("name")
+                .filter(|n| n.kind() == "identifier")
+            else {
+                return;
+            };
+            let ty = annotated(c, node)
+                .or_else(|| js_constructed(c, node.child_by_field_name("value")?));
+            if let Some(ty) = ty {
+                let name = c.text(name);
+                c.bind(name, &ty);
+            }
+        }
+        "required_parameter" | "optional_parameter" => {
+            if let (Some(pattern), Some(ty)) =
+                (node.child_by_field_name("pattern"), annotated(c, node))
+                && pattern.kind() == "identifier"
+            {
+                let name = c.text(pattern);
+                c.bind(name, &ty);
+            }
+        }
+        "public_field_definition" | "field_definition" => {
+            let name = node
+                .child_by_field_name("name")
+                .or_else(|| node.child_by_field_name("property"))
+                .map(|n| c.text(n));
+            let ty = annotated(c, node)
+                .or_else(|| js_constructed(c, node.child_by_field_name("value")?));
+            if let (Some(name), Some(ty)) = (name, ty) {
+                c.bind_field(name, &ty);
+            }
+        }
+        "assignment_expression" => {
+            let (Some(left), Some(ty)) = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right")
+                    .and_then(|v| js_constructed(c, v)),
+            ) else {
+                return;
+            };
+            match left.kind() {
+                "identifier" => {
+                    let name = c.text(left);
+                    c.bind(name, &ty);
+                }
+                "member_expression" if c.field_text(left, "object") == Some("this") => {
+                    if let Some(field) = c.field_text(left, "property") {
+                        c.bind_field(field, &ty);
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `new Foo(..)`, `new ns.Foo(..)`.
+fn js_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    match value.kind() {
+        "new_expression" => c.field_text(value, "constructor").map(str::to_string),
+        "await_expression" | "parenthesized_expression" => js_constructed(c, value.named_child(0)?),
+        _ => None,
+    }
+}
+
+/// Java: typed locals, fields and parameters (`Foo x`, `var x = new Foo()`).
+pub(crate) fn java(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "local_variable_declaration" | "field_declaration" => {
+            let Some(ty) = c.field_text(node, "type") else {
+                return;
+            };
+            let field = node.kind() == "field_declaration";
+            let mut cursor = node.walk();
+            let declarators: Vec<Node<'_>> = node
+                .children_by_field_name("declarator", &mut cursor)
+                .collect();
+            for d in declarators {
+                let Some(name) = c.field_text(d, "name") else {
+                    continue;
+                };
+                let ty = if ty == "var" {
+                    let value = d.child_by_field_name("value");
+                    match value.filter(|v| v.kind() == "object_creation_expression") {
+                        Some(v) => c.field_text(v, "type").unwrap_or_default().to_string(),
+                        None => continue,
+                    }
+                } else {
+                    ty.to_string()
+                };
+                if field {
+                    c.bind_field(name, &ty);
+                } else {
+                    c.bind(name, &ty);
+                }
+            }
+        }
+        "formal_parameter" => {
+            if let (Some(name), Some(ty)) = (c.field_text(node, "name"), c.field_text(node, "type"))
+            {
+                c.bind(name, ty);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
