@@ -26,7 +26,8 @@ pub(crate) struct StoredFile {
 }
 
 /// Old symbols of a file by (qualified name, kind), each with its id and name, in id order.
-type OldSymbols = HashMap<(String, String), VecDeque<(i64, String)>>;
+/// A changed file's definitions before the change: (qualified name, kind) → (id, name, returns).
+type OldSymbols = HashMap<(String, String), VecDeque<(i64, String, Option<String>)>>;
 
 /// Writes one parsed file (new or changed), returning its file id and the ids of its
 /// symbols (in the order of `file.facts.symbols`). Given a [`TermsBuilder`], its search
@@ -106,12 +107,13 @@ pub(crate) fn write_parsed(
     {
         let mut insert = tx.prepare_cached(
             "INSERT INTO symbols (file_id, name, qualified_name, kind, signature, doc, start_line, start_col,
-                                  end_line, start_byte, end_byte, parent_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                  end_line, start_byte, end_byte, parent_id, returns)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         let mut update = tx.prepare_cached(
             "UPDATE symbols SET name = ?2, signature = ?3, doc = ?4, start_line = ?5, start_col = ?6,
-                    end_line = ?7, start_byte = ?8, end_byte = ?9, parent_id = ?10 WHERE id = ?1",
+                    end_line = ?7, start_byte = ?8, end_byte = ?9, parent_id = ?10, returns = ?11
+              WHERE id = ?1",
         )?;
         for s in &facts.symbols {
             let parent = s.parent.and_then(|p| ids.get(p as usize).copied());
@@ -122,7 +124,7 @@ pub(crate) fn write_parsed(
                     .and_then(VecDeque::pop_front),
             };
             match kept {
-                Some((id, _)) => {
+                Some((id, _, old_returns)) => {
                     update.execute(params![
                         id,
                         s.name,
@@ -133,9 +135,16 @@ pub(crate) fn write_parsed(
                         s.span.end_line,
                         s.span.start_byte,
                         s.span.end_byte,
-                        parent
+                        parent,
+                        s.returns
                     ])?;
                     ids.push(id);
+                    // `x := New()` elsewhere takes its type from what `New` returns.
+                    if old_returns != s.returns
+                        && let Some(names) = touched_names.as_deref_mut()
+                    {
+                        names.insert(s.name.clone());
+                    }
                 }
                 None => {
                     insert.execute(params![
@@ -150,7 +159,8 @@ pub(crate) fn write_parsed(
                         s.span.end_line,
                         s.span.start_byte,
                         s.span.end_byte,
-                        parent
+                        parent,
+                        s.returns
                     ])?;
                     ids.push(tx.last_insert_rowid());
                     if let Some(names) = touched_names.as_deref_mut() {
@@ -161,7 +171,7 @@ pub(crate) fn write_parsed(
         }
         // Definitions that disappeared.
         let mut delete = tx.prepare_cached("DELETE FROM symbols WHERE id = ?1")?;
-        for (id, name) in old.into_values().flatten() {
+        for (id, name, _) in old.into_values().flatten() {
             delete.execute([id])?;
             if let Some(names) = touched_names.as_deref_mut() {
                 names.insert(name);
@@ -257,17 +267,24 @@ pub(crate) fn remove_file(
 
 fn old_symbols(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<OldSymbols> {
     let mut stmt = tx.prepare_cached(
-        "SELECT id, name, qualified_name, kind FROM symbols WHERE file_id = ?1 ORDER BY id",
+        "SELECT id, name, qualified_name, kind, returns FROM symbols WHERE file_id = ?1 ORDER BY id",
     )?;
     let mut out = OldSymbols::new();
     let rows = stmt.query_map([file_id], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+        ))
     })?;
     for row in rows {
-        let (id, name, qualified, kind): (i64, String, String, String) = row?;
+        let (id, name, qualified, kind, returns): (i64, String, String, String, Option<String>) =
+            row?;
         out.entry((qualified, kind))
             .or_default()
-            .push_back((id, name));
+            .push_back((id, name, returns));
     }
     Ok(out)
 }

@@ -747,3 +747,46 @@ fn a_receiver_types_changed_bases_equal_fresh_index() {
     }
     assert_eq!(spawn_edges(root), Vec::<String>::new());
 }
+
+#[test]
+fn a_changed_return_type_equals_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let gin = |returns: &str| {
+        format!(
+            "package gin\ntype Engine struct{{}}\ntype node struct{{}}\nfunc (e *Engine) addRoute() {{}}\n\
+             func (n *node) addRoute() {{}}\nfunc New() {returns} {{ return nil }}\n"
+        )
+    };
+    write_tree(
+        root,
+        &[
+            ("gin.go", &gin("*Engine")),
+            (
+                "use.go",
+                "package gin\nfunc use() {\n\tr := New()\n\tr.addRoute()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    let targets = |root: &std::path::Path| -> Vec<String> {
+        let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+        conn.prepare(
+            "SELECT d.qualified_name FROM edges e JOIN symbols d ON d.id = e.dst_symbol
+             WHERE e.kind = 'CALLS' AND d.name = 'addRoute'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    assert_eq!(targets(root), ["Engine.addRoute"]);
+    // Only the signature changes: New keeps its id, and use.go must follow it.
+    write_tree(root, &[("gin.go", &gin("*node"))]);
+    assert!(index(root).wrote);
+    if let Some(diff) = differs_from_fresh(root) {
+        panic!("after changing New's return type:\n{diff}");
+    }
+    assert_eq!(targets(root), ["node.addRoute"]);
+}

@@ -255,9 +255,11 @@ CREATE INDEX files_path ON files(path);
 "#;
 
 /// V5: each stored reference carries its qualifier's type when the file says it (the
-/// receiver type `loci_index` infers), which changes the `file_refs` blob's layout. The
-/// old blobs are dropped and every file is re-indexed (symbol ids are kept).
+/// receiver type `loci_index` infers), which changes the `file_refs` blob's layout, and
+/// each function the type it returns (`symbols.returns`, for `x := New()`). The old
+/// blobs are dropped and every file is re-indexed (symbol ids are kept).
 const V5: &str = r#"
+ALTER TABLE symbols ADD COLUMN returns TEXT;
 DELETE FROM file_refs;
 DELETE FROM ref_names;
 UPDATE files SET size = -1, hash = x'', resolved = 0;

@@ -199,6 +199,13 @@ impl<'s> Collector<'s> {
         }
         qualified_name.push_str(name);
         let signature = self.signature(node, body);
+        let returns = matches!(kind, SymbolKind::Function | SymbolKind::Method)
+            .then(|| super::receivers::return_type(&signature))
+            .flatten()
+            .and_then(|t| match t {
+                "Self" => self.enclosing_type().map(str::to_string),
+                t => Some(t.to_string()),
+            });
         let id = self.facts.symbols.len() as u32;
         self.facts.symbols.push(Symbol {
             name: name.to_string(),
@@ -208,6 +215,7 @@ impl<'s> Collector<'s> {
             doc,
             span: span(node),
             parent: self.current_symbol(),
+            returns,
         });
         id
     }

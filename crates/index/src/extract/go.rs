@@ -101,7 +101,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             super::receivers::go(c, node);
             Action::Descend
         }
-        "parameter_declaration" | "var_spec" | "short_var_declaration" => {
+        "parameter_declaration" | "var_spec" | "short_var_declaration" | "assignment_statement" => {
             super::receivers::go(c, node);
             Action::Descend
         }

@@ -190,6 +190,11 @@ pub struct Symbol {
     pub span: Span,
     /// Index in [`FileFacts::symbols`] of the enclosing definition.
     pub parent: Option<u32>,
+    /// For a function or method, the name of the type it returns when its signature
+    /// says it plainly (`-> Engine`, `*Engine`, `(*Engine, error)`, `): Engine`):
+    /// `x := New()` gives `x` that type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub returns: Option<String>,
 }
 
 /// Whether a reference calls something or names a type. Stored by variant position in

@@ -66,7 +66,79 @@ pub(crate) fn type_name(written: &str) -> Option<&str> {
     plain.then_some(name)
 }
 
+/// The type a function's one-line signature says it returns, if plainly: `-> T`
+/// (Rust, Python), Go's results (`*T`, `(*T, error)`), `): T` (TypeScript, Kotlin).
+pub(crate) fn return_type(signature: &str) -> Option<&str> {
+    let sig = signature.trim();
+    let written = if let Some(i) = sig.rfind("->") {
+        let rest = &sig[i + 2..];
+        rest.split(" where ").next().unwrap_or(rest)
+    } else if let Some(rest) = sig.strip_prefix("func ") {
+        // func (r *T) Name(params) results
+        let rest = rest.trim_start();
+        let rest = if rest.starts_with('(') {
+            after_group(rest)?.trim_start()
+        } else {
+            rest
+        };
+        let open = rest.find('(')?;
+        let results = after_group(&rest[open..])?.trim();
+        match results.strip_prefix('(') {
+            Some(list) => list.split([',', ')']).next()?,
+            None => results,
+        }
+    } else if let Some(i) = sig.rfind("):") {
+        &sig[i + 2..]
+    } else {
+        return None;
+    };
+    let written = written.trim().trim_end_matches(['{', ':', '=']).trim();
+    // Go results may be named: `(e *Engine, err error)`.
+    let written = match written.split_once(' ') {
+        Some((first, rest)) if !first.contains(['*', '&', '<', '[']) && !rest.is_empty() => rest,
+        _ => written,
+    };
+    type_name(written)
+}
+
+/// The text after the balanced `( .. )` group `text` starts with.
+fn after_group(text: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&text[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The receiver a variable bound to a call's result gets: the call as written with
+/// `()` (`New()`, `pkg.New()`), which resolution replaces by the return type of the
+/// function it resolves to.
+pub(crate) fn call_result(function: &str) -> Option<String> {
+    let f = function.trim();
+    let plain = !f.is_empty()
+        && f.chars()
+            .all(|ch| ch.is_alphanumeric() || matches!(ch, '_' | '$' | '.' | ':'));
+    plain.then(|| format!("{f}()"))
+}
+
 impl Collector<'_> {
+    /// Binds `name` to the result of calling `function` (see [`call_result`]).
+    pub(crate) fn bind_call(&mut self, name: &str, function: &str) {
+        if let Some(marker) = call_result(function) {
+            let key = (self.current_symbol(), name.trim().to_string());
+            self.types_mut().vars.insert(key, marker);
+        }
+    }
+
     /// Binds `name` to the type written as `written`, in the innermost definition.
     pub(crate) fn bind(&mut self, name: &str, written: &str) {
         let Some(ty) = self.resolve_self(type_name(written)) else {
@@ -172,12 +244,19 @@ pub(crate) fn rust(c: &mut Collector<'_>, node: Node<'_>) {
                 return;
             };
             let name = c.text(pattern);
+            let value = node.child_by_field_name("value");
             let ty = c
                 .field_text(node, "type")
                 .map(str::to_string)
-                .or_else(|| rust_constructed(c, node.child_by_field_name("value")?));
-            if let Some(ty) = ty {
-                c.bind(name, &ty);
+                .or_else(|| rust_constructed(c, value?));
+            match (ty, value) {
+                (Some(ty), _) => c.bind(name, &ty),
+                (None, Some(v)) if v.kind() == "call_expression" => {
+                    if let Some(f) = c.field_text(v, "function") {
+                        c.bind_call(name, f);
+                    }
+                }
+                _ => {}
             }
         }
         "field_declaration" => {
@@ -252,7 +331,7 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
                 c.bind_field(name, ty);
             }
         }
-        "short_var_declaration" => {
+        "short_var_declaration" | "assignment_statement" => {
             let (Some(left), Some(right)) = (
                 node.child_by_field_name("left"),
                 node.child_by_field_name("right"),
@@ -265,9 +344,13 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
                 if name.kind() != "identifier" {
                     continue;
                 }
+                let name = c.text(*name);
                 if let Some(ty) = go_constructed(c, *value) {
-                    let name = c.text(*name);
                     c.bind(name, &ty);
+                } else if value.kind() == "call_expression"
+                    && let Some(f) = c.field_text(*value, "function")
+                {
+                    c.bind_call(name, f);
                 }
             }
         }
@@ -311,11 +394,20 @@ pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
             let Some(left) = node.child_by_field_name("left") else {
                 return;
             };
+            let right = node.child_by_field_name("right");
             let ty = c
                 .field_text(node, "type")
                 .map(str::to_string)
-                .or_else(|| python_constructed(c, node.child_by_field_name("right")?));
+                .or_else(|| python_constructed(c, right?));
             let Some(ty) = ty else {
+                if left.kind() == "identifier"
+                    && let Some(f) = right
+                        .filter(|r| r.kind() == "call")
+                        .and_then(|r| c.field_text(r, "function"))
+                {
+                    let name = c.text(left);
+                    c.bind_call(name, f);
+                }
                 return;
             };
             match left.kind() {
@@ -363,11 +455,18 @@ pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
             else {
                 return;
             };
-            let ty = annotated(c, node)
-                .or_else(|| js_constructed(c, node.child_by_field_name("value")?));
-            if let Some(ty) = ty {
-                let name = c.text(name);
-                c.bind(name, &ty);
+            let value = node.child_by_field_name("value");
+            let ty = annotated(c, node).or_else(|| js_constructed(c, value?));
+            let name = c.text(name);
+            match (ty, value) {
+                (Some(ty), _) => c.bind(name, &ty),
+                (None, Some(v)) if v.kind() == "call_expression" => {
+                    // A module, not an object of some type.
+                    if let Some(f) = c.field_text(v, "function").filter(|f| *f != "require") {
+                        c.bind_call(name, f);
+                    }
+                }
+                _ => {}
             }
         }
         "required_parameter" | "optional_parameter" => {
@@ -469,6 +568,28 @@ pub(crate) fn java(c: &mut Collector<'_>, node: Node<'_>) {
 #[cfg(test)]
 mod tests {
     use super::type_name;
+
+    #[test]
+    fn signatures_name_the_type_they_return() {
+        use super::return_type;
+        assert_eq!(return_type("pub fn current() -> Handle"), Some("Handle"));
+        assert_eq!(
+            return_type("fn build(self) -> Result<Engine, E>"),
+            Some("Result")
+        );
+        assert_eq!(
+            return_type("func New(opts ...OptionFunc) *Engine"),
+            Some("Engine")
+        );
+        assert_eq!(
+            return_type("func (e *Engine) Group(p string) (*RouterGroup, error)"),
+            Some("RouterGroup")
+        );
+        assert_eq!(return_type("func (e *Engine) Run()"), None);
+        assert_eq!(return_type("def make(n) -> Queue"), Some("Queue"));
+        assert_eq!(return_type("function make(): Engine"), Some("Engine"));
+        assert_eq!(return_type("def plain(n)"), None);
+    }
 
     #[test]
     fn written_types_name_their_receiver_type() {

@@ -46,6 +46,8 @@ struct Sym {
     qualified_name: String,
     kind: SymbolKind,
     parent: Option<i64>,
+    /// The type it returns, for a function whose signature says it.
+    returns: Option<String>,
 }
 
 struct FileInfo {
@@ -234,6 +236,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             receiver,
         );
         let targets = memo.entry(key).or_insert_with(|| match receiver {
+            Some(call) if !by_caller && call.ends_with("()") => {
+                ctx.resolve_on_result(call, &r.name, qualifier, r.from, &wanted)
+            }
             Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
             _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
         });
@@ -391,6 +396,42 @@ impl<'a> Ctx<'a> {
             return members.into_iter().map(|s| (s, Confidence::Name)).collect();
         }
         Vec::new()
+    }
+
+    /// `x.name` where `x` holds the result of `call` (`New()`): when the call resolves to
+    /// one function whose signature names the type it returns, that type's members named
+    /// `name` (not its bases'); else the name-based rules.
+    fn resolve_on_result(
+        &self,
+        call: &str,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        let function = call.trim_end_matches("()");
+        let (fq, fname) = crate::extract::split_qualified(function);
+        let callee = self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable());
+        let returned = match callee.as_slice() {
+            [(f, _)] => f.returns.as_deref(),
+            _ => None,
+        };
+        if let Some(ty) = returned {
+            let members: Vec<&Sym> = self
+                .table
+                .by_name
+                .get(name)
+                .into_iter()
+                .flatten()
+                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, ty, name))
+                .collect();
+            match members.len() {
+                0 => {}
+                1 => return vec![(members[0], Confidence::Exact)],
+                _ => return members.into_iter().map(|s| (s, Confidence::Name)).collect(),
+            }
+        }
+        self.resolve(name, qualifier, from, wanted)
     }
 
     /// Whether `sym` is a top-level definition of a file whose module name is `module`

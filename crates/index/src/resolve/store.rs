@@ -72,7 +72,7 @@ pub(crate) fn load_inputs(
     let mut inputs = Vec::with_capacity(file_ids.len());
     {
         let mut own_stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1 ORDER BY id",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols WHERE file_id = ?1 ORDER BY id",
         )?;
         let mut refs_stmt = conn.prepare_cached("SELECT data FROM file_refs WHERE file_id = ?1")?;
         let mut imports_stmt = conn.prepare_cached(
@@ -181,8 +181,9 @@ pub(crate) fn load_table(
         table.add_base(subject, name);
     }
     if names.is_none() {
-        let mut stmt =
-            conn.prepare("SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols")?;
+        let mut stmt = conn.prepare(
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols",
+        )?;
         for row in stmt.query_map([], row_to_sym)? {
             let (name, sym) = row?;
             table.add_symbol(name, sym);
@@ -190,7 +191,7 @@ pub(crate) fn load_table(
     } else {
         let names = names.unwrap_or_default();
         let mut stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE name = ?1",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols WHERE name = ?1",
         )?;
         for name in names.iter().copied() {
             for row in stmt.query_map([name], row_to_sym)? {
@@ -254,6 +255,7 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
             qualified_name: r.get(3)?,
             kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
             parent: r.get(5)?,
+            returns: r.get(6)?,
         },
     ))
 }

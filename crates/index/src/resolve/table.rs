@@ -70,6 +70,7 @@ impl TableBuilder {
                 qualified_name: s.qualified_name,
                 kind: s.kind,
                 parent: id_of(s.parent),
+                returns: s.returns,
             };
             own.push(sym.clone());
             self.add_symbol(s.name, sym);
