@@ -130,6 +130,31 @@ pub(crate) fn call_result(function: &str) -> Option<String> {
     plain.then(|| format!("{f}()"))
 }
 
+/// Methods whose result is (for a receiver's type) their receiver: `x.clone()`,
+/// `x.unwrap()`.
+const SAME_TYPE_METHODS: &[&str] = &["clone", "unwrap", "expect", "to_owned", "as_ref"];
+
+/// `text` without its last balanced `( .. )` group, when it ends with one: the callee
+/// of a call as written (`rt.handle().clone()` → `rt.handle().clone`).
+fn callee(text: &str) -> Option<&str> {
+    let text = text.trim();
+    let body = text.strip_suffix(')')?;
+    let mut depth = 1usize;
+    for (i, ch) in body.char_indices().rev() {
+        match ch {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(body[..i].trim_end());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 impl Collector<'_> {
     /// Binds `name` to the result of calling `function` (see [`call_result`]).
     pub(crate) fn bind_call(&mut self, name: &str, function: &str) {
@@ -137,6 +162,46 @@ impl Collector<'_> {
             let key = (self.current_symbol(), name.trim().to_string());
             self.types_mut().vars.insert(key, marker);
         }
+    }
+
+    /// Binds `name` to the result of the method call written `value` (`rt.handle()`,
+    /// `rt.handle().clone()`): `T#handle()` when the receiver's type `T` is known (or
+    /// is itself a call's result), for resolution to replace by what `T::handle`
+    /// returns.
+    pub(crate) fn bind_method_call(&mut self, name: &str, value: &str) -> bool {
+        let mut text = value.trim().trim_end_matches('?');
+        let mut function = None;
+        while let Some(f) = callee(text) {
+            match f.rsplit_once('.') {
+                Some((inner, method)) if SAME_TYPE_METHODS.contains(&method.trim()) => {
+                    text = inner.trim();
+                }
+                _ => {
+                    function = Some(f);
+                    break;
+                }
+            }
+        }
+        let Some((base, method)) = function.and_then(|f| f.rsplit_once('.')) else {
+            return false;
+        };
+        let method = method.trim();
+        if !is_identifier(method) {
+            return false;
+        }
+        let base_type = if is_identifier(base.trim()) {
+            self.receiver_of(base)
+        } else {
+            None
+        };
+        let Some(base_type) = base_type else {
+            return false;
+        };
+        let key = (self.current_symbol(), name.trim().to_string());
+        self.types_mut()
+            .vars
+            .insert(key, format!("{base_type}#{method}()"));
+        true
     }
 
     /// Binds `name` to the type written as `written`, in the innermost definition.
@@ -252,7 +317,10 @@ pub(crate) fn rust(c: &mut Collector<'_>, node: Node<'_>) {
             match (ty, value) {
                 (Some(ty), _) => c.bind(name, &ty),
                 (None, Some(v)) if v.kind() == "call_expression" => {
-                    if let Some(f) = c.field_text(v, "function") {
+                    let text = c.text(v);
+                    if !c.bind_method_call(name, text)
+                        && let Some(f) = c.field_text(v, "function")
+                    {
                         c.bind_call(name, f);
                     }
                 }
@@ -348,6 +416,7 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
                 if let Some(ty) = go_constructed(c, *value) {
                     c.bind(name, &ty);
                 } else if value.kind() == "call_expression"
+                    && !c.bind_method_call(name, c.text(*value))
                     && let Some(f) = c.field_text(*value, "function")
                 {
                     c.bind_call(name, f);
@@ -401,12 +470,14 @@ pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
                 .or_else(|| python_constructed(c, right?));
             let Some(ty) = ty else {
                 if left.kind() == "identifier"
-                    && let Some(f) = right
-                        .filter(|r| r.kind() == "call")
-                        .and_then(|r| c.field_text(r, "function"))
+                    && let Some(call) = right.filter(|r| r.kind() == "call")
                 {
                     let name = c.text(left);
-                    c.bind_call(name, f);
+                    if !c.bind_method_call(name, c.text(call))
+                        && let Some(f) = c.field_text(call, "function")
+                    {
+                        c.bind_call(name, f);
+                    }
                 }
                 return;
             };
@@ -462,7 +533,9 @@ pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
                 (Some(ty), _) => c.bind(name, &ty),
                 (None, Some(v)) if v.kind() == "call_expression" => {
                     // A module, not an object of some type.
-                    if let Some(f) = c.field_text(v, "function").filter(|f| *f != "require") {
+                    if !c.bind_method_call(name, c.text(v))
+                        && let Some(f) = c.field_text(v, "function").filter(|f| *f != "require")
+                    {
                         c.bind_call(name, f);
                     }
                 }

@@ -33,6 +33,9 @@ use table::module_segments;
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
 
+/// Most calls followed to find the type of a call's result (`rt().handle()` is two).
+const MAX_RESULT_HOPS: usize = 4;
+
 /// Most types (a receiver's and its bases') looked through for a member.
 const MAX_BASE_TYPES: usize = 16;
 
@@ -409,14 +412,7 @@ impl<'a> Ctx<'a> {
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<(&'a Sym, Confidence)> {
-        let function = call.trim_end_matches("()");
-        let (fq, fname) = crate::extract::split_qualified(function);
-        let callee = self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable());
-        let returned = match callee.as_slice() {
-            [(f, _)] => f.returns.as_deref(),
-            _ => None,
-        };
-        if let Some(ty) = returned {
+        if let Some(ty) = self.result_type(call, from, MAX_RESULT_HOPS) {
             let members: Vec<&Sym> = self
                 .table
                 .by_name
@@ -432,6 +428,43 @@ impl<'a> Ctx<'a> {
             }
         }
         self.resolve(name, qualifier, from, wanted)
+    }
+
+    /// The type a call's result has: `New()` → what the function `New` resolves to
+    /// returns; `T#m()` → what `T`'s method `m` returns (`T` itself a call's result
+    /// when it ends with `()`), following at most `hops` calls.
+    fn result_type(&self, call: &'a str, from: Option<i64>, hops: usize) -> Option<&'a str> {
+        let hops = hops.checked_sub(1)?;
+        let function = call.strip_suffix("()")?;
+        let returned = |targets: &[&'a Sym]| match targets {
+            [f] => f.returns.as_deref(),
+            _ => None,
+        };
+        match function.rsplit_once('#') {
+            Some((base, method)) => {
+                let base_type = match base.strip_suffix("()") {
+                    Some(_) => self.result_type(base, from, hops)?,
+                    None => base,
+                };
+                let methods: Vec<&'a Sym> = self
+                    .table
+                    .by_name
+                    .get(method)?
+                    .iter()
+                    .filter(|s| {
+                        s.kind.is_callable()
+                            && qualified_ends_with(&s.qualified_name, base_type, method)
+                    })
+                    .collect();
+                returned(&methods)
+            }
+            None => {
+                let (fq, fname) = crate::extract::split_qualified(function);
+                let callee = self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable());
+                let targets: Vec<&'a Sym> = callee.into_iter().map(|(s, _)| s).collect();
+                returned(&targets)
+            }
+        }
     }
 
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
@@ -541,17 +574,22 @@ impl<'a> Ctx<'a> {
         });
         for (imp_name, alias, segs, files) in self.imports {
             let names_it = *imp_name == Some(name) || *alias == Some(name);
-            let qualifies_it = qualifier_first.is_some_and(|q| {
-                *alias == Some(q) || *imp_name == Some(q) || segs.last().is_some_and(|l| *l == q)
-            });
+            let qualifies_item =
+                qualifier_first.is_some_and(|q| *alias == Some(q) || *imp_name == Some(q));
+            // `use crate::runtime::Handle; runtime::spawn_blocking()`: the qualifier names
+            // the module the import is from, so only that module's own functions, not
+            // the members of what was imported from it.
+            let qualifies_module = !qualifies_item
+                && qualifier_first.is_some_and(|q| segs.last().is_some_and(|l| *l == q));
             let glob = imp_name.is_none() || *imp_name == Some("*");
-            if names_it || qualifies_it || glob {
+            if names_it || qualifies_item || qualifies_module || glob {
                 // Several matches in the imported files (a method name on an unknown
                 // receiver): link them all, up to the same cap as by-name links.
                 let imported: Vec<&Sym> = candidates
                     .iter()
                     .copied()
                     .filter(|s| files.contains(&s.file_id))
+                    .filter(|s| !qualifies_module || names_it || glob || s.parent.is_none())
                     .collect();
                 if !imported.is_empty() && imported.len() <= MAX_NAME_ONLY {
                     return imported
