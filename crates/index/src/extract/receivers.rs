@@ -98,6 +98,14 @@ pub(crate) fn return_type(signature: &str) -> Option<&str> {
         Some((first, rest)) if !first.contains(['*', '&', '<', '[']) && !rest.is_empty() => rest,
         _ => written,
     };
+    // `io::Result<Runtime>`, `Option<Handle>`: what `?`/`.unwrap()` leave.
+    let head = split_qualified(strip_generics(written)).1;
+    if matches!(head, "Result" | "Option" | "Poll")
+        && let Some(open) = written.find('<')
+    {
+        let inner = &written[open + 1..written.rfind('>')?];
+        return type_name(inner.split(',').next()?);
+    }
     type_name(written)
 }
 
@@ -129,6 +137,9 @@ pub(crate) fn call_result(function: &str) -> Option<String> {
             .all(|ch| ch.is_alphanumeric() || matches!(ch, '_' | '$' | '.' | ':'));
     plain.then(|| format!("{f}()"))
 }
+
+/// Most calls in one chain followed when typing an expression.
+const MAX_CHAIN: usize = 8;
 
 /// Methods whose result is (for a receiver's type) their receiver: `x.clone()`,
 /// `x.unwrap()`.
@@ -164,11 +175,54 @@ impl Collector<'_> {
         }
     }
 
+    /// The type (or call-result marker) of an expression as written: a bound name, a
+    /// type's associated function (`Builder::new()`), or a method call on one of
+    /// those (`Builder::new().build()` → `Builder#build()`), `clone()`/`unwrap()` kept.
+    fn expression_type(&self, text: &str, depth: usize) -> Option<String> {
+        let depth = depth.checked_sub(1)?;
+        let text = text.trim().trim_end_matches('?');
+        if is_identifier(text) {
+            return self.receiver_of(text);
+        }
+        let function = callee(text)?;
+        if let Some((inner, method)) = function.rsplit_once('.') {
+            let method = method.trim();
+            if !is_identifier(method) {
+                return None;
+            }
+            let base = self.expression_type(inner, depth)?;
+            return Some(if SAME_TYPE_METHODS.contains(&method) {
+                base
+            } else {
+                format!("{base}#{method}()")
+            });
+        }
+        // `Type::f(..)` (type-like path): the type; `f(..)`: the function's result.
+        let (path, _) = split_qualified(strip_generics(function));
+        match path.map(|p| split_qualified(p).1) {
+            Some(ty) if type_like(ty) => Some(ty.to_string()),
+            Some(_) => None,
+            None => call_result(function),
+        }
+    }
+
     /// Binds `name` to the result of the method call written `value` (`rt.handle()`,
     /// `rt.handle().clone()`): `T#handle()` when the receiver's type `T` is known (or
     /// is itself a call's result), for resolution to replace by what `T::handle`
     /// returns.
     pub(crate) fn bind_method_call(&mut self, name: &str, value: &str) -> bool {
+        // A chain written over lines may carry line comments.
+        let uncommented;
+        let value = if value.contains("//") {
+            uncommented = value
+                .lines()
+                .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+                .collect::<Vec<_>>()
+                .join("\n");
+            uncommented.as_str()
+        } else {
+            value
+        };
         let mut text = value.trim().trim_end_matches('?');
         let mut function = None;
         while let Some(f) = callee(text) {
@@ -182,19 +236,26 @@ impl Collector<'_> {
                 }
             }
         }
-        let Some((base, method)) = function.and_then(|f| f.rsplit_once('.')) else {
+        let Some(function) = function else {
+            // `handle.clone()`: the receiver's own type.
+            let Some(ty) = is_identifier(text)
+                .then(|| self.receiver_of(text))
+                .flatten()
+            else {
+                return false;
+            };
+            let key = (self.current_symbol(), name.trim().to_string());
+            self.types_mut().vars.insert(key, ty);
+            return true;
+        };
+        let Some((base, method)) = function.rsplit_once('.') else {
             return false;
         };
         let method = method.trim();
         if !is_identifier(method) {
             return false;
         }
-        let base_type = if is_identifier(base.trim()) {
-            self.receiver_of(base)
-        } else {
-            None
-        };
-        let Some(base_type) = base_type else {
+        let Some(base_type) = self.expression_type(base, MAX_CHAIN) else {
             return false;
         };
         let key = (self.current_symbol(), name.trim().to_string());
@@ -648,7 +709,7 @@ mod tests {
         assert_eq!(return_type("pub fn current() -> Handle"), Some("Handle"));
         assert_eq!(
             return_type("fn build(self) -> Result<Engine, E>"),
-            Some("Result")
+            Some("Engine")
         );
         assert_eq!(
             return_type("func New(opts ...OptionFunc) *Engine"),
