@@ -73,6 +73,8 @@ pub(crate) struct SymbolTable {
     by_last_component: HashMap<String, Vec<i64>>,
     /// Rust's module graph: crates, module files and their `use`s.
     rust: rust_paths::RustModules,
+    /// Python files by path, for relative imports.
+    python_files: HashMap<String, i64>,
     /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
     /// receiver of that type also has.
     bases: HashMap<String, Vec<String>>,
@@ -176,7 +178,10 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             ));
             continue;
         }
-        let mut files = table.files_for_module(&imp.module, imp.name.as_deref());
+        let mut files = match table.python_relative(f.file_id, &imp.module, imp.name.as_deref()) {
+            Some(file) => vec![file],
+            None => table.files_for_module(&imp.module, imp.name.as_deref()),
+        };
         // `import a.b.C` where the module is a package of several files: the files that
         // define `C`, when any does.
         let defining = |file: i64| {
@@ -640,6 +645,47 @@ impl<'a> Ctx<'a> {
 }
 
 impl SymbolTable {
+    /// A Python relative import (`from .queues import Queue` in `asyncio/tasks.py`) names
+    /// one file, relative to the importing file's package: the imported name's
+    /// submodule (`asyncio/queues/Queue.py`, `.../Queue/__init__.py`) when there is one,
+    /// else the module (`asyncio/queues.py`, `asyncio/queues/__init__.py`).
+    fn python_relative(&self, file: i64, module: &str, name: Option<&str>) -> Option<i64> {
+        let path = self.files.get(&file).map(|f| f.path.as_str())?;
+        if !path.ends_with(".py") {
+            return None;
+        }
+        let dots = module.chars().take_while(|&c| c == '.').count();
+        if dots == 0 {
+            return None;
+        }
+        let mut dir: Vec<&str> = path.split('/').collect();
+        dir.pop();
+        for _ in 1..dots {
+            dir.pop()?;
+        }
+        dir.extend(module[dots..].split('.').filter(|s| !s.is_empty()));
+        let base = dir.join("/");
+        let join = |tail: &str| {
+            if base.is_empty() {
+                tail.to_string()
+            } else {
+                format!("{base}/{tail}")
+            }
+        };
+        let submodule = name.and_then(|n| {
+            self.python_files
+                .get(&join(&format!("{n}.py")))
+                .or_else(|| self.python_files.get(&join(&format!("{n}/__init__.py"))))
+        });
+        let module_file = || {
+            self.python_files
+                .get(&format!("{base}.py"))
+                .filter(|_| !base.is_empty())
+                .or_else(|| self.python_files.get(&join("__init__.py")))
+        };
+        submodule.or_else(module_file).copied()
+    }
+
     /// A Rust `use` through the module graph: the files it reaches, each with the
     /// definition it names there (none for a module or a glob). `None` when the path
     /// cannot be followed through the workspace's files (`std::..`, an inline module).

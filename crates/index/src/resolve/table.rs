@@ -16,6 +16,7 @@ pub(crate) struct TableBuilder {
     files: HashMap<i64, FileInfo>,
     by_last_component: HashMap<String, Vec<i64>>,
     rust: RustModules,
+    python_files: HashMap<String, i64>,
     bases: HashMap<String, Vec<String>>,
 }
 
@@ -41,6 +42,9 @@ impl TableBuilder {
 
     pub(crate) fn add_file(&mut self, id: i64, path: &str) {
         self.rust.add_file(id, path);
+        if path.ends_with(".py") {
+            self.python_files.insert(path.to_string(), id);
+        }
         let info = file_info(path);
         for key in lookup_keys(&info) {
             let ids = self.by_last_component.entry(key.clone()).or_default();
@@ -136,6 +140,7 @@ impl TableBuilder {
             files,
             by_last_component,
             rust,
+            python_files,
             mut bases,
         } = self;
         for names in bases.values_mut() {
@@ -159,6 +164,7 @@ impl TableBuilder {
             files,
             by_last_component,
             rust,
+            python_files,
             bases,
         }
     }
