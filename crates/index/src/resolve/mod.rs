@@ -3,11 +3,14 @@
 //!
 //! Order of preference for a reference named `n` (the first rule that yields
 //! candidates wins):
-//! 1. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
-//! 2. a definition in the same file → `exact`;
-//! 3. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
-//! 4. a definition in a file the current file imports (by name, alias or module) → `import`;
-//! 5. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
+//! 1. an import alias → `import`;
+//! 2. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
+//! 3. a Rust path through the module graph ([`rust_paths`]) → `exact`;
+//! 4. a receiver of known type: that type's (or its bases') member only → `exact`;
+//! 5. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
+//! 6. a definition in the same file (unqualified or `self.`-style calls only) → `exact`;
+//! 7. a definition in a file the current file imports (by name, alias or module) → `import`;
+//! 8. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
 //!    (preferring the caller's directory) → `name`.
 //!
 //! A reference with no candidate stays unresolved: it stays stored with its name.
