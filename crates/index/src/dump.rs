@@ -38,7 +38,7 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     ))?;
     collect(&format!(
         "SELECT 'symbol', {f}, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
-                (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id)
+                (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id), s.returns
          FROM symbols s JOIN files f ON f.id = s.file_id"
     ))?;
     collect(&format!(
@@ -98,13 +98,14 @@ fn reference_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
                 None => None,
             };
             lines.push(format!(
-                "ref | {path} | {} | {} | {} | {} | {} | {}",
+                "ref | {path} | {} | {} | {} | {} | {} | {} | {}",
                 r.name,
                 r.qualifier.unwrap_or("-"),
                 r.kind.name(),
                 r.line,
                 r.col,
-                from.as_deref().unwrap_or("-")
+                from.as_deref().unwrap_or("-"),
+                r.receiver.unwrap_or("-")
             ));
         }
     }

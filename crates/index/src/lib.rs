@@ -8,6 +8,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod crates;
 pub mod drift;
 mod dump;
 pub mod extract;

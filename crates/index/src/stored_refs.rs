@@ -24,6 +24,8 @@ pub(crate) struct StoredRef<'a> {
     pub kind: RefKind,
     pub line: u32,
     pub col: u32,
+    /// The qualifier's type, when the file says it ([`Reference::receiver`]).
+    pub receiver: Option<&'a str>,
 }
 
 /// Writes a file's references (the file has none stored: a new file, or one whose
@@ -44,13 +46,19 @@ pub(crate) fn write(
             kind: r.kind,
             line: r.line,
             col: r.col,
+            receiver: r.receiver.as_deref(),
         })
         .collect();
     let blob = postcard::to_allocvec(&stored)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     tx.prepare_cached("INSERT INTO file_refs (file_id, n, data) VALUES (?1, ?2, ?3)")?
         .execute(params![file_id, refs.len() as i64, blob])?;
-    let mut names: Vec<&str> = refs.iter().map(|r| r.name.as_str()).collect();
+    // A receiver's type is a name the file's edges depend on too (its bases decide
+    // which members are its).
+    let mut names: Vec<&str> = refs
+        .iter()
+        .flat_map(|r| std::iter::once(r.name.as_str()).chain(r.receiver.as_deref()))
+        .collect();
     names.sort_unstable();
     names.dedup();
     let mut insert = tx.prepare_cached("INSERT INTO ref_names (file_id, name) VALUES (?1, ?2)")?;
@@ -81,6 +89,7 @@ mod tests {
                 kind: RefKind::Call,
                 line: 7,
                 col: 13,
+                receiver: Some("Parser"),
             },
             StoredRef {
                 from: None,
@@ -89,6 +98,7 @@ mod tests {
                 kind: RefKind::TypeUse,
                 line: u32::MAX,
                 col: 0,
+                receiver: None,
             },
         ]
     }

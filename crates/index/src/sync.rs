@@ -13,6 +13,7 @@ use std::time::Instant;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use crate::crates;
 use crate::first_index;
 use crate::lock::{LockError, WriteLock};
 use crate::parse::{self, Outcome};
@@ -212,7 +213,13 @@ pub fn index_workspace(
     }
     let stored = load_stored(&conn).map_err(&err)?;
     let refused = Refused::load(&conn).map_err(&err)?;
-    let walked = walk::walk(&root, threads, &|p: &Path| could_be_source(p));
+    let mut walked = walk::walk(&root, threads, &|p: &Path| {
+        could_be_source(p) || crates::is_manifest(p)
+    });
+    let (manifests, sources): (Vec<_>, Vec<_>) = std::mem::take(&mut walked.files)
+        .into_iter()
+        .partition(|f| crates::is_manifest(&f.abs));
+    walked.files = sources;
     tracing::info!(
         files = walked.files.len(),
         ms = started.elapsed().as_millis() as u64,
@@ -260,12 +267,16 @@ pub fn index_workspace(
     let incomplete =
         IndexState::from_stored(meta_get(&conn, MetaKey::State).map_err(&err)?.as_deref())
             != IndexState::Complete;
+    // Crate names first: a changed map makes every Rust file's edges stale, recorded
+    // with the map in one transaction.
+    let crates = refresh_crates(&mut conn, &manifests).map_err(&err)?;
     let stale = resolve::stale_files(&conn).map_err(&err)?;
 
     if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
         let wrote = Refused::of_run(&walked.files, &skipped)
             .store_if_changed(&refused, &conn)
-            .map_err(&err)?;
+            .map_err(&err)?
+            || crates.wrote;
         return finish_report(
             &conn,
             &place,
@@ -362,7 +373,8 @@ pub fn index_workspace(
         // perhaps, which files were refused as too complex.
         let wrote = Refused::of_run(&walked.files, &skipped)
             .store_if_changed(&refused, &conn)
-            .map_err(&err)?;
+            .map_err(&err)?
+            || crates.wrote;
         return finish_report(&conn, &place, skipped, lossy, counts, wrote).map_err(&err);
     }
     if let SearchSink::Side(side) = &mut search {
@@ -386,7 +398,10 @@ pub fn index_workspace(
         Some(gathered) => {
             // A first index: resolve what was just written, from memory, on the pool,
             // while this thread builds the fact indexes.
-            let Gathered { table, inputs, .. } = gathered;
+            let Gathered {
+                mut table, inputs, ..
+            } = gathered;
+            table.set_crates(crates.map);
             let (resolved, indexed) = std::thread::scope(|scope| {
                 let resolving = scope.spawn(|| {
                     let table = table.build();
@@ -442,6 +457,24 @@ pub fn index_workspace(
         .store_if_changed(&refused, &conn)
         .map_err(&err)?;
     finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
+}
+
+/// Brings the stored crate map up to date with the walked manifests; when it changed,
+/// marks every Rust file for re-resolution in the same transaction.
+fn refresh_crates(
+    conn: &mut Connection,
+    manifests: &[walk::Found],
+) -> rusqlite::Result<crates::Refreshed> {
+    let tx = conn.transaction()?;
+    let refreshed = crates::refresh(&tx, manifests)?;
+    if refreshed.changed {
+        tx.execute(
+            "UPDATE files SET resolved = 0 WHERE resolved = 1 AND lang = ?1",
+            [Lang::Rust.name()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(refreshed)
 }
 
 /// Runs `work` on the run's thread pool (or here if it could not be built).

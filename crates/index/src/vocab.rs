@@ -109,6 +109,9 @@ pub enum MetaKey {
     CompletedAt,
     /// The files refused as too complex to parse, with their fingerprints (JSON).
     TooComplex,
+    /// The Rust crates the workspace's `Cargo.toml` files declare, with the manifests'
+    /// fingerprints (JSON).
+    RustCrates,
 }
 
 impl MetaKey {
@@ -118,6 +121,7 @@ impl MetaKey {
             MetaKey::State => "state",
             MetaKey::CompletedAt => "completed_at",
             MetaKey::TooComplex => "too_complex",
+            MetaKey::RustCrates => "rust_crates",
         }
     }
 }

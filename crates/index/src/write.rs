@@ -2,7 +2,7 @@
 //! transactions, marking the files whose edges the change made stale in the same
 //! transaction (so a crash never loses the need to re-resolve them).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use rusqlite::{Transaction, params};
 
@@ -26,7 +26,8 @@ pub(crate) struct StoredFile {
 }
 
 /// Old symbols of a file by (qualified name, kind), each with its id and name, in id order.
-type OldSymbols = HashMap<(String, String), VecDeque<(i64, String)>>;
+/// A changed file's definitions before the change: (qualified name, kind) → (id, name, returns).
+type OldSymbols = HashMap<(String, String), VecDeque<(i64, String, Option<String>)>>;
 
 /// Writes one parsed file (new or changed), returning its file id and the ids of its
 /// symbols (in the order of `file.facts.symbols`). Given a [`TermsBuilder`], its search
@@ -44,6 +45,24 @@ pub(crate) fn write_parsed(
     mut touched_names: Option<&mut HashSet<String>>,
     search_terms: Option<&mut TermsBuilder>,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
+    if let Some(names) = touched_names.as_deref_mut() {
+        bases_changed(tx, file, existing, names)?;
+    }
+    if let Some(names) = touched_names.as_deref_mut()
+        && file.lang == crate::Lang::Rust
+    {
+        let new = file
+            .facts
+            .imports
+            .iter()
+            .map(|i| (i.module.clone(), i.name.clone(), i.alias.clone()))
+            .collect();
+        let old = match existing {
+            Some(id) => rust_uses(tx, id)?,
+            None => BTreeSet::new(),
+        };
+        reexports_changed(tx, &old, &new, names)?;
+    }
     let (file_id, mut old) = match existing {
         Some(id) => {
             let old = old_symbols(tx, id)?;
@@ -88,12 +107,13 @@ pub(crate) fn write_parsed(
     {
         let mut insert = tx.prepare_cached(
             "INSERT INTO symbols (file_id, name, qualified_name, kind, signature, doc, start_line, start_col,
-                                  end_line, start_byte, end_byte, parent_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                  end_line, start_byte, end_byte, parent_id, returns)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         let mut update = tx.prepare_cached(
             "UPDATE symbols SET name = ?2, signature = ?3, doc = ?4, start_line = ?5, start_col = ?6,
-                    end_line = ?7, start_byte = ?8, end_byte = ?9, parent_id = ?10 WHERE id = ?1",
+                    end_line = ?7, start_byte = ?8, end_byte = ?9, parent_id = ?10, returns = ?11
+              WHERE id = ?1",
         )?;
         for s in &facts.symbols {
             let parent = s.parent.and_then(|p| ids.get(p as usize).copied());
@@ -104,7 +124,7 @@ pub(crate) fn write_parsed(
                     .and_then(VecDeque::pop_front),
             };
             match kept {
-                Some((id, _)) => {
+                Some((id, _, old_returns)) => {
                     update.execute(params![
                         id,
                         s.name,
@@ -115,9 +135,16 @@ pub(crate) fn write_parsed(
                         s.span.end_line,
                         s.span.start_byte,
                         s.span.end_byte,
-                        parent
+                        parent,
+                        s.returns
                     ])?;
                     ids.push(id);
+                    // `x := New()` elsewhere takes its type from what `New` returns.
+                    if old_returns != s.returns
+                        && let Some(names) = touched_names.as_deref_mut()
+                    {
+                        names.insert(s.name.clone());
+                    }
                 }
                 None => {
                     insert.execute(params![
@@ -132,7 +159,8 @@ pub(crate) fn write_parsed(
                         s.span.end_line,
                         s.span.start_byte,
                         s.span.end_byte,
-                        parent
+                        parent,
+                        s.returns
                     ])?;
                     ids.push(tx.last_insert_rowid());
                     if let Some(names) = touched_names.as_deref_mut() {
@@ -143,7 +171,7 @@ pub(crate) fn write_parsed(
         }
         // Definitions that disappeared.
         let mut delete = tx.prepare_cached("DELETE FROM symbols WHERE id = ?1")?;
-        for (id, name) in old.into_values().flatten() {
+        for (id, name, _) in old.into_values().flatten() {
             delete.execute([id])?;
             if let Some(names) = touched_names.as_deref_mut() {
                 names.insert(name);
@@ -229,6 +257,8 @@ pub(crate) fn remove_file(
     touched_names: &mut HashSet<String>,
 ) -> rusqlite::Result<()> {
     collect_names(tx, id, touched_names)?;
+    let uses = rust_uses(tx, id)?;
+    reexports_changed(tx, &uses, &BTreeSet::new(), touched_names)?;
     clear_file(tx, id)?;
     tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
         .execute([id])?;
@@ -237,17 +267,24 @@ pub(crate) fn remove_file(
 
 fn old_symbols(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<OldSymbols> {
     let mut stmt = tx.prepare_cached(
-        "SELECT id, name, qualified_name, kind FROM symbols WHERE file_id = ?1 ORDER BY id",
+        "SELECT id, name, qualified_name, kind, returns FROM symbols WHERE file_id = ?1 ORDER BY id",
     )?;
     let mut out = OldSymbols::new();
     let rows = stmt.query_map([file_id], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+        ))
     })?;
     for row in rows {
-        let (id, name, qualified, kind): (i64, String, String, String) = row?;
+        let (id, name, qualified, kind, returns): (i64, String, String, String, Option<String>) =
+            row?;
         out.entry((qualified, kind))
             .or_default()
-            .push_back((id, name));
+            .push_back((id, name, returns));
     }
     Ok(out)
 }
@@ -287,6 +324,77 @@ pub(crate) fn replace_counts<'k>(
     )?;
     for (key, n) in counts {
         insert.execute(params![file_id, what, key, n])?;
+    }
+    Ok(())
+}
+
+/// A type's bases decide which members a receiver of that type reaches: the subjects
+/// whose bases the file changes go into `touched_names` (files whose references have
+/// such a receiver use that name).
+fn bases_changed(
+    tx: &Transaction<'_>,
+    file: &Parsed,
+    existing: Option<i64>,
+    touched_names: &mut HashSet<String>,
+) -> rusqlite::Result<()> {
+    let new: BTreeSet<(String, String)> = file
+        .facts
+        .bases
+        .iter()
+        .map(|b| (b.subject.clone(), b.name.clone()))
+        .collect();
+    let old: BTreeSet<(String, String)> = match existing {
+        Some(id) => tx
+            .prepare_cached("SELECT subject, name FROM bases WHERE file_id = ?1")?
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?,
+        None => BTreeSet::new(),
+    };
+    for (subject, _) in old.symmetric_difference(&new) {
+        touched_names.insert(subject.clone());
+    }
+    Ok(())
+}
+
+/// A Rust file's `use`s as (module, name, alias); none for a file in another language.
+type Uses = BTreeSet<(String, Option<String>, Option<String>)>;
+
+fn rust_uses(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<Uses> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id
+         WHERE i.file_id = ?1 AND f.lang = ?2",
+    )?;
+    stmt.query_map(params![file_id, crate::Lang::Rust.name()], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+    })?
+    .collect()
+}
+
+/// A Rust file's `use`s are what it re-exports to the paths of other files (`pub use
+/// sync::run` in `lib.rs` is what `my_crate::run()` resolves through): the names a
+/// changed `use` binds go into `touched_names`, and a changed glob `use`, which can
+/// bring in any name, marks every Rust file.
+fn reexports_changed(
+    tx: &Transaction<'_>,
+    old: &Uses,
+    new: &Uses,
+    touched_names: &mut HashSet<String>,
+) -> rusqlite::Result<()> {
+    let mut glob = false;
+    for (_, name, alias) in old.symmetric_difference(new) {
+        match (alias, name.as_deref()) {
+            (Some(alias), _) => {
+                touched_names.insert(alias.clone());
+            }
+            (None, None | Some("*")) => glob = true,
+            (None, Some(name)) => {
+                touched_names.insert(name.to_string());
+            }
+        }
+    }
+    if glob {
+        tx.prepare_cached("UPDATE files SET resolved = 0 WHERE resolved = 1 AND lang = ?1")?
+            .execute([crate::Lang::Rust.name()])?;
     }
     Ok(())
 }

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! <file> def <kind> <qualified_name> @<line> parent=<parent qualified name or ->
-//! <file> ref <call|type_use> <name> q=<qualifier or -> @<line> from=<enclosing qualified name or ->
+//! <file> ref <call|type_use> <name> q=<qualifier or -> @<line> from=<enclosing qualified name or -> [recv=<receiver type>]
 //! <file> import <module> name=<name or -> alias=<alias or -> @<line>
 //! <file> base <inherits|implements> <subject> -> <name> q=<qualifier or -> @<line>
 //! ```
@@ -128,8 +128,14 @@ fn render_file(file: &str, facts: &FileFacts, out: &mut BTreeSet<String>) {
         ));
     }
     for r in &facts.refs {
+        // The receiver's type only where the file says it, so other lines stay as they were.
+        let receiver = r
+            .receiver
+            .as_deref()
+            .map(|t| format!(" recv={t}"))
+            .unwrap_or_default();
         out.insert(format!(
-            "{file} ref {} {} q={} @{} from={}",
+            "{file} ref {} {} q={} @{} from={}{receiver}",
             r.kind.name(),
             r.name,
             r.qualifier.as_deref().unwrap_or("-"),

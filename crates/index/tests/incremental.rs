@@ -633,3 +633,160 @@ fn files_added_to_and_removed_from_imported_modules_equal_fresh_index() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The qualified names `main` in `app/src/main.rs` calls, as `path:name`.
+fn calls_from_main(root: &std::path::Path) -> Vec<String> {
+    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT df.path || ':' || d.qualified_name FROM edges e
+             JOIN symbols s ON s.id = e.src_symbol JOIN symbols d ON d.id = e.dst_symbol
+             JOIN files df ON df.id = e.dst_file
+             WHERE e.kind = 'CALLS' AND s.name = 'main' ORDER BY 1",
+        )
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn crate_renames_reexport_changes_and_new_module_files_equal_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"core\", \"app\"]\n"),
+            ("core/Cargo.toml", "[package]\nname = \"my-core\"\n"),
+            ("core/src/lib.rs", "mod engine;\npub use engine::start;\n"),
+            (
+                "core/src/engine.rs",
+                "pub fn start() {}\npub fn begin() {}\n",
+            ),
+            ("app/Cargo.toml", "[package]\nname = \"app\"\n"),
+            (
+                "app/src/main.rs",
+                "fn main() {\n    my_core::start();\n    core2::start();\n    core2::tools::run();\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    assert_eq!(calls_from_main(root), ["core/src/engine.rs:start"]);
+    let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
+        write_tree(root, files);
+        let report = index(root);
+        assert!(report.wrote, "{what}: nothing written");
+        if let Some(diff) = differs_from_fresh(root) {
+            panic!("after {what}:\n{diff}");
+        }
+        assert_eq!(calls_from_main(root), expected, "after {what}");
+    };
+    // `my_core::start()` no longer names a crate; `core2::start()` now does.
+    step(
+        "renaming the crate",
+        &[("core/Cargo.toml", "[package]\nname = \"core2\"\n")],
+        &["core/src/engine.rs:start"],
+    );
+    step(
+        "re-exporting another function under the same name",
+        &[(
+            "core/src/lib.rs",
+            "mod engine;\npub use engine::begin as start;\n",
+        )],
+        &["core/src/engine.rs:begin"],
+    );
+    step(
+        "adding the module file a path names",
+        &[("core/src/tools.rs", "pub fn run() {}\n")],
+        &["core/src/engine.rs:begin", "core/src/tools.rs:run"],
+    );
+}
+
+#[test]
+fn a_receiver_types_changed_bases_equal_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let rt = |bases: &str| {
+        format!(
+            "pub struct Handle;\npub struct Other;\nimpl Handle {{ pub fn current() -> Handle {{ Handle }} }}\n\
+             impl Other {{ pub fn spawn_it(&self) {{}} }}\npub trait Spawn {{ fn spawn_it(&self) {{}} }}\n{bases}"
+        )
+    };
+    write_tree(
+        root,
+        &[
+            ("src/lib.rs", "mod rt;\nmod user;\n"),
+            ("src/rt.rs", &rt("impl Spawn for Handle {}\n")),
+            (
+                "src/user.rs",
+                "pub fn go() {\n    let h = crate::rt::Handle::current();\n    h.spawn_it();\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    let spawn_edges = |root: &std::path::Path| -> Vec<String> {
+        let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+        conn.prepare(
+            "SELECT d.qualified_name FROM edges e JOIN symbols d ON d.id = e.dst_symbol
+             WHERE e.kind = 'CALLS' AND d.name = 'spawn_it'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    // Only the trait Handle implements, never Other's method of the same name.
+    assert_eq!(spawn_edges(root), ["Spawn::spawn_it"]);
+    write_tree(root, &[("src/rt.rs", &rt(""))]);
+    assert!(index(root).wrote);
+    if let Some(diff) = differs_from_fresh(root) {
+        panic!("after removing the trait impl:\n{diff}");
+    }
+    assert_eq!(spawn_edges(root), Vec::<String>::new());
+}
+
+#[test]
+fn a_changed_return_type_equals_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let gin = |returns: &str| {
+        format!(
+            "package gin\ntype Engine struct{{}}\ntype node struct{{}}\nfunc (e *Engine) addRoute() {{}}\n\
+             func (n *node) addRoute() {{}}\nfunc New() {returns} {{ return nil }}\n"
+        )
+    };
+    write_tree(
+        root,
+        &[
+            ("gin.go", &gin("*Engine")),
+            (
+                "use.go",
+                "package gin\nfunc use() {\n\tr := New()\n\tr.addRoute()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    let targets = |root: &std::path::Path| -> Vec<String> {
+        let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+        conn.prepare(
+            "SELECT d.qualified_name FROM edges e JOIN symbols d ON d.id = e.dst_symbol
+             WHERE e.kind = 'CALLS' AND d.name = 'addRoute'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    assert_eq!(targets(root), ["Engine.addRoute"]);
+    // Only the signature changes: New keeps its id, and use.go must follow it.
+    write_tree(root, &[("gin.go", &gin("*node"))]);
+    assert!(index(root).wrote);
+    if let Some(diff) = differs_from_fresh(root) {
+        panic!("after changing New's return type:\n{diff}");
+    }
+    assert_eq!(targets(root), ["node.addRoute"]);
+}

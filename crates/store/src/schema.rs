@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -252,6 +252,18 @@ DROP TABLE files;
 ALTER TABLE files_v4 RENAME TO files;
 CREATE INDEX files_unresolved ON files(id) WHERE resolved = 0;
 CREATE INDEX files_path ON files(path);
+"#;
+
+/// V5: each stored reference carries its qualifier's type when the file says it (the
+/// receiver type `loci_index` infers), which changes the `file_refs` blob's layout, and
+/// each function the type it returns (`symbols.returns`, for `x := New()`). The old
+/// blobs are dropped and every file is re-indexed (symbol ids are kept).
+const V5: &str = r#"
+ALTER TABLE symbols ADD COLUMN returns TEXT;
+DELETE FROM file_refs;
+DELETE FROM ref_names;
+UPDATE files SET size = -1, hash = x'', resolved = 0;
+UPDATE meta SET value = 'indexing' WHERE key = 'state';
 "#;
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and

@@ -60,6 +60,8 @@ pub(crate) struct Collector<'s> {
     name_field: Option<FieldId>,
     /// Regions to parse again once the walk is over ([`Collector::defer`]).
     deferred: Vec<Deferred>,
+    /// Receiver types: what the file says about the types of names (see [`receivers`](super::receivers)).
+    types: super::receivers::Types,
 }
 
 /// Longest qualifier kept for a reference or base (`a.b(c).d` chains can be long), in bytes.
@@ -82,6 +84,7 @@ impl<'s> Collector<'s> {
             field: None,
             name_field: tree.language().field_id_for_name("name"),
             deferred: Vec::new(),
+            types: super::receivers::Types::default(),
         }
     }
 
@@ -157,6 +160,30 @@ impl<'s> Collector<'s> {
         self.scopes.iter().rev().find_map(|s| s.symbol)
     }
 
+    /// The enclosing definitions, innermost first.
+    pub(crate) fn enclosing_symbols(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.scopes.iter().rev().filter_map(|s| s.symbol).map(Some)
+    }
+
+    /// The name of the innermost enclosing type (a class, a struct, an `impl` block).
+    pub(crate) fn enclosing_type(&self) -> Option<&str> {
+        self.scopes.iter().rev().find_map(|s| match s.symbol {
+            None => Some(s.name.as_str()),
+            Some(i) => {
+                let sym = &self.facts.symbols[i as usize];
+                sym.kind.is_type().then_some(sym.name.as_str())
+            }
+        })
+    }
+
+    pub(super) fn types(&self) -> &super::receivers::Types {
+        &self.types
+    }
+
+    pub(super) fn types_mut(&mut self) -> &mut super::receivers::Types {
+        &mut self.types
+    }
+
     /// The last definition recorded in this file with this name and a type-like kind.
     pub(crate) fn find_type(&self, name: &str) -> Option<u32> {
         self.facts
@@ -164,6 +191,14 @@ impl<'s> Collector<'s> {
             .iter()
             .rposition(|s| s.name == name && s.kind.is_type())
             .map(|i| i as u32)
+    }
+
+    /// Whether this file has defined a function or method of this name so far.
+    pub(crate) fn defines_callable(&self, name: &str) -> bool {
+        self.facts
+            .symbols
+            .iter()
+            .any(|s| s.name == name && matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
     }
 
     /// The kind of the innermost enclosing definition, if any.
@@ -213,6 +248,13 @@ impl<'s> Collector<'s> {
         }
         qualified_name.push_str(name);
         let signature = self.signature(node, body);
+        let returns = matches!(kind, SymbolKind::Function | SymbolKind::Method)
+            .then(|| super::receivers::return_type(&signature))
+            .flatten()
+            .and_then(|t| match t {
+                "Self" => self.enclosing_type().map(str::to_string),
+                t => Some(t.to_string()),
+            });
         let id = self.facts.symbols.len() as u32;
         self.facts.symbols.push(Symbol {
             name: name.to_string(),
@@ -222,6 +264,7 @@ impl<'s> Collector<'s> {
             doc,
             span: span(node),
             parent: self.current_symbol(),
+            returns,
         });
         id
     }
@@ -257,6 +300,13 @@ impl<'s> Collector<'s> {
         id
     }
 
+    /// Replaces a definition's doc comment (one found above the statement that holds it).
+    pub(crate) fn set_doc(&mut self, id: u32, doc: String) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
+            symbol.doc = Some(doc);
+        }
+    }
+
     /// Records a call or type use at `node` (the node of the name itself, for its position).
     pub(crate) fn reference(
         &mut self,
@@ -270,6 +320,7 @@ impl<'s> Collector<'s> {
             return;
         }
         let pos = node.start_position();
+        let receiver = qualifier.and_then(|q| self.receiver_of(q));
         self.facts.refs.push(Reference {
             name: name.to_string(),
             // Whitespace collapsed and capped here, whatever the visitor passed.
@@ -280,6 +331,7 @@ impl<'s> Collector<'s> {
             line: pos.row as u32 + 1,
             col: pos.column as u32 + 1,
             from: self.current_symbol(),
+            receiver,
         });
     }
 

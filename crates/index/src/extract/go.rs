@@ -98,6 +98,11 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             if node.child_by_field_name("name").is_none() {
                 return Action::Skip;
             }
+            super::receivers::go(c, node);
+            Action::Descend
+        }
+        "parameter_declaration" | "var_spec" | "short_var_declaration" | "assignment_statement" => {
+            super::receivers::go(c, node);
             Action::Descend
         }
         "type_elem" => {

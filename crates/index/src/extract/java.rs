@@ -11,6 +11,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    super::receivers::java(c, node);
     let kind = match node.kind() {
         "class_declaration" | "record_declaration" => SymbolKind::Class,
         "interface_declaration" | "annotation_type_declaration" => SymbolKind::Interface,

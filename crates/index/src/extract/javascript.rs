@@ -13,6 +13,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    super::receivers::javascript(c, node);
     match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
             named(c, node, SymbolKind::Function)
@@ -62,7 +63,10 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "class_heritage" | "extends_type_clause" => Action::Skip,
         "call_expression" => {
             call(c, node);
-            Action::Descend
+            match define_property(c, node) {
+                Some(id) => Action::Enter(id),
+                None => Action::Descend,
+            }
         }
         "new_expression" => {
             if let Some(ctor) = node.child_by_field_name("constructor") {
@@ -311,6 +315,15 @@ fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     ) {
         return Action::Descend;
     }
+    // `Object.defineProperty(o, 'm', { value: function () {} })` defined `o.m` already.
+    let descriptor_call = node
+        .parent()
+        .and_then(|object| object.parent())
+        .and_then(|args| args.parent())
+        .filter(|call| c.field_text(*call, "function") == Some("Object.defineProperty"));
+    if descriptor_call.is_some() {
+        return Action::Descend;
+    }
     let name = c.text(key).trim_matches(['"', '\'']).to_string();
     let id = c.def(
         node,
@@ -335,32 +348,103 @@ fn assignment(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     ) {
         return Action::Descend;
     }
-    let (name, kind) = match left.kind() {
-        "identifier" => (c.text(left), SymbolKind::Function),
+    let stmt = node
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")
+        .unwrap_or(node);
+    let body = value.child_by_field_name("body");
+    let (name, owner) = match left.kind() {
+        "identifier" => (c.text(left), None),
         "member_expression" => {
             let Some(property) = left.child_by_field_name("property") else {
                 return Action::Descend;
             };
             let object = c.field_text(left, "object").unwrap_or("");
-            let method = object.ends_with(".prototype") || object == "this";
-            (
-                c.text(property),
-                if method {
-                    SymbolKind::Method
-                } else {
-                    SymbolKind::Function
-                },
-            )
+            (c.text(property), member_owner(object))
         }
         _ => return Action::Descend,
     };
-    let stmt = node
-        .parent()
-        .filter(|p| p.kind() == "expression_statement")
-        .unwrap_or(node);
     let doc = c.preceding_comments(stmt);
-    let id = c.def_with_doc(node, name, kind, value.child_by_field_name("body"), doc);
+    let id = match owner {
+        // A member of the object it is assigned to, so that `x.m()` reaches it.
+        Some(Owner::Object(object)) => member_def(c, node, object, name, body, doc),
+        Some(Owner::This) => c.def_with_doc(node, name, SymbolKind::Method, body, doc),
+        None => c.def_with_doc(node, name, SymbolKind::Function, body, doc),
+    };
     Action::Enter(id)
+}
+
+/// Whose member an assigned function is.
+enum Owner<'s> {
+    /// `this.m = ..`: the enclosing class's.
+    This,
+    /// `res.m = ..`, `Foo.prototype.m = ..`: the object's (`res`, `Foo`).
+    Object(&'s str),
+}
+
+/// The owner of `object.m = function`: `None` for the module itself (`exports.m`,
+/// `module.exports.m`, whose functions are the file's).
+fn member_owner(object: &str) -> Option<Owner<'_>> {
+    let object = object.trim();
+    let object = object.strip_suffix(".prototype").unwrap_or(object);
+    match object {
+        "this" => Some(Owner::This),
+        "exports" | "module.exports" | "module" => None,
+        _ if object.is_empty() || object.contains(['(', '[', ' ']) => None,
+        _ => Some(Owner::Object(object)),
+    }
+}
+
+/// A method `object.name` (a child of `object` when this file defines it as a type).
+fn member_def(
+    c: &mut Collector<'_>,
+    node: Node<'_>,
+    object: &str,
+    name: &str,
+    body: Option<Node<'_>>,
+    doc: Option<String>,
+) -> u32 {
+    let last = object.rsplit('.').next().unwrap_or(object);
+    let parent = c.find_type(last);
+    let id = c.def_qualified(node, object, name, SymbolKind::Method, body, parent);
+    if let Some(doc) = doc {
+        c.set_doc(id, doc);
+    }
+    id
+}
+
+/// `Object.defineProperty(obj, 'm', { value: function () {} })` (or `get:`): a method `obj.m`.
+fn define_property(c: &mut Collector<'_>, node: Node<'_>) -> Option<u32> {
+    if c.field_text(node, "function") != Some("Object.defineProperty") {
+        return None;
+    }
+    let args = super::collector::named_children(node.child_by_field_name("arguments")?);
+    let [object, key, descriptor] = args.as_slice() else {
+        return None;
+    };
+    if !matches!(key.kind(), "string") || descriptor.kind() != "object" {
+        return None;
+    }
+    let name = c.text(*key).trim_matches(['"', '\'', '`']);
+    let owner = member_owner(c.text(*object))?;
+    let function = super::collector::named_children(*descriptor)
+        .into_iter()
+        .filter(|p| p.kind() == "pair")
+        .filter(|p| matches!(c.field_text(*p, "key"), Some("value" | "get")))
+        .find_map(|p| {
+            p.child_by_field_name("value").filter(|v| {
+                matches!(
+                    v.kind(),
+                    "arrow_function" | "function_expression" | "function" | "generator_function"
+                )
+            })
+        })?;
+    let body = function.child_by_field_name("body");
+    let doc = c.preceding_comments(node.parent().unwrap_or(node));
+    Some(match owner {
+        Owner::Object(object) => member_def(c, node, object, name, body, doc),
+        Owner::This => c.def_with_doc(node, name, SymbolKind::Method, body, doc),
+    })
 }
 
 fn is_top_level(decl: Node<'_>) -> bool {

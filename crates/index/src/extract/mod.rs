@@ -21,6 +21,7 @@ mod kotlin;
 mod parser;
 mod php;
 mod python;
+mod receivers;
 mod ruby;
 mod rust;
 mod rust_tokens;
@@ -192,6 +193,11 @@ pub struct Symbol {
     pub span: Span,
     /// Index in [`FileFacts::symbols`] of the enclosing definition.
     pub parent: Option<u32>,
+    /// For a function or method, the name of the type it returns when its signature
+    /// says it plainly (`-> Engine`, `*Engine`, `(*Engine, error)`, `): Engine`):
+    /// `x := New()` gives `x` that type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub returns: Option<String>,
 }
 
 /// Whether a reference calls something or names a type. Stored by variant position in
@@ -233,6 +239,11 @@ pub struct Reference {
     pub col: u32,
     /// Index in [`FileFacts::symbols`] of the innermost enclosing definition.
     pub from: Option<u32>,
+    /// The type of the qualifier, when the file says it (`x` in `x.m()` after `let x =
+    /// Engine::new()`, a parameter `x: &Engine`, a Go receiver `(e *Engine)`): the name
+    /// of the type (`Engine`), so that only its members (and its bases') are linked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
 }
 
 /// One imported name.

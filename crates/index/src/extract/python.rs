@@ -116,6 +116,15 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             import_names(c, node, Some("__future__"));
             Action::Skip
         }
+        "typed_parameter" | "typed_default_parameter" | "assignment" => {
+            super::receivers::python(c, node);
+            if node.kind() == "assignment"
+                && let Some(action) = class_member(c, node)
+            {
+                return action;
+            }
+            Action::Descend
+        }
         _ => Action::Descend,
     }
 }
@@ -225,6 +234,30 @@ fn constant(c: &mut Collector<'_>, stmt: Node<'_>) {
     if upper {
         c.def(stmt, name, SymbolKind::Constant, None);
     }
+}
+
+/// `m = lambda ..: ..` or `m = f` (`f` a function of this file) in a class body: a
+/// method `Class.m`, so that `obj.m()` reaches it.
+fn class_member(c: &mut Collector<'_>, assignment: Node<'_>) -> Option<Action> {
+    if c.current_kind() != Some(SymbolKind::Class) {
+        return None;
+    }
+    let left = assignment
+        .child_by_field_name("left")
+        .filter(|l| l.kind() == "identifier")?;
+    let right = assignment.child_by_field_name("right")?;
+    let stmt = assignment
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")
+        .unwrap_or(assignment);
+    let name = c.text(left);
+    let body = match right.kind() {
+        "lambda" => right.child_by_field_name("body"),
+        "identifier" if c.defines_callable(c.text(right)) => None,
+        _ => return None,
+    };
+    let id = c.def(stmt, name, SymbolKind::Method, body);
+    Some(Action::Enter(id))
 }
 
 fn call_target(c: &mut Collector<'_>, function: Node<'_>) {

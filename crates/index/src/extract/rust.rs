@@ -60,6 +60,10 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             }
             return Action::Skip;
         }
+        "parameter" | "let_declaration" | "field_declaration" => {
+            super::receivers::rust(c, node);
+            return Action::Descend;
+        }
         // Macro arguments and bodies are flat tokens to tree-sitter (an invocation's are
         // parsed again: `macro_invocation`), and string literals and comments hold no
         // calls or types: not walked.

@@ -3,11 +3,14 @@
 //!
 //! Order of preference for a reference named `n` (the first rule that yields
 //! candidates wins):
-//! 1. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
-//! 2. a definition in the same file → `exact`;
-//! 3. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
-//! 4. a definition in a file the current file imports (by name, alias or module) → `import`;
-//! 5. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
+//! 1. an import alias → `import`;
+//! 2. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
+//! 3. a Rust path through the module graph ([`rust_paths`]) → `exact`;
+//! 4. a receiver of known type: that type's (or its bases') member only → `exact`;
+//! 5. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
+//! 6. a definition in the same file (unqualified or `self.`-style calls only) → `exact`;
+//! 7. a definition in a file the current file imports (by name, alias or module) → `import`;
+//! 8. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
 //!    (preferring the caller's directory) → `name`.
 //!
 //! A reference with no candidate stays unresolved: it stays stored with its name.
@@ -15,6 +18,7 @@
 //! `CONTAINS` edges are not resolution's: they depend on one file alone and are written
 //! with its symbols (`write.rs`).
 
+mod rust_paths;
 mod store;
 mod table;
 
@@ -32,6 +36,12 @@ use table::module_segments;
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
 
+/// Most calls followed to find the type of a call's result (`rt().handle()` is two).
+const MAX_RESULT_HOPS: usize = 4;
+
+/// Most types (a receiver's and its bases') looked through for a member.
+const MAX_BASE_TYPES: usize = 16;
+
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
 
@@ -42,6 +52,8 @@ struct Sym {
     qualified_name: String,
     kind: SymbolKind,
     parent: Option<i64>,
+    /// The type it returns, for a function whose signature says it.
+    returns: Option<String>,
 }
 
 struct FileInfo {
@@ -62,6 +74,13 @@ pub(crate) struct SymbolTable {
     /// Files by the last component of their module path and of their directory,
     /// so an import looks at a handful of files, not all of them.
     by_last_component: HashMap<String, Vec<i64>>,
+    /// Rust's module graph: crates, module files and their `use`s.
+    rust: rust_paths::RustModules,
+    /// Python files by path, for relative imports.
+    python_files: HashMap<String, i64>,
+    /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
+    /// receiver of that type also has.
+    bases: HashMap<String, Vec<String>>,
 }
 
 struct RefRow {
@@ -74,6 +93,8 @@ struct RefRow {
     /// `JoinError::panic`).
     is_macro: bool,
     line: i64,
+    /// The qualifier's type, when the file says it.
+    receiver: Option<String>,
 }
 
 struct ImportRow {
@@ -139,8 +160,34 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         .unwrap_or_default();
     // IMPORTS: to each file the module names, and to the named symbol when found there.
     let mut imported_files: Vec<ImportedModule<'_>> = Vec::new();
+    let is_rust = table.rust.paths.contains_key(&f.file_id);
     for imp in &f.imports {
-        let mut files = table.files_for_module(&imp.module, imp.name.as_deref());
+        // Rust: the module graph names the module or the definition itself.
+        if let Some((files, dst)) = is_rust.then(|| table.rust_import(f.file_id, imp)).flatten() {
+            for (&file, &dst_symbol) in files.iter().zip(&dst) {
+                if file != f.file_id {
+                    edges.push(Edge {
+                        kind: EdgeKind::Imports,
+                        src_symbol: None,
+                        dst_file: Some(file),
+                        dst_symbol,
+                        confidence: Confidence::Import,
+                        line: imp.line,
+                    });
+                }
+            }
+            imported_files.push((
+                imp.name.as_deref(),
+                imp.alias.as_deref(),
+                module_segments(&imp.module),
+                files,
+            ));
+            continue;
+        }
+        let mut files = match table.python_relative(f.file_id, &imp.module, imp.name.as_deref()) {
+            Some(file) => vec![file],
+            None => table.files_for_module(&imp.module, imp.name.as_deref()),
+        };
         // `import a.b.C` where the module is a package of several files: the files that
         // define `C`, when any does.
         let defining = |file: i64| {
@@ -197,16 +244,22 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         let qualifier = r.qualifier.as_deref();
         let by_caller = qualifier
             .is_some_and(|q| SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1));
+        let receiver = r.receiver.as_deref();
         let key = (
             r.name.as_str(),
             qualifier,
             is_call,
             r.from.filter(|_| by_caller),
             is_macro,
+            receiver,
         );
-        let targets = memo
-            .entry(key)
-            .or_insert_with(|| ctx.resolve(&r.name, qualifier, r.from, &wanted));
+        let targets = memo.entry(key).or_insert_with(|| match receiver {
+            Some(call) if !by_caller && call.ends_with("()") => {
+                ctx.resolve_on_result(call, &r.name, qualifier, r.from, &wanted)
+            }
+            Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
+            _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
+        });
         unresolved_refs += u32::from(targets.is_empty());
         for &(dst, confidence) in targets.iter() {
             edges.push(Edge {
@@ -265,8 +318,16 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
 }
 
 /// A reference as far as its resolution depends on it: name, qualifier, call or type
-/// use, the caller (only for `self.n`), and whether it is a macro invocation.
-type RefKey<'a> = (&'a str, Option<&'a str>, bool, Option<i64>, bool);
+/// use, the caller (only for `self.n`), whether it is a macro invocation, and the
+/// receiver's type.
+type RefKey<'a> = (
+    &'a str,
+    Option<&'a str>,
+    bool,
+    Option<i64>,
+    bool,
+    Option<&'a str>,
+);
 
 /// One import of the file being resolved: (imported name, alias, module segments,
 /// files the module names).
@@ -287,6 +348,148 @@ const SELF_QUALIFIERS: &[&str] = &[
 ];
 
 impl<'a> Ctx<'a> {
+    /// `x.name` where the file says `x` is a `ty`: only members of `ty` or of its bases
+    /// (followed by name, a few levels up) are candidates; same-named members of other
+    /// types are never linked. Rust paths (`module::f()`) keep their own rule first.
+    fn resolve_on(
+        &self,
+        ty: &str,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        // A type the workspace does not define (`Vec`, a generic parameter): its members
+        // are unknown here, so the name-based rules decide. So do an interface's or a
+        // trait's: a call through one reaches its implementations (Go's are not even
+        // declared).
+        let concrete = self.table.by_name.get(ty).is_some_and(|defs| {
+            defs.iter().any(|s| s.kind.is_type())
+                && !defs
+                    .iter()
+                    .any(|s| matches!(s.kind, SymbolKind::Trait | SymbolKind::Interface))
+        });
+        if !concrete {
+            return self.resolve(name, qualifier, from, wanted);
+        }
+        let Some(all) = self.table.by_name.get(name) else {
+            return Vec::new();
+        };
+        let mut types = vec![ty];
+        let mut i = 0;
+        while i < types.len() && types.len() < MAX_BASE_TYPES {
+            if let Some(bases) = self.table.bases.get(types[i]) {
+                for b in bases {
+                    if !types.contains(&b.as_str()) {
+                        types.push(b);
+                    }
+                }
+            }
+            i += 1;
+        }
+        // The nearest type that has the member wins (an override hides its base's).
+        for t in &types {
+            let members: Vec<&Sym> = all
+                .iter()
+                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, t, name))
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            // Several types of that name (in other files or crates): the one in this
+            // file, else the ones this file imports, else all of them by name.
+            if members.len() == 1 {
+                return vec![(members[0], Confidence::Exact)];
+            }
+            if let Some(s) = members.iter().find(|s| s.file_id == self.file_id) {
+                return vec![(s, Confidence::Exact)];
+            }
+            let imported: Vec<&Sym> = members
+                .iter()
+                .copied()
+                .filter(|s| {
+                    self.imports
+                        .iter()
+                        .any(|(_, _, _, files)| files.contains(&s.file_id))
+                })
+                .collect();
+            if !imported.is_empty() {
+                return imported
+                    .into_iter()
+                    .map(|s| (s, Confidence::Import))
+                    .collect();
+            }
+            return members.into_iter().map(|s| (s, Confidence::Name)).collect();
+        }
+        Vec::new()
+    }
+
+    /// `x.name` where `x` holds the result of `call` (`New()`): when the call resolves to
+    /// one function whose signature names the type it returns, that type's members named
+    /// `name` (not its bases'); else the name-based rules.
+    fn resolve_on_result(
+        &self,
+        call: &str,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        if let Some(ty) = self.result_type(call, from, MAX_RESULT_HOPS) {
+            let members: Vec<&Sym> = self
+                .table
+                .by_name
+                .get(name)
+                .into_iter()
+                .flatten()
+                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, ty, name))
+                .collect();
+            match members.len() {
+                0 => {}
+                1 => return vec![(members[0], Confidence::Exact)],
+                _ => return members.into_iter().map(|s| (s, Confidence::Name)).collect(),
+            }
+        }
+        self.resolve(name, qualifier, from, wanted)
+    }
+
+    /// The type a call's result has: `New()` → what the function `New` resolves to
+    /// returns; `T#m()` → what `T`'s method `m` returns (`T` itself a call's result
+    /// when it ends with `()`), following at most `hops` calls.
+    fn result_type(&self, call: &'a str, from: Option<i64>, hops: usize) -> Option<&'a str> {
+        let hops = hops.checked_sub(1)?;
+        let function = call.strip_suffix("()")?;
+        let returned = |targets: &[&'a Sym]| match targets {
+            [f] => f.returns.as_deref(),
+            _ => None,
+        };
+        match function.rsplit_once('#') {
+            Some((base, method)) => {
+                let base_type = match base.strip_suffix("()") {
+                    Some(_) => self.result_type(base, from, hops)?,
+                    None => base,
+                };
+                let methods: Vec<&'a Sym> = self
+                    .table
+                    .by_name
+                    .get(method)?
+                    .iter()
+                    .filter(|s| {
+                        s.kind.is_callable()
+                            && qualified_ends_with(&s.qualified_name, base_type, method)
+                    })
+                    .collect();
+                returned(&methods)
+            }
+            None => {
+                let (fq, fname) = crate::extract::split_qualified(function);
+                let callee = self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable());
+                let targets: Vec<&'a Sym> = callee.into_iter().map(|(s, _)| s).collect();
+                returned(&targets)
+            }
+        }
+    }
+
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
     /// (`src/parser.rs` → `parser`).
     fn in_module(&self, sym: &Sym, module: &str) -> bool {
@@ -354,6 +557,17 @@ impl<'a> Ctx<'a> {
                 return one(s, Confidence::Exact);
             }
         }
+        // Rust paths through the module graph (`crate::a::f()`, `loci_index::run()`,
+        // `graph::Graph`): the definition the path names, re-exports followed.
+        if let Some(q) = qualifier.filter(|q| *q != "Self" && !q.contains(['.', '(', '<']))
+            && self.table.rust.paths.contains_key(&self.file_id)
+            && let Some(module) = self.table.rust.module(self.file_id, q)
+        {
+            let found = self.table.rust.item(self.table, module, name, wanted);
+            if !found.is_empty() {
+                return found.into_iter().map(|s| (s, Confidence::Exact)).collect();
+            }
+        }
         // 3 (before 2 when written): a qualifier that matches the qualified name, or the
         // module (file) the candidate lives in (`parser::run()`, `utils.helper()`).
         if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
@@ -365,10 +579,12 @@ impl<'a> Ctx<'a> {
                 return one(matching[0], Confidence::Exact);
             }
         }
-        // 2. same file.
+        // 2. same file, for an unqualified or `self.`-style call only: `x.m()` on a
+        // receiver of unknown type is no more likely this file's `m` than another's.
+        let on_other = qualifier_last.is_some_and(|q| !SELF_QUALIFIERS.contains(&q));
         let same_file: Vec<&&Sym> = candidates
             .iter()
-            .filter(|s| s.file_id == self.file_id)
+            .filter(|s| s.file_id == self.file_id && !on_other)
             .collect();
         if let Some(s) = same_file.first() {
             return one(s, Confidence::Exact);
@@ -381,17 +597,22 @@ impl<'a> Ctx<'a> {
         });
         for (imp_name, alias, segs, files) in self.imports {
             let names_it = *imp_name == Some(name) || *alias == Some(name);
-            let qualifies_it = qualifier_first.is_some_and(|q| {
-                *alias == Some(q) || *imp_name == Some(q) || segs.last().is_some_and(|l| *l == q)
-            });
+            let qualifies_item =
+                qualifier_first.is_some_and(|q| *alias == Some(q) || *imp_name == Some(q));
+            // `use crate::runtime::Handle; runtime::spawn_blocking()`: the qualifier names
+            // the module the import is from, so only that module's own functions, not
+            // the members of what was imported from it.
+            let qualifies_module = !qualifies_item
+                && qualifier_first.is_some_and(|q| segs.last().is_some_and(|l| *l == q));
             let glob = imp_name.is_none() || *imp_name == Some("*");
-            if names_it || qualifies_it || glob {
+            if names_it || qualifies_item || qualifies_module || glob {
                 // Several matches in the imported files (a method name on an unknown
                 // receiver): link them all, up to the same cap as by-name links.
                 let imported: Vec<&Sym> = candidates
                     .iter()
                     .copied()
                     .filter(|s| files.contains(&s.file_id))
+                    .filter(|s| !qualifies_module || names_it || glob || s.parent.is_none())
                     .collect();
                 if !imported.is_empty() && imported.len() <= MAX_NAME_ONLY {
                     return imported
@@ -438,6 +659,81 @@ impl<'a> Ctx<'a> {
                 .collect();
         }
         Vec::new()
+    }
+}
+
+impl SymbolTable {
+    /// A Python relative import (`from .queues import Queue` in `asyncio/tasks.py`) names
+    /// one file, relative to the importing file's package: the imported name's
+    /// submodule (`asyncio/queues/Queue.py`, `.../Queue/__init__.py`) when there is one,
+    /// else the module (`asyncio/queues.py`, `asyncio/queues/__init__.py`).
+    fn python_relative(&self, file: i64, module: &str, name: Option<&str>) -> Option<i64> {
+        let path = self.files.get(&file).map(|f| f.path.as_str())?;
+        if !path.ends_with(".py") {
+            return None;
+        }
+        let dots = module.chars().take_while(|&c| c == '.').count();
+        if dots == 0 {
+            return None;
+        }
+        let mut dir: Vec<&str> = path.split('/').collect();
+        dir.pop();
+        for _ in 1..dots {
+            dir.pop()?;
+        }
+        dir.extend(module[dots..].split('.').filter(|s| !s.is_empty()));
+        let base = dir.join("/");
+        let join = |tail: &str| {
+            if base.is_empty() {
+                tail.to_string()
+            } else {
+                format!("{base}/{tail}")
+            }
+        };
+        let submodule = name.and_then(|n| {
+            self.python_files
+                .get(&join(&format!("{n}.py")))
+                .or_else(|| self.python_files.get(&join(&format!("{n}/__init__.py"))))
+        });
+        let module_file = || {
+            self.python_files
+                .get(&format!("{base}.py"))
+                .filter(|_| !base.is_empty())
+                .or_else(|| self.python_files.get(&join("__init__.py")))
+        };
+        submodule.or_else(module_file).copied()
+    }
+
+    /// A Rust `use` through the module graph: the files it reaches, each with the
+    /// definition it names there (none for a module or a glob). `None` when the path
+    /// cannot be followed through the workspace's files (`std::..`, an inline module).
+    fn rust_import(&self, file: i64, imp: &ImportRow) -> Option<(Vec<i64>, Vec<Option<i64>>)> {
+        let module = if imp.module.is_empty() {
+            self.rust.module(file, imp.name.as_deref()?)?
+        } else {
+            self.rust.module(file, &imp.module)?
+        };
+        let name = match imp.name.as_deref() {
+            None | Some("*") | Some("self") => return Some((vec![module], vec![None])),
+            Some(_) if imp.module.is_empty() => return Some((vec![module], vec![None])),
+            Some(name) => name,
+        };
+        if let Some(child) = self.rust.module(module, &format!("self::{name}")) {
+            return Some((vec![child], vec![None]));
+        }
+        let found = self.rust.item(self, module, name, &|_| true);
+        if found.is_empty() {
+            return None;
+        }
+        let mut files = Vec::new();
+        let mut dst = Vec::new();
+        for s in found {
+            if !files.contains(&s.file_id) {
+                files.push(s.file_id);
+                dst.push(Some(s.id));
+            }
+        }
+        Some((files, dst))
     }
 }
 

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::rust_paths::Use;
 use super::table::{ImportPattern, file_lookup_keys, import_lookup_keys};
 use super::{
     BaseRow, Confidence, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable,
@@ -71,7 +72,7 @@ pub(crate) fn load_inputs(
     let mut inputs = Vec::with_capacity(file_ids.len());
     {
         let mut own_stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE file_id = ?1 ORDER BY id",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols WHERE file_id = ?1 ORDER BY id",
         )?;
         let mut refs_stmt = conn.prepare_cached("SELECT data FROM file_refs WHERE file_id = ?1")?;
         let mut imports_stmt = conn.prepare_cached(
@@ -96,6 +97,7 @@ pub(crate) fn load_inputs(
                         is_call: r.kind != RefKind::TypeUse,
                         is_macro: r.kind == RefKind::Macro,
                         line: i64::from(r.line),
+                        receiver: r.receiver.map(str::to_string),
                     })
                     .collect(),
                 None => Vec::new(),
@@ -139,6 +141,7 @@ pub(crate) fn needed_names(inputs: &[FileInputs]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for f in inputs {
         names.extend(f.refs.iter().map(|r| r.name.as_str()));
+        names.extend(f.refs.iter().filter_map(|r| r.receiver.as_deref()));
         names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
         names.extend(
             f.bases
@@ -158,9 +161,30 @@ pub(crate) fn load_table(
     names: Option<&[&str]>,
 ) -> rusqlite::Result<SymbolTable> {
     let mut table = TableBuilder::default();
+    table.set_crates(crate::crates::load(conn)?);
+    // Every Rust file's `use`s, for following re-exports; an aliased one (`pub use
+    // a::X as Y`) makes the original name needed too.
+    let uses = load_rust_uses(conn)?;
+    let expanded;
+    let names = match names {
+        Some(names) => {
+            expanded = with_reexported_names(names, &uses);
+            Some(expanded.as_slice())
+        }
+        None => None,
+    };
+    for (file_id, u) in &uses {
+        table.add_use(*file_id, u.clone());
+    }
+    let mut stmt = conn.prepare_cached("SELECT subject, name FROM bases")?;
+    for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
+        let (subject, name) = row?;
+        table.add_base(subject, name);
+    }
     if names.is_none() {
-        let mut stmt =
-            conn.prepare("SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols")?;
+        let mut stmt = conn.prepare(
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols",
+        )?;
         for row in stmt.query_map([], row_to_sym)? {
             let (name, sym) = row?;
             table.add_symbol(name, sym);
@@ -168,7 +192,7 @@ pub(crate) fn load_table(
     } else {
         let names = names.unwrap_or_default();
         let mut stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id FROM symbols WHERE name = ?1",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols WHERE name = ?1",
         )?;
         for name in names.iter().copied() {
             for row in stmt.query_map([name], row_to_sym)? {
@@ -185,6 +209,43 @@ pub(crate) fn load_table(
     Ok(table.build())
 }
 
+fn load_rust_uses(conn: &Connection) -> rusqlite::Result<Vec<(i64, Use)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT i.file_id, i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id
+         WHERE f.lang = ?1 ORDER BY i.id",
+    )?;
+    stmt.query_map([crate::Lang::Rust.name()], |r| {
+        Ok((
+            r.get(0)?,
+            Use {
+                module: r.get(1)?,
+                name: r.get(2)?,
+                alias: r.get(3)?,
+            },
+        ))
+    })?
+    .collect()
+}
+
+/// `names` and the names they stand for through aliased `use`s, to a fixpoint: what a
+/// lookup that follows re-exports can ask the table for.
+fn with_reexported_names<'n>(names: &[&'n str], uses: &'n [(i64, Use)]) -> Vec<&'n str> {
+    let mut all: std::collections::BTreeSet<&str> = names.iter().copied().collect();
+    loop {
+        let before = all.len();
+        for (_, u) in uses {
+            if let (Some(alias), Some(name)) = (u.alias.as_deref(), u.name.as_deref())
+                && all.contains(alias)
+            {
+                all.insert(name);
+            }
+        }
+        if all.len() == before {
+            return all.into_iter().collect();
+        }
+    }
+}
+
 fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
     let kind: String = r.get(4)?;
     Ok((
@@ -195,6 +256,7 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
             qualified_name: r.get(3)?,
             kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
             parent: r.get(5)?,
+            returns: r.get(6)?,
         },
     ))
 }

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
+use super::rust_paths::{RustModules, Use};
 use super::{BaseRow, FileInfo, FileInputs, ImportRow, RefRow, Sym, SymbolTable};
+use crate::crates::CrateMap;
 use crate::extract::{BaseKind, FileFacts, RefKind};
 
 /// Collects a [`SymbolTable`] from the index or, on a first index, from the facts as
@@ -13,14 +15,36 @@ pub(crate) struct TableBuilder {
     by_name: HashMap<String, Vec<Sym>>,
     files: HashMap<i64, FileInfo>,
     by_last_component: HashMap<String, Vec<i64>>,
+    rust: RustModules,
+    python_files: HashMap<String, i64>,
+    bases: HashMap<String, Vec<String>>,
 }
 
 impl TableBuilder {
+    /// Records that type `subject` has the base `name`.
+    pub(super) fn add_base(&mut self, subject: String, name: String) {
+        self.bases.entry(subject).or_default().push(name);
+    }
+
+    /// Sets the workspace's Rust crates (from its `Cargo.toml` files).
+    pub(crate) fn set_crates(&mut self, crates: CrateMap) {
+        self.rust.crates = crates;
+    }
+
+    /// Adds one `use` of a Rust file (for following re-exports from other files).
+    pub(super) fn add_use(&mut self, file_id: i64, u: Use) {
+        self.rust.uses.entry(file_id).or_default().push(u);
+    }
+
     pub(super) fn add_symbol(&mut self, name: String, sym: Sym) {
         self.by_name.entry(name).or_default().push(sym);
     }
 
     pub(crate) fn add_file(&mut self, id: i64, path: &str) {
+        self.rust.add_file(id, path);
+        if path.ends_with(".py") {
+            self.python_files.insert(path.to_string(), id);
+        }
         let info = file_info(path);
         for key in lookup_keys(&info) {
             let ids = self.by_last_component.entry(key.clone()).or_default();
@@ -50,9 +74,25 @@ impl TableBuilder {
                 qualified_name: s.qualified_name,
                 kind: s.kind,
                 parent: id_of(s.parent),
+                returns: s.returns,
             };
             own.push(sym.clone());
             self.add_symbol(s.name, sym);
+        }
+        for b in &facts.bases {
+            self.add_base(b.subject.clone(), b.name.clone());
+        }
+        if path.ends_with(".rs") {
+            for i in &facts.imports {
+                self.add_use(
+                    file_id,
+                    Use {
+                        module: i.module.clone(),
+                        name: i.name.clone(),
+                        alias: i.alias.clone(),
+                    },
+                );
+            }
         }
         FileInputs {
             file_id,
@@ -67,6 +107,7 @@ impl TableBuilder {
                     is_call: r.kind != RefKind::TypeUse,
                     is_macro: r.kind == RefKind::Macro,
                     line: i64::from(r.line),
+                    receiver: r.receiver,
                 })
                 .collect(),
             imports: facts
@@ -99,7 +140,14 @@ impl TableBuilder {
             mut by_name,
             files,
             by_last_component,
+            rust,
+            python_files,
+            mut bases,
         } = self;
+        for names in bases.values_mut() {
+            names.sort_unstable();
+            names.dedup();
+        }
         // Symbol ids differ between an incremental and a fresh index: order candidates by
         // where they are, so every choice below is the same for the same tree.
         for defs in by_name.values_mut() {
@@ -116,6 +164,9 @@ impl TableBuilder {
             by_name,
             files,
             by_last_component,
+            rust,
+            python_files,
+            bases,
         }
     }
 }
@@ -245,6 +296,17 @@ impl<'m> ImportPattern<'m> {
     /// cannot, adding the file changes nothing the import resolves to.
     pub(super) fn may_name(&self, path: &str) -> bool {
         let file = file_info(path);
+        // A Rust path is followed through the module graph (crate names included), which
+        // suffix matching cannot tell: a module named by one of the keys may be it.
+        // (When the graph cannot follow the path, the suffix rules below apply.)
+        if file.ext == "rs"
+            && file
+                .module_path
+                .last()
+                .is_some_and(|m| self.keys.contains(&Some(m.as_str())))
+        {
+            return true;
+        }
         lookup_keys(&file).any(|k| self.keys.contains(&Some(k.as_str())))
             && (self.names_item(&file) || self.names_module(&file))
     }

@@ -1,0 +1,738 @@
+//! Receiver types, lite: what a file says about the type of a name, so that `x.m()`
+//! records `m` with `x`'s type ([`Reference::receiver`](super::Reference::receiver)) and
+//! resolution links only that type's `m`.
+//!
+//! Only what is written in the file counts: parameters and variables with a declared
+//! type (`x: &Engine`, `x *Engine`, `x: Queue`), a Go method's receiver, struct fields
+//! with a declared type, and constructors (`let x = Engine::new()`, `Engine { .. }`,
+//! `x := &Engine{}`, `x = Queue()`, `self.q = Queue()`). A name is bound in the
+//! innermost enclosing definition; a field in the enclosing type. One level of field
+//! is followed (`self.router.add()`, `e.router.add()`); anything longer, or the return
+//! type of a call, is unknown.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::Collector;
+use super::collector::{split_qualified, strip_generics};
+
+/// The types a file's names are bound to so far.
+#[derive(Default)]
+pub(crate) struct Types {
+    /// (enclosing definition, name) → type name.
+    vars: HashMap<(Option<u32>, String), String>,
+    /// (type name, field) → type name.
+    fields: HashMap<(String, String), String>,
+}
+
+/// Wrappers whose methods are their content's (through `Deref`): `Arc<Engine>` is an `Engine` receiver.
+const DEREF_WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Pin"];
+
+/// The type name a written type stands for as a receiver (`&mut Engine`, `*gin.Engine`,
+/// `Arc<Handle>`, `Optional[Queue]` is none), if it is a plain named type.
+pub(crate) fn type_name(written: &str) -> Option<&str> {
+    let mut t = written.trim();
+    loop {
+        let before = t;
+        for prefix in ["&", "*", "mut ", "dyn ", "impl ", "const ", "'static "] {
+            t = t.strip_prefix(prefix).unwrap_or(t).trim_start();
+        }
+        if t.starts_with('\'') {
+            // A lifetime: `&'a T`.
+            t = t.split_once(' ').map_or("", |(_, rest)| rest).trim_start();
+        }
+        if t == before {
+            break;
+        }
+    }
+    let head = strip_generics(t);
+    let (_, last) = split_qualified(head);
+    if DEREF_WRAPPERS.contains(&last)
+        && let (Some(open), Some(close)) = (t.find('<'), t.rfind('>'))
+        && open < close
+    {
+        let inner = &t[open + 1..close];
+        if !inner.contains(',') {
+            return type_name(inner);
+        }
+    }
+    let name = last.trim_end_matches('?');
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
+        && !name.starts_with(|ch: char| ch.is_ascii_digit());
+    plain.then_some(name)
+}
+
+/// The type a function's one-line signature says it returns, if plainly: `-> T`
+/// (Rust, Python), Go's results (`*T`, `(*T, error)`), `): T` (TypeScript, Kotlin).
+pub(crate) fn return_type(signature: &str) -> Option<&str> {
+    let sig = signature.trim();
+    let written = if let Some(i) = sig.rfind("->") {
+        let rest = &sig[i + 2..];
+        rest.split(" where ").next().unwrap_or(rest)
+    } else if let Some(rest) = sig.strip_prefix("func ") {
+        // func (r *T) Name(params) results
+        let rest = rest.trim_start();
+        let rest = if rest.starts_with('(') {
+            after_group(rest)?.trim_start()
+        } else {
+            rest
+        };
+        let open = rest.find('(')?;
+        let results = after_group(&rest[open..])?.trim();
+        match results.strip_prefix('(') {
+            Some(list) => list.split([',', ')']).next()?,
+            None => results,
+        }
+    } else if let Some(i) = sig.rfind("):") {
+        &sig[i + 2..]
+    } else {
+        return None;
+    };
+    let written = written.trim().trim_end_matches(['{', ':', '=']).trim();
+    // Go results may be named: `(e *Engine, err error)`.
+    let written = match written.split_once(' ') {
+        Some((first, rest)) if !first.contains(['*', '&', '<', '[']) && !rest.is_empty() => rest,
+        _ => written,
+    };
+    // `io::Result<Runtime>`, `Option<Handle>`: what `?`/`.unwrap()` leave.
+    let head = split_qualified(strip_generics(written)).1;
+    if matches!(head, "Result" | "Option" | "Poll")
+        && let Some(open) = written.find('<')
+    {
+        let inner = &written[open + 1..written.rfind('>')?];
+        return type_name(inner.split(',').next()?);
+    }
+    type_name(written)
+}
+
+/// The text after the balanced `( .. )` group `text` starts with.
+fn after_group(text: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&text[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The receiver a variable bound to a call's result gets: the call as written with
+/// `()` (`New()`, `pkg.New()`), which resolution replaces by the return type of the
+/// function it resolves to.
+pub(crate) fn call_result(function: &str) -> Option<String> {
+    let f = function.trim();
+    let plain = !f.is_empty()
+        && f.chars()
+            .all(|ch| ch.is_alphanumeric() || matches!(ch, '_' | '$' | '.' | ':'));
+    plain.then(|| format!("{f}()"))
+}
+
+/// Most calls in one chain followed when typing an expression.
+const MAX_CHAIN: usize = 8;
+
+/// Methods whose result is (for a receiver's type) their receiver: `x.clone()`,
+/// `x.unwrap()`.
+const SAME_TYPE_METHODS: &[&str] = &["clone", "unwrap", "expect", "to_owned", "as_ref"];
+
+/// `text` without its last balanced `( .. )` group, when it ends with one: the callee
+/// of a call as written (`rt.handle().clone()` → `rt.handle().clone`).
+fn callee(text: &str) -> Option<&str> {
+    let text = text.trim();
+    let body = text.strip_suffix(')')?;
+    let mut depth = 1usize;
+    for (i, ch) in body.char_indices().rev() {
+        match ch {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(body[..i].trim_end());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+impl Collector<'_> {
+    /// Binds `name` to the result of calling `function` (see [`call_result`]).
+    pub(crate) fn bind_call(&mut self, name: &str, function: &str) {
+        if let Some(marker) = call_result(function) {
+            let key = (self.current_symbol(), name.trim().to_string());
+            self.types_mut().vars.insert(key, marker);
+        }
+    }
+
+    /// The type (or call-result marker) of an expression as written: a bound name, a
+    /// type's associated function (`Builder::new()`), or a method call on one of
+    /// those (`Builder::new().build()` → `Builder#build()`), `clone()`/`unwrap()` kept.
+    fn expression_type(&self, text: &str, depth: usize) -> Option<String> {
+        let depth = depth.checked_sub(1)?;
+        let text = text.trim().trim_end_matches('?');
+        if is_identifier(text) {
+            return self.receiver_of(text);
+        }
+        let function = callee(text)?;
+        if let Some((inner, method)) = function.rsplit_once('.') {
+            let method = method.trim();
+            if !is_identifier(method) {
+                return None;
+            }
+            let base = self.expression_type(inner, depth)?;
+            return Some(if SAME_TYPE_METHODS.contains(&method) {
+                base
+            } else {
+                format!("{base}#{method}()")
+            });
+        }
+        // `Type::f(..)` (type-like path): the type; `f(..)`: the function's result.
+        let (path, _) = split_qualified(strip_generics(function));
+        match path.map(|p| split_qualified(p).1) {
+            Some(ty) if type_like(ty) => Some(ty.to_string()),
+            Some(_) => None,
+            None => call_result(function),
+        }
+    }
+
+    /// Binds `name` to the result of the method call written `value` (`rt.handle()`,
+    /// `rt.handle().clone()`): `T#handle()` when the receiver's type `T` is known (or
+    /// is itself a call's result), for resolution to replace by what `T::handle`
+    /// returns.
+    pub(crate) fn bind_method_call(&mut self, name: &str, value: &str) -> bool {
+        // A chain written over lines may carry line comments.
+        let uncommented;
+        let value = if value.contains("//") {
+            uncommented = value
+                .lines()
+                .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+                .collect::<Vec<_>>()
+                .join("\n");
+            uncommented.as_str()
+        } else {
+            value
+        };
+        let mut text = value.trim().trim_end_matches('?');
+        let mut function = None;
+        while let Some(f) = callee(text) {
+            match f.rsplit_once('.') {
+                Some((inner, method)) if SAME_TYPE_METHODS.contains(&method.trim()) => {
+                    text = inner.trim();
+                }
+                _ => {
+                    function = Some(f);
+                    break;
+                }
+            }
+        }
+        let Some(function) = function else {
+            // `handle.clone()`: the receiver's own type.
+            let Some(ty) = is_identifier(text)
+                .then(|| self.receiver_of(text))
+                .flatten()
+            else {
+                return false;
+            };
+            let key = (self.current_symbol(), name.trim().to_string());
+            self.types_mut().vars.insert(key, ty);
+            return true;
+        };
+        let Some((base, method)) = function.rsplit_once('.') else {
+            return false;
+        };
+        let method = method.trim();
+        if !is_identifier(method) {
+            return false;
+        }
+        let Some(base_type) = self.expression_type(base, MAX_CHAIN) else {
+            return false;
+        };
+        let key = (self.current_symbol(), name.trim().to_string());
+        self.types_mut()
+            .vars
+            .insert(key, format!("{base_type}#{method}()"));
+        true
+    }
+
+    /// Binds `name` to the type written as `written`, in the innermost definition.
+    pub(crate) fn bind(&mut self, name: &str, written: &str) {
+        let Some(ty) = self.resolve_self(type_name(written)) else {
+            return;
+        };
+        let key = (self.current_symbol(), name.trim().to_string());
+        self.types_mut().vars.insert(key, ty);
+    }
+
+    /// Binds field `field` of the enclosing type to the type written as `written`.
+    pub(crate) fn bind_field(&mut self, field: &str, written: &str) {
+        let Some(owner) = self.enclosing_type().map(str::to_string) else {
+            return;
+        };
+        let Some(ty) = self.resolve_self(type_name(written)) else {
+            return;
+        };
+        self.types_mut()
+            .fields
+            .insert((owner, field.trim().to_string()), ty);
+    }
+
+    /// `Self` is the enclosing type.
+    fn resolve_self(&self, ty: Option<&str>) -> Option<String> {
+        match ty? {
+            "Self" => self.enclosing_type().map(str::to_string),
+            ty => Some(ty.to_string()),
+        }
+    }
+
+    /// The type of a qualifier as written, when the file says it: a bound name, or one
+    /// field of `self`/`this` or of a bound name.
+    pub(crate) fn receiver_of(&self, qualifier: &str) -> Option<String> {
+        let q = qualifier.trim();
+        if is_identifier(q) {
+            // A bound name, else a field of the enclosing type (Java's `engine.start()`).
+            return self
+                .var_type(q)
+                .or_else(|| {
+                    let owner = self.enclosing_type()?;
+                    self.types()
+                        .fields
+                        .get(&(owner.to_string(), q.to_string()))
+                        .map(String::as_str)
+                })
+                .map(str::to_string);
+        }
+        let (base, field) = q
+            .split_once("->")
+            .or_else(|| q.split_once('.'))
+            .filter(|(b, f)| is_identifier(b.trim()) && is_identifier(f.trim()))?;
+        let base = base.trim().trim_start_matches('$');
+        let owner = match base {
+            "self" | "this" => self.enclosing_type()?,
+            _ => self.var_type(base)?,
+        };
+        self.types()
+            .fields
+            .get(&(owner.to_string(), field.trim().to_string()))
+            .cloned()
+    }
+
+    fn var_type(&self, name: &str) -> Option<&str> {
+        let types = self.types();
+        self.enclosing_symbols()
+            .chain([None])
+            .find_map(|scope| types.vars.get(&(scope, name.to_string())))
+            .map(String::as_str)
+    }
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
+}
+
+/// Whether a name is written like a type (`Engine`, not `engine`): what a constructor
+/// call looks like where types and functions share the call syntax.
+fn type_like(name: &str) -> bool {
+    name.starts_with(|ch: char| ch.is_uppercase())
+}
+
+/// Rust: `x: T` parameters, `let x: T` / `let x = T::new()` / `T { .. }`, struct fields.
+pub(crate) fn rust(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "parameter" => {
+            if let (Some(pattern), Some(ty)) = (
+                node.child_by_field_name("pattern"),
+                c.field_text(node, "type"),
+            ) && pattern.kind() == "identifier"
+            {
+                let name = c.text(pattern);
+                c.bind(name, ty);
+            }
+        }
+        "let_declaration" => {
+            let Some(pattern) = node
+                .child_by_field_name("pattern")
+                .filter(|p| p.kind() == "identifier")
+            else {
+                return;
+            };
+            let name = c.text(pattern);
+            let value = node.child_by_field_name("value");
+            let ty = c
+                .field_text(node, "type")
+                .map(str::to_string)
+                .or_else(|| rust_constructed(c, value?));
+            match (ty, value) {
+                (Some(ty), _) => c.bind(name, &ty),
+                (None, Some(v)) if v.kind() == "call_expression" => {
+                    let text = c.text(v);
+                    if !c.bind_method_call(name, text)
+                        && let Some(f) = c.field_text(v, "function")
+                    {
+                        c.bind_call(name, f);
+                    }
+                }
+                _ => {}
+            }
+        }
+        "field_declaration" => {
+            if let (Some(name), Some(ty)) = (c.field_text(node, "name"), c.field_text(node, "type"))
+            {
+                c.bind_field(name, ty);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The type a Rust expression constructs: `T::new(..)` (any associated function of a
+/// type-like path), `T { .. }`, `&T { .. }`, and those through `?`, `.unwrap()`,
+/// `.expect(..)`.
+fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    match value.kind() {
+        "struct_expression" => c.field_text(value, "name").map(str::to_string),
+        "reference_expression" | "try_expression" | "parenthesized_expression" => rust_constructed(
+            c,
+            value.named_child(value.named_child_count().checked_sub(1)?)?,
+        ),
+        "call_expression" => {
+            let function = value.child_by_field_name("function")?;
+            match function.kind() {
+                "scoped_identifier" => {
+                    let path = c.field_text(function, "path")?;
+                    let (_, ty) = split_qualified(strip_generics(path));
+                    (type_like(ty)).then(|| ty.to_string())
+                }
+                "field_expression" => {
+                    let method = c.field_text(function, "field")?;
+                    if matches!(method, "unwrap" | "expect") {
+                        rust_constructed(c, function.child_by_field_name("value")?)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Go: parameters and receivers (`e *Engine`), `var x T`, `x := &T{}` / `T{}`, struct fields.
+pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "parameter_declaration" | "var_spec" => {
+            let Some(ty) = c.field_text(node, "type") else {
+                return;
+            };
+            let mut cursor = node.walk();
+            let names: Vec<&str> = node
+                .children_by_field_name("name", &mut cursor)
+                .map(|n| c.text(n))
+                .collect();
+            for name in names {
+                c.bind(name, ty);
+            }
+        }
+        "field_declaration" => {
+            let Some(ty) = c.field_text(node, "type") else {
+                return;
+            };
+            let mut cursor = node.walk();
+            let names: Vec<&str> = node
+                .children_by_field_name("name", &mut cursor)
+                .map(|n| c.text(n))
+                .collect();
+            for name in names {
+                c.bind_field(name, ty);
+            }
+        }
+        "short_var_declaration" | "assignment_statement" => {
+            let (Some(left), Some(right)) = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ) else {
+                return;
+            };
+            let names = super::collector::named_children(left);
+            let values = super::collector::named_children(right);
+            for (name, value) in names.iter().zip(&values) {
+                if name.kind() != "identifier" {
+                    continue;
+                }
+                let name = c.text(*name);
+                if let Some(ty) = go_constructed(c, *value) {
+                    c.bind(name, &ty);
+                } else if value.kind() == "call_expression"
+                    && !c.bind_method_call(name, c.text(*value))
+                    && let Some(f) = c.field_text(*value, "function")
+                {
+                    c.bind_call(name, f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `T{..}`, `&T{..}`, `pkg.T{..}`, `new(T)`.
+fn go_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    match value.kind() {
+        "composite_literal" => c.field_text(value, "type").map(str::to_string),
+        "unary_expression" => go_constructed(c, value.child_by_field_name("operand")?),
+        "call_expression" if c.field_text(value, "function") == Some("new") => {
+            let args = value.child_by_field_name("arguments")?;
+            args.named_child(0).map(|t| c.text(t).to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Python: annotated parameters and assignments, `x = Class()`, `self.x = Class()`.
+pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "typed_parameter" => {
+            let ty = c.field_text(node, "type");
+            let name = super::collector::named_children(node)
+                .into_iter()
+                .find(|n| n.kind() == "identifier")
+                .map(|n| c.text(n));
+            if let (Some(name), Some(ty)) = (name, ty) {
+                c.bind(name, ty);
+            }
+        }
+        "typed_default_parameter" => {
+            if let (Some(name), Some(ty)) = (c.field_text(node, "name"), c.field_text(node, "type"))
+            {
+                c.bind(name, ty);
+            }
+        }
+        "assignment" => {
+            let Some(left) = node.child_by_field_name("left") else {
+                return;
+            };
+            let right = node.child_by_field_name("right");
+            let ty = c
+                .field_text(node, "type")
+                .map(str::to_string)
+                .or_else(|| python_constructed(c, right?));
+            let Some(ty) = ty else {
+                if left.kind() == "identifier"
+                    && let Some(call) = right.filter(|r| r.kind() == "call")
+                {
+                    let name = c.text(left);
+                    if !c.bind_method_call(name, c.text(call))
+                        && let Some(f) = c.field_text(call, "function")
+                    {
+                        c.bind_call(name, f);
+                    }
+                }
+                return;
+            };
+            match left.kind() {
+                "identifier" => {
+                    let name = c.text(left);
+                    c.bind(name, &ty);
+                }
+                "attribute" => {
+                    let object = left.child_by_field_name("object").map(|o| c.text(o));
+                    if matches!(object, Some("self" | "cls"))
+                        && let Some(field) = c.field_text(left, "attribute")
+                    {
+                        c.bind_field(field, &ty);
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `Class(..)` / `mod.Class(..)`: a call of a type-like name.
+fn python_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    if value.kind() != "call" {
+        return None;
+    }
+    let function = c.field_text(value, "function")?;
+    let (_, name) = split_qualified(function);
+    type_like(name).then(|| name.to_string())
+}
+
+/// JavaScript/TypeScript: `const x = new Foo()`, `x: Foo` parameters and variables,
+/// class fields with a type or a `new`, `this.x = new Foo()`.
+pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
+    let annotated = |c: &Collector<'_>, n: Node<'_>| {
+        c.field_text(n, "type")
+            .map(|t| t.trim_start_matches(':').trim().to_string())
+    };
+    match node.kind() {
+        "variable_declarator" => {
+            let Some(name) = node
+                .child_by_field_name("name")
+                .filter(|n| n.kind() == "identifier")
+            else {
+                return;
+            };
+            let value = node.child_by_field_name("value");
+            let ty = annotated(c, node).or_else(|| js_constructed(c, value?));
+            let name = c.text(name);
+            match (ty, value) {
+                (Some(ty), _) => c.bind(name, &ty),
+                (None, Some(v)) if v.kind() == "call_expression" => {
+                    // A module, not an object of some type.
+                    if !c.bind_method_call(name, c.text(v))
+                        && let Some(f) = c.field_text(v, "function").filter(|f| *f != "require")
+                    {
+                        c.bind_call(name, f);
+                    }
+                }
+                _ => {}
+            }
+        }
+        "required_parameter" | "optional_parameter" => {
+            if let (Some(pattern), Some(ty)) =
+                (node.child_by_field_name("pattern"), annotated(c, node))
+                && pattern.kind() == "identifier"
+            {
+                let name = c.text(pattern);
+                c.bind(name, &ty);
+            }
+        }
+        "public_field_definition" | "field_definition" => {
+            let name = node
+                .child_by_field_name("name")
+                .or_else(|| node.child_by_field_name("property"))
+                .map(|n| c.text(n));
+            let ty = annotated(c, node)
+                .or_else(|| js_constructed(c, node.child_by_field_name("value")?));
+            if let (Some(name), Some(ty)) = (name, ty) {
+                c.bind_field(name, &ty);
+            }
+        }
+        "assignment_expression" => {
+            let (Some(left), Some(ty)) = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right")
+                    .and_then(|v| js_constructed(c, v)),
+            ) else {
+                return;
+            };
+            match left.kind() {
+                "identifier" => {
+                    let name = c.text(left);
+                    c.bind(name, &ty);
+                }
+                "member_expression" if c.field_text(left, "object") == Some("this") => {
+                    if let Some(field) = c.field_text(left, "property") {
+                        c.bind_field(field, &ty);
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `new Foo(..)`, `new ns.Foo(..)`.
+fn js_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    match value.kind() {
+        "new_expression" => c.field_text(value, "constructor").map(str::to_string),
+        "await_expression" | "parenthesized_expression" => js_constructed(c, value.named_child(0)?),
+        _ => None,
+    }
+}
+
+/// Java: typed locals, fields and parameters (`Foo x`, `var x = new Foo()`).
+pub(crate) fn java(c: &mut Collector<'_>, node: Node<'_>) {
+    match node.kind() {
+        "local_variable_declaration" | "field_declaration" => {
+            let Some(ty) = c.field_text(node, "type") else {
+                return;
+            };
+            let field = node.kind() == "field_declaration";
+            let mut cursor = node.walk();
+            let declarators: Vec<Node<'_>> = node
+                .children_by_field_name("declarator", &mut cursor)
+                .collect();
+            for d in declarators {
+                let Some(name) = c.field_text(d, "name") else {
+                    continue;
+                };
+                let ty = if ty == "var" {
+                    let value = d.child_by_field_name("value");
+                    match value.filter(|v| v.kind() == "object_creation_expression") {
+                        Some(v) => c.field_text(v, "type").unwrap_or_default().to_string(),
+                        None => continue,
+                    }
+                } else {
+                    ty.to_string()
+                };
+                if field {
+                    c.bind_field(name, &ty);
+                } else {
+                    c.bind(name, &ty);
+                }
+            }
+        }
+        "formal_parameter" => {
+            if let (Some(name), Some(ty)) = (c.field_text(node, "name"), c.field_text(node, "type"))
+            {
+                c.bind(name, ty);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_name;
+
+    #[test]
+    fn signatures_name_the_type_they_return() {
+        use super::return_type;
+        assert_eq!(return_type("pub fn current() -> Handle"), Some("Handle"));
+        assert_eq!(
+            return_type("fn build(self) -> Result<Engine, E>"),
+            Some("Engine")
+        );
+        assert_eq!(
+            return_type("func New(opts ...OptionFunc) *Engine"),
+            Some("Engine")
+        );
+        assert_eq!(
+            return_type("func (e *Engine) Group(p string) (*RouterGroup, error)"),
+            Some("RouterGroup")
+        );
+        assert_eq!(return_type("func (e *Engine) Run()"), None);
+        assert_eq!(return_type("def make(n) -> Queue"), Some("Queue"));
+        assert_eq!(return_type("function make(): Engine"), Some("Engine"));
+        assert_eq!(return_type("def plain(n)"), None);
+    }
+
+    #[test]
+    fn written_types_name_their_receiver_type() {
+        assert_eq!(type_name("&mut Engine"), Some("Engine"));
+        assert_eq!(type_name("&'a Handle"), Some("Handle"));
+        assert_eq!(type_name("*gin.Engine"), Some("Engine"));
+        assert_eq!(type_name("Arc<runtime::Handle>"), Some("Handle"));
+        assert_eq!(type_name("Vec<u8>"), Some("Vec"));
+        assert_eq!(type_name("[]string"), None);
+        assert_eq!(type_name("(A, B)"), None);
+    }
+}
