@@ -502,4 +502,13 @@ fn a_required_capability_the_server_lacks_is_412_naming_each_one() {
         ),
     );
     assert_eq!(status, 200, "{body}");
+    // What a client offers of its own is never a reason to refuse it: names the server
+    // does not know are ignored.
+    let (status, body) = raw(
+        &server.addr,
+        &format!(
+            "GET /api/v1/workspaces HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\nX-Loci-Offer: teleport, mirror.v9,,x\r\nX-Loci-Require: graph.read\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert_eq!(status, 200, "{body}");
 }
