@@ -8,7 +8,8 @@
 #
 # A label file: `tree` (a source, below) and `root` (a folder of it, the workspace),
 # `target = { path, name[, line] }` (the definition: file relative to the root and
-# qualified name), one `[[site]]` per true call (`at = "file:line"`, `caller` = the
+# qualified name), `scope` (optional: the folder prefix whose files were read; answers
+# from other files are not counted), one `[[site]]` per true call (`at = "file:line"`, `caller` = the
 # calling definition's qualified name), and the causes of known misses and false
 # positives (`[causes]` by site; `miss_cause`/`false_cause` for the rest).
 #
@@ -134,6 +135,10 @@ for lang in sorted(os.listdir(base)):
         root = workspace(os.path.join(source_root(label["tree"]), label.get("root", "")).rstrip("/"))
         target = label["target"]
         rows = query(root, CALLERS, [target["path"], target["name"], target.get("line", 0)])
+        # The labels cover only the files under `scope` (the folders a person read), so
+        # answers from other files (a crate's tests/, say) are neither right nor wrong here.
+        scope = label.get("scope", "")
+        rows = [r for r in rows if r[0].startswith(scope)]
         if not query(root, "SELECT 1 FROM symbols d JOIN files f ON f.id = d.file_id WHERE f.path = ?1 AND d.qualified_name = ?2",
                      [target["path"], target["name"]]):
             print(f"  {os.path.basename(path)}: target {target['path']}:{target['name']} is not a definition in the index")
