@@ -15,6 +15,7 @@ pub mod create;
 pub mod guard;
 pub mod key;
 pub mod mcp;
+pub mod memory_routes;
 pub mod openapi;
 pub mod query;
 pub mod reply;

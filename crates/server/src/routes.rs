@@ -68,6 +68,7 @@ pub const CAPABILITIES: &[&str] = &[
     "workspace.get",
     "workspace.maintain",
     "query.sql",
+    "memory",
 ];
 
 /// The router, without its layers.
@@ -91,6 +92,7 @@ pub fn router() -> Router<Shared> {
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
         .merge(crate::workspace_routes::router())
+        .merge(crate::memory_routes::router())
         .route(
             &ws("query"),
             post(crate::query::run).get(crate::query::in_flight),
