@@ -181,6 +181,39 @@ fn a_memory_round_trips_over_http_and_purge_needs_consent() {
     );
     assert_eq!(renamed["name"], "cache-off");
 
+    ok(
+        &server,
+        id,
+        "link",
+        json!({"name": "config", "entities": [{"name": "caching", "type": "concept"}]}),
+    );
+    let merged = ok(
+        &server,
+        id,
+        "entities/merge",
+        json!({"from": "caching", "into": "cache"}),
+    );
+    assert_eq!(merged["name"], "cache", "{merged}");
+    let renamed_entity = ok(
+        &server,
+        id,
+        "entities/rename",
+        json!({"name": "cache", "new_name": "memo-cache"}),
+    );
+    assert_eq!(renamed_entity["name"], "memo-cache", "{renamed_entity}");
+    let entities = ok(&server, id, "entities", json!({}));
+    let listed: Vec<&Value> = entities["entities"].as_array().unwrap().iter().collect();
+    assert!(
+        listed
+            .iter()
+            .all(|e| e["name"] != "caching" && e["name"] != "cache"),
+        "merged and renamed away: {entities}"
+    );
+    let kept = listed
+        .iter()
+        .find(|e| e["name"] == "memo-cache")
+        .expect("memo-cache");
+    assert!(kept["aliases"].to_string().contains("caching"), "{kept}");
     let stats = ok(&server, id, "stats", json!({}));
     assert!(stats.get("path").is_none(), "{stats}");
     assert_no_absolute_path(&env, "stats", &stats);
@@ -345,8 +378,24 @@ fn memory_routes_are_declared_and_documented() {
     );
     let doc = get_json(&server, "/api/v1/openapi.json");
     for op in [
-        "remember", "recall", "read", "list", "edit", "rename", "forget", "restore", "purge",
-        "history", "link", "unlink", "related", "entities", "graph", "stats",
+        "remember",
+        "recall",
+        "read",
+        "list",
+        "edit",
+        "rename",
+        "forget",
+        "restore",
+        "purge",
+        "history",
+        "link",
+        "unlink",
+        "related",
+        "entities",
+        "entities/merge",
+        "entities/rename",
+        "graph",
+        "stats",
     ] {
         let path = format!("/api/v1/workspaces/{{id}}/memory/{op}");
         assert!(

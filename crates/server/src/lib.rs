@@ -17,6 +17,7 @@ pub mod key;
 pub mod mcp;
 pub mod memory_routes;
 pub mod openapi;
+pub mod openapi_memory;
 pub mod query;
 pub mod reply;
 pub mod repositories;

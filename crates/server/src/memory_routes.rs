@@ -1,6 +1,7 @@
 //! The memory of a workspace over HTTP: one `POST /api/v1/workspaces/{id}/memory/{op}`
 //! per operation (remember, recall, read, list, edit, rename, forget, restore, purge,
-//! history, link, unlink, related, entities, graph, stats), each taking its
+//! history, link, unlink, related, entities, entities/merge, entities/rename, graph,
+//! stats), each taking its
 //! `loci_api::memory` request as the JSON body. Each handler resolves the registry id to
 //! the workspace, calls one `loci_api::memory` function on the blocking pool, and
 //! answers; no absolute path leaves: errors are redacted, and `stats` drops the store's
@@ -13,10 +14,12 @@ use axum::extract::{Path, State};
 use axum::routing::post;
 use loci_api::memory::{
     self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
-    ListRequest, MemoryView, NameRequest, PurgeRequest, Purged, RecallRequest, RelatedAnswer,
-    RelatedRequest, RememberRequest, RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
+    ListRequest, MemoryView, MergeRequest, NameRequest, PurgeRequest, Purged, RecallRequest,
+    RelatedAnswer, RelatedRequest, RememberRequest, RenameRequest, RestoreRequest, StoreTarget,
+    UnlinkRequest,
 };
 use loci_api::{ApiError, ErrorKind};
+use loci_memory::EntityInfo;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -81,6 +84,8 @@ pub fn router() -> Router<Shared> {
         .route(&m("unlink"), post(unlink))
         .route(&m("related"), post(related))
         .route(&m("entities"), post(entities))
+        .route(&m("entities/merge"), post(merge_entities))
+        .route(&m("entities/rename"), post(rename_entity))
         .route(&m("graph"), post(graph))
         .route(&m("stats"), post(stats))
 }
@@ -171,6 +176,13 @@ handler!(history, NameRequest, HistoryAnswer, mem::history);
 handler!(link, LinkRequest, MemoryView, mem::link);
 handler!(unlink, UnlinkRequest, MemoryView, mem::unlink);
 handler!(related, RelatedRequest, RelatedAnswer, mem::related);
+handler!(
+    merge_entities,
+    MergeRequest,
+    EntityInfo,
+    mem::merge_entities
+);
+handler!(rename_entity, RenameRequest, EntityInfo, mem::rename_entity);
 
 async fn purge(
     State(s): State<Shared>,

@@ -34,7 +34,8 @@ pub struct Operation {
     pub query: Option<(&'static str, &'static str)>,
 }
 
-const fn op(
+/// An operation with the usual defaults: the key required, 200, no query parameter.
+pub(crate) const fn op(
     method: &'static str,
     path: &'static str,
     id: &'static str,
@@ -261,134 +262,6 @@ pub const OPERATIONS: &[Operation] = &[
         None,
         "Repositories",
     ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/remember",
-        "memory_remember",
-        "Stores a memory with its entities, relationships and code links (a body over 512 KiB is too_long; a taken name is name_taken).",
-        Some("MemoryRememberRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/recall",
-        "memory_recall",
-        "Hybrid recall (full text, vectors when installed, entity and code graph), each hit with why it ranked.",
-        Some("MemoryRecallRequest"),
-        "MemoryRecallAnswer",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/read",
-        "memory_read",
-        "One memory, its code links checked against the index now (stale when the code changed).",
-        Some("MemoryNameRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/list",
-        "memory_list",
-        "Memories by namespace, type and time, a page at a time.",
-        Some("MemoryListRequest"),
-        "MemoryListAnswer",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/edit",
-        "memory_edit",
-        "Edits a memory; the previous text stays as a version.",
-        Some("MemoryEditRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/rename",
-        "memory_rename",
-        "Renames a memory (a version).",
-        Some("MemoryRenameRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/forget",
-        "memory_forget",
-        "Forgets a memory softly (restorable).",
-        Some("MemoryNameRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/restore",
-        "memory_restore",
-        "Restores a forgotten memory, or an earlier version.",
-        Some("MemoryRestoreRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/purge",
-        "memory_purge",
-        "Deletes a memory and its versions for good, only with {\"consent\": true} (else 409 consent_required, nothing touched).",
-        Some("MemoryPurgeRequest"),
-        "MemoryPurged",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/history",
-        "memory_history",
-        "Every version of a memory.",
-        Some("MemoryNameRequest"),
-        "MemoryHistory",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/link",
-        "memory_link",
-        "Links entities, relationships or code to a memory.",
-        Some("MemoryLinkRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/unlink",
-        "memory_unlink",
-        "Removes an entity or code link from a memory.",
-        Some("MemoryUnlinkRequest"),
-        "MemoryView",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/related",
-        "memory_related",
-        "Memories near one in the entity graph, to a depth.",
-        Some("MemoryRelatedRequest"),
-        "MemoryRelated",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/entities",
-        "memory_entities",
-        "The entities of a namespace, with their degree.",
-        Some("MemoryNamespaceRequest"),
-        "MemoryEntities",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/graph",
-        "memory_graph",
-        "The entity graph as json, dot or mermaid text.",
-        Some("MemoryGraphRequest"),
-        "MemoryGraphExport",
-    ),
-    op(
-        "post",
-        "/api/v1/workspaces/{id}/memory/stats",
-        "memory_stats",
-        "Counts of the memory store (no path).",
-        Some("MemoryNamespaceRequest"),
-        "MemoryStats",
-    ),
     Operation {
         query: Some(("path", "The workspace root, absolute, matched exactly.")),
         ..op(
@@ -401,6 +274,13 @@ pub const OPERATIONS: &[Operation] = &[
         )
     },
 ];
+
+/// Every documented route: [`OPERATIONS`] and the memory's.
+pub fn operations() -> impl Iterator<Item = &'static Operation> {
+    OPERATIONS
+        .iter()
+        .chain(crate::openapi_memory::MEMORY_OPERATIONS)
+}
 
 /// Every path parameter a route may take: its name, description and schema.
 pub const PATH_PARAMETERS: &[(&str, &str, &str)] = &[
@@ -478,94 +358,7 @@ pub fn document() -> Value {
         "RepositoryLookup",
         generator.root_schema_for::<loci_api::repositories::RepositoryLookup>(),
     );
-    own(
-        "MemoryRememberRequest",
-        generator.root_schema_for::<loci_api::memory::RememberRequest>(),
-    );
-    own(
-        "MemoryRecallRequest",
-        generator.root_schema_for::<loci_api::memory::RecallRequest>(),
-    );
-    own(
-        "MemoryRecallAnswer",
-        generator.root_schema_for::<loci_memory::recall::RecallAnswer>(),
-    );
-    own(
-        "MemoryNameRequest",
-        generator.root_schema_for::<loci_api::memory::NameRequest>(),
-    );
-    own(
-        "MemoryListRequest",
-        generator.root_schema_for::<loci_api::memory::ListRequest>(),
-    );
-    own(
-        "MemoryListAnswer",
-        generator.root_schema_for::<loci_api::memory::ListAnswer>(),
-    );
-    own(
-        "MemoryEditRequest",
-        generator.root_schema_for::<loci_api::memory::EditRequest>(),
-    );
-    own(
-        "MemoryRenameRequest",
-        generator.root_schema_for::<loci_api::memory::RenameRequest>(),
-    );
-    own(
-        "MemoryRestoreRequest",
-        generator.root_schema_for::<loci_api::memory::RestoreRequest>(),
-    );
-    own(
-        "MemoryPurgeRequest",
-        generator.root_schema_for::<crate::memory_routes::MemoryPurgeRequest>(),
-    );
-    own(
-        "MemoryPurged",
-        generator.root_schema_for::<loci_api::memory::Purged>(),
-    );
-    own(
-        "MemoryHistory",
-        generator.root_schema_for::<loci_api::memory::HistoryAnswer>(),
-    );
-    own(
-        "MemoryLinkRequest",
-        generator.root_schema_for::<loci_api::memory::LinkRequest>(),
-    );
-    own(
-        "MemoryUnlinkRequest",
-        generator.root_schema_for::<loci_api::memory::UnlinkRequest>(),
-    );
-    own(
-        "MemoryRelatedRequest",
-        generator.root_schema_for::<loci_api::memory::RelatedRequest>(),
-    );
-    own(
-        "MemoryRelated",
-        generator.root_schema_for::<loci_api::memory::RelatedAnswer>(),
-    );
-    own(
-        "MemoryNamespaceRequest",
-        generator.root_schema_for::<crate::memory_routes::MemoryNamespaceRequest>(),
-    );
-    own(
-        "MemoryEntities",
-        generator.root_schema_for::<loci_api::memory::EntitiesAnswer>(),
-    );
-    own(
-        "MemoryGraphRequest",
-        generator.root_schema_for::<crate::memory_routes::MemoryGraphRequest>(),
-    );
-    own(
-        "MemoryGraphExport",
-        generator.root_schema_for::<loci_api::memory::GraphExport>(),
-    );
-    own(
-        "MemoryStats",
-        generator.root_schema_for::<loci_api::memory::MemoryStats>(),
-    );
-    own(
-        "MemoryView",
-        generator.root_schema_for::<loci_api::memory::MemoryView>(),
-    );
+    crate::openapi_memory::schemas(&mut generator, &mut own);
     if let Some(stats) = roots.get_mut("StatsAnswer") {
         omit_properties(stats, STATS_PATH_FIELDS);
     }
@@ -585,12 +378,11 @@ pub fn document() -> Value {
     }
 
     let mut paths = json!({});
-    for o in OPERATIONS {
+    for o in operations() {
         paths[o.path][o.method] = operation(o);
     }
     // The ids the workspace list answers are what every workspace route takes.
-    let links: Map<String, Value> = OPERATIONS
-        .iter()
+    let links: Map<String, Value> = operations()
         .filter(|o| path_parameters(o.path) == ["id"])
         .map(|o| {
             (
@@ -604,11 +396,7 @@ pub fn document() -> Value {
     paths["/api/v1/workspaces/{id}/query"]["post"]["responses"]["200"]["links"] = json!({
         "cancel_query": {"operationId": "cancel_query", "parameters": {"id": "$request.path.id", "qid": "$response.body#/id"}},
     });
-    debug_assert!(
-        OPERATIONS
-            .iter()
-            .all(|o| o.path == "/health" || o.path.starts_with(PREFIX))
-    );
+    debug_assert!(operations().all(|o| o.path == "/health" || o.path.starts_with(PREFIX)));
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -770,7 +558,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{r} does not point into the components"));
             assert!(components.contains_key(name), "{r} names no component");
         }
-        for o in OPERATIONS {
+        for o in operations() {
             let op = &doc["paths"][o.path][o.method];
             assert_eq!(op["operationId"], o.id);
             assert!(
@@ -788,7 +576,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["id", "qid"]);
         assert_eq!(cancel["parameters"][1]["schema"]["type"], "string");
-        for o in OPERATIONS {
+        for o in operations() {
             let declared = doc["paths"][o.path][o.method]["parameters"]
                 .as_array()
                 .map_or(0, |ps| ps.iter().filter(|p| p["in"] == "path").count());

@@ -185,8 +185,14 @@ async def memory_tools(session, schemas):
         check(ok(result.structured_content), f"memory {args}: {result.structured_content}")
     await call_error(session, "memory", {"action": "purge", "name": "config-policy"}, "invalid_input")
     await call_error(session, "memory", {"action": "read", "name": "no-such"}, "not_found")
-    small = await call_ok(session, schemas, "memory", {"action": "read", "name": "config-policy", "max_chars": 1000})
-    check(size_of(small) <= 2000, f"{size_of(small)} chars for max_chars 1000")
+    # Budgets: a long body is cut in the answer (never in the store), and says so.
+    await call_ok(session, schemas, "remember", {"name": "long", "body": "word " * 40_000})
+    for budget in (5_000, DEFAULT_MAX_CHARS):
+        cut = await call_ok(session, schemas, "memory", {"action": "read", "name": "long", "max_chars": budget})
+        check(size_of(cut) <= budget, f"{size_of(cut)} chars > {budget}")
+        check(cut.structured_content["memory"]["body_truncated"] is True, cut.structured_content["memory"].keys())
+    versions = await call_ok(session, schemas, "memory", {"action": "history", "name": "long", "max_chars": 5_000})
+    check(size_of(versions) <= 5_000, f"history: {size_of(versions)} chars > 5000")
 
 
 async def huge(session):

@@ -167,6 +167,8 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     "memory_list" | "memory_entities" | "memory_graph" | "memory_stats" => {
                         json!({})
                     }
+                    "memory_entity_merge" => json!({"from": "nope", "into": "nope2"}),
+                    "memory_entity_rename" => json!({"name": "nope", "new_name": "nope2"}),
                     "memory_edit" => json!({"name": "nope", "body": "b"}),
                     "memory_rename" => json!({"name": "nope", "new_name": "nope2"}),
                     "memory_purge" => json!({"name": "nope", "consent": false}),
