@@ -229,7 +229,17 @@ fn mcp_inspector_cli_lists_and_calls_the_tools() {
         .collect();
     assert_eq!(
         names,
-        ["status", "find", "symbol", "relations", "search", "query"]
+        [
+            "status",
+            "find",
+            "symbol",
+            "relations",
+            "search",
+            "query",
+            "remember",
+            "recall",
+            "memory"
+        ]
     );
     let found = run(&[
         "--method",

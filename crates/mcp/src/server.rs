@@ -258,8 +258,8 @@ pub fn tool_list() -> &'static [Tool] {
                 tool.annotations = Some(
                     ToolAnnotations::new()
                         .read_only(t.read_only)
-                        .destructive(!t.read_only)
-                        .idempotent(true)
+                        .destructive(t.destructive)
+                        .idempotent(t.idempotent)
                         .open_world(false),
                 );
                 tool

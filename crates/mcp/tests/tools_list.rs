@@ -15,17 +15,28 @@ fn tools_list_fits_16_kib_and_leaves_room_for_the_memory_tools() {
     );
     let n = loci_mcp::tools::TOOLS.len();
     assert!(
-        n <= 7,
-        "{n} graph tools: the default set with memory must stay at most 10"
+        n <= 10,
+        "{n} tools: the default set with memory must stay at most 10"
     );
+    let memory = ["remember", "recall", "memory"];
+    let memory_tools = loci_mcp::tools::TOOLS
+        .iter()
+        .filter(|t| memory.contains(&t.name))
+        .count();
+    assert_eq!(memory_tools, 3, "the memory is at most 3 tools");
 }
 
 #[test]
-fn every_tool_is_read_only_with_object_schemas_and_a_budget() {
+fn graph_tools_are_read_only_memory_writers_say_so_and_all_have_object_schemas_and_a_budget() {
     for tool in loci_mcp::server::tool_list() {
         let a = tool.annotations.as_ref().expect("annotations");
-        assert_eq!(a.read_only_hint, Some(true), "{}", tool.name);
-        assert_eq!(a.destructive_hint, Some(false), "{}", tool.name);
+        let (read_only, destructive) = match tool.name.as_ref() {
+            "remember" => (false, false),
+            "memory" => (false, true),
+            _ => (true, false),
+        };
+        assert_eq!(a.read_only_hint, Some(read_only), "{}", tool.name);
+        assert_eq!(a.destructive_hint, Some(destructive), "{}", tool.name);
         assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
         assert!(
             tool.input_schema["properties"].get("max_chars").is_some(),
@@ -41,6 +52,25 @@ fn every_tool_is_read_only_with_object_schemas_and_a_budget() {
             tool.name
         );
     }
+}
+
+#[test]
+fn purge_is_not_an_action_of_the_memory_tool() {
+    let memory = loci_mcp::tools::tool("memory").expect("the memory tool");
+    let actions = loci_mcp::tools::input_schema(memory)["properties"]["action"]["enum"].clone();
+    let actions: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    for a in [
+        "read", "list", "edit", "rename", "forget", "restore", "history", "link", "unlink",
+        "related", "stats",
+    ] {
+        assert!(actions.contains(&a), "{a} missing from {actions:?}");
+    }
+    assert!(!actions.contains(&"purge"), "{actions:?}");
 }
 
 #[test]

@@ -34,7 +34,8 @@ pub struct Operation {
     pub query: Option<(&'static str, &'static str)>,
 }
 
-const fn op(
+/// An operation with the usual defaults: the key required, 200, no query parameter.
+pub(crate) const fn op(
     method: &'static str,
     path: &'static str,
     id: &'static str,
@@ -274,6 +275,13 @@ pub const OPERATIONS: &[Operation] = &[
     },
 ];
 
+/// Every documented route: [`OPERATIONS`] and the memory's.
+pub fn operations() -> impl Iterator<Item = &'static Operation> {
+    OPERATIONS
+        .iter()
+        .chain(crate::openapi_memory::MEMORY_OPERATIONS)
+}
+
 /// Every path parameter a route may take: its name, description and schema.
 pub const PATH_PARAMETERS: &[(&str, &str, &str)] = &[
     (
@@ -350,8 +358,12 @@ pub fn document() -> Value {
         "RepositoryLookup",
         generator.root_schema_for::<loci_api::repositories::RepositoryLookup>(),
     );
+    crate::openapi_memory::schemas(&mut generator, &mut own);
     if let Some(stats) = roots.get_mut("StatsAnswer") {
         omit_properties(stats, STATS_PATH_FIELDS);
+    }
+    if let Some(stats) = roots.get_mut("MemoryStats") {
+        omit_properties(stats, crate::memory_routes::MEMORY_STATS_PATH_FIELDS);
     }
     roots.insert(
         "OpenApiDocument".into(),
@@ -366,12 +378,11 @@ pub fn document() -> Value {
     }
 
     let mut paths = json!({});
-    for o in OPERATIONS {
+    for o in operations() {
         paths[o.path][o.method] = operation(o);
     }
     // The ids the workspace list answers are what every workspace route takes.
-    let links: Map<String, Value> = OPERATIONS
-        .iter()
+    let links: Map<String, Value> = operations()
         .filter(|o| path_parameters(o.path) == ["id"])
         .map(|o| {
             (
@@ -385,11 +396,7 @@ pub fn document() -> Value {
     paths["/api/v1/workspaces/{id}/query"]["post"]["responses"]["200"]["links"] = json!({
         "cancel_query": {"operationId": "cancel_query", "parameters": {"id": "$request.path.id", "qid": "$response.body#/id"}},
     });
-    debug_assert!(
-        OPERATIONS
-            .iter()
-            .all(|o| o.path == "/health" || o.path.starts_with(PREFIX))
-    );
+    debug_assert!(operations().all(|o| o.path == "/health" || o.path.starts_with(PREFIX)));
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -551,7 +558,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{r} does not point into the components"));
             assert!(components.contains_key(name), "{r} names no component");
         }
-        for o in OPERATIONS {
+        for o in operations() {
             let op = &doc["paths"][o.path][o.method];
             assert_eq!(op["operationId"], o.id);
             assert!(
@@ -569,7 +576,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["id", "qid"]);
         assert_eq!(cancel["parameters"][1]["schema"]["type"], "string");
-        for o in OPERATIONS {
+        for o in operations() {
             let declared = doc["paths"][o.path][o.method]["parameters"]
                 .as_array()
                 .map_or(0, |ps| ps.iter().filter(|p| p["in"] == "path").count());

@@ -71,6 +71,7 @@ pub const CAPABILITIES: &[&str] = &[
     "workspace.get",
     "workspace.maintain",
     "query.sql",
+    "memory",
 ];
 
 /// The router, without its layers.
@@ -94,6 +95,7 @@ pub fn router() -> Router<Shared> {
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
         .merge(crate::workspace_routes::router())
+        .merge(crate::memory_routes::router())
         .route(
             &ws("query"),
             post(crate::query::run).get(crate::query::in_flight),

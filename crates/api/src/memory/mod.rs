@@ -1,4 +1,4 @@
-//! The memory operations every front end offers (the CLI now; HTTP and MCP next):
+//! The memory operations every front end offers (the CLI, HTTP and MCP):
 //! remember, read, list, edit, rename, forget, restore, purge, history, link, unlink,
 //! recall, related, entities, graph export, stats, and `impact` with the memories
 //! linked to what a change reaches. Each opens the workspace's `memory.db` (in the

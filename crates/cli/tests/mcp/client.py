@@ -25,7 +25,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-EXPECTED_TOOLS = {"status", "find", "symbol", "relations", "search", "query"}
+EXPECTED_TOOLS = {"status", "find", "symbol", "relations", "search", "query", "remember", "recall", "memory"}
+# The memory tools write; `memory` may forget (soft) and overwrite (edit, versioned).
+ANNOTATIONS = {"remember": (False, False), "memory": (False, True)}
 TOOLS_LIST_MAX_BYTES = 16 * 1024
 DEFAULT_MAX_CHARS = 20_000
 
@@ -74,7 +76,8 @@ async def contract(session):
     check(names == EXPECTED_TOOLS, f"tools: {names}")
     schemas = {}
     for t in listed.tools:
-        check(t.annotations.read_only_hint is True and t.annotations.destructive_hint is False, f"{t.name} annotations")
+        read_only, destructive = ANNOTATIONS.get(t.name, (True, False))
+        check(t.annotations.read_only_hint is read_only and t.annotations.destructive_hint is destructive, f"{t.name} annotations")
         check(t.output_schema and t.description, f"{t.name}: no output schema or description")
         jsonschema.Draft202012Validator.check_schema(t.output_schema)
         jsonschema.Draft202012Validator.check_schema(t.input_schema)
@@ -102,6 +105,8 @@ async def contract(session):
     check(hits.structured_content["page"]["total"] >= 2, hits.structured_content)
     rows = await call_ok(session, schemas, "query", {"sql": "SELECT name FROM symbols WHERE kind = ? ORDER BY name", "params": ["function"]})
     check(["parse_config"] in rows.structured_content["rows"], rows.structured_content)
+
+    await memory_tools(session, schemas)
 
     # Cursors: pages of one walk the whole list once, in order.
     whole = await call_ok(session, schemas, "find", {"pattern": "*"})
@@ -141,6 +146,53 @@ async def contract(session):
     await call_error(session, "find", {"pattern": "*", "cursor": "abc"}, "invalid_input")
     await call_error(session, "find", {}, "invalid_input")
     return {"init_ms": init_ms, "tools_list_bytes": len(raw.encode()), "pages": pages}
+
+
+async def memory_tools(session, schemas):
+    """remember, recall and each action of memory, every answer against its output schema."""
+    made = await call_ok(session, schemas, "remember", {
+        "name": "config-rule", "type": "convention", "body": "`parse_config` stays pure: no IO in it.",
+        "entities": [{"name": "config", "type": "concept"}],
+    })
+    memory = made.structured_content["memory"]
+    check(memory["name"] == "config-rule" and memory["stale"] is False, memory)
+    check(any(l["key"]["qualified_name"] == "parse_config" for l in memory["checked_links"]), memory)
+    check(not any(str(v).startswith("/") for v in json.dumps(memory).split('"')), "an absolute path in remember")
+    await call_error(session, "remember", {"name": "config-rule", "body": "again"}, "name_taken")
+    await call_error(session, "remember", {"name": "big", "body": "x" * (512 * 1024 + 1)}, "too_long")
+    await call_error(session, "remember", {"name": "bad", "body": "b", "entities": [{"name": "no type"}]}, "invalid_input")
+    hits = await call_ok(session, schemas, "recall", {"query": "no IO"})
+    check(hits.structured_content["hits"][0]["name"] == "config-rule", hits.structured_content)
+    by_symbol = await call_ok(session, schemas, "recall", {"symbol": "parse_config", "limit": "5"})
+    check(by_symbol.structured_content["hits"][0]["name"] == "config-rule", by_symbol.structured_content)
+    steps = [
+        ({"action": "read", "name": "config-rule"}, lambda c: c["memory"]["body"].startswith("`parse_config`")),
+        ({"action": "edit", "name": "config-rule", "body": "`parse_config` reads once."}, lambda c: "once" in c["memory"]["body"]),
+        ({"action": "history", "name": "config-rule"}, lambda c: len(c["versions"]) == 2),
+        ({"action": "restore", "name": "config-rule", "version": 1}, lambda c: "pure" in c["memory"]["body"]),
+        ({"action": "link", "name": "config-rule", "code": "Settings"}, lambda c: len(c["memory"]["checked_links"]) >= 2),
+        ({"action": "unlink", "name": "config-rule", "entity": "config"}, lambda c: "config" not in c["memory"]["entities"]),
+        ({"action": "rename", "name": "config-rule", "new_name": "config-policy"}, lambda c: c["memory"]["name"] == "config-policy"),
+        ({"action": "related", "name": "config-policy"}, lambda c: isinstance(c["related"], list)),
+        ({"action": "list"}, lambda c: [m["name"] for m in c["memories"]] == ["config-policy"]),
+        ({"action": "entities"}, lambda c: isinstance(c["entities"], list)),
+        ({"action": "stats"}, lambda c: "path" not in c["stats"]),
+        ({"action": "forget", "name": "config-policy"}, lambda c: c["memory"]["deleted_at"] is not None),
+        ({"action": "restore", "name": "config-policy"}, lambda c: c["memory"].get("deleted_at") is None),
+    ]
+    for args, ok in steps:
+        result = await call_ok(session, schemas, "memory", args)
+        check(ok(result.structured_content), f"memory {args}: {result.structured_content}")
+    await call_error(session, "memory", {"action": "purge", "name": "config-policy"}, "invalid_input")
+    await call_error(session, "memory", {"action": "read", "name": "no-such"}, "not_found")
+    # Budgets: a long body is cut in the answer (never in the store), and says so.
+    await call_ok(session, schemas, "remember", {"name": "long", "body": "word " * 40_000})
+    for budget in (5_000, DEFAULT_MAX_CHARS):
+        cut = await call_ok(session, schemas, "memory", {"action": "read", "name": "long", "max_chars": budget})
+        check(size_of(cut) <= budget, f"{size_of(cut)} chars > {budget}")
+        check(cut.structured_content["memory"]["body_truncated"] is True, cut.structured_content["memory"].keys())
+    versions = await call_ok(session, schemas, "memory", {"action": "history", "name": "long", "max_chars": 5_000})
+    check(size_of(versions) <= 5_000, f"history: {size_of(versions)} chars > 5000")
 
 
 async def huge(session):

@@ -160,6 +160,21 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     "rebuild_workspace" => json!({"consent": false}),
                     "fs" => json!({"kind": "mounted"}),
                     "query" => json!({"sql": "SELECT count(*) FROM files"}),
+                    "memory_remember" => {
+                        json!({"name": "sample", "body": "`parse_config` reads it"})
+                    }
+                    "memory_recall" => json!({"query": "parse"}),
+                    "memory_list" | "memory_entities" | "memory_graph" | "memory_stats" => {
+                        json!({})
+                    }
+                    "memory_entity_merge" => json!({"from": "nope", "into": "nope2"}),
+                    "memory_entity_rename" => json!({"name": "nope", "new_name": "nope2"}),
+                    "memory_edit" => json!({"name": "nope", "body": "b"}),
+                    "memory_rename" => json!({"name": "nope", "new_name": "nope2"}),
+                    "memory_purge" => json!({"name": "nope", "consent": false}),
+                    "memory_link" => json!({"name": "nope", "code": ["parse_config"]}),
+                    "memory_unlink" => json!({"name": "nope", "entity": "x"}),
+                    op if op.starts_with("memory_") => json!({"name": "nope"}),
                     other => panic!("no sample body for {other}"),
                 });
             let concrete = path
@@ -200,11 +215,25 @@ pub fn with_key(method: &str, path: &str) -> &'static [u16] {
             assert_eq!(K::ConsentRequired.http_status(), 409);
             &[409]
         }
+        _ if path.contains("/memory/") => memory_statuses(path),
         ("delete", _) => {
             assert_eq!(K::UnknownQuery.http_status(), 404);
             &[404]
         }
         _ => &[200],
+    }
+}
+
+/// A memory route with a sample body: what names no memory is 404, a second
+/// `remember` of the same name 409, purge without consent 409 or 404.
+fn memory_statuses(path: &str) -> &'static [u16] {
+    use loci_api::ErrorKind as K;
+    assert_eq!(K::NameTaken.http_status(), 409);
+    match path.rsplit('/').next().unwrap_or("") {
+        "remember" => &[200, 409],
+        "purge" => &[404, 409],
+        "recall" | "list" | "entities" | "graph" | "stats" => &[200],
+        _ => &[200, 404],
     }
 }
 

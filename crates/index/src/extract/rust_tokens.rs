@@ -89,7 +89,14 @@ mod tests {
         let refs: Vec<(&str, Option<&str>, &str, u32)> = facts
             .refs
             .iter()
-            .map(|r| (r.name.as_str(), r.qualifier.as_deref(), r.kind.name(), r.col))
+            .map(|r| {
+                (
+                    r.name.as_str(),
+                    r.qualifier.as_deref(),
+                    r.kind.name(),
+                    r.col,
+                )
+            })
             .collect();
         assert_eq!(
             refs,

@@ -34,6 +34,8 @@ Use `symbol` for one definition's body and `relations` for its callers.",
     },
     list: Some("symbols"),
     read_only: true,
+    destructive: false,
+    idempotent: true,
     call,
 };
 

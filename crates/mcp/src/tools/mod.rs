@@ -4,8 +4,11 @@
 //! one line to [`TOOLS`]; the server lists and dispatches from that table alone.
 
 pub mod find;
+pub mod memory;
 pub mod query;
+pub mod recall;
 pub mod relations;
+pub mod remember;
 pub mod search;
 pub mod status;
 pub mod symbol;
@@ -28,6 +31,9 @@ pub const TOOLS: &[&ToolDef] = &[
     &relations::TOOL,
     &search::TOOL,
     &query::TOOL,
+    &remember::TOOL,
+    &recall::TOOL,
+    &memory::TOOL,
 ];
 
 /// The tool named `name`.
@@ -54,6 +60,10 @@ pub struct ToolDef {
     pub list: Option<&'static str>,
     /// Whether it only reads (every graph tool does).
     pub read_only: bool,
+    /// Whether it may remove or overwrite what was stored (`memory`'s forget and edit).
+    pub destructive: bool,
+    /// Whether calling it again with the same arguments changes nothing more.
+    pub idempotent: bool,
     /// Converts, calls, converts back.
     pub call: fn(&Ctx<'_>, &Args) -> Result<Reply, ApiError>,
 }

@@ -53,6 +53,8 @@ WHERE s.kind = 'trait' LIMIT 20.",
     },
     list: Some("rows"),
     read_only: true,
+    destructive: false,
+    idempotent: true,
     call,
 };
 

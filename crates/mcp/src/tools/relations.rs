@@ -50,6 +50,8 @@ path:line, the definition reached, edge kind, confidence (exact, import, name) a
     },
     list: Some("relations"),
     read_only: true,
+    destructive: false,
+    idempotent: true,
     call,
 };
 

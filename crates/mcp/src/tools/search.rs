@@ -42,6 +42,8 @@ Hits in path then line order, each as path:line:col and the line's text.",
     },
     list: Some("hits"),
     read_only: true,
+    destructive: false,
+    idempotent: true,
     call,
 };
 

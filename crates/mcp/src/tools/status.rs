@@ -40,6 +40,8 @@ and what the index holds (files, symbols, edges, languages). Call it first when 
     },
     list: None,
     read_only: true,
+    destructive: false,
+    idempotent: true,
     call,
 };
 

@@ -56,6 +56,8 @@ and the outline of its members. A name defined in several places gives each defi
     },
     list: Some("definitions"),
     read_only: true,
+    destructive: false,
+    idempotent: true,
     call,
 };
 

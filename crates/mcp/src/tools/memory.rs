@@ -1,0 +1,322 @@
+//! `memory`: one memory's read, edit and links, by `action` — read, list, edit, rename,
+//! forget (soft: `restore` brings it back), restore, history, link, unlink, related,
+//! entities, stats. Purge (deleting for good) is not offered over MCP: an agent forgets,
+//! a person purges (`loci memory purge --yes`, or HTTP with consent).
+
+use loci_api::memory::{
+    self as mem, EditRequest, LinkRequest, ListRequest, NameRequest, RelatedRequest, RenameRequest,
+    RestoreRequest, StoreTarget, UnlinkRequest,
+};
+use loci_api::{ApiError, ErrorKind, Freshness, PageRequest};
+use serde_json::{Value, json};
+
+use super::{Answer, Ctx, Reply, ToolDef, object};
+use crate::args::Args;
+use crate::budget::{DEFAULT_MAX_CHARS, MAX_MAX_CHARS, clip};
+
+/// The actions, in the order the schema lists them.
+const ACTIONS: &[&str] = &[
+    "read", "list", "edit", "rename", "forget", "restore", "history", "link", "unlink", "related",
+    "entities", "stats",
+];
+
+/// The tool.
+pub static TOOL: ToolDef = ToolDef {
+    name: "memory",
+    title: "Memory: read, edit, forget, history, links",
+    description: "One memory by `name` and `action`: read (`stale` if linked code changed), list, edit \
+(body/description/type; versioned), rename (new_name), forget (soft), restore (version?), history, link \
+(entities/relationships/code), unlink (entity|code), related (depth), entities, stats. No purge.",
+    input: || {
+        object(
+            json!({
+                "action": {"type": "string", "enum": ACTIONS},
+                "name": {"type": "string"},
+                "namespace": {"type": "string"},
+                "body": {"type": "string"},
+                "description": {"type": "string"},
+                "type": {"type": "string"},
+                "new_name": {"type": "string"},
+                "version": {"type": ["integer", "string"]},
+                "entities": {"type": "array"},
+                "relationships": {"type": "array"},
+                "code": {"type": ["array", "string"]},
+                "entity": {"type": "string"},
+                "depth": {"type": ["integer", "string"]},
+                "limit": {"type": ["integer", "string"]},
+                "cursor": {"type": "string"}
+            }),
+            &["action"],
+        )
+    },
+    output: || {
+        object(
+            json!({
+                "action": {"type": "string"},
+                "memory": {"type": "object"},
+                "memories": {"type": "array"},
+                "versions": {"type": "array"},
+                "related": {"type": "array"},
+                "entities": {"type": "array"},
+                "stats": {"type": "object"}
+            }),
+            &["action"],
+        )
+    },
+    list: None,
+    read_only: false,
+    destructive: true,
+    idempotent: false,
+    call,
+};
+
+fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let action = args.string("action")?;
+    let t = target(ctx);
+    let name = || -> Result<NameRequest, ApiError> {
+        Ok(NameRequest {
+            namespace: args.opt_string("namespace")?,
+            name: args.string("name")?,
+        })
+    };
+    let budget = body_budget(args)?;
+    let (key, value, text) = match action.as_str() {
+        "read" => view("read", mem::read(&t, &name()?)?, budget)?,
+        "forget" => view("forgot", mem::forget(&t, &name()?)?, budget)?,
+        "edit" => {
+            let req = edit_request(args, name()?)?;
+            view("edited", mem::edit(&t, &req)?, budget)?
+        }
+        "rename" => {
+            let req = RenameRequest {
+                name: name()?,
+                new_name: args.string("new_name")?,
+            };
+            view("renamed", mem::rename(&t, &req)?, budget)?
+        }
+        "restore" => {
+            let version = args
+                .opt_u64("version")?
+                .map(|v| u32::try_from(v).unwrap_or(u32::MAX));
+            let req = RestoreRequest {
+                name: name()?,
+                version,
+            };
+            view("restored", mem::restore(&t, &req)?, budget)?
+        }
+        "link" => {
+            let req = LinkRequest {
+                name: name()?,
+                entities: json_arg(args, "entities")?,
+                relationships: json_arg(args, "relationships")?,
+                code: strings(args, "code")?,
+            };
+            view("linked", mem::link(&t, &req)?, budget)?
+        }
+        "unlink" => {
+            let req = UnlinkRequest {
+                name: name()?,
+                entity: args.opt_string("entity")?,
+                code: args.opt_string("code")?,
+            };
+            view("unlinked", mem::unlink(&t, &req)?, budget)?
+        }
+        "history" => {
+            let h = mem::history(&t, &name()?)?;
+            let mut versions = to_value(&h.versions)?;
+            for v in versions.as_array_mut().into_iter().flatten() {
+                clip_body(v, budget / h.versions.len().max(1));
+            }
+            let text = h
+                .versions
+                .iter()
+                .map(|v| format!("v{} {}", v.version, v.name))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (
+                "versions",
+                versions,
+                format!("history of `{}`:\n{text}", h.name),
+            )
+        }
+        "list" => {
+            let mut req = ListRequest {
+                page: PageRequest {
+                    limit: args.opt_usize_max("limit", loci_api::MAX_LIMIT as u64)?,
+                    cursor: args.opt_string("cursor")?,
+                },
+                ..ListRequest::default()
+            };
+            req.filter.namespace = args.opt_string("namespace")?;
+            let l = mem::list(&t, &req)?;
+            let text = l
+                .memories
+                .iter()
+                .map(|m| m.name.clone())
+                .collect::<Vec<_>>()
+                .join("\n");
+            let text = format!("{} of {} memories:\n{text}", l.memories.len(), l.page.total);
+            ("memories", to_value(&l.memories)?, text)
+        }
+        "related" => {
+            let depth = args
+                .opt_u64("depth")?
+                .map(|d| u32::try_from(d).unwrap_or(u32::MAX));
+            let r = mem::related(
+                &t,
+                &RelatedRequest {
+                    name: name()?,
+                    depth,
+                },
+            )?;
+            let text = format!("{} memories related to `{}`", r.related.len(), r.name);
+            ("related", to_value(&r.related)?, text)
+        }
+        "entities" => {
+            let e = mem::entities(&t, &args.opt_string("namespace")?)?;
+            let text = e
+                .entities
+                .iter()
+                .map(|e| e.name.clone())
+                .collect::<Vec<_>>()
+                .join(", ");
+            (
+                "entities",
+                to_value(&e.entities)?,
+                format!("entities: {text}"),
+            )
+        }
+        "stats" => {
+            let mut s = to_value(&mem::stats(&t, &args.opt_string("namespace")?)?)?;
+            if let Some(m) = s.as_object_mut() {
+                m.remove("path");
+            }
+            let text = format!("memory: {s}");
+            ("stats", s, text)
+        }
+        other => {
+            return Err(ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("`action` {other:?} is not one of {}", ACTIONS.join(", ")),
+            )
+            .hint("purge is not offered over MCP: forget instead (restorable)"));
+        }
+    };
+    let key = if value.is_object() && key != "stats" {
+        "memory"
+    } else {
+        key
+    };
+    Ok(Reply {
+        answer: Answer::One {
+            structured: json!({"action": action, key: value}),
+            text,
+        },
+        freshness: freshness(ctx),
+    })
+}
+
+/// The store of the session's workspace.
+pub(crate) fn target(ctx: &Ctx<'_>) -> StoreTarget {
+    StoreTarget {
+        workspace: ctx.root.to_path_buf(),
+        user: false,
+    }
+}
+
+/// The index's freshness, when the workspace has one (code links are checked against it).
+pub(crate) fn freshness(ctx: &Ctx<'_>) -> Option<Freshness> {
+    let ws = ctx.workspace().ok()?;
+    ws.read(&ctx.opts, |_| Ok(())).ok().map(|((), f)| f)
+}
+
+/// What a body may take of the answer: half the call's `max_chars`.
+pub(crate) fn body_budget(args: &Args) -> Result<usize, ApiError> {
+    Ok(args
+        .opt_usize_max("max_chars", MAX_MAX_CHARS as u64)?
+        .unwrap_or(DEFAULT_MAX_CHARS)
+        / 2)
+}
+
+/// Cuts a `body` field to `max` characters, saying so in `body_truncated`.
+pub(crate) fn clip_body(v: &mut Value, max: usize) {
+    if let Some(body) = v.get("body").and_then(Value::as_str)
+        && body.chars().count() > max
+    {
+        v["body"] = json!(clip(body, max));
+        v["body_truncated"] = json!(true);
+    }
+}
+
+/// A memory view as `(key, value, text)`, its body within the budget.
+pub(crate) fn view(
+    verb: &str,
+    m: mem::MemoryView,
+    budget: usize,
+) -> Result<(&'static str, Value, String), ApiError> {
+    let mut text = format!(
+        "{verb} `{}` (v{}){}",
+        m.memory.name,
+        m.memory.version,
+        if m.stale { " STALE" } else { "" }
+    );
+    for r in &m.stale_reasons {
+        text.push_str(&format!("\n  stale: {r}"));
+    }
+    for l in &m.checked_links {
+        text.push_str(&format!(
+            "\n  code: {}:{}",
+            l.link.key.path, l.link.key.qualified_name
+        ));
+    }
+    text.push_str(&format!("\n{}", clip(&m.memory.body, budget.min(2_000))));
+    let mut value = to_value(&m)?;
+    clip_body(&mut value, budget);
+    Ok(("memory", value, text))
+}
+
+pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))
+}
+
+/// An array argument as its typed items (`invalid_input` naming what did not fit).
+pub(crate) fn json_arg<T: serde::de::DeserializeOwned>(
+    args: &Args,
+    name: &str,
+) -> Result<Vec<T>, ApiError> {
+    match args.opt_value(name) {
+        None => Ok(Vec::new()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("`{name}` does not match its schema: {e}"),
+            )
+        }),
+    }
+}
+
+/// A string or an array of strings.
+pub(crate) fn strings(args: &Args, name: &str) -> Result<Vec<String>, ApiError> {
+    match args.opt_value(name) {
+        Some(Value::String(s)) => Ok(vec![s.clone()]),
+        _ => json_arg(args, name),
+    }
+}
+
+/// The edit of `name`: the `body`, `description` and `type` sent.
+fn edit_request(args: &Args, name: NameRequest) -> Result<EditRequest, ApiError> {
+    let mut edit = serde_json::Map::new();
+    edit.insert("name".into(), json!(name.name));
+    edit.insert("namespace".into(), json!(name.namespace));
+    for field in ["body", "description", "type"] {
+        if let Some(v) = args.opt_string(field)? {
+            edit.insert(field.into(), json!(v));
+        }
+    }
+    serde_json::from_value(Value::Object(edit)).map_err(|e| {
+        ApiError::new(
+            ErrorKind::InvalidInput,
+            format!("the edit is not valid: {e}"),
+        )
+    })
+}

@@ -1,0 +1,99 @@
+//! `recall`: the memories that answer a question or concern a symbol or file, fused
+//! from full text, vectors (when installed), entities and the code graph, each hit
+//! saying why it ranked and whether the code it is linked to changed.
+
+use loci_api::ApiError;
+use loci_api::memory::{self as mem, RecallRequest};
+use serde_json::json;
+
+use super::memory::{freshness, target, to_value};
+use super::{Answer, Ctx, Reply, ToolDef, object};
+use crate::args::Args;
+
+/// The tool.
+pub static TOOL: ToolDef = ToolDef {
+    name: "recall",
+    title: "Recall memories",
+    description: "Memories for a `query`, or linked to a `symbol` (or code it reaches) or `file`; filters \
+namespace, types, since/until. Each hit says why it ranked and if its code went `stale`.",
+    input: || {
+        object(
+            json!({
+                "query": {"type": "string"},
+                "symbol": {"type": "string"},
+                "file": {"type": "string"},
+                "namespace": {"type": "string"},
+                "types": {"type": "array"},
+                "since": {"type": "string"},
+                "until": {"type": "string"},
+                "limit": {"type": ["integer", "string"]}
+            }),
+            &[],
+        )
+    },
+    output: || {
+        object(
+            json!({"hits": {"type": "array"}, "vectors": {"type": "object"}, "cut_by_budget": {"type": "integer"}}),
+            &["hits"],
+        )
+    },
+    list: None,
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+    call,
+};
+
+fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let mut req = RecallRequest {
+        query: args.opt_string("query")?.unwrap_or_default(),
+        symbol: args.opt_string("symbol")?,
+        file: args.opt_string("file")?,
+        limit: args.opt_usize_max("limit", mem::MAX_RECALL_LIMIT as u64)?,
+        ..RecallRequest::default()
+    };
+    req.filter.namespace = args.opt_string("namespace")?;
+    req.filter.types = super::memory::json_arg(args, "types")?;
+    req.filter.since = args.opt_string("since")?;
+    req.filter.until = args.opt_string("until")?;
+    let answer = mem::recall(&target(ctx), &req)?;
+    let mut text = format!(
+        "{} memories (vectors {})",
+        answer.hits.len(),
+        answer.vectors.state
+    );
+    for h in &answer.hits {
+        text.push_str(&format!(
+            "\n{:.3} {}{}",
+            h.score,
+            h.memory.name,
+            if h.stale { " STALE" } else { "" }
+        ));
+        for r in &h.stale_reasons {
+            text.push_str(&format!("\n  stale: {r}"));
+        }
+    }
+    let mut structured = to_value(&answer)?;
+    // The budget: the last hits go first, and the answer says so.
+    let room = super::memory::body_budget(args)?;
+    let mut cut = 0;
+    while structured.to_string().len() > room {
+        match structured["hits"].as_array_mut() {
+            Some(hits) if hits.len() > 1 => {
+                hits.pop();
+                cut += 1;
+            }
+            _ => break,
+        }
+    }
+    if cut > 0 {
+        structured["cut_by_budget"] = json!(cut);
+        text.push_str(&format!(
+            "\n[{cut} more hits cut by budget: raise max_chars or lower limit]"
+        ));
+    }
+    Ok(Reply {
+        answer: Answer::One { structured, text },
+        freshness: freshness(ctx),
+    })
+}

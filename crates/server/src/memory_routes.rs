@@ -1,0 +1,250 @@
+//! The memory of a workspace over HTTP: one `POST /api/v1/workspaces/{id}/memory/{op}`
+//! per operation (remember, recall, read, list, edit, rename, forget, restore, purge,
+//! history, link, unlink, related, entities, entities/merge, entities/rename, graph,
+//! stats), each taking its
+//! `loci_api::memory` request as the JSON body. Each handler resolves the registry id to
+//! the workspace, calls one `loci_api::memory` function on the blocking pool, and
+//! answers; no absolute path leaves: errors are redacted, and `stats` drops the store's
+//! path.
+
+use std::path::PathBuf;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::routing::post;
+use loci_api::memory::{
+    self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
+    ListRequest, MemoryView, MergeRequest, NameRequest, PurgeRequest, Purged, RecallRequest,
+    RelatedAnswer, RelatedRequest, RememberRequest, RenameRequest, RestoreRequest, StoreTarget,
+    UnlinkRequest,
+};
+use loci_api::{ApiError, ErrorKind};
+use loci_memory::EntityInfo;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::reply::{Body, HttpError, Reply};
+use crate::routes::{PREFIX, id};
+use crate::state::Shared;
+
+/// The fields of `MemoryStats` that hold absolute paths; the HTTP answer omits them.
+pub const MEMORY_STATS_PATH_FIELDS: &[&str] = &["path"];
+
+/// `POST .../memory/purge`: deleting for good needs consent in the body.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryPurgeRequest {
+    /// The namespace (default `default`).
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// The memory's name.
+    pub name: String,
+    /// Must be `true`: purging deletes the memory and every version of it. Without it
+    /// the answer is 409 `consent_required` and nothing is touched.
+    #[serde(default)]
+    pub consent: bool,
+}
+
+/// `POST .../memory/entities` and `.../memory/stats`: a namespace, or every one.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryNamespaceRequest {
+    /// The namespace (entities: default `default`; stats: every namespace).
+    #[serde(default)]
+    pub namespace: Option<String>,
+}
+
+/// `POST .../memory/graph`: the entity graph as text.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryGraphRequest {
+    /// The namespace (default `default`).
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// `json`, `dot` or `mermaid` (default `json`).
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// These routes, without layers.
+pub fn router() -> Router<Shared> {
+    let m = |op: &str| format!("{PREFIX}/workspaces/{{id}}/memory/{op}");
+    Router::new()
+        .route(&m("remember"), post(remember))
+        .route(&m("recall"), post(recall))
+        .route(&m("read"), post(read))
+        .route(&m("list"), post(list))
+        .route(&m("edit"), post(edit))
+        .route(&m("rename"), post(rename))
+        .route(&m("forget"), post(forget))
+        .route(&m("restore"), post(restore))
+        .route(&m("purge"), post(purge))
+        .route(&m("history"), post(history))
+        .route(&m("link"), post(link))
+        .route(&m("unlink"), post(unlink))
+        .route(&m("related"), post(related))
+        .route(&m("entities"), post(entities))
+        .route(&m("entities/merge"), post(merge_entities))
+        .route(&m("entities/rename"), post(rename_entity))
+        .route(&m("graph"), post(graph))
+        .route(&m("stats"), post(stats))
+}
+
+/// Runs `f` on the workspace `ws`'s memory, on the blocking pool, with the
+/// workspace's paths redacted from any error.
+async fn on_memory<T: Send + 'static>(
+    s: &Shared,
+    ws: &str,
+    f: impl FnOnce(&StoreTarget) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, HttpError> {
+    let wid = id(ws)?;
+    let state = s.clone();
+    let joined = tokio::task::spawn_blocking(move || {
+        let w = state.workspace(wid)?;
+        let root: PathBuf = w.root().to_path_buf();
+        let target = StoreTarget {
+            workspace: root.clone(),
+            user: false,
+        };
+        f(&target).map_err(|e| {
+            crate::state::redact(
+                e,
+                &root.to_string_lossy(),
+                &w.index_path().to_string_lossy(),
+            )
+        })
+    })
+    .await;
+    match joined {
+        Ok(answer) => answer.map_err(HttpError),
+        Err(e) => Err(HttpError(ApiError::new(ErrorKind::Internal, e.to_string()))),
+    }
+}
+
+/// A request body that must be a JSON object (serde would also take a struct from an
+/// array: `[null, null]` is not a request).
+struct Object<T>(T);
+
+impl<T: serde::de::DeserializeOwned> axum::extract::FromRequest<Shared> for Object<T> {
+    type Rejection = HttpError;
+
+    async fn from_request(req: axum::extract::Request, state: &Shared) -> Result<Self, HttpError> {
+        let Body(value) = Body::<serde_json::Value>::from_request(req, state).await?;
+        if !value.is_object() {
+            return Err(HttpError(ApiError::new(
+                ErrorKind::InvalidInput,
+                "the request body is not a valid request: it must be a JSON object",
+            )));
+        }
+        serde_json::from_value(value).map(Object).map_err(|e| {
+            HttpError(ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("the request body is not a valid request: {e}"),
+            ))
+        })
+    }
+}
+
+macro_rules! handler {
+    ($name:ident, $req:ty, $answer:ty, $call:path) => {
+        async fn $name(
+            State(s): State<Shared>,
+            Path(ws): Path<String>,
+            Object(req): Object<$req>,
+        ) -> Reply<$answer> {
+            Ok(axum::Json(
+                on_memory(&s, &ws, move |t| $call(t, &req)).await?,
+            ))
+        }
+    };
+}
+
+handler!(remember, RememberRequest, MemoryView, mem::remember);
+handler!(
+    recall,
+    RecallRequest,
+    loci_memory::recall::RecallAnswer,
+    mem::recall
+);
+handler!(read, NameRequest, MemoryView, mem::read);
+handler!(list, ListRequest, ListAnswer, mem::list);
+handler!(edit, EditRequest, MemoryView, mem::edit);
+handler!(rename, RenameRequest, MemoryView, mem::rename);
+handler!(forget, NameRequest, MemoryView, mem::forget);
+handler!(restore, RestoreRequest, MemoryView, mem::restore);
+handler!(history, NameRequest, HistoryAnswer, mem::history);
+handler!(link, LinkRequest, MemoryView, mem::link);
+handler!(unlink, UnlinkRequest, MemoryView, mem::unlink);
+handler!(related, RelatedRequest, RelatedAnswer, mem::related);
+handler!(
+    merge_entities,
+    MergeRequest,
+    EntityInfo,
+    mem::merge_entities
+);
+handler!(rename_entity, RenameRequest, EntityInfo, mem::rename_entity);
+
+async fn purge(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Object(req): Object<MemoryPurgeRequest>,
+) -> Reply<Purged> {
+    let purged = on_memory(&s, &ws, move |t| {
+        let consent = req.consent;
+        let call = PurgeRequest {
+            name: NameRequest {
+                namespace: req.namespace,
+                name: req.name,
+            },
+            yes: consent,
+        };
+        mem::purge(t, &call).map_err(|mut e| {
+            if e.kind == ErrorKind::ConsentRequired {
+                e.hint = Some(
+                    "send {\"consent\": true} to purge, or POST .../memory/forget instead (restorable)"
+                        .into(),
+                );
+            }
+            e
+        })
+    })
+    .await?;
+    Ok(axum::Json(purged))
+}
+
+async fn entities(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Object(req): Object<MemoryNamespaceRequest>,
+) -> Reply<EntitiesAnswer> {
+    let answer = on_memory(&s, &ws, move |t| mem::entities(t, &req.namespace)).await?;
+    Ok(axum::Json(answer))
+}
+
+async fn graph(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Object(req): Object<MemoryGraphRequest>,
+) -> Reply<GraphExport> {
+    let answer = on_memory(&s, &ws, move |t| {
+        mem::graph_export(t, &req.namespace, req.format.as_deref().unwrap_or("json"))
+    })
+    .await?;
+    Ok(axum::Json(answer))
+}
+
+async fn stats(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Object(req): Object<MemoryNamespaceRequest>,
+) -> Reply<serde_json::Value> {
+    let answer = on_memory(&s, &ws, move |t| mem::stats(t, &req.namespace)).await?;
+    let mut value = serde_json::to_value(&answer)
+        .map_err(|e| HttpError(ApiError::new(ErrorKind::Internal, e.to_string())))?;
+    if let Some(map) = value.as_object_mut() {
+        for field in MEMORY_STATS_PATH_FIELDS {
+            map.remove(*field);
+        }
+    }
+    Ok(axum::Json(value))
+}
