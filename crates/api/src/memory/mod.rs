@@ -489,7 +489,23 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
         files,
         limit,
     };
-    let mut answer = recall::recall(&mut c.store, &c.code, have, vectors::for_recall(), &r)?;
+    let mut answer = match recall::recall(&mut c.store, &c.code, have, vectors::for_recall(), &r) {
+        // The query could not be embedded: full text and graph still answer, and say so.
+        Err(loci_memory::MemoryError::Embed(why)) => {
+            let mut a = recall::recall(&mut c.store, &c.code, have, None, &r)?;
+            a.vectors = VectorsState {
+                state: "failed".into(),
+                error: Some(why),
+                hint: Some(
+                    "recall ran full text and graph only; `loci models status` checks the model"
+                        .into(),
+                ),
+                ..VectorsState::default()
+            };
+            a
+        }
+        other => other?,
+    };
     if answer.vectors.state == "off" {
         answer.vectors = vectors::off_state();
     }
