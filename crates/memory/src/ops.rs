@@ -44,6 +44,10 @@ pub struct MemoryView {
     /// The body's code mentions and what became of each (`remember`, `edit`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mentions: Vec<MentionOutcome>,
+    /// Whether its chunks have vectors (`on`, `pending`, `failed`), when a front end
+    /// with an embedding model says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<crate::recall::VectorsState>,
 }
 
 /// Checks everything `remember` is given; returns the namespace.
@@ -242,6 +246,7 @@ fn view(
         stale_reasons,
         checked_links: checked,
         mentions: Vec::new(),
+        vectors: None,
     })
 }
 

@@ -86,9 +86,10 @@ pub struct RecallHit {
 }
 
 /// Whether the vector source ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VectorsState {
-    /// `on` or `off`.
+    /// `on` or `off`; for one memory (or a store) whose chunks are not all embedded yet,
+    /// `pending`, or `failed` when the last try to embed them failed.
     pub state: String,
     /// The model, when on.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,6 +97,12 @@ pub struct VectorsState {
     /// How to turn them on, when off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Chunks still without a vector of the model (`stats`, `read`, `remember`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<u64>,
+    /// Why embedding failed, when `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// A recall's answer.
@@ -173,6 +180,7 @@ pub fn recall(
                     state: "on".into(),
                     model: Some(m.model_id().into()),
                     hint: None,
+                    ..VectorsState::default()
                 },
                 hits,
             )
@@ -182,6 +190,7 @@ pub fn recall(
                 state: "on".into(),
                 model: Some(m.model_id().into()),
                 hint: None,
+                ..VectorsState::default()
             },
             Vec::new(),
         ),
@@ -192,6 +201,7 @@ pub fn recall(
                 hint: Some(
                     "no embedding model is installed: recall ran full text and graph only; install the local model (all-MiniLM-L6-v2) to turn vectors on (see docs/memory.md#vectors)".into(),
                 ),
+                ..VectorsState::default()
             },
             Vec::new(),
         ),

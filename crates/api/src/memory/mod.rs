@@ -9,6 +9,7 @@
 mod code_graph;
 mod impact;
 mod time;
+mod vectors;
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,9 @@ use serde::{Deserialize, Serialize};
 pub use code_graph::IndexCodeGraph;
 pub use impact::{ImpactAnswer, ImpactMemory, impact};
 pub use loci_memory::ops::MemoryView;
+pub use vectors::{
+    EMBED_BATCH, EmbedReport, ModelEmbedder, embed_in_background, embed_missing, embedder,
+};
 
 use crate::error::{ApiError, ErrorKind};
 use crate::page::{PageInfo, PageRequest};
@@ -99,17 +103,14 @@ pub struct RememberRequest {
     pub links: Vec<String>,
 }
 
-/// Stores a new memory; its vectors (when a model is installed) follow later.
+/// Stores a new memory (committed first); then its chunks' vectors, when a model is
+/// installed (inline, or in the background in a long-lived host: see [`vectors`]).
 pub fn remember(target: &StoreTarget, req: &RememberRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    Ok(ops::remember(
-        &mut c.store,
-        &c.code,
-        have,
-        &req.memory,
-        &req.links,
-    )?)
+    let mut view = ops::remember(&mut c.store, &c.code, have, &req.memory, &req.links)?;
+    view.vectors = Some(vectors::after_write(&mut c.store, view.memory.id));
+    Ok(view)
 }
 
 /// A memory by name.
@@ -126,13 +127,9 @@ pub struct NameRequest {
 pub fn read(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    Ok(ops::read(
-        &mut c.store,
-        &c.code,
-        have,
-        &ns(&req.namespace)?,
-        &req.name,
-    )?)
+    let mut view = ops::read(&mut c.store, &c.code, have, &ns(&req.namespace)?, &req.name)?;
+    view.vectors = Some(vectors::state_of(&c.store, Some(view.memory.id), None)?);
+    Ok(view)
 }
 
 /// Which memories a list or recall sees.
@@ -233,14 +230,9 @@ pub fn edit(target: &StoreTarget, req: &EditRequest) -> Result<MemoryView, ApiEr
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
     let n = ns(&req.name.namespace)?;
-    Ok(ops::edit(
-        &mut c.store,
-        &c.code,
-        have,
-        &n,
-        &req.name.name,
-        &req.edit,
-    )?)
+    let mut view = ops::edit(&mut c.store, &c.code, have, &n, &req.name.name, &req.edit)?;
+    view.vectors = Some(vectors::after_write(&mut c.store, view.memory.id));
+    Ok(view)
 }
 
 /// `rename`.
@@ -497,7 +489,27 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
         files,
         limit,
     };
-    Ok(recall::recall(&mut c.store, &c.code, have, None, &r)?)
+    let mut answer = match recall::recall(&mut c.store, &c.code, have, vectors::for_recall(), &r) {
+        // The query could not be embedded: full text and graph still answer, and say so.
+        Err(loci_memory::MemoryError::Embed(why)) => {
+            let mut a = recall::recall(&mut c.store, &c.code, have, None, &r)?;
+            a.vectors = VectorsState {
+                state: "failed".into(),
+                error: Some(why),
+                hint: Some(
+                    "recall ran full text and graph only; `loci models status` checks the model"
+                        .into(),
+                ),
+                ..VectorsState::default()
+            };
+            a
+        }
+        other => other?,
+    };
+    if answer.vectors.state == "off" {
+        answer.vectors = vectors::off_state();
+    }
+    Ok(answer)
 }
 
 fn resolve_target(code: &IndexCodeGraph, have: bool, text: &str) -> Result<Vec<CodeKey>, ApiError> {
@@ -638,6 +650,18 @@ pub struct MemoryStats {
     pub vectors: VectorsState,
 }
 
+/// Fills the vectors a store's chunks are missing (`loci memory embed`), `batch` at a
+/// time, reporting `progress(done, total)`; `model_missing` without a model.
+pub fn embed(
+    target: &StoreTarget,
+    batch: usize,
+    max: Option<usize>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<EmbedReport, ApiError> {
+    let (path, _) = locate(target)?;
+    vectors::embed_missing(&path, batch, max, progress)
+}
+
 /// Counts of a store (one namespace, or all).
 pub fn stats(target: &StoreTarget, namespace: &Option<String>) -> Result<MemoryStats, ApiError> {
     let c = Ctx::open(target)?;
@@ -648,11 +672,7 @@ pub fn stats(target: &StoreTarget, namespace: &Option<String>) -> Result<MemoryS
     Ok(MemoryStats {
         path: c.store.path().to_string_lossy().into_owned(),
         stats: c.store.stats(n.as_deref())?,
-        vectors: VectorsState {
-            state: "off".into(),
-            model: None,
-            hint: Some("no embedding model is installed (see docs/memory.md#vectors)".into()),
-        },
+        vectors: vectors::state_of(&c.store, None, n.as_deref())?,
     })
 }
 

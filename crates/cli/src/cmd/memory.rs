@@ -290,6 +290,18 @@ enum MemoryCommand {
         #[command(flatten)]
         store: StoreArgs,
     },
+    /// Fill the vectors the store's chunks are missing (needs `loci models install`).
+    #[command(alias = "reindex-vectors")]
+    Embed {
+        /// Chunks per forward pass.
+        #[arg(long, default_value_t = api::EMBED_BATCH)]
+        batch: usize,
+        /// Embed at most this many chunks now.
+        #[arg(long)]
+        max: Option<usize>,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
 }
 
 #[derive(Subcommand)]
@@ -558,6 +570,15 @@ pub fn run(a: MemoryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), 
         C::Stats { store } => {
             let s = api::stats(&target(workspace, &store)?, &store.namespace)?;
             emit(json, &s, || print::stats(&s))
+        }
+        C::Embed { batch, max, store } => {
+            let r = api::embed(
+                &target(workspace, &store)?,
+                batch,
+                max,
+                &mut |done, total| eprintln!("embedded {done}/{total} chunks"),
+            )?;
+            emit(json, &r, || print::embedded(&r))
         }
     }
 }

@@ -1,11 +1,12 @@
 //! Human output of the memory commands (`--json` prints the API's answers as they are).
 
 use loci_api::memory::{
-    EntitiesAnswer, HistoryAnswer, ImpactAnswer, ListAnswer, MemoryStats, MemoryView, RelatedAnswer,
+    EmbedReport, EntitiesAnswer, HistoryAnswer, ImpactAnswer, ListAnswer, MemoryStats, MemoryView,
+    RelatedAnswer,
 };
 use loci_memory::LinkState;
 use loci_memory::code::CheckedLink;
-use loci_memory::recall::{RecallAnswer, Why};
+use loci_memory::recall::{RecallAnswer, VectorsState, Why};
 
 use crate::output;
 
@@ -19,6 +20,7 @@ pub fn remembered(v: &MemoryView) {
         println!("  mention {:<30} {} {}", m.text, m.status, code.join(", "));
     }
     links(&v.checked_links);
+    vectors_of(v);
 }
 
 pub fn changed(what: &str, v: &MemoryView) {
@@ -32,6 +34,7 @@ pub fn changed(what: &str, v: &MemoryView) {
         v.memory.name, v.memory.version
     );
     links(&v.checked_links);
+    vectors_of(v);
 }
 
 pub fn view(v: &MemoryView) {
@@ -49,6 +52,7 @@ pub fn view(v: &MemoryView) {
         println!("entities: {}", m.entities.join(", "));
     }
     links(&v.checked_links);
+    vectors_of(v);
     println!();
     println!("{}", m.body);
 }
@@ -112,10 +116,42 @@ pub fn recalled(a: &RecallAnswer) {
     if a.hits.is_empty() {
         println!("no memories matched");
     }
-    match &a.vectors.hint {
-        Some(hint) => eprintln!("vectors: {} ({hint})", a.vectors.state),
-        None => eprintln!("vectors: {}", a.vectors.state),
+    eprintln!("{}", vectors_line(&a.vectors));
+}
+
+/// `vectors: on (MODEL)`, `vectors: pending (N chunks; hint)`, `vectors: off (hint)`...
+pub fn vectors_line(v: &VectorsState) -> String {
+    let mut parts = Vec::new();
+    if let Some(m) = &v.model {
+        parts.push(m.clone());
     }
+    if let Some(n) = v.pending.filter(|n| *n > 0) {
+        parts.push(format!("{n} chunks pending"));
+    }
+    if let Some(e) = &v.error {
+        parts.push(e.clone());
+    }
+    if let Some(h) = &v.hint {
+        parts.push(h.clone());
+    }
+    if parts.is_empty() {
+        format!("vectors: {}", v.state)
+    } else {
+        format!("vectors: {} ({})", v.state, parts.join("; "))
+    }
+}
+
+fn vectors_of(v: &MemoryView) {
+    if let Some(s) = &v.vectors {
+        println!("{}", vectors_line(s));
+    }
+}
+
+pub fn embedded(r: &EmbedReport) {
+    println!(
+        "{}: embedded {} chunks with {} ({:.1} chunks/s), {} still missing",
+        r.path, r.embedded, r.model, r.chunks_per_s, r.remaining
+    );
 }
 
 pub fn history(h: &HistoryAnswer) {
@@ -172,7 +208,7 @@ pub fn stats(s: &MemoryStats) {
     for (t, n) in &st.types {
         println!("  {t:<12} {n}");
     }
-    println!("vectors: {}", s.vectors.state);
+    println!("{}", vectors_line(&s.vectors));
 }
 
 /// The memories an impact answer touches, after the traversal's own lines.

@@ -47,6 +47,27 @@ impl SqliteStore {
         &self.path
     }
 
+    /// Chunks (of live memories; of one memory, or of a namespace, or all) that have no
+    /// vector of `model` yet: what `vectors: pending` counts.
+    pub fn missing_vectors(
+        &self,
+        model: &str,
+        memory_id: Option<i64>,
+        ns: Option<&str>,
+    ) -> Result<u64, MemoryError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM chunks c JOIN memories m ON m.id = c.memory_id
+                 WHERE m.deleted_at IS NULL AND (?2 IS NULL OR m.id = ?2)
+                   AND (?3 IS NULL OR m.namespace = ?3) AND NOT EXISTS
+                   (SELECT 1 FROM embeddings x WHERE x.model = ?1 AND x.memory_id = c.memory_id AND x.seq = c.seq)",
+                rusqlite::params![model, memory_id, ns],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(self.err())
+    }
+
     fn err(&self) -> impl Fn(rusqlite::Error) -> MemoryError + '_ {
         move |source| MemoryError::Sqlite {
             path: self.path.clone(),
