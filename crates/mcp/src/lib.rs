@@ -47,6 +47,8 @@ pub type HttpService = StreamableHttpService<LociMcp, LocalSessionManager>;
 /// then tears every child this process started down.
 pub fn serve_stdio(host: Arc<Host>) -> Result<(), ApiError> {
     host.install_teardown();
+    // A session's `remember` answers without waiting for its vectors.
+    loci_api::memory::embed_in_background(true);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

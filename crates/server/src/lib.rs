@@ -59,6 +59,8 @@ pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
     // Many concurrent graph reads, no user SQL in this process: SQLite's allocation
     // statistics (a global mutex) would serialise the readers.
     loci_api::prefer_parallel_reads();
+    // A memory written over HTTP or /mcp is answered before its vectors are computed.
+    loci_api::memory::embed_in_background(true);
     let cfg = loci_api::config(None);
     let port = opts.port.unwrap_or_else(|| cfg.api_port());
     let addr = resolve(&opts.host, port)?;
