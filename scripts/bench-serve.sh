@@ -3,7 +3,7 @@
 # real tree (default: tokio's sources from the cargo registry):
 #   - `GET /health` (no key, no read): the baseline, measured in the same run;
 #   - `POST .../find` and `POST .../callers` with depth 3, over keep-alive loopback;
-#   - an idle server with 50 registered workspaces, each read once: RSS and CPU while idle.
+#   - a fresh idle server with 50 registered workspaces, each read once: RSS and CPU idle.
 # wrk runs on the same two cores as the server, so figures are also given as ratios
 # against the /health baseline.
 #
@@ -105,7 +105,16 @@ run health >"$work/r.health"
 run find >"$work/r.find"
 run callers >"$work/r.callers"
 
-# Every workspace read once, so each has its pooled handle; then the server idles.
+# The idle figure is a fresh server's (the load above warmed the big index's page caches):
+# every workspace read once, so each has its pooled handle; then the server idles.
+kill "$server" && wait "$server" 2>/dev/null || true
+"$loci" serve --port 0 --json >"$work/serve.out" 2>"$work/serve.err" &
+server=$!
+for _ in $(seq 1 200); do
+  grep -q listening "$work/serve.out" 2>/dev/null && break
+  sleep 0.05
+done
+base="http://$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["listening"])' "$work/serve.out")"
 while read -r id; do
   curl -fsS -o /dev/null -H "Authorization: Bearer $LOCI_API_KEY" "$base/api/v1/workspaces/$id/stats"
 done <"$work/ids"

@@ -395,8 +395,14 @@ impl SqlService {
     }
 
     fn error(&self, e: QueryError) -> ApiError {
+        // Once closing, whatever a request in flight sees (its engine closed, its worker
+        // killed, its request cancelled by the close) is the stop, and says so.
+        let in_flight_at_stop = matches!(
+            e,
+            QueryError::Closed(_) | QueryError::Cancelled(_) | QueryError::WorkerKilled(_)
+        );
         match e {
-            QueryError::Closed(_) if self.closed.load(Ordering::SeqCst) => stopping(),
+            _ if in_flight_at_stop && self.closed.load(Ordering::SeqCst) => stopping(),
             QueryError::WorkerKilled(m) => ApiError::new(ErrorKind::WorkerKilled, m)
                 .hint("the statement never started (or its worker died): submit it again"),
             other => other.into(),
