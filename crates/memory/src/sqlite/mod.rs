@@ -157,22 +157,28 @@ pub(crate) const LINK_COLUMNS: &str =
     "id, path, qualified_name, kind, hash, line, origin, mention, linked_at";
 
 pub(crate) fn link_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CodeLink> {
+    link_at(r, 0)
+}
+
+/// A code link read from `LINK_COLUMNS` starting at column `at` (a query may put other
+/// columns, such as the memory's id, before them).
+pub(crate) fn link_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CodeLink> {
     Ok(CodeLink {
-        id: r.get(0)?,
+        id: r.get(at)?,
         key: CodeKey {
-            path: r.get(1)?,
-            qualified_name: r.get(2)?,
-            kind: r.get(3)?,
+            path: r.get(at + 1)?,
+            qualified_name: r.get(at + 2)?,
+            kind: r.get(at + 3)?,
         },
-        hash: r.get(4)?,
-        line: r.get(5)?,
-        origin: if r.get::<_, String>(6)? == "auto" {
+        hash: r.get(at + 4)?,
+        line: r.get(at + 5)?,
+        origin: if r.get::<_, String>(at + 6)? == "auto" {
             LinkOrigin::Auto
         } else {
             LinkOrigin::Manual
         },
-        mention: r.get(7)?,
-        linked_at: r.get(8)?,
+        mention: r.get(at + 7)?,
+        linked_at: r.get(at + 8)?,
     })
 }
 

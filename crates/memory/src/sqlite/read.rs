@@ -2,9 +2,7 @@
 
 use rusqlite::{ToSql, params_from_iter};
 
-use super::{
-    LINK_COLUMNS, SUMMARY_COLUMNS, SqliteStore, link_from_row, placeholders, summary_from_row,
-};
+use super::{LINK_COLUMNS, SUMMARY_COLUMNS, SqliteStore, link_at, placeholders, summary_from_row};
 use crate::MemoryError;
 use crate::model::{CodeKey, CodeLink, EntityInfo, Memory, MemorySummary, Relationship, Version};
 use crate::store::{EntityEdge, Filter, PendingChunk, StoreStats};
@@ -522,31 +520,12 @@ impl SqliteStore {
             .map_err(&e)?;
         let rows = stmt
             .query_map(params_from_iter(ids.iter()), |r| {
-                let id: i64 = r.get(0)?;
                 // The link's columns start after memory_id.
-                let link = CodeLink {
-                    id: r.get(1)?,
-                    key: CodeKey {
-                        path: r.get(2)?,
-                        qualified_name: r.get(3)?,
-                        kind: r.get(4)?,
-                    },
-                    hash: r.get(5)?,
-                    line: r.get(6)?,
-                    origin: if r.get::<_, String>(7)? == "auto" {
-                        crate::model::LinkOrigin::Auto
-                    } else {
-                        crate::model::LinkOrigin::Manual
-                    },
-                    mention: r.get(8)?,
-                    linked_at: r.get(9)?,
-                };
-                Ok((id, link))
+                Ok((r.get::<_, i64>(0)?, link_at(r, 1)?))
             })
             .map_err(&e)?
             .collect::<Result<_, _>>()
             .map_err(&e)?;
-        let _ = link_from_row;
         Ok(rows)
     }
 
