@@ -7,7 +7,7 @@
 mod common;
 mod serve_support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::Env;
 use loci_api::ErrorKind;
@@ -45,21 +45,7 @@ impl Roots {
     }
     /// Every path under the temp dir, relative, sorted.
     fn tree(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        walk(self.dir.path(), self.dir.path(), &mut out);
-        out.sort();
-        out
-    }
-}
-
-fn walk(top: &Path, dir: &Path, out: &mut Vec<String>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        out.push(p.strip_prefix(top).unwrap().to_string_lossy().into_owned());
-        if e.file_type().unwrap().is_dir() {
-            walk(top, &p, out);
-        }
+        tree_under(self.dir.path())
     }
 }
 

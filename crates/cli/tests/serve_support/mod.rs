@@ -287,3 +287,22 @@ pub fn wait_run(server: &Server, url: &str) -> Value {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Every path under `top`, relative to it, sorted: a snapshot to compare before and after
+/// a request that must make nothing.
+pub fn tree_under(top: &std::path::Path) -> Vec<String> {
+    fn walk(top: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            out.push(p.strip_prefix(top).unwrap().to_string_lossy().into_owned());
+            if e.file_type().unwrap().is_dir() {
+                walk(top, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(top, top, &mut out);
+    out.sort();
+    out
+}
