@@ -573,10 +573,10 @@ fn sniff_shebang(path: &Path) -> Option<Lang> {
 
 /// Reads a `meta` value.
 pub fn meta_get(conn: &Connection, key: MetaKey) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key.name()], |r| {
-        r.get(0)
-    })
-    .optional()
+    // Cached: every read of a served workspace asks for its state.
+    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key.name()], |r| r.get(0))
+        .optional()
 }
 
 pub(crate) fn meta_set(conn: &Connection, key: MetaKey, value: &str) -> rusqlite::Result<()> {
