@@ -7,7 +7,8 @@
 # wrk runs on the same two cores as the server, so figures are also given as ratios
 # against the /health baseline.
 #
-# Usage: scripts/bench-serve.sh [tree] [seconds]     (env: BENCH_THREADS=2 BENCH_CONNS=32)
+# Usage: scripts/bench-serve.sh [tree] [seconds]     (env: BENCH_THREADS=2 BENCH_CONNS=32,
+#        LOCI_BIN=path: benchmark that binary instead of building this tree's release)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,8 +19,12 @@ conns=${BENCH_CONNS:-32}
 [ -d "$tree" ] || { echo "no tree to index (give one: scripts/bench-serve.sh PATH)" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 2; }
 
-cargo build --release -p loci --manifest-path "$here/Cargo.toml" >&2
-loci="${CARGO_TARGET_DIR:-$here/target}/release/loci"
+if [ -n "${LOCI_BIN:-}" ]; then
+  loci=$LOCI_BIN
+else
+  cargo build --release -p loci --manifest-path "$here/Cargo.toml" >&2
+  loci="${CARGO_TARGET_DIR:-$here/target}/release/loci"
+fi
 
 work=$(mktemp -d)
 server=

@@ -38,7 +38,8 @@ use crate::state::AppState;
 
 /// How long in-flight requests may run on after a stop signal.
 pub const DRAIN: Duration = Duration::from_secs(5);
-/// Threads reads may use at once (each holds one SQLite connection).
+/// Threads the blocking pool may start: pool reads (bounded apart, see
+/// `state::concurrent_reads`), memory operations, workspace creation and clones.
 const MAX_BLOCKING_THREADS: usize = 64;
 
 /// How `loci serve` was asked to run.

@@ -31,6 +31,8 @@ pub struct AppState {
     pub runs: Arc<loci_api::runs::Runs>,
     /// User SQL: one killable worker per workspace index.
     pub sql: Arc<loci_api::sql_service::SqlService>,
+    /// Graph reads running at once: more wait in line for a permit.
+    reads: tokio::sync::Semaphore,
     workspaces: Mutex<HashMap<i64, Arc<Workspace>>>,
 }
 
@@ -51,6 +53,7 @@ impl AppState {
             read_deadline: read_deadline.min(request_timeout),
             runs: Arc::new(loci_api::runs::Runs::new()),
             sql: Arc::new(sql_service()),
+            reads: tokio::sync::Semaphore::new(concurrent_reads()),
             workspaces: Mutex::new(HashMap::new()),
         }
     }
@@ -72,28 +75,80 @@ impl AppState {
         Ok(self.lock().entry(id).or_insert(ws).clone())
     }
 
-    /// Runs a read of workspace `id` on the blocking pool, bounded by the read
-    /// deadline and cancelled if the request is dropped (timeout, client gone).
+    /// Runs a read of workspace `id`, bounded by the read deadline and cancelled if the
+    /// request is dropped (timeout, client gone).
+    ///
+    /// Most reads take tens of microseconds, less than handing them to another thread
+    /// and back costs, so a read of a workspace already open first runs here, on the
+    /// runtime's thread, for at most [`INLINE_BUDGET`]; one that needs longer is
+    /// interrupted (reads change nothing, so nothing is lost but that time) and runs
+    /// again on the blocking pool, within the read deadline. At most
+    /// [`concurrent_reads`] run on the pool at once; the others wait in line, in order.
     pub async fn read<T, F>(self: &Arc<Self>, id: i64, read: F) -> Result<T, HttpError>
+    where
+        T: Send + 'static,
+        F: Fn(&Workspace, &ReadOptions) -> Result<T, ApiError> + Send + Sync + 'static,
+    {
+        let cancel = CancelToken::new();
+        let _cancel_on_drop = CancelOnDrop(cancel.clone());
+        if self.read_deadline > INLINE_BUDGET
+            && let Some(ws) = self.lock().get(&id).cloned()
+        {
+            let inline = ReadOptions {
+                deadline: INLINE_BUDGET,
+                cancel: cancel.clone(),
+            };
+            match read(&ws, &inline) {
+                Err(e) if e.kind == ErrorKind::Timeout => {
+                    tracing::debug!(
+                        workspace = id,
+                        "a read outlasted the inline budget: on to the pool"
+                    );
+                }
+                answer => return answer.map_err(|e| HttpError(redact_for(e, &ws))),
+            }
+        }
+        // The pool gets the whole deadline: the attempt above cost at most the budget.
+        self.read_on_pool(id, read, cancel, self.read_deadline)
+            .await
+    }
+
+    /// Runs a read that may touch files on disk (text search) on the blocking pool
+    /// only, within the read deadline and cancelled if the request is dropped.
+    pub async fn read_off_thread<T, F>(self: &Arc<Self>, id: i64, read: F) -> Result<T, HttpError>
     where
         T: Send + 'static,
         F: FnOnce(&Workspace, &ReadOptions) -> Result<T, ApiError> + Send + 'static,
     {
-        let opts = ReadOptions {
-            deadline: self.read_deadline,
-            cancel: CancelToken::new(),
-        };
-        let _cancel_on_drop = CancelOnDrop(opts.cancel.clone());
+        let cancel = CancelToken::new();
+        let _cancel_on_drop = CancelOnDrop(cancel.clone());
+        self.read_on_pool(id, read, cancel, self.read_deadline)
+            .await
+    }
+
+    /// Runs `read` on the blocking pool, at most [`concurrent_reads`] at once.
+    async fn read_on_pool<T, F>(
+        self: &Arc<Self>,
+        id: i64,
+        read: F,
+        cancel: CancelToken,
+        deadline: Duration,
+    ) -> Result<T, HttpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Workspace, &ReadOptions) -> Result<T, ApiError> + Send + 'static,
+    {
+        // The semaphore is never closed, so acquiring only waits.
+        let _permit = self
+            .reads
+            .acquire()
+            .await
+            .map_err(|e| HttpError(ApiError::new(ErrorKind::Internal, e.to_string())))?;
+        let opts = ReadOptions { deadline, cancel };
         let state = self.clone();
         let joined = tokio::task::spawn_blocking(move || {
             let ws = state.workspace(id)?;
-            read(&ws, &opts).map_err(|e| {
-                redact(
-                    e,
-                    &ws.root().to_string_lossy(),
-                    &ws.index_path().to_string_lossy(),
-                )
-            })
+            read(&ws, &opts).map_err(|e| redact_for(e, &ws))
         })
         .await;
         match joined {
@@ -116,6 +171,29 @@ fn sql_service() -> loci_api::sql_service::SqlService {
     use loci_api::sql_service::{SqlLimits, SqlService};
     let program = std::env::current_exe().unwrap_or_else(|_| "loci".into());
     SqlService::new(program, SqlLimits::from_config(&loci_api::config(None)))
+}
+
+/// How long a read may run on the runtime's own thread before it moves to the pool:
+/// short enough that no other request on that thread waits noticeably.
+pub const INLINE_BUDGET: Duration = Duration::from_millis(2);
+
+/// The error with the workspace's paths replaced by placeholders.
+fn redact_for(e: ApiError, ws: &Workspace) -> ApiError {
+    redact(
+        e,
+        &ws.root().to_string_lossy(),
+        &ws.index_path().to_string_lossy(),
+    )
+}
+
+/// How many graph reads run at once on the pool: two per core. Reads are CPU-bound over pages in
+/// the OS cache, so more threads than that only share the cores (each read taking as
+/// long as all of them) and open connections past the pool's idle ones, which is what
+/// made the slowest answers slow; two per core keeps a core busy while a read waits on
+/// the disk, and leaves room beside one long read. Never more than the pool keeps.
+pub fn concurrent_reads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    (cores * 2).clamp(2, loci_api::handle::POOL_IDLE_MAX)
 }
 
 /// Cancels a read whose request went away.

@@ -42,6 +42,11 @@ pub fn indexed() -> Env {
 }
 
 pub fn start(env: &Env, extra: &[&str], vars: &[(&str, &str)]) -> Server {
+    start_with(env, extra, vars, Stdio::null())
+}
+
+/// [`start`], with the server's stderr (its log) sent to `stderr`.
+pub fn start_with(env: &Env, extra: &[&str], vars: &[(&str, &str)], stderr: Stdio) -> Server {
     let mut cmd = env.cmd();
     cmd.args(["serve", "--port", "0", "--json"])
         .args(extra)
@@ -50,7 +55,7 @@ pub fn start(env: &Env, extra: &[&str], vars: &[(&str, &str)]) -> Server {
         .env_remove("LOCI_MANAGED_ROOT")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(stderr);
     for (k, v) in vars {
         cmd.env(k, v);
     }
