@@ -7,6 +7,8 @@
 //! 2. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
 //! 3. a Rust path through the module graph ([`rust_paths`]) → `exact`;
 //! 4. a receiver of known type: that type's (or its bases') member only → `exact`;
+//!    Go: a qualifier naming an imported package reaches that package's top-level
+//!    definitions only, any other qualifier only methods ([`go_calls`]);
 //! 5. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
 //! 6. a definition in the same file (unqualified or `self.`-style calls only) → `exact`;
 //! 7. a definition in a file the current file imports (by name, alias or module) → `import`;
@@ -21,6 +23,7 @@
 //! `CONTAINS` edges are not resolution's: they depend on one file alone and are written
 //! with its symbols (`write.rs`).
 
+mod go_calls;
 mod overloads;
 mod rust_paths;
 mod store;
@@ -581,6 +584,14 @@ impl<'a> Ctx<'a> {
             {
                 return one(s, Confidence::Exact);
             }
+        }
+        // Go: `pkg.F()` reaches the package's top-level `F`; `x.F()` only methods.
+        match self.go_selector(qualifier) {
+            go_calls::Selector::Package(files) => {
+                return self.go_package_call(qualifier.unwrap_or_default(), files, &candidates);
+            }
+            go_calls::Selector::Value => candidates.retain(|s| s.kind == SymbolKind::Method),
+            go_calls::Selector::NotGo => {}
         }
         // Rust paths through the module graph (`crate::a::f()`, `loci_index::run()`,
         // `graph::Graph`): the definition the path names, re-exports followed.
