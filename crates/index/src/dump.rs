@@ -38,7 +38,7 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     ))?;
     collect(&format!(
         "SELECT 'symbol', {f}, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
-                (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id), s.returns
+                (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id), s.returns, s.params
          FROM symbols s JOIN files f ON f.id = s.file_id"
     ))?;
     collect(&format!(
@@ -55,7 +55,9 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     collect(&format!(
         "SELECT 'edge', e.kind, {sf}, (SELECT s.qualified_name FROM symbols s WHERE s.id = e.src_symbol),
                 (SELECT {df} FROM files df WHERE df.id = e.dst_file),
-                (SELECT s.qualified_name FROM symbols s WHERE s.id = e.dst_symbol), e.confidence, e.line
+                (SELECT s.qualified_name FROM symbols s WHERE s.id = e.dst_symbol), e.confidence, e.line,
+                -- The target's line: overloads share a qualified name.
+                (SELECT s.start_line FROM symbols s WHERE s.id = e.dst_symbol)
          FROM edges e JOIN files sf ON sf.id = e.src_file",
         sf = exact_path("sf"),
         df = exact_path("df"),
@@ -83,7 +85,9 @@ fn exact_path(alias: &str) -> String {
 
 /// One line per reference, decoded from each file's blob, shaped like the other rows.
 fn reference_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut qualified_name = conn.prepare("SELECT qualified_name FROM symbols WHERE id = ?1")?;
+    // With the line: overloads share a qualified name.
+    let mut qualified_name =
+        conn.prepare("SELECT qualified_name || ' @' || start_line FROM symbols WHERE id = ?1")?;
     let mut stmt = conn.prepare(&format!(
         "SELECT {}, r.data FROM file_refs r JOIN files f ON f.id = r.file_id",
         exact_path("f")
@@ -98,14 +102,15 @@ fn reference_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
                 None => None,
             };
             lines.push(format!(
-                "ref | {path} | {} | {} | {} | {} | {} | {} | {}",
+                "ref | {path} | {} | {} | {} | {} | {} | {} | {} | {}",
                 r.name,
                 r.qualifier.unwrap_or("-"),
                 r.kind.name(),
                 r.line,
                 r.col,
                 from.as_deref().unwrap_or("-"),
-                r.receiver.unwrap_or("-")
+                r.receiver.unwrap_or("-"),
+                r.args.map_or("-".to_string(), |n| n.to_string())
             ));
         }
     }

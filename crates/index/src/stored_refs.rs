@@ -26,6 +26,8 @@ pub(crate) struct StoredRef<'a> {
     pub col: u32,
     /// The qualifier's type, when the file says it ([`Reference::receiver`]).
     pub receiver: Option<&'a str>,
+    /// A call's argument count, where overloads are told apart by it ([`Reference::args`]).
+    pub args: Option<u16>,
 }
 
 /// Writes a file's references (the file has none stored: a new file, or one whose
@@ -47,6 +49,7 @@ pub(crate) fn write(
             line: r.line,
             col: r.col,
             receiver: r.receiver.as_deref(),
+            args: r.args,
         })
         .collect();
     let blob = postcard::to_allocvec(&stored)
@@ -90,6 +93,7 @@ mod tests {
                 line: 7,
                 col: 13,
                 receiver: Some("Parser"),
+                args: Some(2),
             },
             StoredRef {
                 from: None,
@@ -99,6 +103,7 @@ mod tests {
                 line: u32::MAX,
                 col: 0,
                 receiver: None,
+                args: None,
             },
         ]
     }

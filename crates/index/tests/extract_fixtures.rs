@@ -6,8 +6,8 @@
 //! Line format (all lines sorted, so one file's lines come together):
 //!
 //! ```text
-//! <file> def <kind> <qualified_name> @<line> parent=<parent qualified name or ->
-//! <file> ref <call|type_use> <name> q=<qualifier or -> @<line> from=<enclosing qualified name or -> [recv=<receiver type>]
+//! <file> def <kind> <qualified_name> @<line> parent=<parent qualified name or -> [params=<arity>]
+//! <file> ref <call|type_use> <name> q=<qualifier or -> @<line> from=<enclosing qualified name or -> [recv=<receiver type>] [args=<count>]
 //! <file> import <module> name=<name or -> alias=<alias or -> @<line>
 //! <file> base <inherits|implements> <subject> -> <name> q=<qualifier or -> @<line>
 //! ```
@@ -119,8 +119,13 @@ fn render_file(file: &str, facts: &FileFacts, out: &mut BTreeSet<String>) {
         None => "-",
     };
     for s in &facts.symbols {
+        // The arity only where the language records it (Java), so other lines stay.
+        let params = s
+            .params
+            .map(|p| format!(" params={}", p.to_text()))
+            .unwrap_or_default();
         out.insert(format!(
-            "{file} def {} {} @{} parent={}",
+            "{file} def {} {} @{} parent={}{params}",
             s.kind.name(),
             s.qualified_name,
             s.span.start_line,
@@ -134,8 +139,9 @@ fn render_file(file: &str, facts: &FileFacts, out: &mut BTreeSet<String>) {
             .as_deref()
             .map(|t| format!(" recv={t}"))
             .unwrap_or_default();
+        let args = r.args.map(|n| format!(" args={n}")).unwrap_or_default();
         out.insert(format!(
-            "{file} ref {} {} q={} @{} from={}{receiver}",
+            "{file} ref {} {} q={} @{} from={}{receiver}{args}",
             r.kind.name(),
             r.name,
             r.qualifier.as_deref().unwrap_or("-"),

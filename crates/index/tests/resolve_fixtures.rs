@@ -2,22 +2,29 @@
 //! `expected_edges.txt` is indexed for real (SQLite file in a temp dir) and its resolved
 //! CALLS / IMPORTS / INHERITS / IMPLEMENTS edges must be exactly the expected ones.
 //!
-//! Line format: `<KIND> <file>:<src qualified name or -> -> <file>:<dst qualified name or ->`.
+//! Line format: `<KIND> <file>:<src qualified name or -> -> <file>:<dst qualified name or ->`,
+//! a name followed by `@<line>` when its file defines it more than once (overloads).
 
 mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// How an edge's end is shown: its qualified name, and `@line` when its file has several
+/// definitions of that name (overloads).
+const SHOWN: &str = "s.qualified_name || CASE WHEN (SELECT count(*) FROM symbols o
+     WHERE o.file_id = s.file_id AND o.qualified_name = s.qualified_name) > 1
+     THEN '@' || s.start_line ELSE '' END";
+
 fn actual_edges(root: &Path) -> BTreeSet<String> {
     let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
     let mut stmt = conn
-        .prepare(
-            "SELECT e.kind, sf.path, (SELECT qualified_name FROM symbols WHERE id = e.src_symbol),
-                    df.path, (SELECT qualified_name FROM symbols WHERE id = e.dst_symbol)
+        .prepare(&format!(
+            "SELECT e.kind, sf.path, (SELECT {SHOWN} FROM symbols s WHERE id = e.src_symbol),
+                    df.path, (SELECT {SHOWN} FROM symbols s WHERE id = e.dst_symbol)
              FROM edges e JOIN files sf ON sf.id = e.src_file LEFT JOIN files df ON df.id = e.dst_file
-             WHERE e.kind IN ('CALLS', 'IMPORTS', 'INHERITS', 'IMPLEMENTS')",
-        )
+             WHERE e.kind IN ('CALLS', 'IMPORTS', 'INHERITS', 'IMPLEMENTS')"
+        ))
         .unwrap();
     let rows = stmt
         .query_map([], |r| {

@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -260,6 +260,19 @@ CREATE INDEX files_path ON files(path);
 /// blobs are dropped and every file is re-indexed (symbol ids are kept).
 const V5: &str = r#"
 ALTER TABLE symbols ADD COLUMN returns TEXT;
+DELETE FROM file_refs;
+DELETE FROM ref_names;
+UPDATE files SET size = -1, hash = x'', resolved = 0;
+UPDATE meta SET value = 'indexing' WHERE key = 'state';
+"#;
+
+/// V6: Java's overloads are told apart by arity: each callable of such a language
+/// records how many arguments it takes (`symbols.params`: `2`, or `1+` with a variadic
+/// last parameter) and each call how many it passes (in the `file_refs` blob, whose
+/// layout changes). The old blobs are dropped and every file is re-indexed (symbol ids
+/// are kept).
+const V6: &str = r#"
+ALTER TABLE symbols ADD COLUMN params TEXT;
 DELETE FROM file_refs;
 DELETE FROM ref_names;
 UPDATE files SET size = -1, hash = x'', resolved = 0;

@@ -265,6 +265,7 @@ impl<'s> Collector<'s> {
             span: span(node),
             parent: self.current_symbol(),
             returns,
+            params: None,
         });
         id
     }
@@ -300,6 +301,25 @@ impl<'s> Collector<'s> {
         id
     }
 
+    /// Sets how many arguments a callable takes (Java's overloads are told apart by it).
+    pub(crate) fn set_params(&mut self, id: u32, params: super::Arity) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
+            symbol.params = Some(params);
+        }
+    }
+
+    /// How many references are recorded so far (to tell whether a call was just recorded).
+    pub(crate) fn ref_count(&self) -> usize {
+        self.facts.refs.len()
+    }
+
+    /// Sets the argument count of the reference recorded last (a call just recorded).
+    pub(crate) fn set_last_args(&mut self, args: u16) {
+        if let Some(r) = self.facts.refs.last_mut() {
+            r.args = Some(args);
+        }
+    }
+
     /// Replaces a definition's doc comment (one found above the statement that holds it).
     pub(crate) fn set_doc(&mut self, id: u32, doc: String) {
         if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
@@ -332,6 +352,7 @@ impl<'s> Collector<'s> {
             col: pos.column as u32 + 1,
             from: self.current_symbol(),
             receiver,
+            args: None,
         });
     }
 

@@ -31,7 +31,13 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             if let Some(name) = node.child_by_field_name("name") {
                 let qualifier = node.child_by_field_name("object").map(|o| c.text(o));
                 let text = c.text(name);
+                let before = c.ref_count();
                 c.reference(name, text, qualifier, RefKind::Call);
+                if c.ref_count() > before
+                    && let Some(args) = node.child_by_field_name("arguments")
+                {
+                    c.set_last_args(argument_count(args));
+                }
             }
             return Action::Descend;
         }
@@ -68,8 +74,38 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let id = c.def(node, name, kind, node.child_by_field_name("body"));
+    if let Some(params) = node.child_by_field_name("parameters") {
+        c.set_params(id, arity(params));
+    }
     bases(c, node, id);
     Action::Enter(id)
+}
+
+/// The arguments of a call, comments aside.
+fn argument_count(args: Node<'_>) -> u16 {
+    let mut cursor = args.walk();
+    let n = args
+        .named_children(&mut cursor)
+        .filter(|a| !a.kind().ends_with("comment"))
+        .count();
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// What a method's or constructor's `formal_parameters` accept: each `formal_parameter`,
+/// and a trailing `T... rest` any number more (the receiver parameter `Foo this` is
+/// not an argument).
+fn arity(params: Node<'_>) -> super::Arity {
+    let mut cursor = params.walk();
+    let mut fixed = 0u16;
+    let mut variadic = false;
+    for p in params.named_children(&mut cursor) {
+        match p.kind() {
+            "formal_parameter" => fixed = fixed.saturating_add(1),
+            "spread_parameter" => variadic = true,
+            _ => {}
+        }
+    }
+    super::Arity { fixed, variadic }
 }
 
 /// `package a.b;` is a module named `a.b`.

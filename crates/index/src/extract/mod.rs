@@ -198,6 +198,49 @@ pub struct Symbol {
     /// `x := New()` gives `x` that type.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returns: Option<String>,
+    /// For a callable of a language with overloads by arity (Java), how many arguments
+    /// it takes: a call then reaches only the overloads its argument count fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<Arity>,
+}
+
+/// How many arguments a callable takes: `fixed` parameters, and any number more when
+/// its last one is variadic (Java's `String... rest` takes `fixed` = the ones before it).
+/// Stored as text in `symbols.params`: `2`, or `1+` for one fixed and a variadic one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Arity {
+    /// Parameters that must be passed.
+    pub fixed: u16,
+    /// Whether any number of arguments may follow them.
+    pub variadic: bool,
+}
+
+impl Arity {
+    /// Whether a call with `args` arguments fits.
+    pub fn accepts(self, args: u16) -> bool {
+        args == self.fixed || (self.variadic && args > self.fixed)
+    }
+
+    /// The stored text: `2`, `1+`.
+    pub fn to_text(self) -> String {
+        if self.variadic {
+            format!("{}+", self.fixed)
+        } else {
+            self.fixed.to_string()
+        }
+    }
+
+    /// Reads the stored text back (`None` for anything else).
+    pub fn parse(text: &str) -> Option<Arity> {
+        let (digits, variadic) = match text.strip_suffix('+') {
+            Some(d) => (d, true),
+            None => (text, false),
+        };
+        Some(Arity {
+            fixed: digits.parse().ok()?,
+            variadic,
+        })
+    }
 }
 
 /// Whether a reference calls something or names a type. Stored by variant position in
@@ -244,6 +287,10 @@ pub struct Reference {
     /// of the type (`Engine`), so that only its members (and its bases') are linked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
+    /// For a call in a language whose overloads differ by arity (Java), how many
+    /// arguments it passes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args: Option<u16>,
 }
 
 /// One imported name.

@@ -431,7 +431,8 @@ fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
     }
 }
 
-/// Go: parameters and receivers (`e *Engine`), `var x T`, `x := &T{}` / `T{}`, struct fields.
+/// Go: parameters and receivers (`e *Engine`), `var x T`, `x := &T{}` / `T{}`, `x := y` /
+/// `x := y.f` of a typed name or field, struct fields.
 pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
     match node.kind() {
         "parameter_declaration" | "var_spec" => {
@@ -475,6 +476,11 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
                 }
                 let name = c.text(*name);
                 if let Some(ty) = go_constructed(c, *value) {
+                    c.bind(name, &ty);
+                } else if matches!(value.kind(), "identifier" | "selector_expression")
+                    && let Some(ty) = c.receiver_of(c.text(*value))
+                {
+                    // `w := cw.res`, `req := w.req`: the type of what is copied.
                     c.bind(name, &ty);
                 } else if value.kind() == "call_expression"
                     && !c.bind_method_call(name, c.text(*value))

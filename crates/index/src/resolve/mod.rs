@@ -7,17 +7,24 @@
 //! 2. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
 //! 3. a Rust path through the module graph ([`rust_paths`]) → `exact`;
 //! 4. a receiver of known type: that type's (or its bases') member only → `exact`;
+//!    Go: a qualifier naming an imported package reaches that package's top-level
+//!    definitions only, any other qualifier only methods ([`go_calls`]);
 //! 5. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
 //! 6. a definition in the same file (unqualified or `self.`-style calls only) → `exact`;
 //! 7. a definition in a file the current file imports (by name, alias or module) → `import`;
 //! 8. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
 //!    (preferring the caller's directory) → `name`.
 //!
+//! Whatever rule picked a definition, its overloads (Java) are then chosen among by the
+//! call's argument count ([`overloads`]).
+//!
 //! A reference with no candidate stays unresolved: it stays stored with its name.
 //!
 //! `CONTAINS` edges are not resolution's: they depend on one file alone and are written
 //! with its symbols (`write.rs`).
 
+mod go_calls;
+mod overloads;
 mod rust_paths;
 mod store;
 mod table;
@@ -54,6 +61,8 @@ struct Sym {
     parent: Option<i64>,
     /// The type it returns, for a function whose signature says it.
     returns: Option<String>,
+    /// The arguments it takes, where overloads are told apart by them (Java).
+    params: Option<crate::extract::Arity>,
 }
 
 struct FileInfo {
@@ -95,6 +104,8 @@ struct RefRow {
     line: i64,
     /// The qualifier's type, when the file says it.
     receiver: Option<String>,
+    /// A call's argument count, where overloads are told apart by it (Java).
+    args: Option<u16>,
 }
 
 struct ImportRow {
@@ -252,13 +263,17 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             r.from.filter(|_| by_caller),
             is_macro,
             receiver,
+            r.args,
         );
-        let targets = memo.entry(key).or_insert_with(|| match receiver {
-            Some(call) if !by_caller && call.ends_with("()") => {
-                ctx.resolve_on_result(call, &r.name, qualifier, r.from, &wanted)
-            }
-            Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
-            _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
+        let targets = memo.entry(key).or_insert_with(|| {
+            let found = match receiver {
+                Some(call) if !by_caller && call.ends_with("()") => {
+                    ctx.resolve_on_result(call, &r.name, qualifier, r.from, &wanted)
+                }
+                Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
+                _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
+            };
+            overloads::choose(table, &r.name, r.args, found)
         });
         unresolved_refs += u32::from(targets.is_empty());
         for &(dst, confidence) in targets.iter() {
@@ -318,8 +333,8 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
 }
 
 /// A reference as far as its resolution depends on it: name, qualifier, call or type
-/// use, the caller (only for `self.n`), whether it is a macro invocation, and the
-/// receiver's type.
+/// use, the caller (only for `self.n`), whether it is a macro invocation, the
+/// receiver's type, and the argument count (which overload).
 type RefKey<'a> = (
     &'a str,
     Option<&'a str>,
@@ -327,6 +342,7 @@ type RefKey<'a> = (
     Option<i64>,
     bool,
     Option<&'a str>,
+    Option<u16>,
 );
 
 /// One import of the file being resolved: (imported name, alias, module segments,
@@ -389,10 +405,11 @@ impl<'a> Ctx<'a> {
         }
         // The nearest type that has the member wins (an override hides its base's).
         for t in &types {
-            let members: Vec<&Sym> = all
+            let mut members: Vec<&Sym> = all
                 .iter()
                 .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, t, name))
                 .collect();
+            overloads::one_per_group(&mut members);
             if members.is_empty() {
                 continue;
             }
@@ -436,7 +453,7 @@ impl<'a> Ctx<'a> {
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<(&'a Sym, Confidence)> {
         if let Some(ty) = self.result_type(call, from, MAX_RESULT_HOPS) {
-            let members: Vec<&Sym> = self
+            let mut members: Vec<&Sym> = self
                 .table
                 .by_name
                 .get(name)
@@ -444,6 +461,7 @@ impl<'a> Ctx<'a> {
                 .flatten()
                 .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, ty, name))
                 .collect();
+            overloads::one_per_group(&mut members);
             match members.len() {
                 0 => {}
                 1 => return vec![(members[0], Confidence::Exact)],
@@ -490,6 +508,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether the file being resolved is in a language where an unqualified call in a
+    /// method may name a method of its own class (Java, Kotlin, C#).
+    fn implicit_this(&self) -> bool {
+        self.table
+            .files
+            .get(&self.file_id)
+            .is_some_and(|f| matches!(f.ext.as_str(), "java" | "kt" | "kts" | "cs"))
+    }
+
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
     /// (`src/parser.rs` → `parser`).
     fn in_module(&self, sym: &Sym, module: &str) -> bool {
@@ -529,6 +556,7 @@ impl<'a> Ctx<'a> {
             return Vec::new();
         };
         let mut candidates: Vec<&Sym> = all.iter().filter(|s| wanted(s)).collect();
+        overloads::one_per_group(&mut candidates);
         // `new Circle()` names the class, not also its constructor `Circle.Circle`.
         // Only types can be such parents, and most names have none among their candidates.
         let types: Vec<i64> = candidates
@@ -556,6 +584,14 @@ impl<'a> Ctx<'a> {
             {
                 return one(s, Confidence::Exact);
             }
+        }
+        // Go: `pkg.F()` reaches the package's top-level `F`; `x.F()` only methods.
+        match self.go_selector(qualifier) {
+            go_calls::Selector::Package(files) => {
+                return self.go_package_call(qualifier.unwrap_or_default(), files, &candidates);
+            }
+            go_calls::Selector::Value => candidates.retain(|s| s.kind == SymbolKind::Method),
+            go_calls::Selector::NotGo => {}
         }
         // Rust paths through the module graph (`crate::a::f()`, `loci_index::run()`,
         // `graph::Graph`): the definition the path names, re-exports followed.
@@ -586,7 +622,13 @@ impl<'a> Ctx<'a> {
             .iter()
             .filter(|s| s.file_id == self.file_id && !on_other)
             .collect();
-        if let Some(s) = same_file.first() {
+        // Where methods call their siblings unqualified (Java's implicit `this`), the
+        // caller's own type's member comes first.
+        let own_type = from
+            .filter(|_| !on_other && self.implicit_this())
+            .map(|f| self.own_parent.get(&f).copied().flatten().unwrap_or(f));
+        let sibling = own_type.and_then(|t| same_file.iter().find(|s| s.parent == Some(t)));
+        if let Some(s) = sibling.or(same_file.first()) {
             return one(s, Confidence::Exact);
         }
         // 4. through an import: by imported name or alias, or by a qualifier naming the module.

@@ -72,7 +72,7 @@ pub(crate) fn load_inputs(
     let mut inputs = Vec::with_capacity(file_ids.len());
     {
         let mut own_stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols WHERE file_id = ?1 ORDER BY id",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE file_id = ?1 ORDER BY id",
         )?;
         let mut refs_stmt = conn.prepare_cached("SELECT data FROM file_refs WHERE file_id = ?1")?;
         let mut imports_stmt = conn.prepare_cached(
@@ -98,6 +98,7 @@ pub(crate) fn load_inputs(
                         is_macro: r.kind == RefKind::Macro,
                         line: i64::from(r.line),
                         receiver: r.receiver.map(str::to_string),
+                        args: r.args,
                     })
                     .collect(),
                 None => Vec::new(),
@@ -183,7 +184,7 @@ pub(crate) fn load_table(
     }
     if names.is_none() {
         let mut stmt = conn.prepare(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols",
         )?;
         for row in stmt.query_map([], row_to_sym)? {
             let (name, sym) = row?;
@@ -192,7 +193,7 @@ pub(crate) fn load_table(
     } else {
         let names = names.unwrap_or_default();
         let mut stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns FROM symbols WHERE name = ?1",
+            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE name = ?1",
         )?;
         for name in names.iter().copied() {
             for row in stmt.query_map([name], row_to_sym)? {
@@ -257,6 +258,10 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
             kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
             parent: r.get(5)?,
             returns: r.get(6)?,
+            params: r
+                .get_ref(7)?
+                .as_str_or_null()?
+                .and_then(crate::extract::Arity::parse),
         },
     ))
 }

@@ -75,6 +75,7 @@ impl TableBuilder {
                 kind: s.kind,
                 parent: id_of(s.parent),
                 returns: s.returns,
+                params: s.params,
             };
             own.push(sym.clone());
             self.add_symbol(s.name, sym);
@@ -108,6 +109,7 @@ impl TableBuilder {
                     is_macro: r.kind == RefKind::Macro,
                     line: i64::from(r.line),
                     receiver: r.receiver,
+                    args: r.args,
                 })
                 .collect(),
             imports: facts

@@ -82,6 +82,7 @@ pub fn downgrade_to_v3(conn: &loci_store::rusqlite::Connection) {
          ALTER TABLE files_v3 RENAME TO files;
          CREATE INDEX files_unresolved ON files(id) WHERE resolved = 0;
          ALTER TABLE symbols DROP COLUMN returns;
+         ALTER TABLE symbols DROP COLUMN params;
          PRAGMA user_version = 3;
          PRAGMA foreign_keys = ON;",
     )

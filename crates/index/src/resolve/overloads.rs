@@ -1,0 +1,78 @@
+//! Overloads (Java): methods of one type that share a name, and so a qualified name,
+//! told apart by the arguments they take. The rules of [`super`] pick a definition
+//! by name; this widens the pick to the definition's overloads and keeps those a call's
+//! argument count fits. When several still fit (overloads by parameter type, which
+//! loci does not infer), all of them are kept, with `name` confidence.
+
+use super::{Confidence, Sym, SymbolTable};
+
+/// `targets` (what the rules found for a call named `name` passing `args` arguments)
+/// with each target's overloads considered: the ones `args` fits (all of them when none
+/// does, or when the count is unknown), marked `name` where more than one overload of
+/// a definition remains. Targets without overloads are returned as they are.
+pub(super) fn choose<'a>(
+    table: &'a SymbolTable,
+    name: &str,
+    args: Option<u16>,
+    targets: Vec<(&'a Sym, Confidence)>,
+) -> Vec<(&'a Sym, Confidence)> {
+    // Only languages that record arities have overloads here: everything else returns
+    // at once.
+    if targets.iter().all(|(s, _)| s.params.is_none()) {
+        return targets;
+    }
+    let Some(all) = table.by_name.get(name) else {
+        return targets;
+    };
+    let mut out: Vec<(&'a Sym, Confidence)> = Vec::with_capacity(targets.len());
+    for (target, confidence) in targets {
+        if out.iter().any(|(s, _)| s.id == target.id) {
+            continue;
+        }
+        let group: Vec<&'a Sym> = all
+            .iter()
+            .filter(|s| s.id == target.id || same_group(s, target))
+            .collect();
+        let fits: Vec<&'a Sym> = match args {
+            Some(n) => group
+                .iter()
+                .copied()
+                .filter(|s| s.params.is_none_or(|p| p.accepts(n)))
+                .collect(),
+            None => Vec::new(),
+        };
+        let kept = if fits.is_empty() { group } else { fits };
+        let confidence = if kept.len() > 1 {
+            Confidence::Name
+        } else {
+            confidence
+        };
+        for s in kept {
+            if !out.iter().any(|(o, _)| o.id == s.id) {
+                out.push((s, confidence));
+            }
+        }
+    }
+    out
+}
+
+/// Whether two definitions are overloads of each other: same file, kind and qualified name.
+fn same_group(a: &Sym, b: &Sym) -> bool {
+    a.file_id == b.file_id && a.kind == b.kind && a.qualified_name == b.qualified_name
+}
+
+/// Keeps one definition of each overload group in `candidates` (the first), so the
+/// rules count a method with overloads once ([`choose`] brings the others back).
+pub(super) fn one_per_group(candidates: &mut Vec<&Sym>) {
+    if candidates.len() < 2 || candidates.iter().all(|s| s.params.is_none()) {
+        return;
+    }
+    let mut kept: Vec<&Sym> = Vec::with_capacity(candidates.len());
+    candidates.retain(|s| {
+        let first = !kept.iter().any(|k| same_group(k, s));
+        if first {
+            kept.push(s);
+        }
+        first
+    });
+}
