@@ -19,6 +19,7 @@
 //! with its symbols (`write.rs`).
 
 mod rust_paths;
+mod select_path;
 mod store;
 mod table;
 
@@ -27,6 +28,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::extract::SymbolKind;
+pub(crate) use select_path::rust_path_symbols;
 pub(crate) use store::{
     importers_of, load_inputs, load_table, needed_names, stale_files, write_edges,
 };
