@@ -130,9 +130,11 @@ impl JsModules {
                 return Some(*id);
             }
         }
+        // A declaration file (`types.d.ts`) answers too, after the sources.
         let with = |stem: &str| {
             EXTENSIONS
                 .iter()
+                .chain(&["d.ts"])
                 .find_map(|e| self.files.get(&format!("{stem}.{e}")).copied())
         };
         with(path).or_else(|| with(&join(path, "index")))
@@ -263,8 +265,14 @@ mod tests {
                 "src/dir/index.tsx",
                 "src/b.ts",
                 "src/b/index.ts",
+                "src/t.d.ts",
             ],
             &[],
+        );
+        assert_eq!(
+            m.resolve("src/a.ts", "./t"),
+            Some(vec![4]),
+            "a declaration file"
         );
         assert_eq!(m.resolve("src/a.ts", "./dir"), Some(vec![1]));
         assert_eq!(
