@@ -281,7 +281,10 @@ fn callers_and_def_take_a_crate_path_through_pub_use_reexports() {
     assert_eq!(code, 0, "{report}");
     // `spawn` alone is ambiguous; the crate path names core's, through `pub use`.
     let (code, _) = env.json(&["callers", "spawn"]);
-    assert_eq!(code, loci_api::ErrorKind::Ambiguous.exit().code());
+    assert_eq!(
+        code,
+        i32::from(loci_api::ErrorKind::Ambiguous.exit().code())
+    );
     let (code, out) = env.json(&["callers", "my_core::spawn"]);
     assert_eq!(code, 0, "{out}");
     assert_eq!(out["reached"][0]["symbol"]["qualified_name"], "main");
@@ -291,5 +294,5 @@ fn callers_and_def_take_a_crate_path_through_pub_use_reexports() {
     let defs = names(&out["symbols"], "qualified_name");
     assert_eq!(defs, ["Engine::start"], "{out}");
     let (code, _) = env.json(&["def", "my_core::Motor::stop"]);
-    assert_eq!(code, loci_api::ErrorKind::NotFound.exit().code());
+    assert_eq!(code, i32::from(loci_api::ErrorKind::NotFound.exit().code()));
 }
