@@ -61,8 +61,24 @@ fn follow(table: &SymbolTable, segs: &[String]) -> Vec<i64> {
 
 /// The members `rest` (`[method]`, `[Inner, f]`) of the `items` a path reached: the
 /// definitions whose qualified name is the item's own followed by `rest`, in the item's
-/// crate (an `impl` block may sit in another file of it).
+/// file, else anywhere in its crate (an `impl` block may sit in another file of it;
+/// another file's same-named type, `loom`'s `Mutex` beside `sync::Mutex`, is reached
+/// only when the item's own file has no such member).
 fn members_of(table: &SymbolTable, items: &[&Sym], rest: &[String]) -> Vec<i64> {
+    let in_file = members_where(table, items, rest, true);
+    if in_file.is_empty() {
+        members_where(table, items, rest, false)
+    } else {
+        in_file
+    }
+}
+
+fn members_where(
+    table: &SymbolTable,
+    items: &[&Sym],
+    rest: &[String],
+    same_file: bool,
+) -> Vec<i64> {
     let Some(last) = rest.last() else {
         return Vec::new();
     };
@@ -81,7 +97,8 @@ fn members_of(table: &SymbolTable, items: &[&Sym], rest: &[String]) -> Vec<i64> 
                 .files
                 .get(&s.file_id)
                 .is_some_and(|f| table.rust.crate_dir_of(&f.path) == crate_dir);
-            if same_crate && s.qualified_name == qualified && !found.contains(&s.id) {
+            let here = !same_file || s.file_id == item.file_id;
+            if here && same_crate && s.qualified_name == qualified && !found.contains(&s.id) {
                 found.push(s.id);
             }
         }
