@@ -9,10 +9,10 @@ mod common;
 
 use std::path::Path;
 
-use loci_index::graph::{Graph, QueryError, resolve_selector};
+use loci_index::graph::{Graph, QueryError};
 
 fn named(graph: &Graph, selector: &str) -> String {
-    match resolve_selector(graph, selector, true) {
+    match graph.def(selector) {
         Ok(found) => found
             .iter()
             .map(|s| format!("{}:{}", s.path, s.qualified_name))
