@@ -254,3 +254,45 @@ fn refs_outline_search_stats_list() {
             .to_string()]
     );
 }
+
+#[test]
+fn callers_and_def_take_a_crate_path_through_pub_use_reexports() {
+    let env = Env::new();
+    env.write(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"core\", \"app\", \"other\"]\n"),
+        ("core/Cargo.toml", "[package]\nname = \"my-core\"\n"),
+        (
+            "core/src/lib.rs",
+            "mod engine;\npub use engine::spawn;\npub use engine::Engine as Motor;\n",
+        ),
+        (
+            "core/src/engine.rs",
+            "pub struct Engine;\n\nimpl Engine {\n    pub fn start(&self) {}\n}\n\npub fn spawn() {}\n",
+        ),
+        ("other/Cargo.toml", "[package]\nname = \"other\"\n"),
+        ("other/src/lib.rs", "pub fn spawn() {}\n"),
+        ("app/Cargo.toml", "[package]\nname = \"app\"\n"),
+        (
+            "app/src/main.rs",
+            "fn main() {\n    my_core::spawn();\n    other::spawn();\n}\n",
+        ),
+    ]);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    // `spawn` alone is ambiguous; the crate path names core's, through `pub use`.
+    let (code, _) = env.json(&["callers", "spawn"]);
+    assert_eq!(
+        code,
+        i32::from(loci_api::ErrorKind::Ambiguous.exit().code())
+    );
+    let (code, out) = env.json(&["callers", "my_core::spawn"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out["reached"][0]["symbol"]["qualified_name"], "main");
+    assert_eq!(out["reached"].as_array().unwrap().len(), 1, "{out}");
+    let (code, out) = env.json(&["def", "my_core::Motor::start"]);
+    assert_eq!(code, 0, "{out}");
+    let defs = names(&out["symbols"], "qualified_name");
+    assert_eq!(defs, ["Engine::start"], "{out}");
+    let (code, _) = env.json(&["def", "my_core::Motor::stop"]);
+    assert_eq!(code, i32::from(loci_api::ErrorKind::NotFound.exit().code()));
+}

@@ -18,6 +18,7 @@ pub mod graph;
 mod header;
 mod lang;
 pub mod lock;
+mod module_configs;
 mod parse;
 mod resolve;
 mod run_writer;

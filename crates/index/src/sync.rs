@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::crates;
 use crate::first_index;
 use crate::lock::{LockError, WriteLock};
+use crate::module_configs;
 use crate::parse::{self, Outcome};
 use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
 use crate::side_search::SideSearch;
@@ -214,11 +215,14 @@ pub fn index_workspace(
     let stored = load_stored(&conn).map_err(&err)?;
     let refused = Refused::load(&conn).map_err(&err)?;
     let mut walked = walk::walk(&root, threads, &|p: &Path| {
-        could_be_source(p) || crates::is_manifest(p)
+        could_be_source(p) || crates::is_manifest(p) || module_configs::is_config(p)
     });
     let (manifests, sources): (Vec<_>, Vec<_>) = std::mem::take(&mut walked.files)
         .into_iter()
-        .partition(|f| crates::is_manifest(&f.abs));
+        .partition(|f| crates::is_manifest(&f.abs) || module_configs::is_config(&f.abs));
+    let (configs, manifests): (Vec<_>, Vec<_>) = manifests
+        .into_iter()
+        .partition(|f| module_configs::is_config(&f.abs));
     walked.files = sources;
     tracing::info!(
         files = walked.files.len(),
@@ -270,13 +274,15 @@ pub fn index_workspace(
     // Crate names first: a changed map makes every Rust file's edges stale, recorded
     // with the map in one transaction.
     let crates = refresh_crates(&mut conn, &manifests).map_err(&err)?;
+    let configs = refresh_configs(&mut conn, &configs).map_err(&err)?;
     let stale = resolve::stale_files(&conn).map_err(&err)?;
 
     if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
         let wrote = Refused::of_run(&walked.files, &skipped)
             .store_if_changed(&refused, &conn)
             .map_err(&err)?
-            || crates.wrote;
+            || crates.wrote
+            || configs.wrote;
         return finish_report(
             &conn,
             &place,
@@ -374,7 +380,8 @@ pub fn index_workspace(
         let wrote = Refused::of_run(&walked.files, &skipped)
             .store_if_changed(&refused, &conn)
             .map_err(&err)?
-            || crates.wrote;
+            || crates.wrote
+            || configs.wrote;
         return finish_report(&conn, &place, skipped, lossy, counts, wrote).map_err(&err);
     }
     if let SearchSink::Side(side) = &mut search {
@@ -402,6 +409,7 @@ pub fn index_workspace(
                 mut table, inputs, ..
             } = gathered;
             table.set_crates(crates.map);
+            table.set_module_configs(configs.configs);
             let (resolved, indexed) = std::thread::scope(|scope| {
                 let resolving = scope.spawn(|| {
                     let table = table.build();
@@ -471,6 +479,32 @@ fn refresh_crates(
         tx.execute(
             "UPDATE files SET resolved = 0 WHERE resolved = 1 AND lang = ?1",
             [Lang::Rust.name()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(refreshed)
+}
+
+/// Brings the stored module settings (tsconfig, go.mod) up to date; when the
+/// TypeScript ones changed, marks every JavaScript/TypeScript file for re-resolution,
+/// when the Go modules changed every Go file, in the same transaction.
+fn refresh_configs(
+    conn: &mut Connection,
+    files: &[walk::Found],
+) -> rusqlite::Result<module_configs::Refreshed> {
+    let tx = conn.transaction()?;
+    let refreshed = module_configs::refresh(&tx, files)?;
+    let mut langs = Vec::new();
+    if refreshed.ts_changed {
+        langs.extend([Lang::JavaScript, Lang::TypeScript, Lang::Tsx]);
+    }
+    if refreshed.go_changed {
+        langs.push(Lang::Go);
+    }
+    for lang in langs {
+        tx.execute(
+            "UPDATE files SET resolved = 0 WHERE resolved = 1 AND lang = ?1",
+            [lang.name()],
         )?;
     }
     tx.commit()?;

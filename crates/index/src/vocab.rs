@@ -112,6 +112,9 @@ pub enum MetaKey {
     /// The Rust crates the workspace's `Cargo.toml` files declare, with the manifests'
     /// fingerprints (JSON).
     RustCrates,
+    /// The TypeScript configs and Go modules of the workspace, with the files'
+    /// fingerprints (JSON).
+    ModuleConfigs,
 }
 
 impl MetaKey {
@@ -122,6 +125,7 @@ impl MetaKey {
             MetaKey::CompletedAt => "completed_at",
             MetaKey::TooComplex => "too_complex",
             MetaKey::RustCrates => "rust_crates",
+            MetaKey::ModuleConfigs => "module_configs",
         }
     }
 }

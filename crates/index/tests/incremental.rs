@@ -790,3 +790,97 @@ fn a_changed_return_type_equals_fresh_index() {
     }
     assert_eq!(targets(root), ["node.addRoute"]);
 }
+
+/// The `path:qualified name` of every definition the function `caller` calls.
+fn calls_from(root: &std::path::Path, caller: &str) -> Vec<String> {
+    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT df.path || ':' || d.qualified_name FROM edges e
+             JOIN symbols s ON s.id = e.src_symbol JOIN symbols d ON d.id = e.dst_symbol
+             JOIN files df ON df.id = e.dst_file
+             WHERE e.kind = 'CALLS' AND s.name = ?1 ORDER BY 1",
+        )
+        .unwrap();
+    stmt.query_map([caller], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn tsconfig_and_go_mod_changes_and_new_package_files_equal_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            (
+                "tsconfig.json",
+                "{\n  // paths\n  \"compilerOptions\": { \"paths\": { \"@lib/*\": [\"lib/*\"] } }\n}\n",
+            ),
+            ("lib/a.ts", "export function pad() {}\n"),
+            ("vendor/a.ts", "export function pad() {}\n"),
+            ("web/b.ts", "export function pad() {}\n"),
+            (
+                "app/main.ts",
+                "import { pad } from '@lib/a';\nimport { fmt } from './fmt';\nexport function run() {\n  pad();\n  fmt();\n}\n",
+            ),
+            ("go.mod", "module example.com/m\n"),
+            ("pkg/x/x.go", "package x\n\nfunc F() {}\n"),
+            ("other/x/x.go", "package x\n\nfunc F() {}\n\nfunc G() {}\n"),
+            (
+                "main.go",
+                "package main\n\nimport \"example.com/m/pkg/x\"\n\nfunc main() {\n\tx.F()\n\tx.G()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    assert_eq!(calls_from(root, "run"), ["lib/a.ts:pad"]);
+    assert_eq!(calls_from(root, "main"), ["pkg/x/x.go:F"]);
+    let step = |what: &str, files: &[(&str, &str)], caller: &str, expected: &[&str]| {
+        write_tree(root, files);
+        let report = index(root);
+        assert!(report.wrote, "{what}: nothing written");
+        if let Some(diff) = differs_from_fresh(root) {
+            panic!("after {what}:\n{diff}");
+        }
+        assert_eq!(calls_from(root, caller), expected, "after {what}");
+    };
+    step(
+        "pointing the tsconfig alias at another folder",
+        &[(
+            "tsconfig.json",
+            "{ \"compilerOptions\": { \"paths\": { \"@lib/*\": [\"web/*\",] } } }\n",
+        )],
+        "run",
+        // The import names no file now: the call is linked by name alone.
+        &["lib/a.ts:pad", "vendor/a.ts:pad", "web/b.ts:pad"],
+    );
+    step(
+        "adding the file the alias now names",
+        &[("web/a.ts", "export function pad() {}\n")],
+        "run",
+        &["web/a.ts:pad"],
+    );
+    step(
+        "adding the folder index file a relative import names",
+        &[("app/fmt/index.ts", "export function fmt() {}\n")],
+        "run",
+        &["app/fmt/index.ts:fmt", "web/a.ts:pad"],
+    );
+    step(
+        "adding a file to the imported Go package",
+        &[("pkg/x/y.go", "package x\n\nfunc G() {}\n")],
+        "main",
+        &["pkg/x/x.go:F", "pkg/x/y.go:G"],
+    );
+    step(
+        "renaming the Go module",
+        &[("go.mod", "module example.com/other\n")],
+        "main",
+        // No module of the workspace declares the path now: the import's folder suffix
+        // (`pkg/x`) still names the package, so other/x is not reached.
+        &["pkg/x/x.go:F", "pkg/x/y.go:G"],
+    );
+}

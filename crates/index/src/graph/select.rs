@@ -102,13 +102,18 @@ impl Selector {
 }
 
 /// The qualified name prefixed with the file's module path (`src/walk.rs` + `walk` →
-/// `src::walk::walk`), so `walk::walk` names a free function by its module.
+/// `src::walk::walk`), so `walk::walk` names a free function by its module. A file that
+/// is its folder's module (`mod.rs`, `__init__.py`, `index.ts`) is named by the folder.
 fn module_qualified(s: &SymbolInfo) -> String {
     let without_ext = s
         .path
         .rsplit_once('.')
         .map_or(s.path.as_str(), |(head, _)| head);
-    format!("{}::{}", without_ext.replace('/', "::"), s.qualified_name)
+    let module = match without_ext.rsplit_once('/') {
+        Some((dir, "mod" | "__init__" | "index")) => dir,
+        _ => without_ext,
+    };
+    format!("{}::{}", module.replace('/', "::"), s.qualified_name)
 }
 
 /// Position of a lone `:` (not part of `::`), which separates a path from a name.
@@ -128,6 +133,13 @@ pub fn resolve_selector(
 ) -> Result<Vec<SymbolInfo>, QueryError> {
     let selector = Selector::parse(text)?;
     let err = QueryError::sqlite(&graph.index_path);
+    // A Rust path through a crate's name: the module graph names the definition itself.
+    if let Selector::Qualified(segs) = &selector {
+        let found = by_crate_path(graph, segs)?;
+        if !found.is_empty() {
+            return choose(text, found, allow_many);
+        }
+    }
     let (sql, path) = match &selector {
         Selector::InFile { path, .. } => (
             format!(
@@ -156,6 +168,16 @@ pub fn resolve_selector(
                 || selector.matches_qualified(&module_qualified(s))
         })
         .collect();
+    choose(text, found, allow_many)
+}
+
+/// The definitions a selector named: one, or several when `allow_many`; none is
+/// [`QueryError::NotFound`] and several otherwise [`QueryError::Ambiguous`].
+fn choose(
+    text: &str,
+    found: Vec<SymbolInfo>,
+    allow_many: bool,
+) -> Result<Vec<SymbolInfo>, QueryError> {
     match found.len() {
         0 => Err(QueryError::NotFound {
             what: format!("symbol `{text}`"),
@@ -167,6 +189,23 @@ pub fn resolve_selector(
             candidates: found,
         }),
     }
+}
+
+/// The definitions a Rust path whose first segment is a crate of the workspace names
+/// (`loci_index::index_workspace`, `tokio::spawn`), through the module graph; empty when
+/// it names no crate or cannot be followed.
+fn by_crate_path(graph: &Graph, segs: &[String]) -> Result<Vec<SymbolInfo>, QueryError> {
+    let err = QueryError::sqlite(&graph.index_path);
+    let ids = crate::resolve::rust_path_symbols(&graph.conn, segs).map_err(&err)?;
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1"
+    );
+    let mut stmt = graph.conn.prepare_cached(&sql).map_err(&err)?;
+    let mut found = Vec::with_capacity(ids.len());
+    for id in ids {
+        found.push(stmt.query_row([id], symbol_from_row).map_err(&err)?);
+    }
+    Ok(found)
 }
 
 /// The definitions whose name matches `pattern` (exact, or a glob with `*`, `?`, `[...]`),

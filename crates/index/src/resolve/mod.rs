@@ -24,8 +24,11 @@
 //! with its symbols (`write.rs`).
 
 mod go_calls;
+mod go_modules;
+mod js_modules;
 mod overloads;
 mod rust_paths;
+mod select_path;
 mod store;
 mod table;
 
@@ -34,6 +37,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::extract::SymbolKind;
+pub(crate) use select_path::rust_path_symbols;
 pub(crate) use store::{
     importers_of, load_inputs, load_table, needed_names, stale_files, write_edges,
 };
@@ -87,6 +91,10 @@ pub(crate) struct SymbolTable {
     rust: rust_paths::RustModules,
     /// Python files by path, for relative imports.
     python_files: HashMap<String, i64>,
+    /// JavaScript/TypeScript files and the configs that map bare specifiers.
+    js: js_modules::JsModules,
+    /// Go's modules and package folders.
+    go: go_modules::GoModules,
     /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
     /// receiver of that type also has.
     bases: HashMap<String, Vec<String>>,
@@ -171,6 +179,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         .unwrap_or_default();
     // IMPORTS: to each file the module names, and to the named symbol when found there.
     let mut imported_files: Vec<ImportedModule<'_>> = Vec::new();
+    let mut go_packages: Vec<(&str, Vec<i64>)> = Vec::new();
     let is_rust = table.rust.paths.contains_key(&f.file_id);
     for imp in &f.imports {
         // Rust: the module graph names the module or the definition itself.
@@ -195,9 +204,20 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             ));
             continue;
         }
+        let path = table.files.get(&f.file_id).map_or("", |i| i.path.as_str());
+        let go_package = table.go.resolve(path, &imp.module);
+        if let Some(files) = &go_package {
+            let local = imp
+                .alias
+                .as_deref()
+                .unwrap_or(go_modules::package_name(&imp.module));
+            go_packages.push((local, files.clone()));
+        }
         let mut files = match table.python_relative(f.file_id, &imp.module, imp.name.as_deref()) {
             Some(file) => vec![file],
-            None => table.files_for_module(&imp.module, imp.name.as_deref()),
+            None => go_package
+                .or_else(|| table.js.resolve(path, &imp.module))
+                .unwrap_or_else(|| table.files_for_module(&imp.module, imp.name.as_deref())),
         };
         // `import a.b.C` where the module is a package of several files: the files that
         // define `C`, when any does.
@@ -236,6 +256,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         own_parent: &own_parent,
         dir: &dir,
         imports: &imported_files,
+        go_packages: &go_packages,
     };
     // Most references repeat within a file (the same call from many places): each
     // distinct one is resolved once. The caller matters only to `self.n`.
@@ -356,6 +377,8 @@ struct Ctx<'a> {
     dir: &'a [String],
     /// (imported name, alias, module segments, files the module names)
     imports: &'a [ImportedModule<'a>],
+    /// Go packages imported through a module of the workspace: (local name, files).
+    go_packages: &'a [(&'a str, Vec<i64>)],
 }
 
 /// Receivers that mean "the enclosing type" in the supported languages.
@@ -584,6 +607,9 @@ impl<'a> Ctx<'a> {
             {
                 return one(s, Confidence::Exact);
             }
+        }
+        if let Some(found) = self.go_package_member(name, qualifier, wanted) {
+            return found;
         }
         // Go: `pkg.F()` reaches the package's top-level `F`; `x.F()` only methods.
         match self.go_selector(qualifier) {

@@ -148,6 +148,28 @@ impl RustModules {
         owner.roots.iter().find_map(|r| self.file(r))
     }
 
+    /// The root module of every crate named `name` (several crates of a workspace may
+    /// share a name), in the crate map's order.
+    pub(crate) fn crate_roots_named(&self, name: &str) -> Vec<i64> {
+        self.crates
+            .crates
+            .iter()
+            .filter(|c| c.name == name)
+            .filter_map(|c| c.roots.iter().find_map(|r| self.file(r)))
+            .collect()
+    }
+
+    /// The directory of the crate `path` belongs to (the longest crate directory that
+    /// holds it), if any.
+    pub(crate) fn crate_dir_of(&self, path: &str) -> Option<&str> {
+        self.crates
+            .crates
+            .iter()
+            .filter(|c| c.dir.is_empty() || path.starts_with(&format!("{}/", c.dir)))
+            .max_by_key(|c| c.dir.len())
+            .map(|c| c.dir.as_str())
+    }
+
     fn crate_named(&self, name: &str) -> Option<i64> {
         self.crates
             .crates

@@ -163,6 +163,7 @@ pub(crate) fn load_table(
 ) -> rusqlite::Result<SymbolTable> {
     let mut table = TableBuilder::default();
     table.set_crates(crate::crates::load(conn)?);
+    table.set_module_configs(crate::module_configs::load(conn)?);
     // Every Rust file's `use`s, for following re-exports; an aliased one (`pub use
     // a::X as Y`) makes the original name needed too.
     let uses = load_rust_uses(conn)?;

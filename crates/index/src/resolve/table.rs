@@ -17,6 +17,8 @@ pub(crate) struct TableBuilder {
     by_last_component: HashMap<String, Vec<i64>>,
     rust: RustModules,
     python_files: HashMap<String, i64>,
+    js: super::js_modules::JsModules,
+    go: super::go_modules::GoModules,
     bases: HashMap<String, Vec<String>>,
 }
 
@@ -31,6 +33,12 @@ impl TableBuilder {
         self.rust.crates = crates;
     }
 
+    /// Sets the workspace's TypeScript configs and Go modules.
+    pub(crate) fn set_module_configs(&mut self, configs: crate::module_configs::ModuleConfigs) {
+        self.js.set_configs(&configs.ts);
+        self.go.set_modules(&configs.go);
+    }
+
     /// Adds one `use` of a Rust file (for following re-exports from other files).
     pub(super) fn add_use(&mut self, file_id: i64, u: Use) {
         self.rust.uses.entry(file_id).or_default().push(u);
@@ -42,6 +50,8 @@ impl TableBuilder {
 
     pub(crate) fn add_file(&mut self, id: i64, path: &str) {
         self.rust.add_file(id, path);
+        self.js.add_file(id, path);
+        self.go.add_file(id, path);
         if path.ends_with(".py") {
             self.python_files.insert(path.to_string(), id);
         }
@@ -144,6 +154,8 @@ impl TableBuilder {
             by_last_component,
             rust,
             python_files,
+            js,
+            go,
             mut bases,
         } = self;
         for names in bases.values_mut() {
@@ -168,6 +180,8 @@ impl TableBuilder {
             by_last_component,
             rust,
             python_files,
+            js,
+            go,
             bases,
         }
     }
@@ -300,8 +314,9 @@ impl<'m> ImportPattern<'m> {
         let file = file_info(path);
         // A Rust path is followed through the module graph (crate names included), which
         // suffix matching cannot tell: a module named by one of the keys may be it.
-        // (When the graph cannot follow the path, the suffix rules below apply.)
-        if file.ext == "rs"
+        // (When the graph cannot follow the path, the suffix rules below apply.) So is
+        // a JavaScript/TypeScript specifier, through tsconfig's `paths` (`@lib/x`).
+        if (file.ext == "rs" || super::js_modules::is_js(path))
             && file
                 .module_path
                 .last()
