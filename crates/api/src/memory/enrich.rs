@@ -113,7 +113,7 @@ pub fn enrich(
     before: &mut dyn FnMut(&EnrichEstimate) -> bool,
 ) -> Result<EnrichAnswer, ApiError> {
     check_allowed()?;
-    if req.all == !req.names.is_empty() {
+    if req.all != req.names.is_empty() {
         return Err(ApiError::new(
             ErrorKind::Usage,
             "enrich needs memory names or --all (not both)",
