@@ -305,6 +305,42 @@ impl From<loci_memory::MemoryError> for ApiError {
     }
 }
 
+impl From<loci_supervisor::LlmError> for ApiError {
+    fn from(e: loci_supervisor::LlmError) -> ApiError {
+        use loci_supervisor::LlmError as E;
+        let reason = e.kind();
+        let (kind, hint) = match &e {
+            E::Preflight { .. } => (
+                ErrorKind::Preflight,
+                "fix what the guard names (LOCI_SKIP_PREFLIGHT=1 skips the gate, for emergencies only)",
+            ),
+            E::Spawn(loci_supervisor::SpawnError::ShuttingDown { .. }) => {
+                (ErrorKind::Interrupted, "loci is stopping; run it again")
+            }
+            E::Spawn(_) => (
+                ErrorKind::SpawnFailed,
+                "check the tool's path (llm.claude / llm.codex)",
+            ),
+            E::TimedOut { .. } => (
+                ErrorKind::LimitExceeded,
+                "raise llm.timeoutMs, or try again",
+            ),
+            E::OutputTooLarge { .. } => (ErrorKind::LimitExceeded, "raise llm.maxOutputBytes"),
+            E::Cancelled { .. } => (ErrorKind::Cancelled, "run it again"),
+            E::Setup { .. } => (ErrorKind::Failure, "check the temp directory (TMPDIR)"),
+            E::Failed { .. } | E::ToolError { .. } | E::Parse { .. } => (
+                ErrorKind::ExtractionFailed,
+                "check that the tool works on its own (`claude -p` / `codex exec`)",
+            ),
+        };
+        let mut detail = serde_json::json!({ "reason": reason });
+        if matches!(e, E::Preflight { .. }) {
+            detail["guard"] = reason.into();
+        }
+        ApiError::new(kind, e.to_string()).hint(hint).detail(detail)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,6 +137,10 @@ error_kinds! {
     Indexing = "indexing", Busy, 503;
     /// A preflight guard refused an LLM spawn; `detail.guard` names it.
     Preflight = "preflight", Preflight, 412;
+    /// An LLM extraction failed after its tool ran (non-zero exit, an error it reported,
+    /// an answer that is not the extraction schema); the memory is kept, marked
+    /// `extraction: failed` with the reason. `detail.reason` names the failure.
+    ExtractionFailed = "extraction_failed", Failure, 502;
     /// A destructive operation was asked for without consent.
     ConsentRequired = "consent_required", ConsentRequired, 409;
     /// A signal stopped the operation.

@@ -27,6 +27,8 @@ pub enum Kind {
     },
     /// A non-empty path.
     Path,
+    /// A non-empty text.
+    Text,
 }
 
 /// One configuration key.
@@ -252,6 +254,98 @@ pub const KEYS: &[KeyDef] = &[
         default: Some(Value::Int(1_000)),
         doc: "default row cap of a read-only SQL statement",
     },
+    KeyDef {
+        key: "llm.allowSpawn",
+        env: "LOCI_LLM_ALLOW_SPAWN",
+        kind: Kind::Bool,
+        default: Some(Value::Bool(false)),
+        doc: "HTTP and MCP callers may have memories extracted by claude/codex (the CLI always may)",
+    },
+    KeyDef {
+        key: "llm.claude",
+        env: "LOCI_LLM_CLAUDE",
+        kind: Kind::Path,
+        default: None,
+        doc: "the claude program LLM extraction runs (default: `claude` in PATH)",
+    },
+    KeyDef {
+        key: "llm.codex",
+        env: "LOCI_LLM_CODEX",
+        kind: Kind::Path,
+        default: None,
+        doc: "the codex program LLM extraction runs (default: `codex` in PATH)",
+    },
+    KeyDef {
+        key: "llm.model",
+        env: "LOCI_LLM_MODEL",
+        kind: Kind::Text,
+        default: None,
+        doc: "`--model` given to the LLM tool (unset: the tool's default)",
+    },
+    KeyDef {
+        key: "llm.args",
+        env: "LOCI_LLM_ARGS",
+        kind: Kind::Text,
+        default: None,
+        doc: "extra arguments for the LLM tool, separated by whitespace (no quoting)",
+    },
+    KeyDef {
+        key: "llm.configDir",
+        env: "LOCI_LLM_CONFIG_DIR",
+        kind: Kind::Path,
+        default: None,
+        doc: "CLAUDE_CONFIG_DIR / CODEX_HOME for the tool (unset: a fresh empty one per call)",
+    },
+    KeyDef {
+        key: "llm.timeoutMs",
+        env: "LOCI_LLM_TIMEOUT_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(120_000)),
+        doc: "time budget of one LLM call",
+    },
+    KeyDef {
+        key: "llm.runTimeoutMs",
+        env: "LOCI_LLM_RUN_TIMEOUT_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(900_000)),
+        doc: "time budget of one `memory enrich` run (no call starts after it)",
+    },
+    KeyDef {
+        key: "llm.maxCalls",
+        env: "LOCI_LLM_MAX_CALLS",
+        kind: Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        default: Some(Value::Int(50)),
+        doc: "most LLM calls one run may make (a larger batch is refused before it starts)",
+    },
+    KeyDef {
+        key: "llm.confirmTokens",
+        env: "LOCI_LLM_CONFIRM_TOKENS",
+        kind: Kind::Int {
+            min: 0,
+            max: 1 << 40,
+        },
+        default: Some(Value::Int(20_000)),
+        doc: "a batch estimated above this many tokens needs consent (`--yes`)",
+    },
+    KeyDef {
+        key: "llm.maxOutputBytes",
+        env: "LOCI_LLM_MAX_OUTPUT_BYTES",
+        kind: Kind::Int {
+            min: 1,
+            max: 1 << 32,
+        },
+        default: Some(Value::Int(16 << 20)),
+        doc: "most output one LLM call may print (parsed as it streams, no 64 KiB cap)",
+    },
 ];
 
 /// A configured value.
@@ -264,6 +358,8 @@ pub enum Value {
     Int(u64),
     /// A path.
     Path(PathBuf),
+    /// A text.
+    Text(String),
 }
 
 impl fmt::Display for Value {
@@ -272,6 +368,7 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(n) => write!(f, "{n}"),
             Value::Path(p) => write!(f, "{}", p.display()),
+            Value::Text(t) => f.write_str(t),
         }
     }
 }
@@ -610,6 +707,24 @@ impl Config {
             .unwrap_or(Duration::from_secs(10))
     }
 
+    /// A text-valued key (`llm.model`, `llm.args`).
+    pub fn text(&self, key: &str) -> Option<&str> {
+        match self.settings.get(key).and_then(|s| s.value.as_ref()) {
+            Some(Value::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A boolean key (`llm.allowSpawn`...).
+    pub fn flag(&self, key: &str) -> bool {
+        self.bool(key)
+    }
+
+    /// An integer key (`llm.maxCalls`...), if set.
+    pub fn integer(&self, key: &str) -> Option<u64> {
+        self.int(key)
+    }
+
     /// `limits.maxRows`.
     pub fn max_rows(&self) -> usize {
         self.int("limits.maxRows").map_or(1000, |n| n as usize)
@@ -645,6 +760,8 @@ fn parse_env(kind: Kind, text: &str) -> Result<Value, String> {
         },
         Kind::Path if text.is_empty() => Err("empty path".into()),
         Kind::Path => Ok(Value::Path(PathBuf::from(text))),
+        Kind::Text if text.is_empty() => Err("empty text".into()),
+        Kind::Text => Ok(Value::Text(text.to_string())),
     }
 }
 
@@ -656,12 +773,13 @@ fn parse_toml(kind: Kind, value: &toml::Value) -> Result<Value, String> {
             Err(_) => Err(format!("{n} is out of range {min}..={max}")),
         },
         (Kind::Path, toml::Value::String(s)) if !s.is_empty() => Ok(Value::Path(PathBuf::from(s))),
+        (Kind::Text, toml::Value::String(s)) if !s.is_empty() => Ok(Value::Text(s.clone())),
         (kind, other) => Err(format!(
             "expected {}, found {} `{other}`",
             match kind {
                 Kind::Bool => "a boolean",
                 Kind::Int { .. } => "an integer",
-                Kind::Path => "a non-empty string",
+                Kind::Path | Kind::Text => "a non-empty string",
             },
             other.type_str()
         )),

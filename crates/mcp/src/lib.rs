@@ -49,6 +49,8 @@ pub fn serve_stdio(host: Arc<Host>) -> Result<(), ApiError> {
     host.install_teardown();
     // A session's `remember` answers without waiting for its vectors.
     loci_api::memory::embed_in_background(true);
+    // An agent has memories extracted by an LLM only when `llm.allowSpawn` is on.
+    loci_api::memory::require_llm_opt_in(true);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

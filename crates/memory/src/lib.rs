@@ -29,6 +29,7 @@
 pub mod chunk;
 pub mod code;
 mod error;
+pub mod extract;
 pub mod graph;
 pub mod mentions;
 pub mod model;

@@ -286,6 +286,9 @@ pub struct Memory {
     pub entities: Vec<String>,
     /// Its code links.
     pub links: Vec<CodeLink>,
+    /// How its last LLM extraction ended (absent when none was asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extraction: Option<crate::extract::Extraction>,
 }
 
 /// One line of `list` and of recall hits.
@@ -309,6 +312,9 @@ pub struct MemorySummary {
     /// When it was forgotten, if it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deleted_at: Option<i64>,
+    /// How its last LLM extraction ended (absent when none was asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extraction: Option<crate::extract::Extraction>,
 }
 
 /// What changed a memory.
@@ -327,6 +333,8 @@ pub enum Operation {
     Restore,
     /// Entities or links changed (`link`, `unlink`, an entity merge).
     Link,
+    /// Entities and relationships extracted by an LLM were attached (`enrich`).
+    Enrich,
 }
 
 impl Operation {
@@ -339,6 +347,7 @@ impl Operation {
             Operation::Forget => "forget",
             Operation::Restore => "restore",
             Operation::Link => "link",
+            Operation::Enrich => "enrich",
         }
     }
 
@@ -351,6 +360,7 @@ impl Operation {
             Operation::Forget,
             Operation::Restore,
             Operation::Link,
+            Operation::Enrich,
         ]
         .into_iter()
         .find(|o| o.name() == text)

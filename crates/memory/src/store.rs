@@ -69,6 +69,8 @@ pub struct StoreStats {
     pub relationships: u64,
     /// Code links.
     pub code_links: u64,
+    /// Live memories whose last LLM extraction failed (`memory enrich` retries them).
+    pub extraction_failed: u64,
     /// Memories by type.
     pub types: std::collections::BTreeMap<String, u64>,
     /// Namespaces with their memory counts.
@@ -154,6 +156,23 @@ pub trait MemoryStore {
     ) -> Result<EntityInfo, MemoryError>;
     /// Every relationship of a namespace.
     fn relationships(&self, ns: &str) -> Result<Vec<Relationship>, MemoryError>;
+    /// Records how an LLM extraction of a live memory ended, without a new version (the
+    /// content did not change); a failure keeps its reason until an enrichment succeeds.
+    fn set_extraction(
+        &mut self,
+        ns: &str,
+        name: &str,
+        extraction: &crate::extract::Extraction,
+    ) -> Result<Memory, MemoryError>;
+    /// Attaches extracted entities and relationships and records the extraction as
+    /// done, in one transaction that writes an `enrich` version.
+    fn enrich(
+        &mut self,
+        ns: &str,
+        name: &str,
+        extracted: &crate::extract::Extracted,
+        extraction: &crate::extract::Extraction,
+    ) -> Result<Memory, MemoryError>;
     /// Counts (of one namespace, or all).
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError>;
 

@@ -62,6 +62,9 @@ pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
     loci_api::prefer_parallel_reads();
     // A memory written over HTTP or /mcp is answered before its vectors are computed.
     loci_api::memory::embed_in_background(true);
+    // A caller across the socket has memories extracted by an LLM only when the
+    // server's config allows it (`llm.allowSpawn`).
+    loci_api::memory::require_llm_opt_in(true);
     let cfg = loci_api::config(None);
     let port = opts.port.unwrap_or_else(|| cfg.api_port());
     let addr = resolve(&opts.host, port)?;

@@ -88,6 +88,22 @@ pub fn router() -> Router<Shared> {
         .route(&m("entities/rename"), post(rename_entity))
         .route(&m("graph"), post(graph))
         .route(&m("stats"), post(stats))
+        .route(&m("enrich"), post(enrich))
+}
+
+/// `memory/enrich`: a batch over the estimate's threshold needs `"yes": true` (there
+/// is no one to ask).
+async fn enrich(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Object(req): Object<mem::EnrichRequest>,
+) -> Reply<mem::EnrichAnswer> {
+    Ok(axum::Json(
+        on_memory(&s, &ws, move |t| {
+            mem::enrich(t, &req, &mut |e: &mem::EnrichEstimate| !e.needs_consent)
+        })
+        .await?,
+    ))
 }
 
 /// Runs `f` on the workspace `ws`'s memory, on the blocking pool, with the

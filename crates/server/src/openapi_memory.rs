@@ -151,6 +151,14 @@ pub const MEMORY_OPERATIONS: &[Operation] = &[
         Some("MemoryNamespaceRequest"),
         "MemoryStats",
     ),
+    op(
+        "post",
+        "/api/v1/workspaces/{id}/memory/enrich",
+        "memory_enrich",
+        "LLM extraction of stored memories' entities and relationships (capability memory.extract.llm: only when the server's llm.allowSpawn is on; a batch over llm.confirmTokens needs \"yes\": true; a failed memory is kept, marked extraction failed).",
+        Some("MemoryEnrichRequest"),
+        "MemoryEnrichAnswer",
+    ),
 ];
 
 /// Adds the memory's schemas through `own` (name, root schema).
@@ -158,6 +166,14 @@ pub fn schemas(generator: &mut SchemaGenerator, own: &mut impl FnMut(&str, schem
     own(
         "MemoryRememberRequest",
         generator.root_schema_for::<loci_api::memory::RememberRequest>(),
+    );
+    own(
+        "MemoryEnrichRequest",
+        generator.root_schema_for::<loci_api::memory::EnrichRequest>(),
+    );
+    own(
+        "MemoryEnrichAnswer",
+        generator.root_schema_for::<loci_api::memory::EnrichAnswer>(),
     );
     own(
         "MemoryRecallRequest",

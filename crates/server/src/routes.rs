@@ -128,10 +128,15 @@ async fn capabilities() -> Reply<Capabilities> {
 /// What this server offers now: what it implements, and `workspace.create` only while
 /// a root is configured.
 pub async fn capabilities_now() -> Result<Vec<String>, loci_api::ApiError> {
-    let (create, clone) =
-        blocking(|| Ok((crate::create::available(), crate::create::clone_available())))
-            .await
-            .map_err(|e| e.0)?;
+    let (create, clone, llm) = blocking(|| {
+        Ok((
+            crate::create::available(),
+            crate::create::clone_available(),
+            loci_api::memory::llm_spawns_allowed(),
+        ))
+    })
+    .await
+    .map_err(|e| e.0)?;
     let mut capabilities: Vec<String> = CAPABILITIES.iter().map(|c| c.to_string()).collect();
     if create {
         capabilities.push(WORKSPACE_CREATE.into());
@@ -139,6 +144,9 @@ pub async fn capabilities_now() -> Result<Vec<String>, loci_api::ApiError> {
     }
     if clone {
         capabilities.push(WORKSPACE_CLONE.into());
+    }
+    if llm {
+        capabilities.push(loci_api::memory::LLM_CAPABILITY.into());
     }
     Ok(capabilities)
 }

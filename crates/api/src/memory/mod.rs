@@ -7,6 +7,8 @@
 //! memory's code graph.
 
 mod code_graph;
+mod enrich;
+mod extract;
 mod impact;
 mod time;
 mod vectors;
@@ -22,6 +24,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use code_graph::IndexCodeGraph;
+pub use enrich::{EnrichAnswer, EnrichEstimate, EnrichRequest, EnrichResult, enrich};
+pub use extract::{
+    ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
+};
 pub use impact::{ImpactAnswer, ImpactMemory, impact};
 pub use loci_memory::ops::MemoryView;
 pub use vectors::{
@@ -101,15 +107,37 @@ pub struct RememberRequest {
     /// `path:name`, a file path, `path:line`); each must name exactly one.
     #[serde(default)]
     pub links: Vec<String>,
+    /// `llm`: after storing, extract entities and relationships with an LLM tool
+    /// (opt-in; over HTTP and MCP only when the host allows it, `llm.allowSpawn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extract: Option<ExtractMode>,
+    /// The tool for `extract` (default `claude`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmChoice>,
 }
 
 /// Stores a new memory (committed first); then its chunks' vectors, when a model is
-/// installed (inline, or in the background in a long-lived host: see [`vectors`]).
+/// installed (inline, or in the background in a long-lived host: see [`vectors`]);
+/// then, with `extract: llm`, its entities and relationships from the LLM tool. A
+/// failed extraction keeps the memory (marked `extraction: failed`) and answers the
+/// failure's error.
 pub fn remember(target: &StoreTarget, req: &RememberRequest) -> Result<MemoryView, ApiError> {
+    if req.extract.is_some() {
+        extract::check_allowed()?;
+    }
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
     let mut view = ops::remember(&mut c.store, &c.code, have, &req.memory, &req.links)?;
     view.vectors = Some(vectors::after_write(&mut c.store, view.memory.id));
+    if req.extract == Some(ExtractMode::Llm) {
+        enrich::after_remember(target, &mut c.store, &view, req.llm)?;
+        let (n, name) = (view.memory.namespace.clone(), view.memory.name.clone());
+        let mentions = std::mem::take(&mut view.mentions);
+        let vectors = view.vectors.take();
+        view = ops::read(&mut c.store, &c.code, have, &n, &name)?;
+        view.mentions = mentions;
+        view.vectors = vectors;
+    }
     Ok(view)
 }
 

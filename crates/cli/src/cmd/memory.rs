@@ -19,10 +19,10 @@ use crate::workspace_arg::query_root;
 pub struct StoreArgs {
     /// The namespace (default: `default`).
     #[arg(long, short = 'n')]
-    namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// The user-level store (notes that span workspaces) instead of the workspace's.
     #[arg(long)]
-    user: bool,
+    pub(crate) user: bool,
 }
 
 /// Where a body comes from: an argument, `--file`, or stdin (`-` or `--stdin`).
@@ -102,6 +102,12 @@ pub struct RememberArgs {
     /// A JSON object of anything else.
     #[arg(long)]
     metadata: Option<String>,
+    /// `llm`: after storing, extract entities and relationships with an LLM tool.
+    #[arg(long, value_name = "MODE")]
+    extract: Option<String>,
+    /// The LLM tool for --extract: claude (default) or codex.
+    #[arg(long, value_name = "TOOL", requires = "extract")]
+    llm: Option<String>,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -290,6 +296,8 @@ enum MemoryCommand {
         #[command(flatten)]
         store: StoreArgs,
     },
+    /// Extract entities and relationships of stored memories with an LLM tool.
+    Enrich(super::memory_enrich::EnrichArgs),
     /// Fill the vectors the store's chunks are missing (needs `loci models install`).
     #[command(alias = "reindex-vectors")]
     Embed {
@@ -380,6 +388,12 @@ pub fn remember(a: RememberArgs, workspace: Option<PathBuf>, json: bool) -> Resu
                 .unwrap_or_default(),
         },
         links: a.link,
+        extract: a
+            .extract
+            .as_deref()
+            .map(super::memory_enrich::extract_mode)
+            .transpose()?,
+        llm: a.llm.as_deref().map(api::LlmChoice::parse).transpose()?,
     };
     let view = api::remember(&t, &req)?;
     if json {
@@ -570,6 +584,10 @@ pub fn run(a: MemoryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), 
         C::Stats { store } => {
             let s = api::stats(&target(workspace, &store)?, &store.namespace)?;
             emit(json, &s, || print::stats(&s))
+        }
+        C::Enrich(e) => {
+            let t = target(workspace, &e.store)?;
+            super::memory_enrich::run(&t, e, json)
         }
         C::Embed { batch, max, store } => {
             let r = api::embed(

@@ -6,6 +6,7 @@ use loci_api::memory::{
 };
 use loci_memory::LinkState;
 use loci_memory::code::CheckedLink;
+use loci_memory::extract::{Extraction, ExtractionState};
 use loci_memory::recall::{RecallAnswer, VectorsState, Why};
 
 use crate::output;
@@ -51,10 +52,28 @@ pub fn view(v: &MemoryView) {
     if !m.entities.is_empty() {
         println!("entities: {}", m.entities.join(", "));
     }
+    if let Some(x) = &m.extraction {
+        println!("extraction: {}", extraction(x));
+    }
     links(&v.checked_links);
     vectors_of(v);
     println!();
     println!("{}", m.body);
+}
+
+/// `done by claude (3 entities, 1 relationships)` or `failed by codex: REASON`.
+fn extraction(x: &Extraction) -> String {
+    match x.state {
+        ExtractionState::Done => format!(
+            "done by {} ({} entities, {} relationships)",
+            x.tool, x.entities, x.relationships
+        ),
+        ExtractionState::Failed => format!(
+            "FAILED by {}: {} (`loci memory enrich` retries)",
+            x.tool,
+            x.reason.as_deref().unwrap_or("unknown")
+        ),
+    }
 }
 
 fn links(links: &[CheckedLink]) {
@@ -77,8 +96,12 @@ pub fn list(l: &ListAnswer) {
         } else {
             ""
         };
+        let failed = match &m.extraction {
+            Some(x) if x.state == ExtractionState::Failed => " (extraction failed)",
+            _ => "",
+        };
         println!(
-            "{:<30} {:<10} v{:<3} {}{forgotten}",
+            "{:<30} {:<10} v{:<3} {}{forgotten}{failed}",
             m.name,
             m.memory_type.name(),
             m.version,
@@ -109,6 +132,14 @@ pub fn recalled(a: &RecallAnswer) {
             h.score, h.memory.name, h.memory.memory_type, h.memory.description
         );
         println!("        why: {}", why(&h.why));
+        if let Some(x) = h
+            .memory
+            .extraction
+            .as_ref()
+            .filter(|x| x.state == ExtractionState::Failed)
+        {
+            println!("        extraction: {}", extraction(x));
+        }
         for r in &h.stale_reasons {
             println!("        STALE: {r}");
         }
@@ -205,6 +236,12 @@ pub fn stats(s: &MemoryStats) {
         st.relationships,
         st.code_links
     );
+    if st.extraction_failed > 0 {
+        println!(
+            "{} memories whose LLM extraction failed (`loci memory enrich --all` retries)",
+            st.extraction_failed
+        );
+    }
     for (t, n) in &st.types {
         println!("  {t:<12} {n}");
     }

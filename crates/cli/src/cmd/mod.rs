@@ -8,6 +8,7 @@ pub mod index;
 pub mod list;
 pub mod mcp;
 pub mod memory;
+mod memory_enrich;
 mod memory_print;
 pub mod models;
 pub mod query;

@@ -179,6 +179,7 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     "memory_purge" => json!({"name": "nope", "consent": false}),
                     "memory_link" => json!({"name": "nope", "code": ["parse_config"]}),
                     "memory_unlink" => json!({"name": "nope", "entity": "x"}),
+                    "memory_enrich" => json!({"names": ["nope"]}),
                     op if op.starts_with("memory_") => json!({"name": "nope"}),
                     other => panic!("no sample body for {other}"),
                 });
@@ -238,6 +239,11 @@ fn memory_statuses(path: &str) -> &'static [u16] {
         "remember" => &[200, 409],
         "purge" => &[404, 409],
         "recall" | "list" | "entities" | "graph" | "stats" => &[200],
+        // LLM extraction is off unless the server's config allows spawns.
+        "enrich" => {
+            assert_eq!(K::CapabilityMissing.http_status(), 412);
+            &[412, 404]
+        }
         _ => &[200, 404],
     }
 }

@@ -15,7 +15,7 @@ pub static TOOL: ToolDef = ToolDef {
     title: "Remember",
     description: "Stores a memory (`name` unique, `body` <= 512 KiB; type decision|convention|incident|\
 reference|project|user|feedback|skill|note). Code the body names is linked (+ `links`); `entities` \
-[{name,type,aliases?}], `relationships` [{source,target,relation,weight?}].",
+[{name,type,aliases?}], `relationships` [{source,target,relation,weight?}]; `extract`: \"llm\" has claude/codex (`llm`) extract them, when the host allows it (llm.allowSpawn).",
     input: || {
         object(
             json!({
@@ -26,7 +26,9 @@ reference|project|user|feedback|skill|note). Code the body names is linked (+ `l
                 "namespace": {"type": "string"},
                 "entities": {"type": "array"},
                 "relationships": {"type": "array"},
-                "links": {"type": ["array", "string"]}
+                "links": {"type": ["array", "string"]},
+                "extract": {"type": "string", "enum": ["llm"]},
+                "llm": {"type": "string", "enum": ["claude", "codex"]}
             }),
             &["name", "body"],
         )
@@ -49,6 +51,8 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         "namespace",
         "entities",
         "relationships",
+        "extract",
+        "llm",
     ] {
         if let Some(v) = args.opt_value(field) {
             fields.insert(field.into(), v.clone());

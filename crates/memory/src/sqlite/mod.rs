@@ -2,8 +2,10 @@
 //! user-level store), WAL with a busy timeout so several processes write safely, every
 //! mutation one immediate transaction that writes its version.
 
+mod extraction;
 mod read;
 mod schema;
+mod schema_extraction;
 mod seam;
 mod write;
 
@@ -94,7 +96,7 @@ impl SqliteStore {
             .conn
             .query_row(
                 "SELECT id, namespace, name, type, description, body, body_hash, source, session_id,
-                        metadata, version, created_at, updated_at, deleted_at
+                        metadata, version, created_at, updated_at, deleted_at, extraction
                  FROM memories WHERE id = ?1",
                 [id],
                 |r| {
@@ -116,6 +118,7 @@ impl SqliteStore {
                         deleted_at: r.get(13)?,
                         entities: Vec::new(),
                         links: Vec::new(),
+                        extraction: extraction::from_column(r.get(14)?),
                     })
                 },
             )
@@ -183,7 +186,7 @@ pub(crate) fn link_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Code
 }
 
 pub(crate) const SUMMARY_COLUMNS: &str =
-    "id, namespace, name, type, description, version, updated_at, deleted_at";
+    "id, namespace, name, type, description, version, updated_at, deleted_at, extraction";
 
 pub(crate) fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemorySummary> {
     Ok(MemorySummary {
@@ -195,6 +198,7 @@ pub(crate) fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory
         version: r.get(5)?,
         updated_at: r.get(6)?,
         deleted_at: r.get(7)?,
+        extraction: extraction::from_column(r.get(8)?),
     })
 }
 

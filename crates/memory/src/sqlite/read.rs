@@ -217,6 +217,7 @@ impl SqliteStore {
             code_links: count(
                 "SELECT count(*) FROM code_links c JOIN memories m ON m.id = c.memory_id WHERE ?1 IS NULL OR m.namespace = ?1",
             )?,
+            extraction_failed: count(super::extraction::COUNT_FAILED)?,
             ..StoreStats::default()
         };
         let mut stmt = self

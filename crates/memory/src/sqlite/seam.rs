@@ -101,6 +101,23 @@ impl MemoryStore for SqliteStore {
     fn relationships(&self, ns: &str) -> Result<Vec<Relationship>, MemoryError> {
         self.relationships_impl(ns)
     }
+    fn set_extraction(
+        &mut self,
+        ns: &str,
+        name: &str,
+        extraction: &crate::extract::Extraction,
+    ) -> Result<Memory, MemoryError> {
+        self.set_extraction_impl(ns, name, extraction)
+    }
+    fn enrich(
+        &mut self,
+        ns: &str,
+        name: &str,
+        extracted: &crate::extract::Extracted,
+        extraction: &crate::extract::Extraction,
+    ) -> Result<Memory, MemoryError> {
+        self.enrich_impl(ns, name, extracted, extraction)
+    }
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError> {
         self.stats_impl(ns)
     }

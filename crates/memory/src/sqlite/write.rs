@@ -23,7 +23,7 @@ pub(crate) fn sql_err(path: &Path) -> impl Fn(rusqlite::Error) -> MemoryError + 
 }
 
 /// Runs `f` in one immediate transaction and commits when it succeeds.
-fn in_tx<T>(
+pub(super) fn in_tx<T>(
     store: &mut SqliteStore,
     f: impl FnOnce(&Transaction<'_>, &dyn Fn(rusqlite::Error) -> MemoryError) -> Result<T, MemoryError>,
 ) -> Result<T, MemoryError> {
@@ -50,7 +50,7 @@ fn write_version(tx: &Transaction<'_>, id: i64, op: Operation) -> rusqlite::Resu
 }
 
 /// The next version number and timestamp, then the version row.
-fn bump(tx: &Transaction<'_>, id: i64, op: Operation) -> rusqlite::Result<()> {
+pub(super) fn bump(tx: &Transaction<'_>, id: i64, op: Operation) -> rusqlite::Result<()> {
     tx.execute(
         "UPDATE memories SET version = version + 1, updated_at = max(?2, updated_at) WHERE id = ?1",
         params![id, now_ms()],
@@ -152,7 +152,7 @@ fn upsert_entities(
 
 /// Attaches entities and relationships to memory `id`; a relationship end that is
 /// neither among `entities` nor known in `ns` fails the whole call.
-fn attach(
+pub(super) fn attach(
     tx: &Transaction<'_>,
     e: &dyn Fn(rusqlite::Error) -> MemoryError,
     ns: &str,
@@ -242,7 +242,7 @@ fn id_in(
     .ok_or_else(|| super::not_found(ns, name))
 }
 
-fn live_id(
+pub(super) fn live_id(
     tx: &Transaction<'_>,
     e: &dyn Fn(rusqlite::Error) -> MemoryError,
     ns: &str,
