@@ -22,12 +22,13 @@
 #![deny(missing_docs)]
 
 mod embedder;
+mod encoder;
 mod error;
 mod install;
 pub mod pinned;
 mod verify;
 
-pub use embedder::{BATCH_SIZE, Embedder};
+pub use embedder::{BATCH_SIZE, BATCH_TOKENS, Embedder};
 pub use error::EmbedError;
 pub use install::{FetchOptions, InstallReport, MANIFEST, install_fetched, install_from};
 pub use verify::{FileStatus, ModelStatus, file_sha256, status};
