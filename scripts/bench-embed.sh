@@ -37,7 +37,7 @@ for mix in mixes:
     med = lambda e, k: statistics.median(r[k] for r in got[e])
     c, p = got["candle"][0], got["packed"][0]
     print(f"# mix {mix}: {c['chunks']} chunks, mean {c['mean_tokens']} / p90 {c['p90_tokens']} / max {c['max_tokens']} tokens")
-    for k in ("chunks_per_s", "gflop_per_s", "peak_rss_mb"):
+    for k in ("chunks_per_s", "gflop_per_s", "gflop_per_cpu_s", "peak_rss_mb"):
         a, b = med("candle", k), med("packed", k)
         print(f"#   {k}: candle {a:.1f}  packed {b:.1f}  ratio {b / a:.2f}")
 PY

@@ -9,7 +9,7 @@
 //! ```
 //! `--mix real`: the chunks `loci_memory::chunk` makes of the bodies in `--text` (the
 //! quality set's `corpus.jsonl`, one memory per line), every k-th so they spread over
-//! the corpus; `--mix full`: consecutive words cut to as many as fit in 256 tokens.
+//! the corpus; `--mix full`: 256 consecutive words each, truncated to 256 tokens.
 //! One engine per process, so the peak RSS (`VmHWM`, load included) is that engine's;
 //! scripts/bench-embed.sh runs both engines alternately and prints the ratios.
 
@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use loci_embed::Embedder;
+
+type Vectors = Vec<Vec<f32>>;
 
 struct Args {
     models: PathBuf,
@@ -43,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let pieces = match a.mix.as_str() {
         "real" => real_chunks(a.text.as_deref(), a.chunks)?,
-        "full" => full_chunks(&engine, a.text.as_deref(), a.chunks, 256)?,
+        "full" => full_chunks(a.text.as_deref(), a.chunks)?,
         other => return Err(format!("--mix {other}: real or full").into()),
     };
     let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
@@ -68,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Engine::Packed(_) => loci_embed::BATCH_SIZE,
     });
     let warm = &refs[..batch.min(refs.len())];
-    let run = |texts: &[&str]| -> Result<(Vec<Vec<f32>>, f64), Box<dyn std::error::Error>> {
+    let run = |texts: &[&str]| -> Result<(Vectors, f64), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let ids = engine.tokenize(texts)?;
         let tokenize = t.elapsed().as_secs_f64();
@@ -80,9 +82,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok((v, tokenize))
     };
     run(warm)?;
+    let cpu_before = cpu_seconds();
     let started = Instant::now();
     let (vectors, tokenize_s) = run(&refs)?;
     let secs = started.elapsed().as_secs_f64();
+    let cpu_s = cpu_seconds() - cpu_before;
     assert_eq!(vectors.len(), refs.len());
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
     println!(
@@ -90,7 +94,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          \"mean_tokens\": {mean_tokens:.0}, \"p50_tokens\": {}, \"p90_tokens\": {}, \
          \"max_tokens\": {}, \"gflop\": {gflop:.1}, \"threads\": \"{threads}\", \
          \"seconds\": {secs:.2}, \"tokenize_s\": {tokenize_s:.3}, \"chunks_per_s\": {:.1}, \
-         \"gflop_per_s\": {:.1}, \"load_ms\": {}, \"rss_before_mb\": {:.0}, \
+         \"gflop_per_s\": {:.1}, \"cpu_s\": {cpu_s:.2}, \"gflop_per_cpu_s\": {:.1}, \"load_ms\": {}, \"rss_before_mb\": {:.0}, \
          \"rss_loaded_mb\": {:.0}, \"peak_rss_mb\": {:.0}}}",
         a.engine,
         a.mix,
@@ -100,6 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tokens.last().unwrap_or(&0),
         refs.len() as f64 / secs,
         gflop / secs,
+        gflop / cpu_s.max(0.01),
         load.as_millis(),
         rss_before / 1024.0,
         rss_loaded / 1024.0,
@@ -119,13 +124,6 @@ impl Engine {
         Ok(match self {
             Engine::Packed(e) => e.tokenize(texts)?,
             Engine::Candle(m) => m.tokenize(texts).map_err(|e| e.to_string())?,
-        })
-    }
-
-    fn count_tokens(&self, text: &str) -> Result<usize, Box<dyn std::error::Error>> {
-        Ok(match self {
-            Engine::Packed(e) => e.count_tokens(text)?,
-            Engine::Candle(m) => m.count_tokens(text).map_err(|e| e.to_string())?,
         })
     }
 }
@@ -184,6 +182,20 @@ fn default_models_dir() -> Option<PathBuf> {
     Some(loci_embed::models_dir(&data))
 }
 
+/// The CPU time (user + system, every thread) this process has used: on a shared
+/// machine, GFLOP per CPU second says how well the code uses the time it gets.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the parenthesised command name; utime and stime are 14 and 15.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    let ticks = f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0);
+    ticks / 100.0 // USER_HZ, 100 on Linux
+}
+
 /// A line of /proc/self/status in KiB.
 fn status_kb(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -235,43 +247,23 @@ fn real_chunks(text: Option<&Path>, n: usize) -> Result<Vec<String>, Box<dyn std
     Ok(all.into_iter().step_by(step).take(n).collect())
 }
 
-/// `n` chunks of consecutive words, each as long as fits in `tokens` tokens (the
-/// worst case for throughput), cycling through the words.
-fn full_chunks(
-    e: &Engine,
-    text: Option<&Path>,
-    n: usize,
-    tokens: usize,
-) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+/// `n` chunks of 256 consecutive words each, cycling through the words: at least 258
+/// tokens with the special ones, so the tokenizer truncates every one to the model's
+/// 256 (the worst case for throughput).
+fn full_chunks(text: Option<&Path>, n: usize) -> Result<Vec<String>, Box<dyn std::error::Error>> {
     let all = bodies(text)?.join("\n");
     let words: Vec<&str> = all.split_whitespace().collect();
     if words.is_empty() {
         return Err("no text to cut chunks from".into());
     }
-    let mut out = Vec::with_capacity(n);
-    let mut at = 0usize;
-    let mut take = tokens;
-    while out.len() < n {
-        let mut len = take;
-        loop {
-            let chunk: Vec<&str> = (0..len).map(|i| words[(at + i) % words.len()]).collect();
-            let chunk = chunk.join(" ");
-            let count = e.count_tokens(&chunk)?;
-            if count <= tokens || len == 1 {
-                out.push(chunk);
-                at += len;
-                // Start the next chunk near the length that fit.
-                take = if count + 8 < tokens {
-                    len + len / 8 + 1
-                } else {
-                    len
-                };
-                break;
-            }
-            len = (len * tokens / count).min(len - 1).max(1);
-        }
-    }
-    Ok(out)
+    Ok((0..n)
+        .map(|c| {
+            (0..256)
+                .map(|i| words[(c * 256 + i) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect())
 }
 
 /// The baseline: candle's `BertModel` as loci ran it before its own encoder.
@@ -314,12 +306,6 @@ mod candle_old {
         pub fn tokenize(&self, texts: &[&str]) -> tokenizers::Result<Vec<Vec<u32>>> {
             let encodings = self.tokenizer.encode_batch(texts.to_vec(), true)?;
             Ok(encodings.iter().map(|e| e.get_ids().to_vec()).collect())
-        }
-
-        pub fn count_tokens(&self, text: &str) -> tokenizers::Result<usize> {
-            let mut t = self.tokenizer.clone();
-            t.with_truncation(None)?;
-            Ok(t.encode(text, true)?.len())
         }
 
         /// Sorted by length, `batch` at a time, each batch padded to its longest.

@@ -27,6 +27,14 @@ unsafe impl Send for Out {}
 // SAFETY: as above.
 unsafe impl Sync for Out {}
 
+impl Out {
+    /// The element `offset` places past the start (a method, so a closure captures the
+    /// whole `Out`, not its raw-pointer field, which is neither `Send` nor `Sync`).
+    fn at(self, offset: usize) -> *mut f32 {
+        self.0.wrapping_add(offset)
+    }
+}
+
 /// `ctx` (`rows × hidden`) gets, for each sequence in `spans` and each of `heads`
 /// heads, `softmax(Q·Kᵀ/√d)·V` from the packed projections `qkv` (`rows × 3·hidden`:
 /// the queries, then the keys, then the values).
@@ -89,8 +97,6 @@ pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, he
                 );
             }
             softmax_rows(scores, n);
-            // The whole `Out` (not its raw-pointer field) is what the closure captures.
-            let out = out;
             // SAFETY: the destination is this span's rows and this head's `d` columns
             // of `ctx` (row stride `hidden`), inside it (checked above) and written by
             // no other task; `scores` and `v` are read only.
@@ -99,7 +105,7 @@ pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, he
                     n,
                     d,
                     n,
-                    out.0.add(span.start * hidden + head * d),
+                    out.at(span.start * hidden + head * d),
                     1,
                     hidden as isize,
                     false,
