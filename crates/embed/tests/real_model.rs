@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{cosine, real_models_dir};
+use common::{candle_reference, cosine, max_abs_diff, real_models_dir};
 use loci_embed::{Embedder, pinned, status};
 
 #[derive(serde::Deserialize)]
@@ -42,6 +42,28 @@ fn real_model_cosines_match_the_reference_within_tolerance() {
             p.cosine
         );
     }
+}
+
+#[test]
+fn real_model_vectors_equal_candles_bert_for_short_and_full_length_inputs() {
+    let Some(models) = real_models_dir() else {
+        return;
+    };
+    let e = Embedder::load_installed(&models).unwrap();
+    let long = include_str!("pairs.json").repeat(8); // past 256 tokens: truncated
+    let all = pairs();
+    let mut texts: Vec<&str> = all.iter().map(|p| p.a.as_str()).collect();
+    texts.push(&long);
+    let got = e.embed(&texts).unwrap();
+    let ids = e.tokenize(&texts).unwrap();
+    assert_eq!(ids.last().unwrap().len(), 256);
+    let rows: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+    let want = candle_reference(&pinned::installed_dir(&models), &rows);
+    let diff = max_abs_diff(&got, &want);
+    assert!(
+        diff < 1e-4,
+        "packed encoder differs from candle's BERT by {diff}"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{TINY_MAX_TOKENS, cosine, write_tiny_model};
+use common::{TINY_MAX_TOKENS, candle_reference, cosine, max_abs_diff, write_tiny_model};
 use loci_embed::{EmbedError, Embedder};
 
 fn tiny(hidden: usize) -> (tempfile::TempDir, std::path::PathBuf) {
@@ -65,6 +65,60 @@ fn batched_embeddings_equal_one_at_a_time_across_batches_and_lengths() {
             "{text:?}: padded batch differs from alone by {max_diff}"
         );
     }
+}
+
+#[test]
+fn packed_encoder_equals_candles_bert_on_the_same_weights() {
+    // Two widths (one head of 8, one of 16 columns), sequences of many lengths packed
+    // into one pass: each vector must be what candle's BERT gives that sequence alone.
+    for hidden in [32, 64] {
+        let (_tmp, dir) = tiny(hidden);
+        let e = Embedder::load(&dir).unwrap();
+        let ids: Vec<Vec<u32>> = (1..=TINY_MAX_TOKENS)
+            .map(|len| {
+                let mut row = vec![2u32];
+                row.extend((0..len.saturating_sub(2)).map(|i| 5 + ((len * 3 + i) % 25) as u32));
+                row.push(3);
+                row.truncate(len.max(1));
+                row
+            })
+            .collect();
+        let rows: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+        let got = e.embed_ids(&rows, rows.len()).unwrap();
+        let want = candle_reference(&dir, &rows);
+        let diff = max_abs_diff(&got, &want);
+        assert!(
+            diff < 1e-5,
+            "hidden {hidden}: packed differs from candle by {diff}"
+        );
+        // And one text at a time through the public entry point.
+        let text = "the cat sits on the mat";
+        let one = e.embed(&[text]).unwrap();
+        let ids = e.tokenize(&[text]).unwrap();
+        let diff = max_abs_diff(&one, &candle_reference(&dir, &[ids[0].as_slice()]));
+        assert!(
+            diff < 1e-5,
+            "hidden {hidden}: {text:?} differs from candle by {diff}"
+        );
+    }
+}
+
+#[test]
+fn token_ids_past_the_vocabulary_are_an_error_naming_the_input() {
+    let (_tmp, dir) = tiny(32);
+    let e = Embedder::load(&dir).unwrap();
+    let vocab = common::VOCAB.len() as u32;
+    let err = e.embed_ids(&[&[2, 5, 3], &[2, vocab, 3]], 8).unwrap_err();
+    assert!(matches!(err, EmbedError::Inference(_)), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains("input 1") && message.contains(&vocab.to_string()),
+        "{message}"
+    );
+    // Longer than the position table: refused the same way, not indexed past it.
+    let long = vec![5u32; 65];
+    let err = e.embed_ids(&[&long], 8).unwrap_err();
+    assert!(err.to_string().contains("65 tokens"), "{err}");
 }
 
 #[test]

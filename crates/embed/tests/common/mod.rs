@@ -184,3 +184,45 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
     dot / (na * nb)
 }
+
+/// The vectors candle's `BertModel` gives for each token id sequence of the model in
+/// `dir`, one sequence per forward pass (nothing padded, nothing masked): the
+/// reference loci's own encoder is compared with.
+pub fn candle_reference(dir: &Path, ids: &[&[u32]]) -> Vec<Vec<f32>> {
+    use candle_core::Tensor;
+    let config: Config =
+        serde_json::from_slice(&std::fs::read(dir.join("config.json")).unwrap()).unwrap();
+    let bytes = std::fs::read(dir.join("model.safetensors")).unwrap();
+    let vb = VarBuilder::from_slice_safetensors(&bytes, DType::F32, &Device::Cpu).unwrap();
+    let model = BertModel::load(vb, &config).unwrap();
+    ids.iter()
+        .map(|row| {
+            let input = Tensor::new(*row, &Device::Cpu)
+                .unwrap()
+                .unsqueeze(0)
+                .unwrap();
+            let types = input.zeros_like().unwrap();
+            let hidden = model.forward(&input, &types, None).unwrap();
+            let mean = hidden.mean(1).unwrap();
+            let norm = mean.sqr().unwrap().sum_keepdim(1).unwrap().sqrt().unwrap();
+            mean.broadcast_div(&norm)
+                .unwrap()
+                .squeeze(0)
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// The largest difference between two lists of vectors, element by element.
+pub fn max_abs_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| {
+            assert_eq!(x.len(), y.len());
+            x.iter().zip(y).map(|(p, q)| (p - q).abs())
+        })
+        .fold(0f32, f32::max)
+}

@@ -1,0 +1,137 @@
+//! loci's BERT encoder: the forward pass of a BERT sentence encoder over the weights
+//! of a `model.safetensors`, written for throughput on a few CPU cores. Candle's
+//! `BertModel` (which loci ran first, and which the tests still compare with) pads
+//! every input of a batch to the longest, builds the whole batch × heads × len²
+//! attention tensor and allocates a tensor per operation; here a batch's tokens are
+//! packed into one matrix without padding (every matrix product then has one tall
+//! left side), attention runs per sequence and head in a small scratch buffer, biases
+//! and residuals are added in place, and the buffers are reused from layer to layer.
+
+mod attention;
+pub mod config;
+mod kernels;
+mod weights;
+
+use std::path::Path;
+
+pub use attention::Span;
+use config::BertConfig;
+use weights::Weights;
+
+use crate::error::EmbedError;
+
+/// The work buffers of a forward pass, grown to the largest batch's token count and
+/// reused by every batch of one [`crate::Embedder::embed`] call.
+#[derive(Default)]
+pub struct Buffers {
+    x: Vec<f32>,
+    qkv: Vec<f32>,
+    ctx: Vec<f32>,
+    up: Vec<f32>,
+}
+
+/// A loaded BERT encoder.
+pub struct Encoder {
+    config: BertConfig,
+    weights: Weights,
+}
+
+impl Encoder {
+    /// Loads the weights at `path` for `config`.
+    pub fn load(path: &Path, config: BertConfig) -> Result<Encoder, EmbedError> {
+        let weights = Weights::read(path, &config)?;
+        Ok(Encoder { config, weights })
+    }
+
+    /// One mean-pooled, L2-normalised vector per sequence of token ids (each already
+    /// truncated to the model's length), computed in one pass over all their tokens.
+    pub fn embed_ids(&self, seqs: &[&[u32]], b: &mut Buffers) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let c = &self.config;
+        let (h, vocab) = (c.hidden_size, c.vocab_size);
+        let mut spans = Vec::with_capacity(seqs.len());
+        let mut rows = 0usize;
+        for (index, ids) in seqs.iter().enumerate() {
+            if ids.len() > c.max_position_embeddings {
+                return Err(EmbedError::Inference(format!(
+                    "input {index} is {} tokens, past the model's {} positions",
+                    ids.len(),
+                    c.max_position_embeddings
+                )));
+            }
+            if let Some(&id) = ids.iter().find(|&&id| id as usize >= vocab) {
+                return Err(EmbedError::Inference(format!(
+                    "input {index} has token id {id}, past the model's {vocab} words \
+                     (the tokenizer and the weights disagree)"
+                )));
+            }
+            spans.push(Span {
+                start: rows,
+                len: ids.len(),
+            });
+            rows += ids.len();
+        }
+        self.embed_tokens(seqs, &mut b.x, rows);
+        for (buf, width) in [
+            (&mut b.qkv, 3 * h),
+            (&mut b.ctx, h),
+            (&mut b.up, c.intermediate_size),
+        ] {
+            buf.resize(rows * width, 0.0);
+        }
+        let eps = c.layer_norm_eps as f32;
+        let par = kernels::all_threads();
+        for layer in &self.weights.layers {
+            kernels::fill_rows(&mut b.qkv, &layer.qkv.bias);
+            kernels::matmul_wt(&b.x, rows, &layer.qkv, &mut b.qkv, true, par);
+            attention::attention(&b.qkv, &mut b.ctx, &spans, h, c.num_attention_heads);
+            kernels::add_rows(&mut b.x, &layer.attn_out.bias);
+            kernels::matmul_wt(&b.ctx, rows, &layer.attn_out, &mut b.x, true, par);
+            kernels::layer_norm(&mut b.x, &layer.attn_norm, eps);
+            kernels::fill_rows(&mut b.up, &layer.up.bias);
+            kernels::matmul_wt(&b.x, rows, &layer.up, &mut b.up, true, par);
+            kernels::activate(&mut b.up, c.hidden_act);
+            kernels::add_rows(&mut b.x, &layer.down.bias);
+            kernels::matmul_wt(&b.up, rows, &layer.down, &mut b.x, true, par);
+            kernels::layer_norm(&mut b.x, &layer.out_norm, eps);
+        }
+        Ok(spans.iter().map(|s| pool(&b.x, *s, h)).collect())
+    }
+
+    /// The embedding layer: each token's word, position and type-0 rows summed, then
+    /// normalised, into `x` (`rows × hidden`).
+    fn embed_tokens(&self, seqs: &[&[u32]], x: &mut Vec<f32>, rows: usize) {
+        let h = self.config.hidden_size;
+        let w = &self.weights;
+        x.clear();
+        x.reserve(rows * h);
+        for ids in seqs {
+            for (pos, &id) in ids.iter().enumerate() {
+                let word = &w.word[id as usize * h..][..h];
+                let position = &w.position[pos * h..][..h];
+                x.extend(
+                    word.iter()
+                        .zip(position)
+                        .zip(&w.token_type0)
+                        .map(|((a, b), c)| a + b + c),
+                );
+            }
+        }
+        kernels::layer_norm(x, &w.embed_norm, self.config.layer_norm_eps as f32);
+    }
+}
+
+/// The mean of a sequence's last-layer states, L2-normalised (sentence-transformers'
+/// `Pooling(mean)` + `Normalize`); an empty sequence gives the zero vector.
+fn pool(x: &[f32], span: Span, h: usize) -> Vec<f32> {
+    let mut mean = vec![0f32; h];
+    for row in x[span.start * h..(span.start + span.len) * h].chunks_exact(h) {
+        for (m, v) in mean.iter_mut().zip(row) {
+            *m += v;
+        }
+    }
+    let n = span.len.max(1) as f32;
+    mean.iter_mut().for_each(|m| *m /= n);
+    let norm = mean.iter().map(|m| m * m).sum::<f32>().sqrt().max(1e-12);
+    mean.iter_mut().for_each(|m| *m /= norm);
+    mean
+}
