@@ -31,6 +31,7 @@ pub mod code;
 mod error;
 pub mod graph;
 pub mod mentions;
+pub mod merge;
 pub mod model;
 pub mod ops;
 pub mod recall;
@@ -44,6 +45,6 @@ pub use model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, MemoryType,
     NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
 };
-pub use sqlite::{MEMORY_FILE, SqliteStore};
+pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, merged_body};
 pub use store::{Filter, MemoryStore, StoreStats};
 pub use vector::{EmbedError, Embedder};

@@ -327,6 +327,9 @@ pub enum Operation {
     Restore,
     /// Entities or links changed (`link`, `unlink`, an entity merge).
     Link,
+    /// A memory merge: the kept memory took the other's body and links, and the other
+    /// was forgotten pointing at it.
+    Merge,
 }
 
 impl Operation {
@@ -339,6 +342,7 @@ impl Operation {
             Operation::Forget => "forget",
             Operation::Restore => "restore",
             Operation::Link => "link",
+            Operation::Merge => "merge",
         }
     }
 
@@ -351,6 +355,7 @@ impl Operation {
             Operation::Forget,
             Operation::Restore,
             Operation::Link,
+            Operation::Merge,
         ]
         .into_iter()
         .find(|o| o.name() == text)

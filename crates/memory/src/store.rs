@@ -113,6 +113,11 @@ pub trait MemoryStore {
         name: &str,
         version: Option<u32>,
     ) -> Result<Memory, MemoryError>;
+    /// Merges memory `from` into `into` (both live, in `ns`): `into` takes `from`'s
+    /// body ([`crate::merged_body`]), entities, relationships and code links, `from` is
+    /// forgotten with `metadata.merged_into`; each gets a `merge` version. Answers
+    /// `(into, from)` as they are after.
+    fn merge(&mut self, ns: &str, from: &str, into: &str) -> Result<(Memory, Memory), MemoryError>;
     /// Hard delete of the memory and every version.
     fn purge(&mut self, ns: &str, name: &str) -> Result<(), MemoryError>;
     /// Every version, oldest first.

@@ -2,6 +2,7 @@
 //! user-level store), WAL with a busy timeout so several processes write safely, every
 //! mutation one immediate transaction that writes its version.
 
+mod merge;
 mod read;
 mod schema;
 mod seam;
@@ -14,6 +15,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::MemoryError;
 use crate::model::{CodeKey, CodeLink, LinkOrigin, Memory, MemorySummary, MemoryType};
+
+pub use merge::{MERGED_INTO, merged_body};
 
 /// The memory database's file name, beside the index in `.loci/`.
 pub const MEMORY_FILE: &str = "memory.db";

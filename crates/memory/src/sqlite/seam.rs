@@ -51,6 +51,9 @@ impl MemoryStore for SqliteStore {
     ) -> Result<Memory, MemoryError> {
         self.restore_impl(ns, name, version)
     }
+    fn merge(&mut self, ns: &str, from: &str, into: &str) -> Result<(Memory, Memory), MemoryError> {
+        self.merge_impl(ns, from, into)
+    }
     fn purge(&mut self, ns: &str, name: &str) -> Result<(), MemoryError> {
         self.purge_impl(ns, name)
     }
