@@ -201,6 +201,18 @@ pub trait MemoryStore {
         filter: &Filter,
         visit: &mut dyn FnMut(i64, u32, &[f32]),
     ) -> Result<(), MemoryError>;
+    /// The vector k-NN from a store's own cache of its vectors, when it keeps one
+    /// ([`crate::vector::nearest`] scans [`MemoryStore::scan_vectors`] otherwise): the
+    /// `k` memories within `filter` whose best chunk is nearest `query`, best first.
+    fn nearest_cached(
+        &self,
+        _model: &str,
+        _filter: &Filter,
+        _query: &[f32],
+        _k: usize,
+    ) -> Option<Vec<(i64, f32)>> {
+        None
+    }
     /// Chunks of live memories without a vector of `model`, at most `limit`.
     fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError>;
     /// Stores vectors of `model` (each `dim` long) for chunks.

@@ -6,6 +6,7 @@ mod merge;
 mod read;
 mod schema;
 mod seam;
+mod vector_cache;
 mod write;
 
 use std::path::{Path, PathBuf};

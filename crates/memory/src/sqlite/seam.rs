@@ -157,6 +157,15 @@ impl MemoryStore for SqliteStore {
     ) -> Result<(), MemoryError> {
         self.scan_vectors_impl(model, filter, visit)
     }
+    fn nearest_cached(
+        &self,
+        model: &str,
+        filter: &Filter,
+        query: &[f32],
+        k: usize,
+    ) -> Option<Vec<(i64, f32)>> {
+        super::vector_cache::nearest(self.path(), model, filter, query, k)
+    }
     fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError> {
         self.pending_chunks_impl(model, limit)
     }
