@@ -24,10 +24,10 @@ const ACTIONS: &[&str] = &[
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
     name: "memory",
-    title: "Memory: read, edit, forget, history, links",
-    description: "One memory by `name` and `action`: read (`stale` if linked code changed), list, edit \
-(body/description/type; versioned), rename (new_name), forget (soft), restore (version?), history, link \
-(entities/relationships/code), unlink (entity|code), merge (into), related (depth), entities, stats. No purge.",
+    title: "Memory",
+    description: "One memory by `name` and `action`: read (`stale`: its code changed), list, edit (versioned), \
+rename (new_name), forget (soft), restore (version?), history, link, unlink, merge (into), related, entities, stats. \
+No purge.",
     input: || {
         object(
             json!({

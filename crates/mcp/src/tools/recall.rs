@@ -14,8 +14,8 @@ use crate::args::Args;
 pub static TOOL: ToolDef = ToolDef {
     name: "recall",
     title: "Recall memories",
-    description: "Memories for a `query`, or linked to a `symbol` (or code it reaches) or `file`; filters \
-namespace, types, since/until. Each hit says why it ranked and if its code went `stale`.",
+    description: "Memories for a `query`, or linked to a `symbol` (or code it reaches) or `file`. Each hit \
+says why it ranked and if its code went `stale`.",
     input: || {
         object(
             json!({
