@@ -6,6 +6,7 @@
 # `cargo run --release -p loci-memory --example recall_at_scale` (recall at 100,000).
 #
 # Usage: scripts/bench-memory.sh [runs]      (default 50)
+#        RECALL_AT_SCALE=100000 scripts/bench-memory.sh   (also recall at scale, vectors on and off)
 set -euo pipefail
 
 runs=${1:-50}
@@ -39,3 +40,11 @@ recall() { "$loci" recall retry budget 2>/dev/null; }
 time_runs "loci --version (start-up baseline)" version
 time_runs "loci remember (no embedding)" remember
 time_runs "loci recall" recall
+
+# Recall at scale, with and without vectors, in one run (bench-only pseudo-random unit
+# vectors: see crates/memory/examples/recall_at_scale.rs). `RECALL_AT_SCALE=N` (e.g.
+# 100000) runs it; it prints both percentiles and their ratio.
+if [[ -n "${RECALL_AT_SCALE:-}" ]]; then
+    cargo run --release -q -p loci-memory --manifest-path "$here/Cargo.toml" \
+        --example recall_at_scale -- "$RECALL_AT_SCALE" "$work/scale.db" --vectors
+fi

@@ -32,6 +32,7 @@ mod error;
 pub mod extract;
 pub mod graph;
 pub mod mentions;
+pub mod merge;
 pub mod model;
 pub mod ops;
 pub mod recall;
@@ -45,6 +46,6 @@ pub use model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, MemoryType,
     NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
 };
-pub use sqlite::{MEMORY_FILE, SqliteStore};
+pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, merged_body};
 pub use store::{Filter, MemoryStore, StoreStats};
 pub use vector::{EmbedError, Embedder};

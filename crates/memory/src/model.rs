@@ -335,6 +335,9 @@ pub enum Operation {
     Link,
     /// Entities and relationships extracted by an LLM were attached (`enrich`).
     Enrich,
+    /// A memory merge: the kept memory took the other's body and links, and the other
+    /// was forgotten pointing at it.
+    Merge,
 }
 
 impl Operation {
@@ -348,6 +351,7 @@ impl Operation {
             Operation::Restore => "restore",
             Operation::Link => "link",
             Operation::Enrich => "enrich",
+            Operation::Merge => "merge",
         }
     }
 
@@ -361,6 +365,7 @@ impl Operation {
             Operation::Restore,
             Operation::Link,
             Operation::Enrich,
+            Operation::Merge,
         ]
         .into_iter()
         .find(|o| o.name() == text)

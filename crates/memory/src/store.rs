@@ -115,6 +115,11 @@ pub trait MemoryStore {
         name: &str,
         version: Option<u32>,
     ) -> Result<Memory, MemoryError>;
+    /// Merges memory `from` into `into` (both live, in `ns`): `into` takes `from`'s
+    /// body ([`crate::merged_body`]), entities, relationships and code links, `from` is
+    /// forgotten with `metadata.merged_into`; each gets a `merge` version. Answers
+    /// `(into, from)` as they are after.
+    fn merge(&mut self, ns: &str, from: &str, into: &str) -> Result<(Memory, Memory), MemoryError>;
     /// Hard delete of the memory and every version.
     fn purge(&mut self, ns: &str, name: &str) -> Result<(), MemoryError>;
     /// Every version, oldest first.
@@ -215,6 +220,18 @@ pub trait MemoryStore {
         filter: &Filter,
         visit: &mut dyn FnMut(i64, u32, &[f32]),
     ) -> Result<(), MemoryError>;
+    /// The vector k-NN from a store's own cache of its vectors, when it keeps one
+    /// ([`crate::vector::nearest`] scans [`MemoryStore::scan_vectors`] otherwise): the
+    /// `k` memories within `filter` whose best chunk is nearest `query`, best first.
+    fn nearest_cached(
+        &self,
+        _model: &str,
+        _filter: &Filter,
+        _query: &[f32],
+        _k: usize,
+    ) -> Option<Vec<(i64, f32)>> {
+        None
+    }
     /// Chunks of live memories without a vector of `model`, at most `limit`.
     fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError>;
     /// Stores vectors of `model` (each `dim` long) for chunks.

@@ -49,8 +49,24 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// The `k` memories whose best chunk is nearest `query` (normalised), with that
-/// cosine similarity, best first.
+/// cosine similarity, best first: from the store's cache of its vectors when it keeps
+/// one (`SqliteStore` does, per process), else by [`scan_nearest`].
 pub fn nearest(
+    store: &dyn MemoryStore,
+    model: &str,
+    filter: &Filter,
+    query: &[f32],
+    k: usize,
+) -> Result<Vec<(i64, f32)>, MemoryError> {
+    match store.nearest_cached(model, filter, query, k) {
+        Some(hits) => Ok(hits),
+        None => scan_nearest(store, model, filter, query, k),
+    }
+}
+
+/// [`nearest`] by reading every stored vector of `model` (what a store without a
+/// cache of its vectors runs, and what the cache is measured against).
+pub fn scan_nearest(
     store: &dyn MemoryStore,
     model: &str,
     filter: &Filter,

@@ -1,11 +1,12 @@
 //! The memory of a workspace over HTTP: one `POST /api/v1/workspaces/{id}/memory/{op}`
 //! per operation (remember, recall, read, list, edit, rename, forget, restore, purge,
-//! history, link, unlink, related, entities, entities/merge, entities/rename, graph,
-//! stats), each taking its
+//! history, link, unlink, merge, related, entities, entities/merge, entities/rename,
+//! graph, stats), each taking its
 //! `loci_api::memory` request as the JSON body. Each handler resolves the registry id to
 //! the workspace, calls one `loci_api::memory` function on the blocking pool, and
 //! answers; no absolute path leaves: errors are redacted, and `stats` drops the store's
-//! path.
+//! path. The user-level store has the same operations at `POST /api/v1/memory/{op}`
+//! ([`crate::memory_user_routes`]).
 
 use std::path::PathBuf;
 
@@ -14,9 +15,9 @@ use axum::extract::{Path, State};
 use axum::routing::post;
 use loci_api::memory::{
     self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
-    ListRequest, MemoryView, MergeRequest, NameRequest, PurgeRequest, Purged, RecallRequest,
-    RelatedAnswer, RelatedRequest, RememberRequest, RenameRequest, RestoreRequest, StoreTarget,
-    UnlinkRequest,
+    ListRequest, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView, NameRequest,
+    PurgeRequest, Purged, RecallRequest, RelatedAnswer, RelatedRequest, RememberRequest,
+    RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
 };
 use loci_api::{ApiError, ErrorKind};
 use loci_memory::EntityInfo;
@@ -82,6 +83,7 @@ pub fn router() -> Router<Shared> {
         .route(&m("history"), post(history))
         .route(&m("link"), post(link))
         .route(&m("unlink"), post(unlink))
+        .route(&m("merge"), post(merge))
         .route(&m("related"), post(related))
         .route(&m("entities"), post(entities))
         .route(&m("entities/merge"), post(merge_entities))
@@ -139,7 +141,7 @@ async fn on_memory<T: Send + 'static>(
 
 /// A request body that must be a JSON object (serde would also take a struct from an
 /// array: `[null, null]` is not a request).
-struct Object<T>(T);
+pub(crate) struct Object<T>(pub(crate) T);
 
 impl<T: serde::de::DeserializeOwned> axum::extract::FromRequest<Shared> for Object<T> {
     type Rejection = HttpError;
@@ -191,6 +193,7 @@ handler!(restore, RestoreRequest, MemoryView, mem::restore);
 handler!(history, NameRequest, HistoryAnswer, mem::history);
 handler!(link, LinkRequest, MemoryView, mem::link);
 handler!(unlink, UnlinkRequest, MemoryView, mem::unlink);
+handler!(merge, MergeMemoriesRequest, MergeView, mem::merge);
 handler!(related, RelatedRequest, RelatedAnswer, mem::related);
 handler!(
     merge_entities,
@@ -205,27 +208,32 @@ async fn purge(
     Path(ws): Path<String>,
     Object(req): Object<MemoryPurgeRequest>,
 ) -> Reply<Purged> {
-    let purged = on_memory(&s, &ws, move |t| {
-        let consent = req.consent;
-        let call = PurgeRequest {
-            name: NameRequest {
-                namespace: req.namespace,
-                name: req.name,
-            },
-            yes: consent,
-        };
-        mem::purge(t, &call).map_err(|mut e| {
-            if e.kind == ErrorKind::ConsentRequired {
-                e.hint = Some(
-                    "send {\"consent\": true} to purge, or POST .../memory/forget instead (restorable)"
-                        .into(),
-                );
-            }
-            e
-        })
+    Ok(axum::Json(
+        on_memory(&s, &ws, move |t| purge_with_consent(t, req)).await?,
+    ))
+}
+
+/// `purge` with the consent the body carries (its hint names the HTTP way to give it).
+pub(crate) fn purge_with_consent(
+    t: &StoreTarget,
+    req: MemoryPurgeRequest,
+) -> Result<Purged, ApiError> {
+    let call = PurgeRequest {
+        name: NameRequest {
+            namespace: req.namespace,
+            name: req.name,
+        },
+        yes: req.consent,
+    };
+    mem::purge(t, &call).map_err(|mut e| {
+        if e.kind == ErrorKind::ConsentRequired {
+            e.hint = Some(
+                "send {\"consent\": true} to purge, or POST .../memory/forget instead (restorable)"
+                    .into(),
+            );
+        }
+        e
     })
-    .await?;
-    Ok(axum::Json(purged))
 }
 
 async fn entities(
@@ -255,12 +263,17 @@ async fn stats(
     Object(req): Object<MemoryNamespaceRequest>,
 ) -> Reply<serde_json::Value> {
     let answer = on_memory(&s, &ws, move |t| mem::stats(t, &req.namespace)).await?;
-    let mut value = serde_json::to_value(&answer)
+    Ok(axum::Json(without_paths(&answer)?))
+}
+
+/// The stats as JSON without the fields that hold absolute paths.
+pub(crate) fn without_paths(answer: &mem::MemoryStats) -> Result<serde_json::Value, HttpError> {
+    let mut value = serde_json::to_value(answer)
         .map_err(|e| HttpError(ApiError::new(ErrorKind::Internal, e.to_string())))?;
     if let Some(map) = value.as_object_mut() {
         for field in MEMORY_STATS_PATH_FIELDS {
             map.remove(*field);
         }
     }
-    Ok(axum::Json(value))
+    Ok(value)
 }

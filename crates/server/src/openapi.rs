@@ -275,11 +275,12 @@ pub const OPERATIONS: &[Operation] = &[
     },
 ];
 
-/// Every documented route: [`OPERATIONS`] and the memory's.
+/// Every documented route: [`OPERATIONS`], the memory's and the user store's.
 pub fn operations() -> impl Iterator<Item = &'static Operation> {
     OPERATIONS
         .iter()
         .chain(crate::openapi_memory::MEMORY_OPERATIONS)
+        .chain(crate::openapi_memory_user::user_operations())
 }
 
 /// Every path parameter a route may take: its name, description and schema.

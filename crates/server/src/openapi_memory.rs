@@ -105,6 +105,14 @@ pub const MEMORY_OPERATIONS: &[Operation] = &[
     ),
     op(
         "post",
+        "/api/v1/workspaces/{id}/memory/merge",
+        "memory_merge",
+        "Merges memory `from` into `into` in one namespace: `into` takes its body, entities, relationships and code links; `from` is forgotten with metadata.merged_into (a version of each; restore undoes it).",
+        Some("MemoryMergeRequest"),
+        "MemoryMerged",
+    ),
+    op(
+        "post",
         "/api/v1/workspaces/{id}/memory/related",
         "memory_related",
         "Memories near one in the entity graph, to a depth.",
@@ -262,6 +270,14 @@ pub fn schemas(generator: &mut SchemaGenerator, own: &mut impl FnMut(&str, schem
     own(
         "MemoryEntityMergeRequest",
         generator.root_schema_for::<loci_api::memory::MergeRequest>(),
+    );
+    own(
+        "MemoryMergeRequest",
+        generator.root_schema_for::<loci_api::memory::MergeMemoriesRequest>(),
+    );
+    own(
+        "MemoryMerged",
+        generator.root_schema_for::<loci_api::memory::MergeView>(),
     );
     own(
         "MemoryEntity",

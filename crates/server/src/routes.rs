@@ -96,6 +96,7 @@ pub fn router() -> Router<Shared> {
         .route(&ws("stats"), get(stats))
         .merge(crate::workspace_routes::router())
         .merge(crate::memory_routes::router())
+        .merge(crate::memory_user_routes::router())
         .route(
             &ws("query"),
             post(crate::query::run).get(crate::query::in_flight),

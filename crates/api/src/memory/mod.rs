@@ -1,5 +1,5 @@
 //! The memory operations every front end offers (the CLI, HTTP and MCP):
-//! remember, read, list, edit, rename, forget, restore, purge, history, link, unlink,
+//! remember, read, list, edit, rename, forget, restore, merge, purge, history, link, unlink,
 //! recall, related, entities, graph export, stats, and `impact` with the memories
 //! linked to what a change reaches. Each opens the workspace's `memory.db` (in the
 //! index's directory, so an `--index-path` index has its memory beside it, and a
@@ -10,6 +10,7 @@ mod code_graph;
 mod enrich;
 mod extract;
 mod impact;
+mod merge;
 mod time;
 mod vectors;
 
@@ -29,7 +30,9 @@ pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };
 pub use impact::{ImpactAnswer, ImpactMemory, impact};
+pub use loci_memory::merge::MergeView;
 pub use loci_memory::ops::MemoryView;
+pub use merge::{MergeMemoriesRequest, merge};
 pub use vectors::{
     EMBED_BATCH, EmbedReport, ModelEmbedder, embed_in_background, embed_missing, embedder,
 };

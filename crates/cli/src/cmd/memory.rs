@@ -233,6 +233,15 @@ enum MemoryCommand {
         #[arg(value_name = "VERSION")]
         number: Option<u32>,
     },
+    /// Merge memory FROM into INTO: INTO takes FROM's body and links, FROM is forgotten.
+    Merge {
+        /// The memory folded away (forgotten, restorable).
+        from: String,
+        /// The memory kept.
+        into: String,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
     /// Delete a memory and every version for good (needs --yes).
     Purge {
         #[command(flatten)]
@@ -484,6 +493,17 @@ pub fn run(a: MemoryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), 
             };
             let v = api::restore(&target(workspace, &name.store)?, &req)?;
             emit(json, &v, || print::changed("restored", &v))
+        }
+        C::Merge { from, into, store } => {
+            let req = api::MergeMemoriesRequest {
+                namespace: store.namespace.clone(),
+                from,
+                into,
+            };
+            let m = api::merge(&target(workspace, &store)?, &req)?;
+            emit(json, &m, || {
+                print::changed(&format!("merged `{}` into", m.from.name), &m.into)
+            })
         }
         C::Purge { name, yes } => {
             let req = api::PurgeRequest {

@@ -149,9 +149,14 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
     let mut out = Vec::new();
     for (path, ops) in doc["paths"].as_object().unwrap() {
         for (method, op) in ops.as_object().unwrap() {
+            // The user store's routes take the workspace ones' bodies (but the user
+            // store has no code to link).
+            let op_id = op["operationId"].as_str().unwrap();
+            let user = op_id.starts_with("user_");
             let body = op
                 .get("requestBody")
-                .map(|_| match op["operationId"].as_str().unwrap() {
+                .map(|_| match op_id.trim_start_matches("user_") {
+                    "memory_link" if user => json!({"name": "nope"}),
                     "find" => json!({"pattern": "*"}),
                     "def" | "refs" => json!({"symbol": "parse_config"}),
                     "callers" | "callees" | "impact" => {
@@ -172,7 +177,9 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     "memory_list" | "memory_entities" | "memory_graph" | "memory_stats" => {
                         json!({})
                     }
-                    "memory_entity_merge" => json!({"from": "nope", "into": "nope2"}),
+                    "memory_entity_merge" | "memory_merge" => {
+                        json!({"from": "nope", "into": "nope2"})
+                    }
                     "memory_entity_rename" => json!({"name": "nope", "new_name": "nope2"}),
                     "memory_edit" => json!({"name": "nope", "body": "b"}),
                     "memory_rename" => json!({"name": "nope", "new_name": "nope2"}),

@@ -1,11 +1,12 @@
 //! `memory`: one memory's read, edit and links, by `action` — read, list, edit, rename,
-//! forget (soft: `restore` brings it back), restore, history, link, unlink, related,
-//! entities, stats. Purge (deleting for good) is not offered over MCP: an agent forgets,
+//! forget (soft: `restore` brings it back), restore, history, link, unlink, merge (into
+//! `into`), related, entities, stats; `scope` `user` picks the user-level store (all
+//! three memory tools take it). Purge (deleting for good) is not offered over MCP: an agent forgets,
 //! a person purges (`loci memory purge --yes`, or HTTP with consent).
 
 use loci_api::memory::{
-    self as mem, EditRequest, LinkRequest, ListRequest, NameRequest, RelatedRequest, RenameRequest,
-    RestoreRequest, StoreTarget, UnlinkRequest,
+    self as mem, EditRequest, LinkRequest, ListRequest, MergeMemoriesRequest, NameRequest,
+    RelatedRequest, RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
 };
 use loci_api::{ApiError, ErrorKind, Freshness, PageRequest};
 use serde_json::{Value, json};
@@ -16,17 +17,17 @@ use crate::budget::{DEFAULT_MAX_CHARS, MAX_MAX_CHARS, clip};
 
 /// The actions, in the order the schema lists them.
 const ACTIONS: &[&str] = &[
-    "read", "list", "edit", "rename", "forget", "restore", "history", "link", "unlink", "related",
-    "entities", "stats",
+    "read", "list", "edit", "rename", "forget", "restore", "history", "link", "unlink", "merge",
+    "related", "entities", "stats",
 ];
 
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
     name: "memory",
-    title: "Memory: read, edit, forget, history, links",
-    description: "One memory by `name` and `action`: read (`stale` if linked code changed), list, edit \
-(body/description/type; versioned), rename (new_name), forget (soft), restore (version?), history, link \
-(entities/relationships/code), unlink (entity|code), related (depth), entities, stats. No purge.",
+    title: "Memory",
+    description: "One memory by `name` and `action`: read (`stale`: its code changed), list, edit (versioned), \
+rename (new_name), forget (soft), restore (version?), history, link, unlink, merge (into), related, entities, stats. \
+No purge.",
     input: || {
         object(
             json!({
@@ -37,6 +38,8 @@ pub static TOOL: ToolDef = ToolDef {
                 "description": {"type": "string"},
                 "type": {"type": "string"},
                 "new_name": {"type": "string"},
+                "into": {"type": "string"},
+                "scope": scope(),
                 "version": {"type": ["integer", "string"]},
                 "entities": {"type": "array"},
                 "relationships": {"type": "array"},
@@ -72,7 +75,7 @@ pub static TOOL: ToolDef = ToolDef {
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let action = args.string("action")?;
-    let t = target(ctx);
+    let t = target(ctx, args)?;
     let name = || -> Result<NameRequest, ApiError> {
         Ok(NameRequest {
             namespace: args.opt_string("namespace")?,
@@ -120,6 +123,17 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 code: args.opt_string("code")?,
             };
             view("unlinked", mem::unlink(&t, &req)?, budget)?
+        }
+        "merge" => {
+            let req = MergeMemoriesRequest {
+                namespace: args.opt_string("namespace")?,
+                from: args.string("name")?,
+                into: args.string("into")?,
+            };
+            let m = mem::merge(&t, &req)?;
+            let from = m.from.name.clone();
+            let (_, value, text) = view(&format!("merged `{from}` into"), m.into, budget)?;
+            ("memory", json!({"into": value, "from": m.from}), text)
         }
         "history" => {
             let h = mem::history(&t, &name()?)?;
@@ -216,12 +230,28 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     })
 }
 
-/// The store of the session's workspace.
-pub(crate) fn target(ctx: &Ctx<'_>) -> StoreTarget {
-    StoreTarget {
+/// The `scope` property of the three memory tools' inputs (default `workspace`).
+pub(crate) fn scope() -> Value {
+    json!({"enum": ["workspace", "user"]})
+}
+
+/// The store a call names: the session's workspace's (`scope` absent or `workspace`),
+/// or the user-level one (`user`).
+pub(crate) fn target(ctx: &Ctx<'_>, args: &Args) -> Result<StoreTarget, ApiError> {
+    let user = match args.opt_string("scope")?.as_deref() {
+        None | Some("workspace") => false,
+        Some("user") => true,
+        Some(other) => {
+            return Err(ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("`scope` {other:?} is neither \"workspace\" nor \"user\""),
+            ));
+        }
+    };
+    Ok(StoreTarget {
         workspace: ctx.root.to_path_buf(),
-        user: false,
-    }
+        user,
+    })
 }
 
 /// The index's freshness, when the workspace has one (code links are checked against it).

@@ -6,7 +6,7 @@ use loci_api::ApiError;
 use loci_api::memory::{self as mem, RecallRequest};
 use serde_json::json;
 
-use super::memory::{freshness, target, to_value};
+use super::memory::{freshness, scope, target, to_value};
 use super::{Answer, Ctx, Reply, ToolDef, object};
 use crate::args::Args;
 
@@ -14,8 +14,8 @@ use crate::args::Args;
 pub static TOOL: ToolDef = ToolDef {
     name: "recall",
     title: "Recall memories",
-    description: "Memories for a `query`, or linked to a `symbol` (or code it reaches) or `file`; filters \
-namespace, types, since/until. Each hit says why it ranked and if its code went `stale`.",
+    description: "Memories for a `query`, or linked to a `symbol` (or code it reaches) or `file`. Each hit \
+says why it ranked and if its code went `stale`.",
     input: || {
         object(
             json!({
@@ -23,6 +23,7 @@ namespace, types, since/until. Each hit says why it ranked and if its code went 
                 "symbol": {"type": "string"},
                 "file": {"type": "string"},
                 "namespace": {"type": "string"},
+                "scope": scope(),
                 "types": {"type": "array"},
                 "since": {"type": "string"},
                 "until": {"type": "string"},
@@ -56,7 +57,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     req.filter.types = super::memory::json_arg(args, "types")?;
     req.filter.since = args.opt_string("since")?;
     req.filter.until = args.opt_string("until")?;
-    let answer = mem::recall(&target(ctx), &req)?;
+    let answer = mem::recall(&target(ctx, args)?, &req)?;
     let mut text = format!(
         "{} memories (vectors {})",
         answer.hits.len(),

@@ -5,7 +5,7 @@ use loci_api::ApiError;
 use loci_api::memory::{self as mem, RememberRequest};
 use serde_json::{Value, json};
 
-use super::memory::{body_budget, freshness, strings, target, view};
+use super::memory::{body_budget, freshness, scope, strings, target, view};
 use super::{Answer, Ctx, Reply, ToolDef, object};
 use crate::args::Args;
 
@@ -24,6 +24,7 @@ reference|project|user|feedback|skill|note). Code the body names is linked (+ `l
                 "type": {"type": "string"},
                 "description": {"type": "string"},
                 "namespace": {"type": "string"},
+                "scope": scope(),
                 "entities": {"type": "array"},
                 "relationships": {"type": "array"},
                 "links": {"type": ["array", "string"]},
@@ -67,7 +68,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     })?;
     let (_, value, text) = view(
         "remembered",
-        mem::remember(&target(ctx), &req)?,
+        mem::remember(&target(ctx, args)?, &req)?,
         body_budget(args)?,
     )?;
     Ok(Reply {

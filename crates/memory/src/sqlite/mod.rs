@@ -3,10 +3,12 @@
 //! mutation one immediate transaction that writes its version.
 
 mod extraction;
+mod merge;
 mod read;
 mod schema;
 mod schema_extraction;
 mod seam;
+mod vector_cache;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +18,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::MemoryError;
 use crate::model::{CodeKey, CodeLink, LinkOrigin, Memory, MemorySummary, MemoryType};
+
+pub use merge::{MERGED_INTO, merged_body};
 
 /// The memory database's file name, beside the index in `.loci/`.
 pub const MEMORY_FILE: &str = "memory.db";

@@ -51,6 +51,9 @@ impl MemoryStore for SqliteStore {
     ) -> Result<Memory, MemoryError> {
         self.restore_impl(ns, name, version)
     }
+    fn merge(&mut self, ns: &str, from: &str, into: &str) -> Result<(Memory, Memory), MemoryError> {
+        self.merge_impl(ns, from, into)
+    }
     fn purge(&mut self, ns: &str, name: &str) -> Result<(), MemoryError> {
         self.purge_impl(ns, name)
     }
@@ -170,6 +173,15 @@ impl MemoryStore for SqliteStore {
         visit: &mut dyn FnMut(i64, u32, &[f32]),
     ) -> Result<(), MemoryError> {
         self.scan_vectors_impl(model, filter, visit)
+    }
+    fn nearest_cached(
+        &self,
+        model: &str,
+        filter: &Filter,
+        query: &[f32],
+        k: usize,
+    ) -> Option<Vec<(i64, f32)>> {
+        super::vector_cache::nearest(self.path(), model, filter, query, k)
     }
     fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError> {
         self.pending_chunks_impl(model, limit)

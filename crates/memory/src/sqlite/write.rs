@@ -58,7 +58,7 @@ pub(super) fn bump(tx: &Transaction<'_>, id: i64, op: Operation) -> rusqlite::Re
     write_version(tx, id, op)
 }
 
-fn write_chunks(tx: &Transaction<'_>, id: i64, body: &str) -> rusqlite::Result<()> {
+pub(super) fn write_chunks(tx: &Transaction<'_>, id: i64, body: &str) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM chunks WHERE memory_id = ?1", [id])?;
     let mut stmt = tx.prepare_cached(
         "INSERT INTO chunks (memory_id, seq, start, end) VALUES (?1, ?2, ?3, ?4)",
@@ -226,7 +226,7 @@ fn name_taken(
 }
 
 /// The id of `name` in `ns` within a transaction, and whether it is forgotten.
-fn id_in(
+pub(super) fn id_in(
     tx: &Transaction<'_>,
     e: &dyn Fn(rusqlite::Error) -> MemoryError,
     ns: &str,
@@ -440,8 +440,13 @@ impl SqliteStore {
                     write_chunks(tx, id, &b).map_err(e)?;
                 }
             }
-            tx.execute("UPDATE memories SET deleted_at = NULL WHERE id = ?1", [id])
-                .map_err(e)?;
+            // A memory merged into another comes back without its pointer to it.
+            tx.execute(
+                "UPDATE memories SET deleted_at = NULL,
+                     metadata = json_remove(metadata, '$.merged_into') WHERE id = ?1",
+                [id],
+            )
+            .map_err(e)?;
             bump(tx, id, Operation::Restore).map_err(e)?;
             Ok(id)
         })?;

@@ -1,0 +1,147 @@
+//! The user-level memory store over HTTP: the same operations as a workspace's
+//! memory, at `POST /api/v1/memory/{op}` (no workspace id: the store is the user's,
+//! `memory.db` beside the registry, for notes that span workspaces; it has no code
+//! graph, so its memories hold no code links). Each handler calls the same
+//! `loci_api::memory` function with the user store as its target; the store's
+//! directory is redacted from any error and `stats` drops its path, so no absolute
+//! path leaves.
+
+use axum::Router;
+use axum::extract::State;
+use axum::routing::post;
+use loci_api::memory::{
+    self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
+    ListRequest, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView, NameRequest, Purged,
+    RecallRequest, RelatedAnswer, RelatedRequest, RememberRequest, RenameRequest, RestoreRequest,
+    StoreTarget, UnlinkRequest,
+};
+use loci_api::{ApiError, ErrorKind};
+use loci_memory::EntityInfo;
+
+use crate::memory_routes::{
+    MemoryGraphRequest, MemoryNamespaceRequest, MemoryPurgeRequest, Object, purge_with_consent,
+    without_paths,
+};
+use crate::reply::{HttpError, Reply};
+use crate::routes::PREFIX;
+use crate::state::Shared;
+
+/// The prefix of the user store's routes (`{PREFIX}/memory/{op}`).
+pub const USER_MEMORY: &str = "/api/v1/memory";
+
+/// These routes, without layers.
+pub fn router() -> Router<Shared> {
+    debug_assert!(USER_MEMORY.starts_with(PREFIX));
+    let m = |op: &str| format!("{USER_MEMORY}/{op}");
+    Router::new()
+        .route(&m("remember"), post(remember))
+        .route(&m("recall"), post(recall))
+        .route(&m("read"), post(read))
+        .route(&m("list"), post(list))
+        .route(&m("edit"), post(edit))
+        .route(&m("rename"), post(rename))
+        .route(&m("forget"), post(forget))
+        .route(&m("restore"), post(restore))
+        .route(&m("purge"), post(purge))
+        .route(&m("history"), post(history))
+        .route(&m("link"), post(link))
+        .route(&m("unlink"), post(unlink))
+        .route(&m("merge"), post(merge))
+        .route(&m("related"), post(related))
+        .route(&m("entities"), post(entities))
+        .route(&m("entities/merge"), post(merge_entities))
+        .route(&m("entities/rename"), post(rename_entity))
+        .route(&m("graph"), post(graph))
+        .route(&m("stats"), post(stats))
+}
+
+/// Runs `f` on the user store, on the blocking pool, its directory redacted from any error.
+async fn on_user_memory<T: Send + 'static>(
+    f: impl FnOnce(&StoreTarget) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, HttpError> {
+    let joined = tokio::task::spawn_blocking(move || {
+        let target = StoreTarget {
+            workspace: std::path::PathBuf::from("."),
+            user: true,
+        };
+        let dir = mem::user_store_path()
+            .ok()
+            .and_then(|p| p.parent().map(|d| d.to_string_lossy().into_owned()))
+            .unwrap_or_default();
+        f(&target).map_err(|e| crate::state::redact_all(e, &[(dir.clone(), "<user-store>")]))
+    })
+    .await;
+    match joined {
+        Ok(answer) => answer.map_err(HttpError),
+        Err(e) => Err(HttpError(ApiError::new(ErrorKind::Internal, e.to_string()))),
+    }
+}
+
+macro_rules! user_handler {
+    ($name:ident, $req:ty, $answer:ty, $call:path) => {
+        async fn $name(State(_): State<Shared>, Object(req): Object<$req>) -> Reply<$answer> {
+            Ok(axum::Json(on_user_memory(move |t| $call(t, &req)).await?))
+        }
+    };
+}
+
+user_handler!(remember, RememberRequest, MemoryView, mem::remember);
+user_handler!(
+    recall,
+    RecallRequest,
+    loci_memory::recall::RecallAnswer,
+    mem::recall
+);
+user_handler!(read, NameRequest, MemoryView, mem::read);
+user_handler!(list, ListRequest, ListAnswer, mem::list);
+user_handler!(edit, EditRequest, MemoryView, mem::edit);
+user_handler!(rename, RenameRequest, MemoryView, mem::rename);
+user_handler!(forget, NameRequest, MemoryView, mem::forget);
+user_handler!(restore, RestoreRequest, MemoryView, mem::restore);
+user_handler!(history, NameRequest, HistoryAnswer, mem::history);
+user_handler!(link, LinkRequest, MemoryView, mem::link);
+user_handler!(unlink, UnlinkRequest, MemoryView, mem::unlink);
+user_handler!(merge, MergeMemoriesRequest, MergeView, mem::merge);
+user_handler!(related, RelatedRequest, RelatedAnswer, mem::related);
+user_handler!(
+    merge_entities,
+    MergeRequest,
+    EntityInfo,
+    mem::merge_entities
+);
+user_handler!(rename_entity, RenameRequest, EntityInfo, mem::rename_entity);
+
+async fn purge(State(_): State<Shared>, Object(req): Object<MemoryPurgeRequest>) -> Reply<Purged> {
+    Ok(axum::Json(
+        on_user_memory(move |t| purge_with_consent(t, req)).await?,
+    ))
+}
+
+async fn entities(
+    State(_): State<Shared>,
+    Object(req): Object<MemoryNamespaceRequest>,
+) -> Reply<EntitiesAnswer> {
+    Ok(axum::Json(
+        on_user_memory(move |t| mem::entities(t, &req.namespace)).await?,
+    ))
+}
+
+async fn graph(
+    State(_): State<Shared>,
+    Object(req): Object<MemoryGraphRequest>,
+) -> Reply<GraphExport> {
+    Ok(axum::Json(
+        on_user_memory(move |t| {
+            mem::graph_export(t, &req.namespace, req.format.as_deref().unwrap_or("json"))
+        })
+        .await?,
+    ))
+}
+
+async fn stats(
+    State(_): State<Shared>,
+    Object(req): Object<MemoryNamespaceRequest>,
+) -> Reply<serde_json::Value> {
+    let answer = on_user_memory(move |t| mem::stats(t, &req.namespace)).await?;
+    Ok(axum::Json(without_paths(&answer)?))
+}
