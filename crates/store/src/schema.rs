@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -264,6 +264,14 @@ DELETE FROM file_refs;
 DELETE FROM ref_names;
 UPDATE files SET size = -1, hash = x'', resolved = 0;
 UPDATE meta SET value = 'indexing' WHERE key = 'state';
+"#;
+
+/// V6: each file records the version of the extractor rules that gave its facts
+/// (`loci_index::extract::version`), so a run re-extracts a file whose rules changed
+/// even when its content did not. Rows from before carry 0, which no extractor has:
+/// the next run re-extracts every file once (symbol ids are kept).
+const V6: &str = r#"
+ALTER TABLE files ADD COLUMN extractor INTEGER NOT NULL DEFAULT 0;
 "#;
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and

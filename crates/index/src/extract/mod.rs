@@ -26,6 +26,7 @@ mod ruby;
 mod rust;
 mod rust_tokens;
 mod swift;
+mod version;
 
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ use crate::Lang;
 
 pub(crate) use collector::{Action, Collector, split_qualified, walk};
 pub use parser::new_parser;
+pub(crate) use version::is_outdated;
+pub use version::version;
 
 /// Everything one file says about the code graph, before resolution.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
