@@ -198,7 +198,11 @@ pub struct Symbol {
     pub parent: Option<u32>,
     /// For a function or method, the name of the type it returns when its signature
     /// says it plainly (`-> Engine`, `*Engine`, `(*Engine, error)`, `): Engine`):
-    /// `x := New()` gives `x` that type.
+    /// `x := New()` gives `x` that type. A TypeScript function that takes callbacks
+    /// with typed parameters adds them after a `;`, each as `<argument>:<types>`
+    /// (`OperatorFunction;0:Observable,Subscriber` for `operate(init: (source:
+    /// Observable<T>, subscriber: Subscriber<R>) => void): OperatorFunction<T, R>`), so
+    /// the untyped arrow function a call passes gets its parameters typed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returns: Option<String>,
 }
