@@ -82,7 +82,10 @@ fn a_file_indexed_by_an_older_extractor_is_reextracted_by_sync_and_equals_a_fres
 
     let (code, report) = env.json(&["sync"]);
     assert_eq!(code, 0, "{report}");
-    assert_eq!(report["files_parsed"], 1, "only the outdated file: {report}");
+    assert_eq!(
+        report["files_parsed"], 1,
+        "only the outdated file: {report}"
+    );
     assert_eq!(dump(env.root()), fresh);
     let (_, status) = env.json(&["status"]);
     assert_eq!(status["state"], "clean", "{status}");

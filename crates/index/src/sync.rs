@@ -524,8 +524,9 @@ fn resolve_from_index(
 /// Every indexed file's fingerprint, by its exact path, and whether its facts came from
 /// older extractor rules.
 pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<RelPath, StoredFile>> {
-    let mut stmt =
-        conn.prepare("SELECT id, path_bytes, size, mtime_ns, inode, hash, lang, extractor FROM files")?;
+    let mut stmt = conn.prepare(
+        "SELECT id, path_bytes, size, mtime_ns, inode, hash, lang, extractor FROM files",
+    )?;
     let rows = stmt.query_map([], |r| {
         Ok((
             RelPath::from_bytes(r.get::<_, Vec<u8>>(1)?),
