@@ -116,6 +116,42 @@ fn load_stored(conn: &Connection) -> rusqlite::Result<Stored> {
         .unwrap_or_default())
 }
 
+/// Whether the walked `manifests` give another crate map than the stored one (drift's
+/// question, read-only): none is read when their fingerprints are as stored.
+pub(crate) fn map_changed(conn: &Connection, manifests: &[Found]) -> rusqlite::Result<bool> {
+    let before = load_stored(conn)?;
+    if fingerprints(manifests) == before.manifests {
+        return Ok(false);
+    }
+    Ok(read_map(manifests) != before.map)
+}
+
+/// Each manifest's stat fingerprint, by its shown relative path.
+fn fingerprints(manifests: &[Found]) -> BTreeMap<String, (u64, i64, u64)> {
+    manifests
+        .iter()
+        .map(|f| {
+            let s = f.stat;
+            (f.rel.display().into_owned(), (s.size, s.mtime_ns, s.inode))
+        })
+        .collect()
+}
+
+/// The crate map the manifests declare (each one read and parsed).
+fn read_map(manifests: &[Found]) -> CrateMap {
+    let mut crates: Vec<Crate> = manifests
+        .iter()
+        .filter_map(|f| {
+            let rel = f.rel.display();
+            let dir = rel.strip_suffix(MANIFEST)?.trim_end_matches('/');
+            let text = std::fs::read_to_string(&f.abs).ok()?;
+            parse_manifest(dir, &text)
+        })
+        .collect();
+    crates.sort();
+    CrateMap { crates }
+}
+
 /// What a run's manifests changed.
 pub(crate) struct Refreshed {
     /// The map to resolve with.
@@ -132,13 +168,7 @@ pub(crate) struct Refreshed {
 /// manifests are as stored.
 pub(crate) fn refresh(conn: &Connection, manifests: &[Found]) -> rusqlite::Result<Refreshed> {
     let before = load_stored(conn)?;
-    let fingerprints: BTreeMap<String, (u64, i64, u64)> = manifests
-        .iter()
-        .map(|f| {
-            let s = f.stat;
-            (f.rel.display().into_owned(), (s.size, s.mtime_ns, s.inode))
-        })
-        .collect();
+    let fingerprints = fingerprints(manifests);
     if fingerprints == before.manifests {
         return Ok(Refreshed {
             map: before.map,
@@ -146,17 +176,7 @@ pub(crate) fn refresh(conn: &Connection, manifests: &[Found]) -> rusqlite::Resul
             wrote: false,
         });
     }
-    let mut crates: Vec<Crate> = manifests
-        .iter()
-        .filter_map(|f| {
-            let rel = f.rel.display();
-            let dir = rel.strip_suffix(MANIFEST)?.trim_end_matches('/');
-            let text = std::fs::read_to_string(&f.abs).ok()?;
-            parse_manifest(dir, &text)
-        })
-        .collect();
-    crates.sort();
-    let map = CrateMap { crates };
+    let map = read_map(manifests);
     let changed = map != before.map;
     let stored = Stored {
         manifests: fingerprints,

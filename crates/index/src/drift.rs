@@ -5,7 +5,13 @@
 //! Stat first (size, mtime, inode); a file's content is hashed only when its stat
 //! changed, so an unchanged workspace costs one walk and one table scan. A file whose
 //! stat changed but whose content hash did not is *touched*, not drift: a sync would
-//! only refresh its stat.
+//! only refresh its stat. A file indexed by older extractor rules (`files.extractor`)
+//! is *outdated*: drift, since a sync re-extracts it.
+//!
+//! What resolution reads besides the source files counts too: a `Cargo.toml` whose
+//! change alters the crate map (a crate renamed, added or removed) is drift, since a
+//! sync re-resolves every Rust file against the new map; a manifest touched without
+//! such a change is not.
 //!
 //! ```no_run
 //! let report = loci_index::drift::drift(&loci_index::drift::DriftOptions::new("/repo")).unwrap();
@@ -19,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::crates;
 use crate::parse::{BINARY_SNIFF, is_binary};
 use crate::sync::{DEFAULT_MAX_FILE_BYTES, could_be_source, load_stored, source_lang};
 use crate::walk::{self, Found};
@@ -66,14 +73,31 @@ pub struct DriftReport {
     pub unchanged: u64,
     /// Files whose edges still wait to be re-resolved (an interrupted run's leftovers).
     pub pending_resolve: u64,
-    /// Up to ten example paths per category, `added:`/`changed:`/`removed:` prefixed.
+    /// Indexed files, unchanged, whose facts came from older extractor rules.
+    pub outdated: u64,
+    /// Crate manifests (`Cargo.toml`) whose change alters the crate map (counted once,
+    /// 0 or 1: a sync then re-resolves every Rust file).
+    pub manifests: u64,
+    /// Up to ten example paths per category, `added:`/`changed:`/`removed:`/`outdated:`
+    /// prefixed.
     pub sample: Vec<String>,
 }
 
 impl DriftReport {
     /// Whether a sync would change the graph.
     pub fn is_drift(&self) -> bool {
-        self.added + self.changed + self.removed + self.pending_resolve > 0
+        self.pending_work() > 0
+    }
+
+    /// How much a sync has to do: files to add, re-extract, remove or re-resolve, and
+    /// a changed crate map.
+    pub fn pending_work(&self) -> u64 {
+        self.added
+            + self.changed
+            + self.removed
+            + self.pending_resolve
+            + self.outdated
+            + self.manifests
     }
 }
 
@@ -100,20 +124,28 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
             r.get(0)
         })
         .map_err(err)?;
-    drop(conn);
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
         opts.threads
     };
-    let walked = walk::walk(&opts.root, threads, &|p: &Path| could_be_source(p));
+    let mut walked = walk::walk(&opts.root, threads, &|p: &Path| {
+        could_be_source(p) || crates::is_manifest(p)
+    });
+    let (manifests, sources): (Vec<_>, Vec<_>) = std::mem::take(&mut walked.files)
+        .into_iter()
+        .partition(|f| crates::is_manifest(&f.abs));
+    walked.files = sources;
+    let crates_changed = crates::map_changed(&conn, &manifests).map_err(err)?;
+    drop(conn);
 
     let mut report = DriftReport {
         pending_resolve: pending_resolve as u64,
+        manifests: u64::from(crates_changed),
         ..DriftReport::default()
     };
     let note = |report: &mut DriftReport, kind: &str, rel: &str| {
-        if report.sample.len() < 3 * SAMPLE
+        if report.sample.len() < 4 * SAMPLE
             && report.sample.iter().filter(|s| s.starts_with(kind)).count() < SAMPLE
         {
             report.sample.push(format!("{kind}:{rel}"));
@@ -122,11 +154,21 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
     let mut seen = std::collections::HashSet::with_capacity(walked.files.len());
     for found in &walked.files {
         match stored.get(&found.rel) {
+            Some(s) if s.stat == found.stat && s.outdated => {
+                report.outdated += 1;
+                seen.insert(&found.rel);
+                note(&mut report, "outdated", &found.rel.display());
+            }
             Some(s) if s.stat == found.stat => {
                 report.unchanged += 1;
                 seen.insert(&found.rel);
             }
             Some(s) => match content_hash(found, opts.max_file_bytes) {
+                Some(hash) if hash[..] == s.hash[..] && s.outdated => {
+                    report.outdated += 1;
+                    seen.insert(&found.rel);
+                    note(&mut report, "outdated", &found.rel.display());
+                }
                 Some(hash) if hash[..] == s.hash[..] => {
                     report.touched += 1;
                     seen.insert(&found.rel);

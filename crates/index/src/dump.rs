@@ -34,7 +34,8 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     };
     let f = exact_path("f");
     collect(&format!(
-        "SELECT 'file', {f}, lang, size, hex(hash), lossy, lines, resolved, unresolved_refs FROM files f"
+        "SELECT 'file', {f}, lang, size, hex(hash), lossy, lines, resolved, unresolved_refs, extractor
+         FROM files f"
     ))?;
     collect(&format!(
         "SELECT 'symbol', {f}, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,

@@ -237,9 +237,11 @@ pub fn index_workspace(
     let mut seen: HashSet<&RelPath> = HashSet::with_capacity(walked.files.len());
     for found in &walked.files {
         let stored_file = stored.get(&found.rel);
-        // Unchanged by stat, and still within the size limit (which may have been lowered).
+        // Unchanged by stat, still within the size limit (which may have been lowered),
+        // and extracted by this build's rules.
         if let Some(s) = stored_file
             && s.stat == found.stat
+            && !s.outdated
             && found.stat.size <= opts.max_file_bytes
         {
             unchanged += 1;
@@ -347,7 +349,11 @@ pub fn index_workspace(
                 parse_jobs
                     .par_iter()
                     .for_each_with(tx, |tx, (found, lang)| {
-                        let known = stored_ref.get(&found.rel).map(|s| s.hash.as_slice());
+                        // An outdated file is parsed again even if its content is as stored.
+                        let known = stored_ref
+                            .get(&found.rel)
+                            .filter(|s| !s.outdated)
+                            .map(|s| s.hash.as_slice());
                         let _ = tx.send(parse::parse_file(found, *lang, max_bytes, known));
                     });
             };
@@ -549,9 +555,12 @@ fn resolve_from_index(
     Ok(())
 }
 
-/// Every indexed file's fingerprint, by its exact path.
+/// Every indexed file's fingerprint, by its exact path, and whether its facts came from
+/// older extractor rules.
 pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<RelPath, StoredFile>> {
-    let mut stmt = conn.prepare("SELECT id, path_bytes, size, mtime_ns, inode, hash FROM files")?;
+    let mut stmt = conn.prepare(
+        "SELECT id, path_bytes, size, mtime_ns, inode, hash, lang, extractor FROM files",
+    )?;
     let rows = stmt.query_map([], |r| {
         Ok((
             RelPath::from_bytes(r.get::<_, Vec<u8>>(1)?),
@@ -563,6 +572,7 @@ pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<RelPath
                     inode: r.get::<_, i64>(4)? as u64,
                 },
                 hash: r.get(5)?,
+                outdated: crate::extract::is_outdated(&r.get::<_, String>(6)?, r.get(7)?),
             },
         ))
     })?;

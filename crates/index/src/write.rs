@@ -23,6 +23,9 @@ pub(crate) struct StoredFile {
     pub id: i64,
     pub stat: Stat,
     pub hash: Vec<u8>,
+    /// Its facts came from other extractor rules than this build's (an older
+    /// `files.extractor`): it is re-extracted even when unchanged.
+    pub outdated: bool,
 }
 
 /// Old symbols of a file by (qualified name, kind), each with its id and name, in id order.
@@ -74,7 +77,7 @@ pub(crate) fn write_parsed(
             clear_file_facts(tx, id)?;
             tx.prepare_cached(
                 "UPDATE files SET lang = ?2, size = ?3, mtime_ns = ?4, inode = ?5, hash = ?6, lossy = ?7,
-                        lines = ?8, resolved = 0 WHERE id = ?1",
+                        lines = ?8, resolved = 0, extractor = ?9 WHERE id = ?1",
             )?
             .execute(params![
                 id,
@@ -84,14 +87,16 @@ pub(crate) fn write_parsed(
                 file.stat.inode as i64,
                 &file.hash[..],
                 file.lossy,
-                file.lines
+                file.lines,
+                crate::extract::version(file.lang)
             ])?;
             (id, old)
         }
         None => {
             tx.prepare_cached(
-                "INSERT INTO files (path_bytes, path, lang, size, mtime_ns, inode, hash, lossy, lines, resolved)
-                 VALUES (?1, ?9, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)",
+                "INSERT INTO files (path_bytes, path, lang, size, mtime_ns, inode, hash, lossy, lines, resolved,
+                                    extractor)
+                 VALUES (?1, ?9, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?10)",
             )?
             .execute(params![
                 file.rel.as_bytes(),
@@ -102,7 +107,8 @@ pub(crate) fn write_parsed(
                 &file.hash[..],
                 file.lossy,
                 file.lines,
-                file.rel.display()
+                file.rel.display(),
+                crate::extract::version(file.lang)
             ])?;
             (tx.last_insert_rowid(), OldSymbols::new())
         }

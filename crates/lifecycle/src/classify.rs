@@ -351,7 +351,7 @@ fn classify_inner(
             let mut s = Status::new(
                 State::Drift,
                 format!(
-                    "the index is behind the working tree: {} added, {} changed, {} removed{}",
+                    "the index is behind the working tree: {} added, {} changed, {} removed{}{}{}",
                     report.added,
                     report.changed,
                     report.removed,
@@ -359,6 +359,19 @@ fn classify_inner(
                         format!(", {} files to re-resolve", report.pending_resolve)
                     } else {
                         String::new()
+                    },
+                    if report.outdated > 0 {
+                        format!(
+                            ", {} files indexed by older extractor rules",
+                            report.outdated
+                        )
+                    } else {
+                        String::new()
+                    },
+                    if report.manifests > 0 {
+                        ", the crate names in Cargo.toml changed"
+                    } else {
+                        ""
                     }
                 ),
                 ws,

@@ -219,7 +219,7 @@ impl Tracked {
             opts.threads = 2;
             changed = loci_index::drift::drift(&opts)
                 .ok()
-                .map(|d| d.added + d.changed + d.removed + d.pending_resolve);
+                .map(|d| d.pending_work());
         }
         let start = {
             let mut st = lock(&self.state);

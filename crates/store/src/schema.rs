@@ -7,7 +7,7 @@ use rusqlite::Connection;
 pub const SCHEMA_VERSION: i64 = 6;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -277,6 +277,14 @@ DELETE FROM file_refs;
 DELETE FROM ref_names;
 UPDATE files SET size = -1, hash = x'', resolved = 0;
 UPDATE meta SET value = 'indexing' WHERE key = 'state';
+"#;
+
+/// V7: each file records the version of the extractor rules that gave its facts
+/// (`loci_index::extract::version`), so a run re-extracts a file whose rules changed
+/// even when its content did not. Rows from before carry 0, which no extractor has:
+/// the next run re-extracts every file once (symbol ids are kept).
+const V7: &str = r#"
+ALTER TABLE files ADD COLUMN extractor INTEGER NOT NULL DEFAULT 0;
 "#;
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and

@@ -10,6 +10,9 @@ use super::{Action, Collector, RefKind, SymbolKind};
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = "::";
 
+/// The version of these rules (see `version.rs`): bump it when they change what a file gives.
+pub(crate) const VERSION: u32 = 1;
+
 /// Most declarator wrappers followed to find a name (`(*(*f)[3])(int)` has a handful).
 const MAX_DECLARATOR_DEPTH: usize = 64;
 

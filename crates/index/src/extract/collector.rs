@@ -327,6 +327,15 @@ impl<'s> Collector<'s> {
         }
     }
 
+    /// Adds the types of a function's callbacks' parameters to what its `returns` says
+    /// (see [`Symbol::returns`](super::Symbol::returns)): `;0:Observable,Subscriber`.
+    pub(crate) fn set_callbacks(&mut self, id: u32, callbacks: &str) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
+            let returns = symbol.returns.take().unwrap_or_default();
+            symbol.returns = Some(format!("{returns};{callbacks}"));
+        }
+    }
+
     /// Records a call or type use at `node` (the node of the name itself, for its position).
     pub(crate) fn reference(
         &mut self,

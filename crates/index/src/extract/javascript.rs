@@ -12,10 +12,16 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
+/// The version of these rules (see `version.rs`): bump it when they change what a file gives.
+pub(crate) const VERSION: u32 = 1;
+
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers::javascript(c, node);
     match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
+            if is_overload(c, node) {
+                return Action::Descend;
+            }
             named(c, node, SymbolKind::Function)
         }
         "class_declaration" | "abstract_class_declaration" | "class" => {
@@ -26,6 +32,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             action
         }
         "method_definition" | "method_signature" | "abstract_method_signature" => {
+            if is_overload(c, node) {
+                return Action::Descend;
+            }
             named(c, node, SymbolKind::Method)
         }
         "interface_declaration" => {
@@ -54,7 +63,14 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let id = c.def_with_doc(node, &name, SymbolKind::Module, body, doc);
             Action::Enter(id)
         }
-        "function_expression" | "function" | "generator_function" => named_expression(c, node),
+        "function_expression" | "function" | "generator_function" => {
+            bind_callback_parameters(c, node);
+            named_expression(c, node)
+        }
+        "arrow_function" => {
+            bind_callback_parameters(c, node);
+            Action::Descend
+        }
         "variable_declarator" => declarator(c, node),
         "public_field_definition" | "field_definition" => field(c, node),
         "pair" => pair(c, node),
@@ -121,15 +137,187 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 }
 
 /// A declaration with a `name` field: recorded, then its children inside its scope.
+/// The last of a run of overloads stands for them all, with the first one's doc comment
+/// when it has none of its own.
 fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
     let Some(name_node) = node.child_by_field_name("name") else {
         return Action::Descend;
     };
     let name = c.text(name_node);
     let body = node.child_by_field_name("body");
-    let doc = c.preceding_comments(outer(node));
+    let doc = c
+        .preceding_comments(outer(node))
+        .or_else(|| first_overload(c, node).and_then(|first| c.preceding_comments(outer(first))));
     let id = c.def_with_doc(node, name, kind, body, doc);
+    if matches!(kind, SymbolKind::Function | SymbolKind::Method)
+        && let Some(callbacks) = callback_types(c, node)
+    {
+        c.set_callbacks(id, &callbacks);
+    }
     Action::Enter(id)
+}
+
+/// The parameters of a function's declaration that receive values (TypeScript's
+/// `this: T` pseudo-parameter does not).
+fn value_parameters<'t>(params: Node<'t>, c: &Collector<'_>) -> Vec<Node<'t>> {
+    super::collector::named_children(params)
+        .into_iter()
+        .filter(|p| p.kind() != "comment")
+        .filter(|p| c.field_text(*p, "pattern") != Some("this"))
+        .collect()
+}
+
+/// The written types of the parameters of each callback `node` declares it takes:
+/// `(init: (source: Observable<T>, subscriber: Subscriber<R>) => void)` →
+/// `0:Observable,Subscriber` (a parameter of no plain named type left empty).
+fn callback_types(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
+    let params = node.child_by_field_name("parameters")?;
+    let mut out = Vec::new();
+    for (i, param) in value_parameters(params, c).into_iter().enumerate() {
+        let Some(function) = param
+            .child_by_field_name("type")
+            .and_then(|t| t.named_child(0))
+            .filter(|t| t.kind() == "function_type")
+        else {
+            continue;
+        };
+        let Some(inner) = function.child_by_field_name("parameters") else {
+            continue;
+        };
+        let types: Vec<&str> = value_parameters(inner, c)
+            .into_iter()
+            .map(|p| {
+                c.field_text(p, "type")
+                    .map(|t| t.trim_start_matches(':').trim())
+                    .and_then(super::receivers::type_name)
+                    .unwrap_or("")
+            })
+            .collect();
+        if types.iter().any(|t| !t.is_empty()) {
+            out.push(format!("{i}:{}", types.join(",")));
+        }
+    }
+    (!out.is_empty()).then(|| out.join(";"))
+}
+
+/// An untyped function passed as an argument (`operate((source, subscriber) => ..)`):
+/// each untyped parameter is bound to the marker `callee(@<argument>.<parameter>)`,
+/// which resolution replaces by the type the callee's declaration gives that
+/// parameter of that callback ([`callback_types`]).
+fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
+    let Some(args) = node.parent().filter(|p| p.kind() == "arguments") else {
+        return;
+    };
+    let Some(call) = args.parent().filter(|p| p.kind() == "call_expression") else {
+        return;
+    };
+    let Some(callee) = call
+        .child_by_field_name("function")
+        .filter(|f| matches!(f.kind(), "identifier" | "member_expression"))
+    else {
+        return;
+    };
+    let callee = compact(c.text(callee), MAX_QUALIFIER);
+    let Some(index) = super::collector::named_children(args)
+        .into_iter()
+        .filter(|a| a.kind() != "comment")
+        .position(|a| a.id() == node.id())
+    else {
+        return;
+    };
+    let params: Vec<Node<'_>> = match node.child_by_field_name("parameter") {
+        Some(single) => vec![single],
+        None => match node.child_by_field_name("parameters") {
+            Some(params) => value_parameters(params, c),
+            None => return,
+        },
+    };
+    for (j, param) in params.into_iter().enumerate() {
+        let name = match param.kind() {
+            "identifier" => param,
+            "required_parameter" | "optional_parameter"
+                if param.child_by_field_name("type").is_none() =>
+            {
+                match param
+                    .child_by_field_name("pattern")
+                    .filter(|p| p.kind() == "identifier")
+                {
+                    Some(name) => name,
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        let name = c.text(name);
+        c.bind_marker(name, format!("{callee}(@{index}.{j})"));
+    }
+}
+
+/// Declarations that overloads of one function or method are written as.
+const OVERLOADABLE: &[&str] = &[
+    "function_signature",
+    "function_declaration",
+    "method_signature",
+    "method_definition",
+    "abstract_method_signature",
+];
+
+/// The declaration `node` stands for once `export` is looked through, and the node whose
+/// siblings its neighbours are (the `export` statement, else itself).
+fn declaration_of(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    if node.kind() == "export_statement" {
+        let decl = node.child_by_field_name("declaration")?;
+        return Some((decl, node));
+    }
+    Some((node, outer(node)))
+}
+
+/// The nearest named sibling of `node` (comments skipped), after it or before it.
+fn neighbour(node: Node<'_>, after: bool) -> Option<Node<'_>> {
+    let mut next = if after {
+        node.next_named_sibling()
+    } else {
+        node.prev_named_sibling()
+    };
+    while let Some(n) = next.filter(|n| n.kind() == "comment") {
+        next = if after {
+            n.next_named_sibling()
+        } else {
+            n.prev_named_sibling()
+        };
+    }
+    next
+}
+
+/// The overload declaration next to `node` on one side, when it declares the same name.
+fn same_name_neighbour<'t>(c: &Collector<'_>, node: Node<'t>, after: bool) -> Option<Node<'t>> {
+    let name = c.field_text(node, "name")?;
+    let (_, place) = declaration_of(node)?;
+    let (decl, _) = declaration_of(neighbour(place, after)?)?;
+    (OVERLOADABLE.contains(&decl.kind()) && c.field_text(decl, "name") == Some(name))
+        .then_some(decl)
+}
+
+/// Whether `node` is an overload signature that the declaration after it, of the same
+/// name, stands for (`function f(a: string): void; function f(a: any) {..}`, or several
+/// signatures of an interface's method): calls then reach one definition, not one per
+/// signature. The declaration is kept; its type uses stay the file's.
+fn is_overload(c: &Collector<'_>, node: Node<'_>) -> bool {
+    matches!(
+        node.kind(),
+        "function_signature" | "method_signature" | "abstract_method_signature"
+    ) && same_name_neighbour(c, node, true).is_some()
+}
+
+/// The first of the overloads before `node`, if any.
+fn first_overload<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
+    let mut first = None;
+    let mut at = node;
+    while let Some(prev) = same_name_neighbour(c, at, false) {
+        first = Some(prev);
+        at = prev;
+    }
+    first
 }
 
 /// A named function expression where nothing else names it: passed as an argument

@@ -26,6 +26,7 @@ mod ruby;
 mod rust;
 mod rust_tokens;
 mod swift;
+mod version;
 
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ use crate::Lang;
 
 pub(crate) use collector::{Action, Collector, split_qualified, walk};
 pub use parser::new_parser;
+pub(crate) use version::is_outdated;
+pub use version::version;
 
 /// Everything one file says about the code graph, before resolution.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
@@ -195,7 +198,11 @@ pub struct Symbol {
     pub parent: Option<u32>,
     /// For a function or method, the name of the type it returns when its signature
     /// says it plainly (`-> Engine`, `*Engine`, `(*Engine, error)`, `): Engine`):
-    /// `x := New()` gives `x` that type.
+    /// `x := New()` gives `x` that type. A TypeScript function that takes callbacks
+    /// with typed parameters adds them after a `;`, each as `<argument>:<types>`
+    /// (`OperatorFunction;0:Observable,Subscriber` for `operate(init: (source:
+    /// Observable<T>, subscriber: Subscriber<R>) => void): OperatorFunction<T, R>`), so
+    /// the untyped arrow function a call passes gets its parameters typed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returns: Option<String>,
     /// For a callable of a language with overloads by arity (Java), how many arguments

@@ -11,6 +11,9 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
+/// The version of these rules (see `version.rs`): bump it when they change what a file gives.
+pub(crate) const VERSION: u32 = 1;
+
 /// Indentation levels tree-sitter-python can keep: its scanner saves its stack of
 /// indents in tree-sitter's 1 KiB state buffer, two bytes each after a two-byte
 /// header, so from level 511 on the stack comes back cut and the parse goes wrong

@@ -265,6 +265,13 @@ impl Collector<'_> {
         true
     }
 
+    /// Binds `name` to a receiver marker resolution reads (a callback's parameter:
+    /// `operate(@0.1)`, see `javascript.rs`), in the innermost definition.
+    pub(crate) fn bind_marker(&mut self, name: &str, marker: String) {
+        let key = (self.current_symbol(), name.trim().to_string());
+        self.types_mut().vars.insert(key, marker);
+    }
+
     /// Binds `name` to the type written as `written`, in the innermost definition.
     pub(crate) fn bind(&mut self, name: &str, written: &str) {
         let Some(ty) = self.resolve_self(type_name(written)) else {

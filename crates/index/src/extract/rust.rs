@@ -12,6 +12,9 @@ use super::collector::{named_children, split_qualified};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
+/// The version of these rules (see `version.rs`): bump it when they change what a file gives.
+pub(crate) const VERSION: u32 = 1;
+
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let kind = match node.kind() {
         "function_item" | "function_signature_item" => {

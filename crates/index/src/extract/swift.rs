@@ -24,6 +24,9 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 /// Joins scopes in qualified names.
 pub(crate) const SEPARATOR: &str = ".";
 
+/// The version of these rules (see `version.rs`): bump it when they change what a file gives.
+pub(crate) const VERSION: u32 = 1;
+
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
         "class_declaration" => {

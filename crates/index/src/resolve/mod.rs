@@ -31,6 +31,7 @@ mod rust_paths;
 mod select_path;
 mod store;
 mod table;
+mod typed;
 
 use std::collections::HashMap;
 
@@ -172,6 +173,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     let mut unresolved_refs = 0;
     let mut edges = Vec::with_capacity(f.refs.len() + f.imports.len());
     let own_parent: HashMap<i64, Option<i64>> = f.own.iter().map(|s| (s.id, s.parent)).collect();
+    let own_symbols: HashMap<i64, &Sym> = f.own.iter().map(|s| (s.id, s)).collect();
     let dir = table
         .files
         .get(&f.file_id)
@@ -254,6 +256,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         table,
         file_id: f.file_id,
         own_parent: &own_parent,
+        own_symbols: &own_symbols,
         dir: &dir,
         imports: &imported_files,
         go_packages: &go_packages,
@@ -274,8 +277,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             }
         };
         let qualifier = r.qualifier.as_deref();
-        let by_caller = qualifier
-            .is_some_and(|q| SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1));
+        let by_caller = qualifier.is_some_and(|q| {
+            SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1) || typed::is_super(q)
+        });
         let receiver = r.receiver.as_deref();
         let key = (
             r.name.as_str(),
@@ -286,8 +290,15 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             receiver,
             r.args,
         );
+        let supers = qualifier
+            .filter(|q| typed::is_super(q))
+            .and_then(|_| ctx.resolve_super(&r.name, r.from, &wanted));
         let targets = memo.entry(key).or_insert_with(|| {
             let found = match receiver {
+                _ if supers.is_some() => supers.unwrap_or_default(),
+                Some(marker) if !by_caller && typed::is_callback_marker(marker) => {
+                    ctx.resolve_on_callback(marker, &r.name, qualifier, r.from, &wanted)
+                }
                 Some(call) if !by_caller && call.ends_with("()") => {
                     ctx.resolve_on_result(call, &r.name, qualifier, r.from, &wanted)
                 }
@@ -374,6 +385,8 @@ struct Ctx<'a> {
     table: &'a SymbolTable,
     file_id: i64,
     own_parent: &'a HashMap<i64, Option<i64>>,
+    /// The file's own definitions by id.
+    own_symbols: &'a HashMap<i64, &'a Sym>,
     dir: &'a [String],
     /// (imported name, alias, module segments, files the module names)
     imports: &'a [ImportedModule<'a>],
@@ -501,7 +514,7 @@ impl<'a> Ctx<'a> {
         let hops = hops.checked_sub(1)?;
         let function = call.strip_suffix("()")?;
         let returned = |targets: &[&'a Sym]| match targets {
-            [f] => f.returns.as_deref(),
+            [f] => typed::returned(f),
             _ => None,
         };
         match function.rsplit_once('#') {
@@ -538,6 +551,17 @@ impl<'a> Ctx<'a> {
             .files
             .get(&self.file_id)
             .is_some_and(|f| matches!(f.ext.as_str(), "java" | "kt" | "kts" | "cs"))
+    }
+
+    /// Whether the file being resolved is in a language whose methods are called only
+    /// through a receiver.
+    fn methods_need_receiver(&self) -> bool {
+        self.table.files.get(&self.file_id).is_some_and(|f| {
+            matches!(
+                f.ext.as_str(),
+                "py" | "pyi" | "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx"
+            )
+        })
     }
 
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
@@ -589,6 +613,11 @@ impl<'a> Ctx<'a> {
             .collect();
         if !types.is_empty() {
             candidates.retain(|s| !s.parent.is_some_and(|p| types.contains(&p)));
+        }
+        // A bare `f()` never reaches a method where methods are reached only through a
+        // receiver (`self.m()`, `this.m()`): Python, JavaScript, TypeScript.
+        if qualifier.is_none() && self.methods_need_receiver() {
+            candidates.retain(|s| s.kind != SymbolKind::Method);
         }
         if candidates.is_empty() {
             return Vec::new();

@@ -1,0 +1,134 @@
+//! Two receivers whose type the file does not write but resolution can still find:
+//! the parameter of a callback passed to a function whose declaration types it
+//! (`operate((source, subscriber) => subscriber.next(v))`), and `super` (`super.m()`,
+//! `super().m()`), whose members are the enclosing class's bases'.
+
+use super::{Confidence, Ctx, MAX_BASE_TYPES, Sym, qualified_ends_with};
+
+/// What a declared function's stored `returns` holds: the type it returns, then each
+/// callback's parameter types after `;` (`OperatorFunction;0:Observable,Subscriber`).
+pub(super) fn returned(s: &Sym) -> Option<&str> {
+    let text = s.returns.as_deref()?;
+    let ty = text.split(';').next().unwrap_or(text);
+    (!ty.is_empty()).then_some(ty)
+}
+
+/// The type `s` declares for parameter `param` of the callback it takes as argument
+/// `arg`, if any.
+fn callback_parameter(s: &Sym, arg: usize, param: usize) -> Option<&str> {
+    let text = s.returns.as_deref()?;
+    text.split(';').skip(1).find_map(|cb| {
+        let (i, types) = cb.split_once(':')?;
+        (i.parse::<usize>().ok()? == arg)
+            .then(|| types.split(',').nth(param))
+            .flatten()
+            .filter(|t| !t.is_empty())
+    })
+}
+
+/// A receiver marker `callee(@arg.param)` (see `extract/javascript.rs`), split.
+fn parse_marker(marker: &str) -> Option<(&str, usize, usize)> {
+    let (callee, rest) = marker.rsplit_once("(@")?;
+    let (arg, param) = rest.strip_suffix(')')?.split_once('.')?;
+    Some((callee, arg.parse().ok()?, param.parse().ok()?))
+}
+
+/// Whether a receiver is a callback parameter's marker.
+pub(super) fn is_callback_marker(receiver: &str) -> bool {
+    parse_marker(receiver).is_some()
+}
+
+/// Whether a written qualifier is the enclosing class's base: `super` (TypeScript,
+/// JavaScript, Java, Kotlin, Swift), `super()` / `super(C, self)` (Python).
+pub(super) fn is_super(qualifier: &str) -> bool {
+    qualifier == "super" || qualifier.starts_with("super(")
+}
+
+impl<'a> Ctx<'a> {
+    /// `x.name` where `x` is the parameter of a callback that `marker` names: when the
+    /// callee resolves to one function whose declaration types that parameter, that
+    /// type's members (its bases' too); else the name-based rules.
+    pub(super) fn resolve_on_callback(
+        &self,
+        marker: &str,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        let typed = parse_marker(marker).and_then(|(callee, arg, param)| {
+            let (fq, fname) = crate::extract::split_qualified(callee);
+            match self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable())[..] {
+                [(f, _)] => callback_parameter(f, arg, param),
+                _ => None,
+            }
+        });
+        match typed {
+            Some(ty) => self.resolve_on(ty, name, qualifier, from, wanted),
+            None => self.resolve(name, qualifier, from, wanted),
+        }
+    }
+
+    /// `super.name()`: the member of the nearest base of the caller's class that has
+    /// one (never the caller's own override); `None` when the caller is in no class of
+    /// this file or its bases define no such member, so the other rules decide.
+    pub(super) fn resolve_super(
+        &self,
+        name: &str,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Option<Vec<(&'a Sym, Confidence)>> {
+        let class = self.enclosing_class(from?)?;
+        let class_name = crate::extract::split_qualified(&class.qualified_name).1;
+        let all = self.table.by_name.get(name)?;
+        let mut types: Vec<&str> = self
+            .table
+            .bases
+            .get(class_name)?
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let mut i = 0;
+        while i < types.len() {
+            let t = types[i];
+            let members: Vec<&'a Sym> = all
+                .iter()
+                .filter(|s| wanted(s) && s.parent != Some(class.id))
+                .filter(|s| qualified_ends_with(&s.qualified_name, t, name))
+                .collect();
+            if !members.is_empty() {
+                let confidence = if members.len() == 1 {
+                    Confidence::Exact
+                } else {
+                    Confidence::Name
+                };
+                return Some(members.into_iter().map(|s| (s, confidence)).collect());
+            }
+            if let Some(bases) = self.table.bases.get(t) {
+                for b in bases {
+                    if types.len() < MAX_BASE_TYPES && !types.contains(&b.as_str()) {
+                        types.push(b);
+                    }
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The class (a type of this file) that holds the definition `from`, through any
+    /// nesting (`def m(self): def inner(): super()..` is still the class's).
+    fn enclosing_class(&self, from: i64) -> Option<&'a Sym> {
+        let mut at = from;
+        for _ in 0..64 {
+            let parent = self.own_parent.get(&at).copied().flatten()?;
+            if let Some(s) = self.own_symbols.get(&parent)
+                && s.kind.is_type()
+            {
+                return Some(s);
+            }
+            at = parent;
+        }
+        None
+    }
+}
