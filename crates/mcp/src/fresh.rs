@@ -134,8 +134,9 @@ impl Tracked {
                 .name("loci-mcp-drift".into())
                 .spawn(move || {
                     lower_priority();
-                    me.check(&host, &session);
-                    crate::host::release_free_heap();
+                    // No heap trim here: malloc_trim holds every arena's lock, and on
+                    // this lowest-priority thread the calls would wait behind it.
+                    me.check(&host, &session)
                 });
             if spawned.is_err() {
                 st.checking = false;
