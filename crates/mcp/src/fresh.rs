@@ -94,15 +94,12 @@ impl IndexNote {
         (!parts.is_empty()).then(|| format!("[{}]", parts.join("; ")))
     }
 
-    /// The JSON Schema of [`IndexNote`] (part of every tool's output schema).
+    /// The JSON Schema of [`IndexNote`] (part of every tool's output schema): the state's
+    /// values, and the names of the fields always present.
     pub fn schema() -> Value {
         json!({
             "type": "object",
-            "properties": {
-                "state": {"enum": ["complete", "indexing", "missing"]},
-                "changed_files": {"type": "integer"},
-                "sync_running": {"type": "boolean"}
-            },
+            "properties": {"state": {"enum": ["complete", "indexing", "missing"]}},
             "required": ["state", "changed_files", "sync_running"]
         })
     }
@@ -135,7 +132,12 @@ impl Tracked {
             let (me, host, session) = (self.clone(), host.clone(), session.clone());
             let spawned = std::thread::Builder::new()
                 .name("loci-mcp-drift".into())
-                .spawn(move || me.check(&host, &session));
+                .spawn(move || {
+                    lower_priority();
+                    // No heap trim here: malloc_trim holds every arena's lock, and on
+                    // this lowest-priority thread the calls would wait behind it.
+                    me.check(&host, &session)
+                });
             if spawned.is_err() {
                 st.checking = false;
             }
@@ -216,7 +218,9 @@ impl Tracked {
             let mut opts = loci_index::drift::DriftOptions::new(&self.root);
             opts.index_path = Some(l.index_path.clone());
             opts.max_file_bytes = cfg.max_file_bytes();
-            opts.threads = 2;
+            // One walker thread, at the lowest priority (inherited from this thread):
+            // the check must not take a core from the calls it serves.
+            opts.threads = 1;
             changed = loci_index::drift::drift(&opts)
                 .ok()
                 .map(|d| d.pending_work());
@@ -251,6 +255,15 @@ impl Tracked {
         ) {
             self.adopt(run, session);
         }
+    }
+}
+
+/// Gives this thread (and the threads it starts) the lowest CPU priority: Linux applies
+/// `setpriority` to one thread, and a new thread inherits its creator's.
+fn lower_priority() {
+    let tid = rustix::thread::gettid();
+    if let Err(e) = rustix::process::setpriority_process(Some(tid), 19) {
+        tracing::debug!(error = %e, "could not lower the drift check's priority");
     }
 }
 

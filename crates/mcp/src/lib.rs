@@ -51,16 +51,20 @@ pub fn serve_stdio(host: Arc<Host>) -> Result<(), ApiError> {
     loci_api::memory::embed_in_background(true);
     // An agent has memories extracted by an LLM only when `llm.allowSpawn` is on.
     loci_api::memory::require_llm_opt_in(true);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One client, one connection: the runtime is this thread alone (no worker threads
+    // to wake, keep stacks and malloc arenas for). Tools run on the blocking pool, so
+    // the connection keeps reading (a cancel arrives while a call runs).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .thread_name("loci-mcp")
+        .thread_name("loci-mcp-tool")
         .build()
         .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot start the runtime: {e}")))?;
     let result = runtime.block_on(async {
         let server = LociMcp::new(host.clone());
+        // Pipes (as every host starts a stdio server) are read and written on the
+        // runtime's reactor: no blocking-pool thread hop per message each way.
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(rmcp::transport::stdio_pipes())
             .await
             .map_err(|e| ApiError::new(ErrorKind::Failure, format!("MCP handshake failed: {e}")))?;
         running.waiting().await.map_err(|e| {

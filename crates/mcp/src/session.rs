@@ -131,6 +131,7 @@ fn start_gate(host: &Arc<Host>, root: &Path, runs: &SessionRuns, gate: &Arc<Mute
             }
             host.record_snapshot(&root, &status);
             *lock(&slot) = GateView::Done(Box::new(status));
+            crate::host::release_free_heap();
         });
     if let Err(e) = spawned {
         let mut s = Status::new(

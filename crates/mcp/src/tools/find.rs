@@ -13,9 +13,9 @@ pub static TOOL: ToolDef = ToolDef {
     name: "find",
     title: "Find definitions",
     description: "Definitions (functions, methods, classes, structs, traits, ...) whose name matches \
-`pattern`: an exact name, or a glob (`parse_*`, `*Error`, `[A-Z]*`). Optional `kind` and `lang` filters. \
-Each hit gives path:line, kind, qualified name and signature; exact name matches come first. \
-Use `symbol` for one definition's body and `relations` for its callers.",
+`pattern`: an exact name or a glob (`parse_*`, `*Error`, `[A-Z]*`), optionally of one `kind` and `lang`. \
+Each hit: path:line, kind, qualified name, signature; exact names first. `symbol` shows one \
+definition's body, `relations` its callers.",
     input: || {
         object(
             json!({

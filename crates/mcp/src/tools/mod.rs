@@ -53,7 +53,7 @@ pub struct ToolDef {
     /// Its own input properties (`properties`, `required`); `max_chars` (and, for a
     /// list, `limit` and `cursor`) are added by [`input_schema`].
     pub input: fn() -> Value,
-    /// Its own output properties; the page, `index` and `notices` are added by
+    /// Its own output properties; the page and `index` are added by
     /// [`output_schema`].
     pub output: fn() -> Value,
     /// The name of its list, when the answer is one (paged, budgeted).
@@ -121,12 +121,12 @@ pub fn input_schema(tool: &ToolDef) -> Value {
         );
         props.insert(
             "cursor".into(),
-            json!({"type": "string", "description": "page.next_cursor of the last answer"}),
+            json!({"type": "string", "description": "a page.next_cursor"}),
         );
     }
     props.insert(
         "max_chars".into(),
-        json!({"type": ["integer", "string"], "description": "answer budget in chars (default 20000)"}),
+        json!({"type": ["integer", "string"], "description": "budget in chars (default 20000)"}),
     );
     json!({
         "type": "object",
@@ -144,23 +144,20 @@ pub fn output_schema(tool: &ToolDef) -> Value {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    // The shared parts are named, not typed field by field: every tool repeats them, and
+    // `tools/list` is paid for in every client's context (docs/mcp.md describes them).
     if tool.list.is_some() {
         props.insert(
             "page".into(),
             json!({
                 "type": "object",
-                "properties": {
-                    "shown": {"type": "integer"},
-                    "more": {"type": "integer"},
-                    "next_cursor": {"type": "string"}
-                },
+                "properties": {"next_cursor": {"type": "string"}},
                 "required": ["shown", "total", "more", "cut_by_budget"]
             }),
         );
         required.push(json!("page"));
     }
     props.insert("index".into(), crate::fresh::IndexNote::schema());
-    props.insert("notices".into(), json!({"type": "array"}));
     required.push(json!("index"));
     json!({"type": "object", "properties": props, "required": required})
 }

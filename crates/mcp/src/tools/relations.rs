@@ -13,11 +13,11 @@ use crate::budget::Listing;
 pub static TOOL: ToolDef = ToolDef {
     name: "relations",
     title: "Callers, callees, uses, impact",
-    description: "Edges of the code graph around `target` (a selector: `name`, `Qualified::name`, \
-`path/to/file:name`; for impact also a file path). `direction`: `callers` (who calls it), `callees` \
-(what it calls), `refs` (every use: calls, references, imports, inheritance), `impact` (what depends on it, \
-transitively). `depth` 1..32 hops (default 1; impact 3). Nearest first, then by path; each item gives \
-path:line, the definition reached, edge kind, confidence (exact, import, name) and the call site.",
+    description: "The code graph around `target` (a selector: `name`, `Qualified::name`, \
+`path/to/file:name`; for impact also a file path). `direction`: `callers`, `callees`, `refs` (every use: \
+calls, references, imports, inheritance) or `impact` (what depends on it, transitively). `depth` 1..32 hops \
+(default 1; impact 3). Nearest first, then by path: path:line, the definition reached, edge kind, \
+confidence (exact, import, name), call site.",
     input: || {
         object(
             json!({

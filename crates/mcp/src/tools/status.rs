@@ -11,9 +11,9 @@ use crate::args::Args;
 pub static TOOL: ToolDef = ToolDef {
     name: "status",
     title: "Index status",
-    description: "The workspace this session reads, its index state from the session-start check \
-(clean, drift, syncing, indexing, unindexed, busy, corrupt, unavailable) with the reason and what to do, \
-and what the index holds (files, symbols, edges, languages). Call it first when unsure the workspace is indexed.",
+    description: "The workspace this session reads, its index state at session start (clean, drift, \
+syncing, indexing, unindexed, busy, corrupt, unavailable) with the reason and a hint, and what the index \
+holds (files, symbols, edges, languages). Call it first when unsure the workspace is indexed.",
     input: || object(json!({}), &[]),
     output: || {
         object(
