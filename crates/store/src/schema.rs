@@ -4,10 +4,14 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+
+// One migration per version: a migration added without its version (or the reverse)
+// does not build.
+const _: () = assert!(MIGRATIONS.len() as i64 == SCHEMA_VERSION);
 
 const V1: &str = r#"
 CREATE TABLE meta (
