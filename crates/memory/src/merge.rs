@@ -44,6 +44,7 @@ pub fn merge(
             version: gone.version,
             updated_at: gone.updated_at,
             deleted_at: gone.deleted_at,
+            extraction: gone.extraction,
         },
         merged_into: kept.name,
     })

@@ -323,7 +323,7 @@ async fn search(
     Body(req): Body<SearchRequest>,
 ) -> Reply<graph::SearchPage> {
     let answer = s
-        .read_off_thread(id(&ws)?, move |w, o| graph::search(w, &req, o))
+        .read(id(&ws)?, move |w, o| graph::search(w, &req, o))
         .await?;
     Ok(axum::Json(answer))
 }

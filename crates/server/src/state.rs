@@ -75,47 +75,10 @@ impl AppState {
         Ok(self.lock().entry(id).or_insert(ws).clone())
     }
 
-    /// Runs a read of workspace `id`, bounded by the read deadline and cancelled if the
-    /// request is dropped (timeout, client gone).
-    ///
-    /// Most reads take tens of microseconds, less than handing them to another thread
-    /// and back costs, so a read of a workspace already open first runs here, on the
-    /// runtime's thread, for at most [`INLINE_BUDGET`]; one that needs longer is
-    /// interrupted (reads change nothing, so nothing is lost but that time) and runs
-    /// again on the blocking pool, within the read deadline. At most
-    /// [`concurrent_reads`] run on the pool at once; the others wait in line, in order.
+    /// Runs a read of workspace `id` on the blocking pool, bounded by the read
+    /// deadline and cancelled if the request is dropped (timeout, client gone). At most
+    /// [`concurrent_reads`] run at once; the others wait in line, in order.
     pub async fn read<T, F>(self: &Arc<Self>, id: i64, read: F) -> Result<T, HttpError>
-    where
-        T: Send + 'static,
-        F: Fn(&Workspace, &ReadOptions) -> Result<T, ApiError> + Send + Sync + 'static,
-    {
-        let cancel = CancelToken::new();
-        let _cancel_on_drop = CancelOnDrop(cancel.clone());
-        if self.read_deadline > INLINE_BUDGET
-            && let Some(ws) = self.lock().get(&id).cloned()
-        {
-            let inline = ReadOptions {
-                deadline: INLINE_BUDGET,
-                cancel: cancel.clone(),
-            };
-            match read(&ws, &inline) {
-                Err(e) if e.kind == ErrorKind::Timeout => {
-                    tracing::debug!(
-                        workspace = id,
-                        "a read outlasted the inline budget: on to the pool"
-                    );
-                }
-                answer => return answer.map_err(|e| HttpError(redact_for(e, &ws))),
-            }
-        }
-        // The pool gets the whole deadline: the attempt above cost at most the budget.
-        self.read_on_pool(id, read, cancel, self.read_deadline)
-            .await
-    }
-
-    /// Runs a read that may touch files on disk (text search) on the blocking pool
-    /// only, within the read deadline and cancelled if the request is dropped.
-    pub async fn read_off_thread<T, F>(self: &Arc<Self>, id: i64, read: F) -> Result<T, HttpError>
     where
         T: Send + 'static,
         F: FnOnce(&Workspace, &ReadOptions) -> Result<T, ApiError> + Send + 'static,
@@ -173,10 +136,6 @@ fn sql_service() -> loci_api::sql_service::SqlService {
     SqlService::new(program, SqlLimits::from_config(&loci_api::config(None)))
 }
 
-/// How long a read may run on the runtime's own thread before it moves to the pool:
-/// short enough that no other request on that thread waits noticeably.
-pub const INLINE_BUDGET: Duration = Duration::from_millis(2);
-
 /// The error with the workspace's paths replaced by placeholders.
 fn redact_for(e: ApiError, ws: &Workspace) -> ApiError {
     redact(
@@ -186,14 +145,15 @@ fn redact_for(e: ApiError, ws: &Workspace) -> ApiError {
     )
 }
 
-/// How many graph reads run at once on the pool: two per core. Reads are CPU-bound over pages in
-/// the OS cache, so more threads than that only share the cores (each read taking as
-/// long as all of them) and open connections past the pool's idle ones, which is what
-/// made the slowest answers slow; two per core keeps a core busy while a read waits on
-/// the disk, and leaves room beside one long read. Never more than the pool keeps.
+/// How many graph reads run at once: four per core, never more than the pool keeps.
+/// Reads are CPU-bound over pages in the OS cache, so with one thread per request in
+/// flight (32 under `wrk -c32`) the threads only shared the cores, each read taking as
+/// long as all of them, and the pool opened connections past the ones it keeps: that
+/// made the slowest answers slow. A few per core keep the cores busy while a thread is
+/// descheduled, and leave room beside a long read.
 pub fn concurrent_reads() -> usize {
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
-    (cores * 2).clamp(2, loci_api::handle::POOL_IDLE_MAX)
+    (cores * 4).clamp(2, loci_api::handle::POOL_IDLE_MAX)
 }
 
 /// Cancels a read whose request went away.

@@ -42,11 +42,6 @@ pub fn indexed() -> Env {
 }
 
 pub fn start(env: &Env, extra: &[&str], vars: &[(&str, &str)]) -> Server {
-    start_with(env, extra, vars, Stdio::null())
-}
-
-/// [`start`], with the server's stderr (its log) sent to `stderr`.
-pub fn start_with(env: &Env, extra: &[&str], vars: &[(&str, &str)], stderr: Stdio) -> Server {
     let mut cmd = env.cmd();
     cmd.args(["serve", "--port", "0", "--json"])
         .args(extra)
@@ -55,7 +50,7 @@ pub fn start_with(env: &Env, extra: &[&str], vars: &[(&str, &str)], stderr: Stdi
         .env_remove("LOCI_MANAGED_ROOT")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(stderr);
+        .stderr(Stdio::null());
     for (k, v) in vars {
         cmd.env(k, v);
     }
