@@ -17,6 +17,7 @@ mod embedded;
 mod go;
 mod java;
 mod javascript;
+mod js_imports;
 mod kotlin;
 mod parser;
 mod php;
