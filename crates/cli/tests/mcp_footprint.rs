@@ -44,13 +44,14 @@ fn an_idle_stdio_session_runs_its_runtime_on_the_main_thread_alone() {
         thread_names(pid)
     );
 
-    // A tool runs on the blocking pool; once answered, the pool's thread is the only
-    // runtime thread, and the session still answers on the main thread.
+    // A tool runs on the blocking pool; once answered, the pool's threads (the call's,
+    // and the drift check a `status` may start beside it) are the only runtime
+    // threads, and the session still answers on the main thread.
     let status = s.call("status", json!({}));
     assert!(status["structuredContent"]["index"].is_object(), "{status}");
     let after = runtime_threads(pid);
     assert!(
-        after.len() <= 1,
+        after.len() <= 2,
         "runtime threads after one call: {after:?}"
     );
     assert!(s.request("ping", json!({}))["result"].is_object());

@@ -53,6 +53,21 @@ pub fn router() -> Router<Shared> {
         .route(&m("entities/rename"), post(rename_entity))
         .route(&m("graph"), post(graph))
         .route(&m("stats"), post(stats))
+        .route(&m("enrich"), post(enrich))
+}
+
+/// `memory/enrich` on the user store: a batch over the estimate's threshold needs
+/// `"yes": true` (there is no one to ask).
+async fn enrich(
+    State(_): State<Shared>,
+    Object(req): Object<mem::EnrichRequest>,
+) -> Reply<mem::EnrichAnswer> {
+    Ok(axum::Json(
+        on_user_memory(move |t| {
+            mem::enrich(t, &req, &mut |e: &mem::EnrichEstimate| !e.needs_consent)
+        })
+        .await?,
+    ))
 }
 
 /// Runs `f` on the user store, on the blocking pool, its directory redacted from any error.
