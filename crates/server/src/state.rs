@@ -85,29 +85,16 @@ impl AppState {
     {
         let cancel = CancelToken::new();
         let _cancel_on_drop = CancelOnDrop(cancel.clone());
-        self.read_on_pool(id, read, cancel, self.read_deadline)
-            .await
-    }
-
-    /// Runs `read` on the blocking pool, at most [`concurrent_reads`] at once.
-    async fn read_on_pool<T, F>(
-        self: &Arc<Self>,
-        id: i64,
-        read: F,
-        cancel: CancelToken,
-        deadline: Duration,
-    ) -> Result<T, HttpError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Workspace, &ReadOptions) -> Result<T, ApiError> + Send + 'static,
-    {
         // The semaphore is never closed, so acquiring only waits.
         let _permit = self
             .reads
             .acquire()
             .await
             .map_err(|e| HttpError(ApiError::new(ErrorKind::Internal, e.to_string())))?;
-        let opts = ReadOptions { deadline, cancel };
+        let opts = ReadOptions {
+            deadline: self.read_deadline,
+            cancel,
+        };
         let state = self.clone();
         let joined = tokio::task::spawn_blocking(move || {
             let ws = state.workspace(id)?;
