@@ -103,3 +103,55 @@ fn a_file_indexed_by_an_older_extractor_is_reextracted_by_sync_and_equals_a_fres
         "{report}"
     );
 }
+
+#[test]
+fn edges_linked_by_older_resolution_rules_are_relinked_by_sync_and_equal_a_fresh_index() {
+    let env = Env::new();
+    env.write(TREE);
+    let (code, _) = env.json(&["index", "."]);
+    assert_eq!(code, 0);
+    let fresh = dump(env.root());
+
+    // As an older loci would have left it: other edges, recorded under other rules.
+    let conn =
+        loci_store::rusqlite::Connection::open(loci_store::index_path_for(env.root())).unwrap();
+    let rules: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'resolver_rules'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rules, loci_index::RULES_VERSION.to_string());
+    conn.execute_batch(
+        "DELETE FROM edges WHERE kind = 'CALLS';
+         DELETE FROM meta WHERE key = 'resolver_rules';",
+    )
+    .unwrap();
+    drop(conn);
+    assert_ne!(dump(env.root()), fresh);
+
+    // No file changed, yet the index is behind: drift, saying why.
+    let (_, status) = env.json(&["status"]);
+    assert_eq!(status["state"], "drift", "{status}");
+    assert_eq!(status["facts"]["drift"]["rules"], 1, "{status}");
+    assert!(
+        status["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("older resolution rules"),
+        "{status}"
+    );
+
+    let (code, report) = env.json(&["sync"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files_parsed"], 0, "nothing re-extracted: {report}");
+    assert_eq!(dump(env.root()), fresh);
+    let (_, status) = env.json(&["status"]);
+    assert_eq!(status["state"], "clean", "{status}");
+
+    // Recorded: the next sync writes nothing.
+    let (code, report) = env.json(&["sync"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["wrote"], false, "{report}");
+}

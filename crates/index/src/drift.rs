@@ -78,6 +78,9 @@ pub struct DriftReport {
     /// Crate manifests (`Cargo.toml`) whose change alters the crate map (counted once,
     /// 0 or 1: a sync then re-resolves every Rust file).
     pub manifests: u64,
+    /// 1 when the index's edges were made by other resolution rules than this build's
+    /// (a sync then re-resolves every file), else 0.
+    pub rules: u64,
     /// Up to ten example paths per category, `added:`/`changed:`/`removed:`/`outdated:`
     /// prefixed.
     pub sample: Vec<String>,
@@ -98,6 +101,7 @@ impl DriftReport {
             + self.pending_resolve
             + self.outdated
             + self.manifests
+            + self.rules
     }
 }
 
@@ -137,11 +141,13 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
         .partition(|f| crates::is_manifest(&f.abs));
     walked.files = sources;
     let crates_changed = crates::map_changed(&conn, &manifests).map_err(err)?;
+    let rules_outdated = crate::sync::rules_outdated(&conn).map_err(err)?;
     drop(conn);
 
     let mut report = DriftReport {
         pending_resolve: pending_resolve as u64,
         manifests: u64::from(crates_changed),
+        rules: u64::from(rules_outdated),
         ..DriftReport::default()
     };
     let note = |report: &mut DriftReport, kind: &str, rel: &str| {

@@ -35,6 +35,7 @@ pub use dump::dump;
 pub use extract::SymbolKind;
 pub use first_index::is_interrupted_first_index;
 pub use lang::Lang;
+pub use resolve::RULES_VERSION;
 pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
     index_workspace, meta_get, source_files, workspace_root,

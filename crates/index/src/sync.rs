@@ -277,6 +277,7 @@ pub fn index_workspace(
     // with the map in one transaction.
     let crates = refresh_crates(&mut conn, &manifests).map_err(&err)?;
     let configs = refresh_configs(&mut conn, &configs).map_err(&err)?;
+    let rules_wrote = refresh_rules(&mut conn).map_err(&err)?;
     let stale = resolve::stale_files(&conn).map_err(&err)?;
 
     if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
@@ -284,7 +285,8 @@ pub fn index_workspace(
             .store_if_changed(&refused, &conn)
             .map_err(&err)?
             || crates.wrote
-            || configs.wrote;
+            || configs.wrote
+            || rules_wrote;
         return finish_report(
             &conn,
             &place,
@@ -489,6 +491,30 @@ fn refresh_crates(
     }
     tx.commit()?;
     Ok(refreshed)
+}
+
+/// Whether the stored edges were made by other resolution rules than this build's
+/// ([`resolve::RULES_VERSION`]); an index from before rules had a version counts as other.
+pub(crate) fn rules_outdated(conn: &Connection) -> rusqlite::Result<bool> {
+    Ok(meta_get(conn, MetaKey::ResolverRules)?.as_deref()
+        != Some(resolve::RULES_VERSION.to_string().as_str()))
+}
+
+/// Records this build's resolution rules; when the stored edges were made by others,
+/// marks every file for re-resolution in the same transaction. Whether it wrote.
+fn refresh_rules(conn: &mut Connection) -> rusqlite::Result<bool> {
+    if !rules_outdated(conn)? {
+        return Ok(false);
+    }
+    let tx = conn.transaction()?;
+    tx.execute("UPDATE files SET resolved = 0 WHERE resolved = 1", [])?;
+    meta_set(
+        &tx,
+        MetaKey::ResolverRules,
+        &resolve::RULES_VERSION.to_string(),
+    )?;
+    tx.commit()?;
+    Ok(true)
 }
 
 /// Brings the stored module settings (tsconfig, go.mod) up to date; when the

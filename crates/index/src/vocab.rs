@@ -115,6 +115,9 @@ pub enum MetaKey {
     /// The TypeScript configs and Go modules of the workspace, with the files'
     /// fingerprints (JSON).
     ModuleConfigs,
+    /// The version of the resolution rules the stored edges were made with
+    /// (`resolve::RULES_VERSION`).
+    ResolverRules,
 }
 
 impl MetaKey {
@@ -126,6 +129,7 @@ impl MetaKey {
             MetaKey::TooComplex => "too_complex",
             MetaKey::RustCrates => "rust_crates",
             MetaKey::ModuleConfigs => "module_configs",
+            MetaKey::ResolverRules => "resolver_rules",
         }
     }
 }
