@@ -67,30 +67,40 @@ pub struct MemoryGraphRequest {
     pub format: Option<String>,
 }
 
+/// The memory's operations, one table for the workspace store and the user store:
+/// expands to a router with a `POST` route at `$path(op)` for each, served by the
+/// handler of that name in the module that expands it (each module has the same set).
+macro_rules! memory_ops_router {
+    ($path:expr) => {
+        axum::Router::new()
+            .route(&$path("remember"), post(remember))
+            .route(&$path("recall"), post(recall))
+            .route(&$path("read"), post(read))
+            .route(&$path("list"), post(list))
+            .route(&$path("edit"), post(edit))
+            .route(&$path("rename"), post(rename))
+            .route(&$path("forget"), post(forget))
+            .route(&$path("restore"), post(restore))
+            .route(&$path("purge"), post(purge))
+            .route(&$path("history"), post(history))
+            .route(&$path("link"), post(link))
+            .route(&$path("unlink"), post(unlink))
+            .route(&$path("merge"), post(merge))
+            .route(&$path("related"), post(related))
+            .route(&$path("entities"), post(entities))
+            .route(&$path("entities/merge"), post(merge_entities))
+            .route(&$path("entities/rename"), post(rename_entity))
+            .route(&$path("graph"), post(graph))
+            .route(&$path("stats"), post(stats))
+            .route(&$path("enrich"), post(enrich))
+    };
+}
+pub(crate) use memory_ops_router;
+
 /// These routes, without layers.
 pub fn router() -> Router<Shared> {
     let m = |op: &str| format!("{PREFIX}/workspaces/{{id}}/memory/{op}");
-    Router::new()
-        .route(&m("remember"), post(remember))
-        .route(&m("recall"), post(recall))
-        .route(&m("read"), post(read))
-        .route(&m("list"), post(list))
-        .route(&m("edit"), post(edit))
-        .route(&m("rename"), post(rename))
-        .route(&m("forget"), post(forget))
-        .route(&m("restore"), post(restore))
-        .route(&m("purge"), post(purge))
-        .route(&m("history"), post(history))
-        .route(&m("link"), post(link))
-        .route(&m("unlink"), post(unlink))
-        .route(&m("merge"), post(merge))
-        .route(&m("related"), post(related))
-        .route(&m("entities"), post(entities))
-        .route(&m("entities/merge"), post(merge_entities))
-        .route(&m("entities/rename"), post(rename_entity))
-        .route(&m("graph"), post(graph))
-        .route(&m("stats"), post(stats))
-        .route(&m("enrich"), post(enrich))
+    memory_ops_router!(m)
 }
 
 /// `memory/enrich`: a batch over the estimate's threshold needs `"yes": true` (there

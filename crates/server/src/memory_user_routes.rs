@@ -19,8 +19,8 @@ use loci_api::{ApiError, ErrorKind};
 use loci_memory::EntityInfo;
 
 use crate::memory_routes::{
-    MemoryGraphRequest, MemoryNamespaceRequest, MemoryPurgeRequest, Object, purge_with_consent,
-    without_paths,
+    MemoryGraphRequest, MemoryNamespaceRequest, MemoryPurgeRequest, Object, memory_ops_router,
+    purge_with_consent, without_paths,
 };
 use crate::reply::{HttpError, Reply};
 use crate::routes::PREFIX;
@@ -33,27 +33,7 @@ pub const USER_MEMORY: &str = "/api/v1/memory";
 pub fn router() -> Router<Shared> {
     debug_assert!(USER_MEMORY.starts_with(PREFIX));
     let m = |op: &str| format!("{USER_MEMORY}/{op}");
-    Router::new()
-        .route(&m("remember"), post(remember))
-        .route(&m("recall"), post(recall))
-        .route(&m("read"), post(read))
-        .route(&m("list"), post(list))
-        .route(&m("edit"), post(edit))
-        .route(&m("rename"), post(rename))
-        .route(&m("forget"), post(forget))
-        .route(&m("restore"), post(restore))
-        .route(&m("purge"), post(purge))
-        .route(&m("history"), post(history))
-        .route(&m("link"), post(link))
-        .route(&m("unlink"), post(unlink))
-        .route(&m("merge"), post(merge))
-        .route(&m("related"), post(related))
-        .route(&m("entities"), post(entities))
-        .route(&m("entities/merge"), post(merge_entities))
-        .route(&m("entities/rename"), post(rename_entity))
-        .route(&m("graph"), post(graph))
-        .route(&m("stats"), post(stats))
-        .route(&m("enrich"), post(enrich))
+    memory_ops_router!(m)
 }
 
 /// `memory/enrich` on the user store: a batch over the estimate's threshold needs
