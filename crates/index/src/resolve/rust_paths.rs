@@ -16,8 +16,15 @@ use crate::crates::CrateMap;
 /// self::b::X` in `a/mod.rs`, ...).
 const MAX_HOPS: usize = 6;
 
+/// The `use` lookups (module, bound name) in progress on the current path. A `use`
+/// whose path leads back to its own name (`use a::a;` where no module `a` exists,
+/// written in each of a file's fifty inline test modules) then ends at once instead of
+/// branching again at every hop: without it a lookup was exponential in such uses
+/// (minutes on one test file of `async-trait`).
+type Visiting = Vec<(i64, String)>;
+
 /// One `use` of a Rust file, as far as re-exports need it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Use {
     pub module: String,
     pub name: Option<String>,
@@ -181,16 +188,22 @@ impl RustModules {
     /// The module file a path names from `from` (every segment a module), if it can be
     /// followed through files.
     pub(crate) fn module(&self, from: i64, path: &str) -> Option<i64> {
-        self.module_segs(from, &segs(path), MAX_HOPS)
+        self.module_segs(from, &segs(path), MAX_HOPS, &mut Visiting::new())
     }
 
-    fn module_segs(&self, from: i64, path: &[&str], hops: usize) -> Option<i64> {
+    fn module_segs(
+        &self,
+        from: i64,
+        path: &[&str],
+        hops: usize,
+        visiting: &mut Visiting,
+    ) -> Option<i64> {
         let (&first, rest) = path.split_first()?;
         let mut at = match first {
             "crate" | "$crate" => self.crate_root_of(self.paths.get(&from)?)?,
             "self" => from,
             "super" => self.parent(from)?,
-            _ => self.first_segment(from, first, hops)?,
+            _ => self.first_segment(from, first, hops, visiting)?,
         };
         for &seg in rest {
             at = match seg {
@@ -198,7 +211,7 @@ impl RustModules {
                 "self" => at,
                 _ => self
                     .child(at, seg)
-                    .or_else(|| self.used_module(at, seg, hops))?,
+                    .or_else(|| self.used_module(at, seg, hops, visiting))?,
             };
         }
         Some(at)
@@ -206,23 +219,43 @@ impl RustModules {
 
     /// A path's first segment: a child module, a module the file imports under that
     /// name, or a crate.
-    fn first_segment(&self, from: i64, name: &str, hops: usize) -> Option<i64> {
+    fn first_segment(
+        &self,
+        from: i64,
+        name: &str,
+        hops: usize,
+        visiting: &mut Visiting,
+    ) -> Option<i64> {
         self.child(from, name)
-            .or_else(|| self.used_module(from, name, hops))
+            .or_else(|| self.used_module(from, name, hops, visiting))
             .or_else(|| self.crate_named(name))
     }
 
     /// A module `module` brings in with a `use` under the name `name`.
-    fn used_module(&self, module: i64, name: &str, hops: usize) -> Option<i64> {
+    fn used_module(
+        &self,
+        module: i64,
+        name: &str,
+        hops: usize,
+        visiting: &mut Visiting,
+    ) -> Option<i64> {
         let hops = hops.checked_sub(1)?;
         let used = self.uses.get(&module)?;
-        used.iter()
-            .filter(|u| u.binds() == Some(name))
-            .find_map(|u| {
-                let mut path = segs(&u.module);
-                path.extend(u.name.as_deref());
-                self.module_segs(module, &path, hops)
-            })
+        if visiting.iter().any(|(m, n)| *m == module && n == name) {
+            return None;
+        }
+        visiting.push((module, name.to_string()));
+        let mut found = None;
+        for u in used.iter().filter(|u| u.binds() == Some(name)) {
+            let mut path = segs(&u.module);
+            path.extend(u.name.as_deref());
+            found = self.module_segs(module, &path, hops, visiting);
+            if found.is_some() {
+                break;
+            }
+        }
+        visiting.pop();
+        found
     }
 
     /// The definitions `name` names in `module`: its own top-level ones, else those a
@@ -235,7 +268,7 @@ impl RustModules {
         name: &str,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<&'t Sym> {
-        self.item_hops(table, module, name, wanted, MAX_HOPS)
+        self.item_hops(table, module, name, wanted, MAX_HOPS, &mut Visiting::new())
     }
 
     fn item_hops<'t>(
@@ -245,6 +278,7 @@ impl RustModules {
         name: &str,
         wanted: &dyn Fn(&Sym) -> bool,
         hops: usize,
+        visiting: &mut Visiting,
     ) -> Vec<&'t Sym> {
         let own: Vec<&Sym> = table
             .by_name
@@ -266,18 +300,18 @@ impl RustModules {
             let Some(original) = u.name.as_deref() else {
                 continue;
             };
-            if let Some(target) = self.module_segs(module, &segs(&u.module), hops) {
-                let found = self.item_hops(table, target, original, wanted, hops);
+            if let Some(target) = self.module_segs(module, &segs(&u.module), hops, visiting) {
+                let found = self.item_hops(table, target, original, wanted, hops, visiting);
                 if !found.is_empty() {
                     return found;
                 }
             }
         }
         for u in used.iter().filter(|u| u.is_glob()) {
-            if let Some(target) = self.module_segs(module, &segs(&u.module), hops)
+            if let Some(target) = self.module_segs(module, &segs(&u.module), hops, visiting)
                 && target != module
             {
-                let found = self.item_hops(table, target, name, wanted, hops);
+                let found = self.item_hops(table, target, name, wanted, hops, visiting);
                 if !found.is_empty() {
                     return found;
                 }

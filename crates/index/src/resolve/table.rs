@@ -41,7 +41,12 @@ impl TableBuilder {
 
     /// Adds one `use` of a Rust file (for following re-exports from other files).
     pub(super) fn add_use(&mut self, file_id: i64, u: Use) {
-        self.rust.uses.entry(file_id).or_default().push(u);
+        // The same `use` written again (in each of a file's inline modules, which are
+        // not modules of their own here) adds nothing to a lookup but its cost.
+        let uses = self.rust.uses.entry(file_id).or_default();
+        if !uses.contains(&u) {
+            uses.push(u);
+        }
     }
 
     pub(super) fn add_symbol(&mut self, name: String, sym: Sym) {
