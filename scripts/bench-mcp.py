@@ -32,6 +32,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -257,10 +258,18 @@ def main():
     env = dict(os.environ, LOCI_HOME=home, XDG_CONFIG_HOME=os.path.join(home, "xdg"))
     for var in ("LOCI_LOG", "LOCI_SESSION_ID"):
         env.pop(var, None)
-    if args.mixed:
-        return mixed_main(args, tree, home, env)
-    if args.shared:
-        return shared_main(args, tree, home, env)
+    try:
+        if args.mixed:
+            return mixed_main(args, tree, home, env)
+        if args.shared:
+            return shared_main(args, tree, home, env)
+        return full_main(args, tree, home, env)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def full_main(args, tree, home, env):
+    """The default: latencies, initialize, RSS idle and after mixed calls, tools/list."""
     index_path = os.path.join(home, "tokio-index.db")
     out = {"tree": tree, "index_s": index_tree(args.loci, tree, index_path, env)}
 
@@ -270,7 +279,8 @@ def main():
         c.close()
 
     # initialize on an unindexed workspace
-    empty = tempfile.mkdtemp(prefix="loci-bench-empty-")
+    empty = os.path.join(home, "empty")
+    os.mkdir(empty)
     with open(os.path.join(empty, "a.py"), "w") as f:
         f.write("def a():\n    return 1\n")
     inits = []

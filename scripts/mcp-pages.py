@@ -29,6 +29,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -310,6 +311,7 @@ def main():
         out["binary_faults_by_faulting_code_crate"] = dict(faulter_by_crate.most_common(args.top))
         out["binary_faults_by_faulted_symbol_crate"] = dict(faulted_by_crate.most_common(args.top * 2))
         out["text_faults_first_symbol_sample"] = dict(text_faulters.most_common(args.top * 2))
+    shutil.rmtree(home, ignore_errors=True)
     print(json.dumps(out, indent=1))
 
 
