@@ -27,8 +27,11 @@ fn main() {
         && var("TARGET") == "x86_64-unknown-linux-gnu"
         && var("HOST") == var("TARGET")
         && var("LOCI_LINK_LAYOUT") != "off"
-        // A linker of the user's choosing may not know the options.
-        && !var("CARGO_ENCODED_RUSTFLAGS").contains("linker")
+        // A linker of the user's choosing (`-C linker=`, `-C linker-features`,
+        // `-C link-arg=-fuse-ld=...`) may not know the options.
+        && !["linker", "fuse-ld"]
+            .iter()
+            .any(|f| var("CARGO_ENCODED_RUSTFLAGS").contains(f))
         && env::var_os("RUSTC_LINKER").is_none()
         && env::var_os("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_none();
     if !wanted {
