@@ -11,6 +11,10 @@ drawn from the index itself), and its RSS, high-water mark and threads after. `-
 indexes into the tree's own `.loci/` (a copy of yours: a second run only syncs it),
 else into a temp dir.
 
+`--shared N` measures what N idle sessions at once cost: N `loci mcp` processes of
+the same binary on the tree, each one's RSS, Pss (the binary's clean pages divided
+among the processes that map them) and private memory, and their sums.
+
 Reports, as JSON on stdout:
 - `initialize`: from spawning `loci mcp` to its `initialize` answer, and the
   `initialize` round trip alone; on an indexed and on an unindexed workspace;
@@ -28,6 +32,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -54,7 +59,7 @@ def rss_kb(pid):
     with open(f"/proc/{pid}/smaps_rollup") as f:
         for line in f:
             key = line.split(":")[0]
-            if key in ("Rss", "Pss", "Anonymous", "Private_Dirty"):
+            if key in ("Rss", "Pss", "Anonymous", "Private_Clean", "Private_Dirty"):
                 out[key.lower() + "_kb"] = int(line.split()[1])
     out["file_backed_kb"] = out["rss_kb"] - out["anonymous_kb"]
     with open(f"/proc/{pid}/status") as f:
@@ -185,6 +190,28 @@ def mixed_calls(c, n, seed=7):
     return time.perf_counter() - t, errors, per_tool
 
 
+def shared_main(args, tree, home, env):
+    """`--shared N`: N idle sessions of one binary at once."""
+    out = {"tree": tree, "index_s": index_tree(args.loci, tree, os.path.join(home, "index.db"), env)}
+    for n in (1, args.shared):
+        clients = []
+        for _ in range(n):
+            c, _, _ = initialize(args.loci, tree, env)
+            c.timed("tools/list")
+            clients.append(c)
+        time.sleep(1.0)
+        each = [rss_kb(c.p.pid) for c in clients]
+        out[f"{n}_processes"] = {
+            "each": each,
+            "sum_rss_kb": sum(e["rss_kb"] for e in each),
+            "sum_pss_kb": sum(e["pss_kb"] for e in each),
+            "mean_pss_kb": round(sum(e["pss_kb"] for e in each) / n),
+        }
+        for c in clients:
+            c.close()
+    print(json.dumps(out, indent=2))
+
+
 def index_tree(loci, tree, index_path, env):
     t = time.perf_counter()
     subprocess.run([loci, "index", tree, "--index-path", index_path, "--json"], env=env, check=True, stdout=subprocess.DEVNULL)
@@ -224,14 +251,25 @@ def main():
     ap.add_argument("--samples", type=int, default=300)
     ap.add_argument("--mixed", type=int, default=0, help="memory mode: N mixed calls on the tree")
     ap.add_argument("--in-tree", action="store_true", help="(--mixed) index into the tree's own .loci/")
+    ap.add_argument("--shared", type=int, default=0, help="memory of N idle sessions of the binary at once")
     args = ap.parse_args()
     tree = args.tree or sorted(glob.glob(os.path.expanduser("~/.cargo/registry/src/*/tokio-1.*")))[-1]
     home = tempfile.mkdtemp(prefix="loci-bench-mcp-")
     env = dict(os.environ, LOCI_HOME=home, XDG_CONFIG_HOME=os.path.join(home, "xdg"))
     for var in ("LOCI_LOG", "LOCI_SESSION_ID"):
         env.pop(var, None)
-    if args.mixed:
-        return mixed_main(args, tree, home, env)
+    try:
+        if args.mixed:
+            return mixed_main(args, tree, home, env)
+        if args.shared:
+            return shared_main(args, tree, home, env)
+        return full_main(args, tree, home, env)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def full_main(args, tree, home, env):
+    """The default: latencies, initialize, RSS idle and after mixed calls, tools/list."""
     index_path = os.path.join(home, "tokio-index.db")
     out = {"tree": tree, "index_s": index_tree(args.loci, tree, index_path, env)}
 
@@ -241,7 +279,8 @@ def main():
         c.close()
 
     # initialize on an unindexed workspace
-    empty = tempfile.mkdtemp(prefix="loci-bench-empty-")
+    empty = os.path.join(home, "empty")
+    os.mkdir(empty)
     with open(os.path.join(empty, "a.py"), "w") as f:
         f.write("def a():\n    return 1\n")
     inits = []
