@@ -19,6 +19,8 @@
 //! write; and checks that both give the same hits for every query. Once, the BLOB scan
 //! of a store without a cache.
 //!
+//! `--knn-only` times the k-NN alone (fast against reference), nothing else.
+//!
 //! `--real-model` also embeds queries of 2–10 words with the installed local model
 //! (`loci models install`, under `$LOCI_HOME`, else `~/.local/share/loci`): the
 //! embedding alone, and recall with vectors including it.
@@ -130,6 +132,11 @@ fn words() -> Vec<String> {
 fn main() {
     let vectors = std::env::args().any(|a| a == "--vectors");
     let real_model = std::env::args().any(|a| a == "--real-model");
+    let knn_only = std::env::args().any(|a| a == "--knn-only");
+    if std::env::args().any(|a| a == "--write-cost") {
+        write_cost();
+        return;
+    }
     let mut args = std::env::args().skip(1).filter(|a| !a.starts_with("--"));
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let dir = tempfile::tempdir().unwrap();
@@ -204,8 +211,13 @@ fn main() {
             })
             .collect()
     };
-    let mut times = run(&mut store, None);
-    times.extend(run(&mut store, None));
+    let mut times = if knn_only {
+        vec![f64::NAN]
+    } else {
+        let mut t = run(&mut store, None);
+        t.extend(run(&mut store, None));
+        t
+    };
     if std::env::var_os("PROFILE").is_some() {
         let mut by: Vec<(f64, &String)> = times.iter().copied().zip(queries.iter()).collect();
         by.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -287,6 +299,9 @@ fn main() {
                 std::hint::black_box(knn(&store, q));
                 alone[slot].push(t.elapsed().as_secs_f64() * 1e3);
             }
+            if knn_only {
+                continue;
+            }
             with[slot].extend(run(&mut store, Some(&embedder)));
             // One remember and its vector, then the first k-NN (the cache catches up).
             let m = NewMemory {
@@ -307,12 +322,15 @@ fn main() {
         (1, "fast (int8 pass + exact rescoring, incremental)"),
     ] {
         let (a50, a90, a99, _) = percentiles(&mut alone[slot]);
-        let (v50, v90, v99, vmax) = percentiles(&mut with[slot]);
         println!("{name}:");
         println!(
             "  vector k-NN alone, {} queries: p50 {a50:.2} ms, p90 {a90:.2} ms, p99 {a99:.2} ms",
             alone[slot].len()
         );
+        if knn_only {
+            continue;
+        }
+        let (v50, v90, v99, vmax) = percentiles(&mut with[slot]);
         println!(
             "  recall with vectors, {} queries: p50 {v50:.2} ms, p90 {v90:.2} ms, p99 {v99:.2} ms, max {vmax:.2} ms",
             with[slot].len()
@@ -332,6 +350,10 @@ fn main() {
         (r / f, r99 / f99)
     };
     let (k50, k99) = ratio(&mut alone);
+    if knn_only {
+        println!("reference / fast: k-NN alone p50 {k50:.2}x p99 {k99:.2}x");
+        return;
+    }
     let (w50, w99) = ratio(&mut with);
     println!(
         "reference / fast: k-NN alone p50 {k50:.2}x p99 {k99:.2}x; recall with vectors p50 {w50:.2}x p99 {w99:.2}x; with vectors / without (fast) p50 {:.2}x",
@@ -438,6 +460,51 @@ fn real_model_queries(store: &mut SqliteStore, words: &[String], filter: &Filter
             round + 1,
             queries.len()
         );
+    }
+}
+
+/// `--write-cost`: what the `vector_log` triggers add to the writes, against the same
+/// store with them dropped, alternated twice: 2,000 remembers, then their vectors.
+fn write_cost() {
+    let words = words();
+    for round in 0..2 {
+        for triggers in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("memory.db");
+            let mut store = SqliteStore::open(&path).unwrap();
+            if !triggers {
+                let conn = rusqlite::Connection::open(&path).unwrap();
+                for t in [
+                    "vector_log_embedding_insert",
+                    "vector_log_embedding_delete",
+                    "vector_log_memory_update",
+                    "vector_log_memory_delete",
+                ] {
+                    conn.execute_batch(&format!("DROP TRIGGER {t}")).unwrap();
+                }
+            }
+            let mut rng = Rng(0x9e3779b97f4a7c15);
+            let t = Instant::now();
+            for i in 0..2_000 {
+                let len = 40 + rng.below(160);
+                let at = rng.below(words.len() - len);
+                let m = NewMemory {
+                    name: format!("m{i}"),
+                    body: words[at..at + len].join(" "),
+                    ..Default::default()
+                };
+                ops::remember(&mut store, &NoCode, false, &m, &[]).unwrap();
+            }
+            let remember = t.elapsed().as_secs_f64() * 1e3 / 2_000.0;
+            let t = Instant::now();
+            let n = fill_vectors(&mut store);
+            let vectors = t.elapsed().as_secs_f64() * 1e6 / n as f64;
+            println!(
+                "round {}, triggers {}: remember mean {remember:.3} ms; store_vectors {vectors:.1} us per vector ({n})",
+                round + 1,
+                if triggers { "on" } else { "off" }
+            );
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The cached vectors' k-NN, exact but reading a quarter of the bytes: a first pass
 //! over an int8 copy of every chunk (one scale per vector), on both cores when the scan
-//! is large, then the exact `f32` cosine on the candidates only.
+//! is large, with AVX-512BW or AVX2 when the CPU has them, then the exact `f32` cosine
+//! on the candidates only.
 //!
 //! Exactness is proved per query, not hoped for: the int8 score of a chunk differs from
 //! its exact cosine by at most `ε = ‖q − q̂‖·max‖c‖ + ‖q̂‖·max‖c − ĉ‖` (Cauchy–Schwarz on
@@ -256,7 +257,8 @@ fn first_pass(
     best
 }
 
-/// The first pass over chunks `range`, whose owners start at `base` in `best`.
+/// The first pass over chunks `range`, whose owners start at `base` in `best`, with
+/// the widest int8 kernel this CPU has.
 fn pass_range(
     v: &Vectors,
     pass: &[bool],
@@ -266,8 +268,35 @@ fn pass_range(
     base: usize,
     best: &mut [f32],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512BW (checked just above).
+            return unsafe { pass_avx512(v, pass, q16, q_scale, range, base, best) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { pass_avx2(v, pass, q16, q_scale, range, base, best) };
+        }
+    }
+    pass_body(v, pass, q16, q_scale, range, base, best, dot8_portable);
+}
+
+/// The loop of [`pass_range`], inlined into each kernel's variant so the kernel
+/// inlines too.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pass_body(
+    v: &Vectors,
+    pass: &[bool],
+    q16: &[i16],
+    q_scale: f32,
+    range: std::ops::Range<usize>,
+    base: usize,
+    best: &mut [f32],
+    dot8: impl Fn(&[i16], &[i8]) -> i32,
+) {
     let dim = v.dim;
-    let dot8 = kernel();
     for c in range {
         let o = v.chunk_owner[c] as usize;
         if !pass[o] {
@@ -280,6 +309,40 @@ fn pass_range(
             *b = s;
         }
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pass_avx2(
+    v: &Vectors,
+    pass: &[bool],
+    q16: &[i16],
+    q_scale: f32,
+    range: std::ops::Range<usize>,
+    base: usize,
+    best: &mut [f32],
+) {
+    // The closure has this function's features, so the kernel is safe to call and inlines.
+    pass_body(v, pass, q16, q_scale, range, base, best, |q, c| {
+        dot8_avx2(q, c)
+    });
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn pass_avx512(
+    v: &Vectors,
+    pass: &[bool],
+    q16: &[i16],
+    q_scale: f32,
+    range: std::ops::Range<usize>,
+    base: usize,
+    best: &mut [f32],
+) {
+    // The closure has this function's features, so the kernel is safe to call and inlines.
+    pass_body(v, pass, q16, q_scale, range, base, best, |q, c| {
+        dot8_avx512(q, c)
+    });
 }
 
 /// The exact `f32` scan of every chunk: what [`nearest`] must equal.
@@ -318,19 +381,6 @@ pub(crate) fn scan_full(
     all
 }
 
-type Dot8 = fn(&[i16], &[i8]) -> i32;
-
-/// The int8 dot product for this CPU: AVX2 when it has it, else the portable loop.
-fn kernel() -> Dot8 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return dot8_avx2_entry;
-        }
-    }
-    dot8_portable
-}
-
 /// `Σ q[i]·c[i]` over the shorter length, in sixteen independent lanes.
 fn dot8_portable(q: &[i16], c: &[i8]) -> i32 {
     let n = q.len().min(c.len());
@@ -349,17 +399,11 @@ fn dot8_portable(q: &[i16], c: &[i8]) -> i32 {
     sum
 }
 
-#[cfg(target_arch = "x86_64")]
-fn dot8_avx2_entry(q: &[i16], c: &[i8]) -> i32 {
-    // SAFETY: `kernel` hands this function out only after `is_x86_feature_detected!`
-    // confirmed AVX2 on this CPU.
-    unsafe { dot8_avx2(q, c) }
-}
-
 /// [`dot8_portable`] with AVX2: sixteen codes widened to `i16` and multiplied pairwise
 /// into eight `i32` lanes (`vpmaddwd`) per step.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 fn dot8_avx2(q: &[i16], c: &[i8]) -> i32 {
     use std::arch::x86_64::*;
     let n = q.len().min(c.len());
@@ -380,6 +424,32 @@ fn dot8_avx2(q: &[i16], c: &[i8]) -> i32 {
     unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc) };
     let mut sum: i32 = lanes.iter().sum();
     for i in steps * 16..n {
+        sum += q[i] as i32 * c[i] as i32;
+    }
+    sum
+}
+
+/// [`dot8_portable`] with AVX-512BW: thirty-two codes per step into sixteen lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn dot8_avx512(q: &[i16], c: &[i8]) -> i32 {
+    use std::arch::x86_64::*;
+    let n = q.len().min(c.len());
+    let steps = n / 32;
+    let mut acc = _mm512_setzero_si512();
+    for i in 0..steps {
+        // SAFETY: `i * 32 + 32 <= n`, within both slices; the loads are unaligned.
+        let (x, y) = unsafe {
+            (
+                _mm512_loadu_si512(q.as_ptr().add(i * 32) as *const _),
+                _mm256_loadu_si256(c.as_ptr().add(i * 32) as *const __m256i),
+            )
+        };
+        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(x, _mm512_cvtepi8_epi16(y)));
+    }
+    let mut sum = _mm512_reduce_add_epi32(acc);
+    for i in steps * 32..n {
         sum += q[i] as i32 * c[i] as i32;
     }
     sum
@@ -412,7 +482,17 @@ mod tests {
             let c: Vec<i8> = (0..n).map(|i| (127 - (i * 7 % 255)) as i8).collect();
             let plain: i32 = q.iter().zip(&c).map(|(a, b)| *a as i32 * *b as i32).sum();
             assert_eq!(dot8_portable(&q, &c), plain, "n={n}");
-            assert_eq!(kernel()(&q, &c), plain, "n={n}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 is present (checked just above).
+                    assert_eq!(unsafe { dot8_avx2(&q, &c) }, plain, "n={n}");
+                }
+                if std::arch::is_x86_feature_detected!("avx512bw") {
+                    // SAFETY: AVX-512BW is present (checked just above).
+                    assert_eq!(unsafe { dot8_avx512(&q, &c) }, plain, "n={n}");
+                }
+            }
         }
     }
 
