@@ -305,7 +305,10 @@ fn main() {
             with[slot].extend(run(&mut store, Some(&embedder)));
             // One remember and its vector, then the first k-NN (the cache catches up).
             let m = NewMemory {
-                name: format!("written-{round}-{slot}"),
+                name: format!(
+                    "written-{}-{round}-{slot}",
+                    store.stats(None).unwrap().memories
+                ),
                 body: queries[round * 2 + slot].clone(),
                 ..Default::default()
             };
