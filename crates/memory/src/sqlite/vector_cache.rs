@@ -9,16 +9,15 @@
 //! is seen by the next recall. That recall re-reads only the memories the writes
 //! stamped in `vector_log` (`vector_load`), not every vector. The scan is exact
 //! (`vector_scan`: an int8 first pass, the exact cosine on the candidates, a bound that
-//! proves nobody else could enter). The cost is the vectors in memory — 1,932 bytes per
+//! proves nobody else could enter). The cost is the vectors in memory — 1,928 bytes per
 //! 384-dimension chunk (`Vectors::bytes_per_chunk`) — for at most [`MAX_CACHED`]
 //! stores at once.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
-
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::vector_load::{self, Loaded};
 use super::vector_scan::{self, Vectors};
