@@ -46,6 +46,6 @@ pub use model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, MemoryType,
     NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
 };
-pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, merged_body};
+pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, VectorCacheStats, merged_body};
 pub use store::{Filter, MemoryStore, StoreStats};
 pub use vector::{EmbedError, Embedder};

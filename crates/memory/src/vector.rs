@@ -64,6 +64,20 @@ pub fn nearest(
     }
 }
 
+/// Bench only: makes every [`SqliteStore`](crate::SqliteStore)'s cached k-NN in this
+/// process take the path the int8 pass and the incremental update replaced (every
+/// chunk scanned in `f32`, a full reload after any change), so one run can time both.
+/// The answers are the same either way.
+pub fn set_reference_scan(on: bool) {
+    crate::sqlite::set_reference_scan(on);
+}
+
+/// What a store's cache of its vectors holds per chunk of `dim` values, in bytes (the
+/// `f32` vector, its int8 copy, the scale and the owner).
+pub fn cache_bytes_per_chunk(dim: usize) -> usize {
+    crate::sqlite::cache_bytes_per_chunk(dim)
+}
+
 /// [`nearest`] by reading every stored vector of `model` (what a store without a
 /// cache of its vectors runs, and what the cache is measured against).
 pub fn scan_nearest(

@@ -104,3 +104,116 @@ fn the_cached_knn_agrees_with_the_scan_and_sees_every_later_write() {
     b.edit("default", "x", &edit, None).unwrap();
     assert_eq!(ids(&agree(&a, &filter("default"), &q)), [y]);
 }
+
+/// A deterministic unit vector of 384 values from `seed` (xorshift).
+fn random_unit(seed: u64) -> Vec<f32> {
+    let mut x = seed | 1;
+    let v: Vec<f32> = (0..384)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        })
+        .collect();
+    unit(&v)
+}
+
+/// Memories whose vectors crowd around a few directions, so neighbours are near ties.
+fn crowded(store: &mut SqliteStore, n: usize) -> Vec<i64> {
+    let bases: Vec<Vec<f32>> = (0..3).map(|b| random_unit(1_000 + b)).collect();
+    (0..n)
+        .map(|i| {
+            let noise = random_unit(i as u64 + 7);
+            let b = &bases[i % bases.len()];
+            let v: Vec<f32> = b.iter().zip(&noise).map(|(b, e)| b + 0.05 * e).collect();
+            let t = if i % 4 == 0 {
+                MemoryType::Decision
+            } else {
+                MemoryType::Note
+            };
+            remember(store, "default", &format!("m{i}"), t, &v)
+        })
+        .collect()
+}
+
+#[test]
+fn the_fast_knn_returns_the_exact_scans_top_k_on_a_real_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(&dir.path().join("memory.db")).unwrap();
+    crowded(&mut store, 1_500);
+    let decisions = Filter {
+        types: vec![MemoryType::Decision],
+        ..filter("default")
+    };
+    for t in 0..20u64 {
+        let q = if t % 2 == 0 {
+            random_unit(50_000 + t)
+        } else {
+            let near = random_unit(1_000 + t % 3);
+            let e = random_unit(60_000 + t);
+            unit(
+                &near
+                    .iter()
+                    .zip(&e)
+                    .map(|(a, b)| a + 0.03 * b)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        for (f, k) in [(filter("default"), 50), (decisions.clone(), 10)] {
+            let fast = nearest(&store, MODEL, &f, &q, k).unwrap();
+            let exact = scan_nearest(&store, MODEL, &f, &q, k).unwrap();
+            assert_eq!(fast, exact, "query {t}, k {k}");
+            assert_eq!(fast.len(), k);
+        }
+    }
+}
+
+#[test]
+fn a_long_lived_store_folds_each_write_into_its_cache_without_a_full_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(&dir.path().join("memory.db")).unwrap();
+    let ids = crowded(&mut store, 300);
+    let f = filter("default");
+    let q = random_unit(424_242);
+    let top = |store: &SqliteStore| -> Vec<(i64, f32)> {
+        let fast = nearest(store, MODEL, &f, &q, 10).unwrap();
+        assert_eq!(fast, scan_nearest(store, MODEL, &f, &q, 10).unwrap());
+        fast
+    };
+    top(&store);
+    let loaded = store.vector_cache_stats(MODEL).unwrap();
+    assert_eq!(loaded.full_loads, 1);
+
+    // Remember a memory whose vector is the query: the next k-NN has it first.
+    let new = remember(&mut store, "default", "new", MemoryType::Note, &q);
+    assert_eq!(top(&store)[0].0, new);
+    // Forget it: gone. Restore it: back.
+    store.forget("default", "new").unwrap();
+    assert!(top(&store).iter().all(|h| h.0 != new));
+    store.restore("default", "new", None).unwrap();
+    assert_eq!(top(&store)[0].0, new);
+    // Edit it: its chunks are rewritten and its vector dropped until re-embedded.
+    let edit = Edit {
+        body: Some("other words".into()),
+        ..Edit::default()
+    };
+    store.edit("default", "new", &edit, None).unwrap();
+    assert!(top(&store).iter().all(|h| h.0 != new));
+    store
+        .store_vectors(MODEL, 384, &[(new, 0, q.clone())])
+        .unwrap();
+    assert_eq!(top(&store)[0].0, new);
+    // A vector replaced in place (by the query's opposite), and a memory purged.
+    let away: Vec<f32> = q.iter().map(|x| -x).collect();
+    store.store_vectors(MODEL, 384, &[(new, 0, away)]).unwrap();
+    assert!(top(&store).iter().all(|h| h.0 != new));
+    let first = top(&store)[0].0;
+    let name = format!("m{}", ids.iter().position(|i| *i == first).unwrap());
+    store.purge("default", &name).unwrap();
+    assert!(top(&store).iter().all(|h| h.0 != first));
+
+    let after = store.vector_cache_stats(MODEL).unwrap();
+    assert_eq!(after.full_loads, 1, "a write cost a full reload: {after:?}");
+    assert_eq!(after.updates, 7, "one update per write: {after:?}");
+}

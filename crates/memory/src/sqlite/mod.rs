@@ -7,8 +7,11 @@ mod merge;
 mod read;
 mod schema;
 mod schema_extraction;
+mod schema_vector_log;
 mod seam;
 mod vector_cache;
+mod vector_load;
+mod vector_scan;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +23,10 @@ use crate::MemoryError;
 use crate::model::{CodeKey, CodeLink, LinkOrigin, Memory, MemorySummary, MemoryType};
 
 pub use merge::{MERGED_INTO, merged_body};
+pub use vector_cache::VectorCacheStats;
+pub(crate) use vector_cache::{
+    bytes_per_chunk as cache_bytes_per_chunk, set_reference as set_reference_scan,
+};
 
 /// The memory database's file name, beside the index in `.loci/`.
 pub const MEMORY_FILE: &str = "memory.db";
@@ -51,6 +58,12 @@ impl SqliteStore {
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What this process's cache of the store's vectors of `model` has done (`None`
+    /// before the first vector recall): full loads against incremental updates.
+    pub fn vector_cache_stats(&self, model: &str) -> Option<VectorCacheStats> {
+        vector_cache::stats(&self.path, model)
     }
 
     /// Chunks (of live memories; of one memory, or of a namespace, or all) that have no

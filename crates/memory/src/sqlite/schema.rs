@@ -2,7 +2,11 @@
 //! `loci_store::open_side_db` runs the missing steps in one transaction.
 
 /// The migrations, oldest first.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, super::schema_extraction::V2];
+pub(crate) const MIGRATIONS: &[&str] = &[
+    V1,
+    super::schema_extraction::V2,
+    super::schema_vector_log::V3,
+];
 
 const V1: &str = r#"
 CREATE TABLE memories (
