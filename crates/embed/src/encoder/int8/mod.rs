@@ -20,12 +20,13 @@ const LANES: usize = 16;
 const MR: usize = 8;
 const NR: usize = 3;
 
-/// Whether this CPU runs the 8-bit kernel (AVX-512 F + BW + VNNI).
+/// Whether this CPU runs the 8-bit kernel (AVX-512 F + BW + VL + VNNI).
 pub fn supported() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
             && std::arch::is_x86_feature_detected!("avx512vnni")
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -153,7 +154,7 @@ pub fn matmul(
                 cols: (w.n - b0 * LANES).min(nr * LANES),
                 accumulate,
             };
-            // SAFETY: the CPU has AVX-512 F, BW and VNNI (asserted above). The tile's
+            // SAFETY: the CPU has AVX-512 F, BW, VL and VNNI (asserted above). The tile's
             // output is rows `m0..m0 + mr` and columns `b0·16 .. b0·16 + cols` of
             // `out` (row stride `n`), inside it (`m0 + mr ≤ rows`, `cols ≤ n - b0·16`),
             // and this task is the only one writing those columns.

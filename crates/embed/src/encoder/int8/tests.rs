@@ -115,7 +115,7 @@ fn quantising_a_row_of_zeros_gives_zeros_and_the_unit_scale() {
         return;
     }
     let mut d = vec![0u8; 24];
-    // SAFETY: the CPU has AVX-512 F and BW (checked above).
+    // SAFETY: the CPU has AVX-512 F, BW and VL (checked above).
     let s = unsafe { kernel::quantize_row(&[0.0; 21], &mut d) };
     assert_eq!(s, 1.0);
     assert!(d.iter().all(|&b| b == 128), "{d:?}");
