@@ -105,6 +105,7 @@ impl From<loci_embed::EmbedError> for ApiError {
                 return ApiError::new(ErrorKind::SpawnFailed, s.to_string());
             }
             E::Tokenize { .. } | E::Inference(_) => ErrorKind::Failure,
+            E::Precision { .. } => ErrorKind::InvalidInput,
         };
         let err = ApiError::new(kind, e.to_string());
         if kind == ErrorKind::ModelInvalid {

@@ -5,13 +5,14 @@
 //! ```text
 //! cargo build --release -p loci-embed --example embed_bench
 //! target/release/examples/embed_bench --engine packed|candle --mix real|full \
-//!     [--models DIR] [--text corpus.jsonl] [--chunks 512] [--batch N]
+//!     [--precision auto|f32|int8] [--models DIR] [--text corpus.jsonl] [--chunks 512] [--batch N]
 //! ```
 //! `--mix real`: the chunks `loci_memory::chunk` makes of the bodies in `--text` (the
 //! quality set's `corpus.jsonl`, one memory per line), every k-th so they spread over
 //! the corpus; `--mix full`: 256 consecutive words each, truncated to 256 tokens.
-//! One engine per process, so the peak RSS (`VmHWM`, load included) is that engine's;
-//! scripts/bench-embed.sh runs both engines alternately and prints the ratios.
+//! `--precision`: the packed encoder's linear layers in f32 or 8-bit (default: auto, as
+//! `loci` runs it). One engine per process, so the peak RSS (`VmHWM`, load included) is
+//! that engine's; scripts/bench-embed.sh runs the engines alternately and prints ratios.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,6 +28,7 @@ struct Args {
     batch: Option<usize>,
     engine: String,
     mix: String,
+    precision: loci_embed::Precision,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -34,7 +36,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rss_before = status_kb("VmRSS");
     let started = Instant::now();
     let engine = match a.engine.as_str() {
-        "packed" => Engine::Packed(Embedder::load_installed(&a.models)?),
+        "packed" => Engine::Packed(Embedder::load_installed_with_precision(
+            &a.models,
+            a.precision,
+        )?),
         "candle" => Engine::Candle(candle_old::Model::load(
             &loci_embed::pinned::installed_dir(&a.models),
         )?),
@@ -89,8 +94,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cpu_s = cpu_seconds() - cpu_before;
     assert_eq!(vectors.len(), refs.len());
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
+    let precision = match &engine {
+        Engine::Packed(e) => e.precision().name(),
+        Engine::Candle(_) => "f32",
+    };
     println!(
-        "{{\"engine\": \"{}\", \"mix\": \"{}\", \"batch\": {batch}, \"chunks\": {}, \
+        "{{\"engine\": \"{}\", \"precision\": \"{precision}\", \"mix\": \"{}\", \"batch\": {batch}, \"chunks\": {}, \
          \"mean_tokens\": {mean_tokens:.0}, \"p50_tokens\": {}, \"p90_tokens\": {}, \
          \"max_tokens\": {}, \"gflop\": {gflop:.1}, \"threads\": \"{threads}\", \
          \"seconds\": {secs:.2}, \"tokenize_s\": {tokenize_s:.3}, \"chunks_per_s\": {:.1}, \
@@ -136,6 +145,7 @@ fn args() -> Result<Args, Box<dyn std::error::Error>> {
         batch: None,
         engine: "packed".into(),
         mix: "real".into(),
+        precision: loci_embed::Precision::Auto,
     };
     let mut models = None;
     let mut it = std::env::args().skip(1);
@@ -148,6 +158,7 @@ fn args() -> Result<Args, Box<dyn std::error::Error>> {
             "--batch" => a.batch = Some(value()?.parse()?),
             "--engine" => a.engine = value()?,
             "--mix" => a.mix = value()?,
+            "--precision" => a.precision = value()?.parse()?,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }

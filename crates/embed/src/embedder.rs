@@ -11,6 +11,7 @@ use crate::encoder::{Buffers, Encoder};
 use crate::error::EmbedError;
 use crate::install::MANIFEST;
 use crate::pinned;
+use crate::precision::Precision;
 use crate::verify;
 
 /// Most texts run through the model together (their tokens packed, without padding);
@@ -45,31 +46,40 @@ impl Embedder {
     /// every file present with its pinned size, the dimension [`pinned::DIM`]. The
     /// digests are checked at install and by [`crate::status`], not at every load.
     pub fn load_installed(models_dir: &Path) -> Result<Embedder, EmbedError> {
+        Embedder::load_installed_with_precision(models_dir, Precision::from_env()?)
+    }
+
+    /// [`Embedder::load_installed`] in the given precision instead of
+    /// `LOCI_EMBED_PRECISION`'s.
+    pub fn load_installed_with_precision(
+        models_dir: &Path,
+        precision: Precision,
+    ) -> Result<Embedder, EmbedError> {
         let dir = pinned::installed_dir(models_dir);
         verify::check_sizes(&dir)?;
-        Embedder::load_with_dim(&dir, pinned::DIM)
+        let embedder = Embedder::load_with_precision(&dir, precision)?;
+        check_dim(embedder, &dir, pinned::DIM)
     }
 
     /// [`Embedder::load`], refusing a model whose vectors are not `dim` long (vectors
     /// stored by another model would not compare).
     pub fn load_with_dim(dir: &Path, dim: usize) -> Result<Embedder, EmbedError> {
-        let embedder = Embedder::load(dir)?;
-        if embedder.dim != dim {
-            return Err(EmbedError::WrongDimension {
-                path: dir.join("config.json"),
-                expected: dim,
-                found: embedder.dim,
-            });
-        }
-        Ok(embedder)
+        check_dim(Embedder::load(dir)?, dir, dim)
     }
 
     /// Loads a BERT sentence encoder from a folder holding `config.json`,
     /// `tokenizer.json`, `model.safetensors` and, optionally,
     /// `sentence_bert_config.json` (its `max_seq_length` is the truncation length; else
     /// the configuration's `max_position_embeddings`). The model's id is the one its
-    /// install manifest records, else the folder's name.
+    /// install manifest records, else the folder's name. The linear layers run in the
+    /// precision `LOCI_EMBED_PRECISION` names ([`Precision::from_env`]; by default 8-bit
+    /// where the CPU has AVX-512 VNNI).
     pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        Embedder::load_with_precision(dir, Precision::from_env()?)
+    }
+
+    /// [`Embedder::load`] in the given precision.
+    pub fn load_with_precision(dir: &Path, precision: Precision) -> Result<Embedder, EmbedError> {
         let config_path = dir.join("config.json");
         let config = BertConfig::read(&config_path, &read(&config_path)?)?;
         let max_tokens = max_seq_length(dir)?
@@ -77,7 +87,7 @@ impl Embedder {
             .min(config.max_position_embeddings);
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"), max_tokens)?;
         let dim = config.hidden_size;
-        let encoder = Encoder::load(&dir.join("model.safetensors"), config)?;
+        let encoder = Encoder::load(&dir.join("model.safetensors"), config, precision)?;
         Ok(Embedder {
             encoder,
             tokenizer,
@@ -90,6 +100,11 @@ impl Embedder {
     /// The model's identity, to store beside every vector it makes.
     pub fn model_id(&self) -> &str {
         &self.model_id
+    }
+
+    /// The precision the model runs in: [`Precision::F32`] or [`Precision::Int8`].
+    pub fn precision(&self) -> Precision {
+        self.encoder.precision()
     }
 
     /// The length of every vector (384 for the pinned model).
@@ -186,6 +201,18 @@ impl Embedder {
         }
         Ok(out)
     }
+}
+
+/// `embedder`, refused unless its vectors are `dim` long.
+fn check_dim(embedder: Embedder, dir: &Path, dim: usize) -> Result<Embedder, EmbedError> {
+    if embedder.dim != dim {
+        return Err(EmbedError::WrongDimension {
+            path: dir.join("config.json"),
+            expected: dim,
+            found: embedder.dim,
+        });
+    }
+    Ok(embedder)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, EmbedError> {

@@ -135,6 +135,14 @@ pub enum EmbedError {
     /// The model failed while running (a bug or an exhausted allocator).
     #[error("the embedding model failed: {0}")]
     Inference(String),
+    /// The precision asked for (`LOCI_EMBED_PRECISION` or the API) cannot be used.
+    #[error("embedding precision {value:?}: {reason}")]
+    Precision {
+        /// The value given.
+        value: String,
+        /// Why it is refused.
+        reason: String,
+    },
 }
 
 impl EmbedError {
@@ -157,6 +165,7 @@ impl EmbedError {
             EmbedError::Spawn(_) => "spawn_failed",
             EmbedError::Tokenize { .. } => "tokenize",
             EmbedError::Inference(_) => "inference",
+            EmbedError::Precision { .. } => "bad_precision",
         }
     }
 }

@@ -27,11 +27,13 @@ mod encoder;
 mod error;
 mod install;
 pub mod pinned;
+mod precision;
 mod verify;
 
 pub use embedder::{BATCH_SIZE, BATCH_TOKENS, Embedder};
 pub use error::EmbedError;
 pub use install::{FetchOptions, InstallReport, MANIFEST, install_fetched, install_from};
+pub use precision::{PRECISION_ENV, Precision};
 pub use verify::{FileStatus, ModelStatus, file_sha256, status};
 
 /// The models directory under loci's data directory (`$LOCI_HOME`, else

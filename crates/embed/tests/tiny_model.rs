@@ -5,7 +5,7 @@
 mod common;
 
 use common::{TINY_MAX_TOKENS, candle_reference, cosine, max_abs_diff, write_tiny_model};
-use loci_embed::{EmbedError, Embedder};
+use loci_embed::{EmbedError, Embedder, Precision};
 
 fn tiny(hidden: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -71,9 +71,11 @@ fn batched_embeddings_equal_one_at_a_time_across_batches_and_lengths() {
 fn packed_encoder_equals_candles_bert_on_the_same_weights() {
     // Two widths (one head of 8, one of 16 columns), sequences of many lengths packed
     // into one pass: each vector must be what candle's BERT gives that sequence alone.
+    // In f32: the 8-bit path (the default on CPUs with AVX-512 VNNI) is compared with
+    // this one in tests/int8.rs.
     for hidden in [32, 64] {
         let (_tmp, dir) = tiny(hidden);
-        let e = Embedder::load(&dir).unwrap();
+        let e = Embedder::load_with_precision(&dir, Precision::F32).unwrap();
         let ids: Vec<Vec<u32>> = (1..=TINY_MAX_TOKENS)
             .map(|len| {
                 let mut row = vec![2u32];

@@ -1,7 +1,7 @@
 //! The encoder's arithmetic besides attention: matrix products through `gemm` (the
 //! engine under candle's CPU matmul), and the row-wise and element-wise steps (bias,
 //! layer norm, GELU, softmax) written as plain loops the compiler vectorizes, built
-//! once more for AVX2 + FMA and picked at run time on CPUs that have them.
+//! again for AVX2 + FMA and for AVX-512 and picked at run time on CPUs that have them.
 
 use gemm::Parallelism;
 use rayon::prelude::*;
@@ -11,8 +11,8 @@ use super::weights::{Linear, Norm};
 /// Rows per task when a row-wise step is spread over the cores.
 const ROWS_PER_TASK: usize = 32;
 
-/// Defines `pub fn $name(args)` whose body is compiled twice: for the baseline target
-/// and with AVX2 + FMA, the latter chosen at run time when the CPU has both.
+/// Defines `pub fn $name(args)` whose body is compiled three times: for the baseline
+/// target, with AVX2 + FMA and with AVX-512, the widest the CPU has chosen at run time.
 macro_rules! multiversion {
     ($(#[$meta:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
         $(#[$meta])*
@@ -23,6 +23,20 @@ macro_rules! multiversion {
             #[target_feature(enable = "avx2,fma")]
             fn avx2($($arg: $ty),*) {
                 body($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+            fn avx512($($arg: $ty),*) {
+                body($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: `avx512` only needs AVX-512 F and BW, AVX2 and FMA, which the
+                // CPU was just found to have.
+                return unsafe { avx512($($arg),*) };
             }
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2")
@@ -185,7 +199,7 @@ multiversion! {
     /// Each row of `rows` (`width` wide) replaced by its softmax.
     pub fn softmax_rows(rows: &mut [f32], width: usize) {
         for row in rows.chunks_exact_mut(width) {
-            let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x));
+            let max = max(row);
             for x in row.iter_mut() {
                 *x = exp(*x - max);
             }
@@ -200,6 +214,24 @@ multiversion! {
 /// Independent accumulators in a sum, so the compiler can keep them in one vector
 /// register (a single running sum is a dependency chain it may not reorder).
 const LANES: usize = 16;
+
+/// The largest of `xs` (−∞ for none) in [`LANES`] partial maxima (one running `max`
+/// is a dependency chain the compiler may not vectorize: it was half a softmax's time).
+#[inline(always)]
+pub fn max(xs: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            *a = if x > *a { x } else { *a };
+        }
+    }
+    let tail = chunks
+        .remainder()
+        .iter()
+        .fold(f32::NEG_INFINITY, |m, &x| m.max(x));
+    acc.iter().fold(tail, |m, &x| m.max(x))
+}
 
 /// The sum of `xs` in [`LANES`] partial sums.
 #[inline(always)]

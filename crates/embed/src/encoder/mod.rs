@@ -9,6 +9,7 @@
 
 mod attention;
 pub mod config;
+mod int8;
 mod kernels;
 mod weights;
 
@@ -19,6 +20,12 @@ use config::BertConfig;
 use weights::Weights;
 
 use crate::error::EmbedError;
+use crate::precision::Precision;
+
+/// Whether this CPU runs the encoder's 8-bit kernel ([`Precision::Int8`]).
+pub fn int8_supported() -> bool {
+    int8::supported()
+}
 
 /// The work buffers of a forward pass, grown to the largest batch's token count and
 /// reused by every batch of one [`crate::Embedder::embed`] call.
@@ -28,19 +35,41 @@ pub struct Buffers {
     qkv: Vec<f32>,
     ctx: Vec<f32>,
     up: Vec<f32>,
+    quantized: int8::Quantized,
 }
 
 /// A loaded BERT encoder.
 pub struct Encoder {
     config: BertConfig,
     weights: Weights,
+    precision: Precision,
 }
 
 impl Encoder {
-    /// Loads the weights at `path` for `config`.
-    pub fn load(path: &Path, config: BertConfig) -> Result<Encoder, EmbedError> {
-        let weights = Weights::read(path, &config)?;
-        Ok(Encoder { config, weights })
+    /// Loads the weights at `path` for `config`, quantising the linear layers when
+    /// `precision` (resolved for this CPU: [`Precision::resolve`]) is 8-bit.
+    pub fn load(
+        path: &Path,
+        config: BertConfig,
+        precision: Precision,
+    ) -> Result<Encoder, EmbedError> {
+        let precision = precision.resolve()?;
+        let mut weights = Weights::read(path, &config)?;
+        if precision == Precision::Int8 {
+            for layer in &mut weights.layers {
+                layer.linears_mut().into_iter().for_each(|l| l.quantise());
+            }
+        }
+        Ok(Encoder {
+            config,
+            weights,
+            precision,
+        })
+    }
+
+    /// The precision the linear layers run in ([`Precision::F32`] or [`Precision::Int8`]).
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// One mean-pooled, L2-normalised vector per sequence of token ids (each already
@@ -80,18 +109,19 @@ impl Encoder {
         }
         let eps = c.layer_norm_eps as f32;
         let par = kernels::all_threads();
+        let q = &mut b.quantized;
         for layer in &self.weights.layers {
             kernels::fill_rows(&mut b.qkv, &layer.qkv.bias);
-            kernels::matmul_wt(&b.x, rows, &layer.qkv, &mut b.qkv, true, par);
+            linear(&b.x, rows, &layer.qkv, &mut b.qkv, par, q);
             attention::attention(&b.qkv, &mut b.ctx, &spans, h, c.num_attention_heads);
             kernels::add_rows(&mut b.x, &layer.attn_out.bias);
-            kernels::matmul_wt(&b.ctx, rows, &layer.attn_out, &mut b.x, true, par);
+            linear(&b.ctx, rows, &layer.attn_out, &mut b.x, par, q);
             kernels::layer_norm(&mut b.x, &layer.attn_norm, eps);
             kernels::fill_rows(&mut b.up, &layer.up.bias);
-            kernels::matmul_wt(&b.x, rows, &layer.up, &mut b.up, true, par);
+            linear(&b.x, rows, &layer.up, &mut b.up, par, q);
             kernels::activate(&mut b.up, c.hidden_act);
             kernels::add_rows(&mut b.x, &layer.down.bias);
-            kernels::matmul_wt(&b.up, rows, &layer.down, &mut b.x, true, par);
+            linear(&b.up, rows, &layer.down, &mut b.x, par, q);
             kernels::layer_norm(&mut b.x, &layer.out_norm, eps);
         }
         Ok(spans.iter().map(|s| pool(&b.x, *s, h)).collect())
@@ -117,6 +147,22 @@ impl Encoder {
             }
         }
         kernels::layer_norm(x, &w.embed_norm, self.config.layer_norm_eps as f32);
+    }
+}
+
+/// `out += x·Wᵀ` for `rows` rows of `x`, in the layer's precision (8-bit when it was
+/// quantised at load, else f32 through `gemm`).
+fn linear(
+    x: &[f32],
+    rows: usize,
+    layer: &weights::Linear,
+    out: &mut [f32],
+    par: gemm::Parallelism,
+    q: &mut int8::Quantized,
+) {
+    match &layer.int8 {
+        Some(packed) => int8::matmul(x, rows, packed, out, true, q),
+        None => kernels::matmul_wt(x, rows, layer, out, true, par),
     }
 }
 

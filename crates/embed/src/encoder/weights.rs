@@ -9,6 +9,7 @@ use memmap2::Mmap;
 use safetensors::{Dtype, SafeTensors};
 
 use super::config::BertConfig;
+use super::int8::PackedI8;
 use crate::error::EmbedError;
 
 /// A layer norm's scale and shift.
@@ -21,14 +22,24 @@ pub struct Norm {
 
 /// A linear layer `y = x·Wᵀ + b`, `W` stored as PyTorch does: `out` rows of `in`.
 pub struct Linear {
-    /// `out × in`, row-major.
+    /// `out × in`, row-major (empty once quantised: [`Linear::quantise`]).
     pub weight: Vec<f32>,
+    /// `W` quantised and packed for the 8-bit kernel, when the encoder runs it.
+    pub int8: Option<PackedI8>,
     /// `out`.
     pub bias: Vec<f32>,
     /// Input width.
     pub n_in: usize,
     /// Output width.
     pub n_out: usize,
+}
+
+impl Linear {
+    /// Quantises `W` for the 8-bit kernel and drops its f32 copy (no longer read).
+    pub fn quantise(&mut self) {
+        self.int8 = Some(PackedI8::pack(&self.weight, self.n_out, self.n_in));
+        self.weight = Vec::new();
+    }
 }
 
 /// One transformer layer.
@@ -46,6 +57,18 @@ pub struct Layer {
     pub down: Linear,
     /// The norm after the feed-forward's residual.
     pub out_norm: Norm,
+}
+
+impl Layer {
+    /// The layer's four linear layers.
+    pub fn linears_mut(&mut self) -> [&mut Linear; 4] {
+        [
+            &mut self.qkv,
+            &mut self.attn_out,
+            &mut self.up,
+            &mut self.down,
+        ]
+    }
 }
 
 /// Every weight of the encoder.
@@ -109,6 +132,7 @@ impl Weights {
             Ok(Linear {
                 weight: reader.get(&format!("{name}.weight"), &[n_out, n_in])?,
                 bias: reader.get(&format!("{name}.bias"), &[n_out])?,
+                int8: None,
                 n_in,
                 n_out,
             })
@@ -133,6 +157,7 @@ impl Weights {
             let qkv = Linear {
                 weight: [q.weight, k.weight, v.weight].concat(),
                 bias: [q.bias, k.bias, v.bias].concat(),
+                int8: None,
                 n_in: h,
                 n_out: 3 * h,
             };
