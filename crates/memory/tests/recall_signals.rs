@@ -1,6 +1,7 @@
 //! Recall's signals one at a time and fused, over a real SQLite store: each signal alone
 //! answers only what that signal finds (how the quality harness measures them), and the
-//! fusion keeps a text hit above memories that merely share a common entity.
+//! fusion (RRF k = 10, the graph weighted 0.5) keeps a text hit above memories that
+//! merely share an entity the query names.
 
 use loci_memory::model::EntityInput;
 use loci_memory::recall::{RecallRequest, Signals, recall};
@@ -109,4 +110,46 @@ fn each_signal_alone_answers_only_what_it_finds() {
     let hybrid = ask(&mut s, "billing fetch", Signals::ALL);
     let billing = hybrid.iter().find(|(n, _)| n == "billing").unwrap();
     assert_eq!(billing.1, [true, true, true], "{hybrid:?}");
+}
+
+#[test]
+fn a_text_hit_outranks_memories_that_only_share_a_common_entity() {
+    let (_d, mut s) = open();
+    // Thirty notes about Cargo (the query names the entity), stored first so the old
+    // tie-break by id favoured them; none says anything about build scripts.
+    for i in 0..30 {
+        remember(
+            &mut s,
+            &format!("ws-{i:02}"),
+            &format!("Note {i} about workspaces"),
+            &["Cargo"],
+        );
+    }
+    remember(
+        &mut s,
+        "scripts",
+        "A build script runs before the crate compiles",
+        &[],
+    );
+    let req = RecallRequest {
+        query: "cargo build script".into(),
+        filter: Filter {
+            namespace: "default".into(),
+            ..Filter::default()
+        },
+        ..RecallRequest::default()
+    };
+    let a = recall(&mut s, &NoCode, false, None, &req).unwrap();
+    let top = &a.hits[0];
+    assert_eq!(
+        top.memory.name,
+        "scripts",
+        "{:?}",
+        a.hits.iter().map(|h| &h.memory.name).collect::<Vec<_>>()
+    );
+    // They are still recalled, through the entity, below it.
+    let cargo = a.hits.iter().find(|h| h.memory.name == "ws-00").unwrap();
+    let g = cargo.why.graph.as_ref().unwrap();
+    assert_eq!(g.path, ["entity:Cargo"]);
+    assert!(top.score > cargo.score, "{} {}", top.score, cargo.score);
 }
