@@ -533,3 +533,189 @@ fn an_unknown_extract_mode_or_tool_is_refused_before_storing() {
     let (code, _, _) = llm.run(&["memory", "read", "x"]);
     assert_eq!(code, exit(ErrorKind::NotFound));
 }
+
+/// Runs loci with stdin and stderr on a real pseudo-terminal (python3's `pty`), stdout
+/// on a pipe; waits for the `[y/N]` prompt (deadline 60 s), answers `answer`, and
+/// returns the exit code, stdout (JSON) and everything the terminal showed.
+const PTY_DRIVER: &str = r#"
+import json, os, select, subprocess, sys, time
+answer, argv = sys.argv[1], sys.argv[2:]
+master, slave = os.openpty()
+p = subprocess.Popen(argv, stdin=slave, stderr=slave, stdout=subprocess.PIPE)
+os.close(slave)
+seen, deadline = b"", time.time() + 60
+while b"[y/N]" not in seen:
+    left = deadline - time.time()
+    r = select.select([master], [], [], max(0, left))[0] if left > 0 else []
+    if not r:
+        p.kill()
+        sys.exit("no [y/N] prompt within 60 s; the terminal showed: %r" % seen)
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        chunk = b""
+    if not chunk:
+        sys.exit("loci closed the terminal before prompting: %r" % seen)
+    seen += chunk
+os.write(master, (answer + "\n").encode())
+out = p.stdout.read()
+code = p.wait()
+while True:
+    try:
+        r = select.select([master], [], [], 0)[0]
+        chunk = os.read(master, 4096) if r else b""
+    except OSError:
+        chunk = b""
+    if not chunk:
+        break
+    seen += chunk
+print(json.dumps({"code": code, "stdout": out.decode(), "terminal": seen.decode(errors="replace")}))
+"#;
+
+impl Llm {
+    /// `loci ARGS --json` on a pseudo-terminal, answering the consent prompt.
+    fn run_on_terminal(&self, answer: &str, args: &[&str]) -> (i32, Value, String) {
+        let c = self.cmd();
+        let loci = c.get_program().to_owned();
+        let mut driver = std::process::Command::new("python3");
+        driver
+            .arg("-c")
+            .arg(PTY_DRIVER)
+            .arg(answer)
+            .arg(loci)
+            .args(args)
+            .arg("--json");
+        // The same environment and directory as `cmd()` gives loci.
+        for (k, v) in c.get_envs() {
+            match v {
+                Some(v) => driver.env(k, v),
+                None => driver.env_remove(k),
+            };
+        }
+        if let Some(dir) = c.get_current_dir() {
+            driver.current_dir(dir);
+        }
+        let out = driver.output().unwrap();
+        assert!(
+            out.status.success(),
+            "the pty driver failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let stdout: Value = serde_json::from_str(r["stdout"].as_str().unwrap())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {r}"));
+        (
+            r["code"].as_i64().unwrap() as i32,
+            stdout,
+            r["terminal"].as_str().unwrap().to_string(),
+        )
+    }
+}
+
+#[test]
+fn on_a_terminal_the_batch_above_confirm_tokens_runs_after_y_and_not_after_n() {
+    let llm = Llm::new();
+    for name in ["a", "b", "c"] {
+        let (code, out, _) = llm.run(&[
+            "remember",
+            "--name",
+            name,
+            "The Ledger service writes every charge to Billing.",
+        ]);
+        assert_eq!(code, 0, "{out}");
+    }
+    llm.config("confirmTokens = 10");
+
+    // "n": declined at the prompt, nothing spawned, nothing stored changed.
+    let (code, out, terminal) = llm.run_on_terminal("n", &["memory", "enrich", "--all"]);
+    assert!(terminal.contains("estimate: 3 claude calls"), "{terminal}");
+    assert!(terminal.contains("run it? [y/N]"), "{terminal}");
+    assert_eq!(code, exit(ErrorKind::ConsentRequired), "{out} {terminal}");
+    assert_eq!(llm.calls().len(), 0, "declined, yet the tool ran");
+    for name in ["a", "b", "c"] {
+        let m = llm.read(name);
+        assert!(
+            m["body"].as_str().unwrap().contains("Ledger service"),
+            "{m}"
+        );
+        assert_eq!(m["version"], 1, "{m}");
+        assert_eq!(m["entities"].as_array().unwrap().len(), 0, "{m}");
+    }
+
+    // "y": the batch runs, one call per memory, each enriched.
+    let (code, out, terminal) = llm.run_on_terminal("y", &["memory", "enrich", "--all"]);
+    assert_eq!(code, 0, "{out} {terminal}");
+    assert_eq!(out["done"], 3, "{out}");
+    assert_eq!(llm.calls().len(), 3);
+    for name in ["a", "b", "c"] {
+        let m = llm.read(name);
+        assert!(
+            m["body"].as_str().unwrap().contains("Ledger service"),
+            "{m}"
+        );
+        assert_eq!(m["extraction"]["state"], "done", "{m}");
+        assert_eq!(m["entities"].as_array().unwrap().len(), 2, "{m}");
+    }
+}
+
+#[test]
+fn user_store_extraction_runs_in_the_user_folder_and_stores_there() {
+    let llm = Llm::new();
+    let (code, out, err) = llm.run(&[
+        "remember",
+        "--user",
+        "--name",
+        "ledger-across",
+        "-d",
+        "spans workspaces",
+        "The Ledger service writes every charge to Billing in every repository.",
+        "--extract",
+        "llm",
+    ]);
+    assert_eq!(code, 0, "{out} {err}");
+    assert_eq!(out["extraction"]["state"], "done", "{out}");
+    assert_eq!(out["entities"], serde_json::json!(["Billing", "Ledger"]));
+
+    // What the stand-in got: the memory in the prompt on stdin, run in the user
+    // store's folder (LOCI_HOME), not the workspace.
+    let calls = llm.calls();
+    assert_eq!(calls.len(), 1);
+    let prompt = calls[0]["stdin"].as_str().unwrap();
+    assert!(prompt.contains("ledger-across"), "{prompt}");
+    assert!(prompt.contains("spans workspaces"), "{prompt}");
+    assert!(prompt.contains("in every repository"), "{prompt}");
+    assert_eq!(
+        canonical(Path::new(calls[0]["cwd"].as_str().unwrap())),
+        canonical(llm.env.home.path())
+    );
+
+    // Stored in the user store, with its entities and relationship; the workspace
+    // store has no such memory.
+    let (code, m, err) = llm.run(&["memory", "read", "--user", "ledger-across"]);
+    assert_eq!(code, 0, "{m} {err}");
+    assert_eq!(m["extraction"]["state"], "done", "{m}");
+    assert_eq!(m["extraction"]["relationships"], 1, "{m}");
+    let (_, h, _) = llm.run(&["memory", "history", "--user", "ledger-across"]);
+    let ops: Vec<&str> = h["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["create", "enrich"]);
+    let (_, graph, _) = llm.run(&["memory", "graph-export", "--user", "--format", "json"]);
+    let text = graph["text"].as_str().unwrap();
+    assert!(text.contains("writes_to"), "{text}");
+    let (code, w, _) = llm.run(&["memory", "read", "ledger-across"]);
+    assert_eq!(code, exit(ErrorKind::NotFound), "{w}");
+    assert!(
+        llm.env.home.path().join("memory.db").is_file(),
+        "the user store is beside the registry"
+    );
+
+    // enrich --user redoes it there.
+    let (code, out, err) = llm.run(&["memory", "enrich", "--user", "ledger-across"]);
+    assert_eq!(code, 0, "{out} {err}");
+    assert_eq!(out["done"], 1, "{out}");
+    assert_eq!(llm.calls().len(), 2);
+}

@@ -4,21 +4,28 @@
 //!
 //! ```text
 //! cargo run --release -p loci-embed --example recall_eval -- --set DIR \
-//!     [--methods fts,vectors] [--models DIR] [--command 'PROGRAM ARGS'] [--limit N]
+//!     [--methods fts,vectors] [--models DIR] [--cache DIR] [--limit N] \
+//!     [[--label NAME] --command 'PROGRAM ARGS']...
 //! ```
 //!
 //! Built in: `fts` (SQLite FTS5, BM25, the query's words OR'ed) and `vectors` (the
-//! embedder, exact cosine over every memory). Any other retriever (the memory's hybrid
-//! recall) plugs in with `--command`: it is run once through `sh -c`, with
+//! embedder, exact cosine over every memory, whole text; the vectors are cached in
+//! `--cache`, default `DIR/cache`, so a rerun embeds nothing). Any other retriever (the
+//! memory's recall: `examples/memory_recall.rs`) plugs in with `--command`, repeatable,
+//! each row named by the `--label` before it: it is run once through `sh -c`, with
 //! `LOCI_EVAL_CORPUS` naming corpus.jsonl and `LOCI_EVAL_K` the depth; it reads one
 //! `{"n": N, "query": "..."}` per line on stdin and writes one
 //! `{"n": N, "hits": ["id", ...]}` per line (best first) on stdout. `--answer fts`
 //! makes this example such a command (the protocol's reference).
 
+#[path = "common/vector_cache.rs"]
+mod vector_cache;
+
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use loci_memory::Embedder as _;
 use loci_supervisor::{EnvPolicy, SpawnSpec, Supervisor};
 use rusqlite::Connection;
 
@@ -40,7 +47,9 @@ fn main() -> Result<(), Error> {
     let mut set: Option<PathBuf> = None;
     let mut methods = "fts,vectors".to_string();
     let mut models: Option<PathBuf> = None;
-    let mut command: Option<String> = None;
+    let mut commands: Vec<(String, String)> = Vec::new();
+    let mut label: Option<String> = None;
+    let mut cache: Option<PathBuf> = None;
     let mut answer: Option<String> = None;
     let mut limit = 0usize;
     let mut args = std::env::args().skip(1);
@@ -50,7 +59,13 @@ fn main() -> Result<(), Error> {
             "--set" => set = Some(value()?.into()),
             "--methods" => methods = value()?,
             "--models" => models = Some(value()?.into()),
-            "--command" => command = Some(value()?),
+            "--label" => label = Some(value()?),
+            "--command" => {
+                let cmd = value()?;
+                let name = label.take().unwrap_or_else(|| format!("command: {cmd}"));
+                commands.push((name, cmd));
+            }
+            "--cache" => cache = Some(value()?.into()),
             "--answer" => answer = Some(value()?),
             "--limit" => limit = value()?.parse()?,
             other => return Err(format!("unknown argument {other}").into()),
@@ -61,6 +76,7 @@ fn main() -> Result<(), Error> {
         return answer_protocol(&method, Path::new(&corpus));
     }
     let set = set.ok_or("--set DIR is required")?;
+    let cache = cache.unwrap_or_else(|| set.join("cache"));
     let docs = read_corpus(&set.join("corpus.jsonl"))?;
     let mut queries = read_queries(&set.join("queries.jsonl"))?;
     if limit > 0 {
@@ -72,7 +88,7 @@ fn main() -> Result<(), Error> {
         let started = Instant::now();
         let hits = match method {
             "fts" => fts_search(&docs, &queries)?,
-            "vectors" => vector_search(&docs, &queries, models.as_deref())?,
+            "vectors" => vector_search(&docs, &queries, models.as_deref(), &cache)?,
             other => return Err(format!("unknown method {other} (fts, vectors)").into()),
         };
         rows.push((
@@ -81,14 +97,10 @@ fn main() -> Result<(), Error> {
             started.elapsed(),
         ));
     }
-    if let Some(cmd) = &command {
+    for (name, cmd) in &commands {
         let started = Instant::now();
         let hits = command_search(cmd, &set.join("corpus.jsonl"), &queries)?;
-        rows.push((
-            format!("command: {cmd}"),
-            score(&queries, &hits),
-            started.elapsed(),
-        ));
+        rows.push((name.clone(), score(&queries, &hits), started.elapsed()));
     }
     println!("| method | recall@1 | recall@5 | recall@10 | time |");
     println!("|---|---|---|---|---|");
@@ -204,12 +216,13 @@ fn vector_search(
     docs: &[Doc],
     queries: &[Query],
     models: Option<&Path>,
+    cache: &Path,
 ) -> Result<Vec<Vec<String>>, Error> {
     let models = match models {
         Some(m) => m.to_path_buf(),
         None => default_models_dir().ok_or("no data dir: pass --models")?,
     };
-    let embedder = loci_embed::Embedder::load_installed(&models)?;
+    let embedder = vector_cache::CachedEmbedder::open(&models, cache)?;
     let started = Instant::now();
     let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
     let doc_vecs = embedder.embed(&texts)?;

@@ -15,8 +15,13 @@ use crate::model::{CodeKey, MemorySummary};
 use crate::store::{Filter, MemoryStore};
 use crate::vector::{self, Embedder};
 
-/// The RRF constant (ranks are fused as `1 / (K + rank)`).
-pub const RRF_K: f64 = 60.0;
+/// The RRF constant (ranks are fused as `w / (K + rank)`). 10, not the customary 60:
+/// on the documentation quality set (docs/performance.md) a text or vector hit near
+/// the top of its list is worth more than agreement far down both lists.
+pub const RRF_K: f64 = 10.0;
+/// The graph's weight in the fusion (full text and vectors weigh 1): what it adds is
+/// weaker evidence (an entity shared, not the query's words or meaning).
+pub const GRAPH_WEIGHT: f64 = 0.5;
 /// Candidates each source contributes.
 pub const CANDIDATES: usize = 50;
 /// Default hits returned.
@@ -37,6 +42,55 @@ pub struct RecallRequest {
     pub files: Vec<String>,
     /// At most this many hits.
     pub limit: usize,
+    /// Which signals run: all three by default (hybrid recall); one alone measures
+    /// that signal on its own (the quality harness, docs/performance.md).
+    pub signals: Signals,
+}
+
+/// Which of recall's three signals take part. With full text or vectors off, their
+/// hits also stop seeding the graph's "shares an entity with the best hits" step, so
+/// graph alone is the entities and code the query names and what they reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signals {
+    /// FTS5 BM25.
+    pub fts: bool,
+    /// Vector k-NN (when an embedder is given).
+    pub vectors: bool,
+    /// Graph expansion (entities, relationships, code).
+    pub graph: bool,
+}
+
+impl Default for Signals {
+    fn default() -> Self {
+        Signals::ALL
+    }
+}
+
+impl Signals {
+    /// All three: hybrid recall.
+    pub const ALL: Signals = Signals {
+        fts: true,
+        vectors: true,
+        graph: true,
+    };
+    /// Only full text.
+    pub const FTS: Signals = Signals {
+        fts: true,
+        vectors: false,
+        graph: false,
+    };
+    /// Only vectors.
+    pub const VECTORS: Signals = Signals {
+        fts: false,
+        vectors: true,
+        graph: false,
+    };
+    /// Only the graph.
+    pub const GRAPH: Signals = Signals {
+        fts: false,
+        vectors: false,
+        graph: true,
+    };
 }
 
 /// A source's view of one hit.
@@ -72,7 +126,8 @@ pub struct RecallHit {
     /// The memory.
     #[serde(flatten)]
     pub memory: MemorySummary,
-    /// The fused score (sum of `1 / (60 + rank)` over the sources).
+    /// The fused score: the sum over the sources of `w / (10 + rank)` (`w` 1 for full
+    /// text and vectors, 0.5 for the graph).
     pub score: f64,
     /// Why it ranked.
     pub why: Why,
@@ -164,7 +219,14 @@ pub fn recall(
         req.limit
     };
     let terms = query_terms(&req.query);
-    let fts = store.fts(&terms, &req.filter, CANDIDATES)?;
+    let signals = req.signals;
+    let fts = if signals.fts {
+        store.fts(&terms, &req.filter, CANDIDATES)?
+    } else {
+        Vec::new()
+    };
+    let installed = embedder.is_some();
+    let embedder = embedder.filter(|_| signals.vectors);
 
     let (vectors, vec_hits) = match embedder {
         Some(m) if !req.query.trim().is_empty() => {
@@ -190,6 +252,15 @@ pub fn recall(
                 state: "on".into(),
                 model: Some(m.model_id().into()),
                 hint: None,
+                ..VectorsState::default()
+            },
+            Vec::new(),
+        ),
+        None if installed => (
+            VectorsState {
+                state: "off".into(),
+                model: None,
+                hint: Some("vectors were not asked for (signals)".into()),
                 ..VectorsState::default()
             },
             Vec::new(),
@@ -352,10 +423,10 @@ pub fn recall(
     }
     let mut graph_list: Vec<(i64, Graphed)> = graphed.into_iter().collect();
     graph_list.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
-    graph_list.truncate(CANDIDATES);
+    graph_list.truncate(if signals.graph { CANDIDATES } else { 0 });
     for (rank, (id, g)) in graph_list.into_iter().enumerate() {
         let e = fused.entry(id).or_default();
-        e.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
+        e.0 += GRAPH_WEIGHT / (RRF_K + rank as f64 + 1.0);
         e.1.graph = Some(SourceRank {
             rank: rank + 1,
             score: g.score,

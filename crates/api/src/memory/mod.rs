@@ -519,6 +519,7 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
         symbols,
         files,
         limit,
+        ..Default::default()
     };
     let mut answer = match recall::recall(&mut c.store, &c.code, have, vectors::for_recall(), &r) {
         // The query could not be embedded: full text and graph still answer, and say so.

