@@ -86,7 +86,8 @@ impl<'a> Ctx<'a> {
 
     /// `this.name()` in a class that does not define `name` itself: the member of the
     /// nearest base that does ([`Ctx::resolve_super`]); `None` when the class has its
-    /// own (the same-parent rule links it) or no base has one.
+    /// own (the same-parent rule links it), no base has one, or only an interface
+    /// declares it.
     pub(super) fn resolve_inherited(
         &self,
         name: &str,
@@ -103,7 +104,23 @@ impl<'a> Ctx<'a> {
         if own {
             return None;
         }
-        self.resolve_super(name, from, wanted)
+        // A member only an interface declares is one the class defines some other way
+        // (a property holding a function, `now: () => number`): not that declaration.
+        let found = self.resolve_super(name, from, wanted)?;
+        let declared_only = found.iter().all(|(s, _)| self.owner_is_interface(s));
+        (!declared_only).then_some(found)
+    }
+
+    /// Whether the type that holds `s` is an interface.
+    fn owner_is_interface(&self, s: &Sym) -> bool {
+        let Some(owner) = crate::extract::split_qualified(&s.qualified_name).0 else {
+            return false;
+        };
+        let owner = crate::extract::split_qualified(owner).1;
+        self.table
+            .by_name
+            .get(owner)
+            .is_some_and(|d| d.iter().any(|t| t.kind == SymbolKind::Interface))
     }
 
     /// `x.name()` where `x` is of a TypeScript interface type that declares `name` (or
