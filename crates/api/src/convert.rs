@@ -93,6 +93,12 @@ impl From<GraphError> for ApiError {
                     .hint("name one candidate as path:name or Qualified::name")
                     .detail(detail)
             }
+            GraphError::NoSuchOverload { ref overloads, .. } => {
+                let detail = serde_json::json!({ "overloads": overloads });
+                ApiError::new(ErrorKind::NotFound, e.to_string())
+                    .hint("name one of them by its arity (`Type.method/N`), or drop the arity")
+                    .detail(detail)
+            }
             GraphError::Invalid(_) => ApiError::new(ErrorKind::InvalidInput, e.to_string()),
             GraphError::TooLong { .. } => ApiError::new(ErrorKind::TooLong, e.to_string()),
             GraphError::NoIndex(_) => ApiError::new(ErrorKind::NoIndex, e.to_string())

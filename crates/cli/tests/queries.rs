@@ -296,3 +296,62 @@ fn callers_and_def_take_a_crate_path_through_pub_use_reexports() {
     let (code, _) = env.json(&["def", "my_core::Motor::stop"]);
     assert_eq!(code, i32::from(loci_api::ErrorKind::NotFound.exit().code()));
 }
+
+#[test]
+fn callers_of_one_overload_by_arity_and_a_bad_arity_lists_the_overloads() {
+    let env = Env::new();
+    env.write(&[
+        (
+            "pool/Pool.java",
+            "package pool;\nclass Pool {\n    void interrupt() { interrupt(false); }\n    void interrupt(boolean one) {}\n}\n",
+        ),
+        (
+            "pool/User.java",
+            "package pool;\nclass User {\n    void stop(Pool p) { p.interrupt(); }\n    void one(Pool p) { p.interrupt(true); }\n}\n",
+        ),
+    ]);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    let (code, out) = env.json(&["callers", "Pool.interrupt/0"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        names(&out["target_symbols"], "signature"),
+        ["void interrupt()"]
+    );
+    assert_eq!(names(&out["reached"], "path"), ["pool/User.java"]);
+    let (code, out) = env.json(&["callers", "Pool.interrupt/1"]);
+    assert_eq!(code, 0, "{out}");
+    let mut callers: Vec<String> = out["reached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["symbol"]["qualified_name"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    callers.sort();
+    assert_eq!(callers, ["Pool.interrupt", "User.one"]);
+
+    let (code, out) = env.json(&["callers", "Pool.interrupt/3"]);
+    assert_eq!(
+        code,
+        i32::from(loci_api::ErrorKind::NotFound.exit().code()),
+        "{out}"
+    );
+    assert_eq!(out["error"]["kind"], "not_found");
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Pool.interrupt/3") && message.contains("pool/Pool.java:Pool.interrupt/0"),
+        "{message}"
+    );
+    assert_eq!(
+        out["error"]["detail"]["overloads"],
+        serde_json::json!([
+            "pool/Pool.java:Pool.interrupt/0",
+            "pool/Pool.java:Pool.interrupt/1"
+        ])
+    );
+}

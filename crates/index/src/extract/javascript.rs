@@ -14,10 +14,10 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    super::receivers::javascript(c, node);
+    super::receivers_js::javascript(c, node);
     match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
             if is_overload(c, node) {
@@ -201,28 +201,43 @@ fn callback_types(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
     (!out.is_empty()).then(|| out.join(";"))
 }
 
-/// An untyped function passed as an argument (`operate((source, subscriber) => ..)`):
-/// each untyped parameter is bound to the marker `callee(@<argument>.<parameter>)`,
+/// An untyped function passed as an argument (`operate((source, subscriber) => ..)`,
+/// `new Observable((subscriber) => ..)`, either branch of a conditional argument):
+/// each untyped parameter is bound to the marker `callee(@<argument>.<parameter>)`
+/// (`new C(@0.0)` for a construction),
 /// which resolution replaces by the type the callee's declaration gives that
 /// parameter of that callback ([`callback_types`]).
 fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
-    let Some(args) = node.parent().filter(|p| p.kind() == "arguments") else {
+    // The argument the function is, or a branch of (`cond ? (s) => .. : init`).
+    let mut argument = node;
+    while let Some(p) = argument
+        .parent()
+        .filter(|p| matches!(p.kind(), "ternary_expression" | "parenthesized_expression"))
+    {
+        argument = p;
+    }
+    let Some(args) = argument.parent().filter(|p| p.kind() == "arguments") else {
         return;
     };
-    let Some(call) = args.parent().filter(|p| p.kind() == "call_expression") else {
+    // `f(cb)`, `x.f(cb)`, and `new C(cb)`: C's constructor declares the types.
+    let Some((call, field, new)) = args.parent().and_then(|p| match p.kind() {
+        "call_expression" => Some((p, "function", "")),
+        "new_expression" => Some((p, "constructor", "new ")),
+        _ => None,
+    }) else {
         return;
     };
     let Some(callee) = call
-        .child_by_field_name("function")
+        .child_by_field_name(field)
         .filter(|f| matches!(f.kind(), "identifier" | "member_expression"))
     else {
         return;
     };
-    let callee = compact(c.text(callee), MAX_QUALIFIER);
+    let callee = format!("{new}{}", compact(c.text(callee), MAX_QUALIFIER));
     let Some(index) = super::collector::named_children(args)
         .into_iter()
         .filter(|a| a.kind() != "comment")
-        .position(|a| a.id() == node.id())
+        .position(|a| a.id() == argument.id())
     else {
         return;
     };
@@ -674,9 +689,12 @@ fn callee(c: &mut Collector<'_>, function: Node<'_>) {
             let Some(property) = function.child_by_field_name("property") else {
                 return;
             };
-            let qualifier = function.child_by_field_name("object").map(|o| c.text(o));
+            // `a?.m()`, `a?.b.m()`, `a!.m()`: the same receiver as `a.m()`, `a.b.m()`.
+            let qualifier = function
+                .child_by_field_name("object")
+                .map(|o| super::receivers_js::plain_chain(c.text(o)));
             let name = c.text(property);
-            c.reference(property, name, qualifier, RefKind::Call);
+            c.reference(property, name, qualifier.as_deref(), RefKind::Call);
         }
         _ => {}
     }

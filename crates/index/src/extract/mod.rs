@@ -23,6 +23,7 @@ mod parser;
 mod php;
 mod python;
 mod receivers;
+mod receivers_js;
 mod ruby;
 mod rust;
 mod rust_tokens;

@@ -325,7 +325,9 @@ impl Collector<'_> {
             .filter(|(b, f)| is_identifier(b.trim()) && is_identifier(f.trim()))?;
         let base = base.trim().trim_start_matches('$');
         let owner = match base {
-            "self" | "this" => self.enclosing_type()?,
+            // A function's declared `this: T` (TypeScript) before the enclosing class.
+            "this" => self.var_type(base).or_else(|| self.enclosing_type())?,
+            "self" => self.enclosing_type()?,
             _ => self.var_type(base)?,
         };
         self.types()
@@ -583,91 +585,6 @@ fn python_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
     let function = c.field_text(value, "function")?;
     let (_, name) = split_qualified(function);
     type_like(name).then(|| name.to_string())
-}
-
-/// JavaScript/TypeScript: `const x = new Foo()`, `x: Foo` parameters and variables,
-/// class fields with a type or a `new`, `this.x = new Foo()`.
-pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
-    let annotated = |c: &Collector<'_>, n: Node<'_>| {
-        c.field_text(n, "type")
-            .map(|t| t.trim_start_matches(':').trim().to_string())
-    };
-    match node.kind() {
-        "variable_declarator" => {
-            let Some(name) = node
-                .child_by_field_name("name")
-                .filter(|n| n.kind() == "identifier")
-            else {
-                return;
-            };
-            let value = node.child_by_field_name("value");
-            let ty = annotated(c, node).or_else(|| js_constructed(c, value?));
-            let name = c.text(name);
-            match (ty, value) {
-                (Some(ty), _) => c.bind(name, &ty),
-                (None, Some(v)) if v.kind() == "call_expression" => {
-                    // A module, not an object of some type.
-                    if !c.bind_method_call(name, c.text(v))
-                        && let Some(f) = c.field_text(v, "function").filter(|f| *f != "require")
-                    {
-                        c.bind_call(name, f);
-                    }
-                }
-                _ => {}
-            }
-        }
-        "required_parameter" | "optional_parameter" => {
-            if let (Some(pattern), Some(ty)) =
-                (node.child_by_field_name("pattern"), annotated(c, node))
-                && pattern.kind() == "identifier"
-            {
-                let name = c.text(pattern);
-                c.bind(name, &ty);
-            }
-        }
-        "public_field_definition" | "field_definition" => {
-            let name = node
-                .child_by_field_name("name")
-                .or_else(|| node.child_by_field_name("property"))
-                .map(|n| c.text(n));
-            let ty = annotated(c, node)
-                .or_else(|| js_constructed(c, node.child_by_field_name("value")?));
-            if let (Some(name), Some(ty)) = (name, ty) {
-                c.bind_field(name, &ty);
-            }
-        }
-        "assignment_expression" => {
-            let (Some(left), Some(ty)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right")
-                    .and_then(|v| js_constructed(c, v)),
-            ) else {
-                return;
-            };
-            match left.kind() {
-                "identifier" => {
-                    let name = c.text(left);
-                    c.bind(name, &ty);
-                }
-                "member_expression" if c.field_text(left, "object") == Some("this") => {
-                    if let Some(field) = c.field_text(left, "property") {
-                        c.bind_field(field, &ty);
-                    }
-                }
-                _ => {}
-            }
-        }
-        _ => {}
-    }
-}
-
-/// `new Foo(..)`, `new ns.Foo(..)`.
-fn js_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
-    match value.kind() {
-        "new_expression" => c.field_text(value, "constructor").map(str::to_string),
-        "await_expression" | "parenthesized_expression" => js_constructed(c, value.named_child(0)?),
-        _ => None,
-    }
 }
 
 /// Java: typed locals, fields and parameters (`Foo x`, `var x = new Foo()`).

@@ -6,6 +6,7 @@ mod prefilter;
 mod refs;
 mod search;
 mod select;
+mod select_arity;
 mod traverse;
 
 use std::path::{Path, PathBuf};
@@ -64,6 +65,18 @@ pub enum QueryError {
         selector: String,
         /// Every matching definition.
         candidates: Vec<SymbolInfo>,
+    },
+    /// A selector with an arity (`Pool.interrupt/3`) named definitions, none of them
+    /// taking that many arguments: what there is, so the caller can pick one.
+    #[error("`{selector}`: no overload takes {arity} arguments; there are: {}", .overloads.join(", "))]
+    NoSuchOverload {
+        /// The selector as given.
+        selector: String,
+        /// The arity asked for (`3`, `1+`).
+        arity: String,
+        /// Every definition of that name, as `path:Qualified.name/arity` (`?` when its
+        /// language records none).
+        overloads: Vec<String>,
     },
     /// The input is not valid (a bad glob, regex or kind).
     #[error("{0}")]

@@ -1,5 +1,5 @@
-//! Naming definitions: selectors (`name`, `Qualified::name`, `path/to/file.rs:name`)
-//! and `find` by name or glob.
+//! Naming definitions: selectors (`name`, `Qualified::name`, `path/to/file.rs:name`,
+//! any of them with an overload's arity: `Pool.interrupt/1`) and `find` by name or glob.
 
 use rusqlite::types::Value;
 
@@ -125,19 +125,36 @@ fn single_colon(text: &str) -> Option<usize> {
 }
 
 /// Every definition a selector names. With `allow_many` false, more than one is an
-/// [`QueryError::Ambiguous`] error listing them.
+/// [`QueryError::Ambiguous`] error listing them. A trailing arity (`/2`, `/1+`) keeps
+/// the overloads a call with that many arguments reaches; when the name is defined but
+/// none fits, [`QueryError::NoSuchOverload`] lists the ones there are.
 pub fn resolve_selector(
     graph: &Graph,
     text: &str,
     allow_many: bool,
 ) -> Result<Vec<SymbolInfo>, QueryError> {
+    check_length("selector", text)?;
+    let (named, arity) = super::select_arity::split(text);
+    let found = resolve_named(graph, named)?;
+    match arity {
+        // Every definition of the name, then the overloads of that arity among them.
+        Some(wanted) if !found.is_empty() => {
+            let kept = super::select_arity::keep(graph, text, wanted, found)?;
+            choose(text, kept, allow_many)
+        }
+        _ => choose(text, found, allow_many),
+    }
+}
+
+/// Every definition a selector without an arity names (none: an empty list).
+fn resolve_named(graph: &Graph, text: &str) -> Result<Vec<SymbolInfo>, QueryError> {
     let selector = Selector::parse(text)?;
     let err = QueryError::sqlite(&graph.index_path);
     // A Rust path through a crate's name: the module graph names the definition itself.
     if let Selector::Qualified(segs) = &selector {
         let found = by_crate_path(graph, segs)?;
         if !found.is_empty() {
-            return choose(text, found, allow_many);
+            return Ok(found);
         }
     }
     let (sql, path) = match &selector {
@@ -168,7 +185,7 @@ pub fn resolve_selector(
                 || selector.matches_qualified(&module_qualified(s))
         })
         .collect();
-    choose(text, found, allow_many)
+    Ok(found)
 }
 
 /// The definitions a selector named: one, or several when `allow_many`; none is

@@ -284,10 +284,13 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
             }
         };
         let qualifier = r.qualifier.as_deref();
-        let by_caller = qualifier.is_some_and(|q| {
-            SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1) || typed::is_super(q)
-        });
         let receiver = r.receiver.as_deref();
+        // `this.m()` where the function declares `this: T` is a call on a `T`.
+        let by_caller = qualifier.is_some_and(|q| {
+            (SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1)
+                && !typed::is_typed_this(q, receiver))
+                || typed::is_super(q)
+        });
         let key = (
             r.name.as_str(),
             qualifier,
@@ -299,7 +302,13 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         );
         let supers = qualifier
             .filter(|q| typed::is_super(q))
-            .and_then(|_| ctx.resolve_super(&r.name, r.from, &wanted));
+            .and_then(|_| ctx.resolve_super(&r.name, r.from, &wanted))
+            .or_else(|| {
+                // `this.m()` where the class inherits `m`: the nearest base's.
+                (by_caller && qualifier == Some("this"))
+                    .then(|| ctx.resolve_inherited(&r.name, r.from, &wanted))
+                    .flatten()
+            });
         let targets = memo.entry(key).or_insert_with(|| {
             let found = match receiver {
                 _ if supers.is_some() => supers.unwrap_or_default(),
@@ -429,7 +438,9 @@ impl<'a> Ctx<'a> {
                     .any(|s| matches!(s.kind, SymbolKind::Trait | SymbolKind::Interface))
         });
         if !concrete {
-            return self.resolve(name, qualifier, from, wanted);
+            return self
+                .resolve_on_interface(ty, name, qualifier, from, wanted)
+                .unwrap_or_else(|| self.resolve(name, qualifier, from, wanted));
         }
         let Some(all) = self.table.by_name.get(name) else {
             return Vec::new();

@@ -1,9 +1,12 @@
-//! Two receivers whose type the file does not write but resolution can still find:
+//! Receivers whose type the file does not write but resolution can still find:
 //! the parameter of a callback passed to a function whose declaration types it
 //! (`operate((source, subscriber) => subscriber.next(v))`), and `super` (`super.m()`,
-//! `super().m()`), whose members are the enclosing class's bases'.
+//! `super().m()`), whose members are the enclosing class's bases'; and `this` where a
+//! function declares it (`function f(this: Subscriber<T>) { this.next() }`), which is
+//! then that type, not the enclosing class.
 
 use super::{Confidence, Ctx, MAX_BASE_TYPES, Sym, qualified_ends_with};
+use crate::extract::SymbolKind;
 
 /// What a declared function's stored `returns` holds: the type it returns, then each
 /// callback's parameter types after `;` (`OperatorFunction;0:Observable,Subscriber`).
@@ -38,6 +41,12 @@ pub(super) fn is_callback_marker(receiver: &str) -> bool {
     parse_marker(receiver).is_some()
 }
 
+/// Whether `this.m()` has a receiver type of its own: the function it is in declares
+/// `this: T` (TypeScript), which then decides instead of the enclosing class.
+pub(super) fn is_typed_this(qualifier: &str, receiver: Option<&str>) -> bool {
+    qualifier == "this" && receiver.is_some()
+}
+
 /// Whether a written qualifier is the enclosing class's base: `super` (TypeScript,
 /// JavaScript, Java, Kotlin, Swift), `super()` / `super(C, self)` (Python).
 pub(super) fn is_super(qualifier: &str) -> bool {
@@ -57,16 +66,151 @@ impl<'a> Ctx<'a> {
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<(&'a Sym, Confidence)> {
         let typed = parse_marker(marker).and_then(|(callee, arg, param)| {
-            let (fq, fname) = crate::extract::split_qualified(callee);
-            match self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable())[..] {
-                [(f, _)] => callback_parameter(f, arg, param),
-                _ => None,
-            }
+            let f = match callee.strip_prefix("new ") {
+                Some(class) => self.constructor_of(class, from)?,
+                None => {
+                    let (fq, fname) = crate::extract::split_qualified(callee);
+                    match self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable())[..] {
+                        [(f, _)] => f,
+                        _ => return None,
+                    }
+                }
+            };
+            callback_parameter(f, arg, param)
         });
         match typed {
             Some(ty) => self.resolve_on(ty, name, qualifier, from, wanted),
             None => self.resolve(name, qualifier, from, wanted),
         }
+    }
+
+    /// `this.name()` in a class that does not define `name` itself: the member of the
+    /// nearest base that does ([`Ctx::resolve_super`]); `None` when the class has its
+    /// own (the same-parent rule links it), no base has one, or only an interface
+    /// declares it.
+    pub(super) fn resolve_inherited(
+        &self,
+        name: &str,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Option<Vec<(&'a Sym, Confidence)>> {
+        let class = self.enclosing_class(from?)?;
+        let own = self
+            .table
+            .by_name
+            .get(name)?
+            .iter()
+            .any(|s| s.parent == Some(class.id));
+        if own {
+            return None;
+        }
+        // A member only an interface declares is one the class defines some other way
+        // (a property holding a function, `now: () => number`): not that declaration.
+        let found = self.resolve_super(name, from, wanted)?;
+        let declared_only = found.iter().all(|(s, _)| self.owner_is_interface(s));
+        (!declared_only).then_some(found)
+    }
+
+    /// Whether the type that holds `s` is an interface.
+    fn owner_is_interface(&self, s: &Sym) -> bool {
+        let Some(owner) = crate::extract::split_qualified(&s.qualified_name).0 else {
+            return false;
+        };
+        let owner = crate::extract::split_qualified(owner).1;
+        self.table
+            .by_name
+            .get(owner)
+            .is_some_and(|d| d.iter().any(|t| t.kind == SymbolKind::Interface))
+    }
+
+    /// `x.name()` where `x` is of a TypeScript interface type that declares `name` (or
+    /// one of its bases does, `SchedulerAction<T> extends Subscription`): that member,
+    /// as the type checker names it, and of what the name-based rules find, the members
+    /// of types that implement the interface (a call through it reaches them); never a
+    /// same-named member of an unrelated type. `None` outside TypeScript, for a type
+    /// that is not an interface, or when no interface declares `name`.
+    pub(super) fn resolve_on_interface(
+        &self,
+        ty: &str,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Option<Vec<(&'a Sym, Confidence)>> {
+        let typescript = self
+            .table
+            .files
+            .get(&self.file_id)
+            .is_some_and(|f| matches!(f.ext.as_str(), "ts" | "tsx" | "mts" | "cts"));
+        let interface = self
+            .table
+            .by_name
+            .get(ty)?
+            .iter()
+            .any(|s| s.kind == SymbolKind::Interface);
+        if !typescript || !interface {
+            return None;
+        }
+        let all = self.table.by_name.get(name)?;
+        let types = self.with_bases(ty);
+        let declared: Vec<&'a Sym> = types.iter().find_map(|t| {
+            let members: Vec<&'a Sym> = all
+                .iter()
+                .filter(|s| {
+                    wanted(s)
+                        && s.kind == SymbolKind::Method
+                        && qualified_ends_with(&s.qualified_name, t, name)
+                })
+                .collect();
+            (!members.is_empty()).then_some(members)
+        })?;
+        let confidence = if declared.len() == 1 {
+            Confidence::Exact
+        } else {
+            Confidence::Name
+        };
+        let mut out: Vec<(&'a Sym, Confidence)> =
+            declared.into_iter().map(|s| (s, confidence)).collect();
+        for (s, c) in self.resolve(name, qualifier, from, wanted) {
+            let owner = crate::extract::split_qualified(&s.qualified_name).0;
+            let owner = owner.map(|o| crate::extract::split_qualified(o).1);
+            let implements = owner.is_some_and(|o| self.with_bases(o).contains(&ty));
+            if implements && !out.iter().any(|(o, _)| o.id == s.id) {
+                out.push((s, c));
+            }
+        }
+        Some(out)
+    }
+
+    /// `ty` and its bases, nearest first, at most [`MAX_BASE_TYPES`].
+    fn with_bases<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
+        let mut types = vec![ty];
+        let mut i = 0;
+        while i < types.len() && types.len() < MAX_BASE_TYPES {
+            if let Some(bases) = self.table.bases.get(types[i]) {
+                for b in bases {
+                    if !types.contains(&b.as_str()) {
+                        types.push(b);
+                    }
+                }
+            }
+            i += 1;
+        }
+        types
+    }
+
+    /// The constructor of the one class `class` (as written after `new`) resolves to.
+    fn constructor_of(&self, class: &str, from: Option<i64>) -> Option<&'a Sym> {
+        let (cq, cname) = crate::extract::split_qualified(class);
+        let [(class, _)] = self.resolve(cname, cq, from, &|s: &Sym| s.kind.is_type())[..] else {
+            return None;
+        };
+        let id = class.id;
+        self.table
+            .by_name
+            .get("constructor")?
+            .iter()
+            .find(|s| s.parent == Some(id))
     }
 
     /// `super.name()`: the member of the nearest base of the caller's class that has
