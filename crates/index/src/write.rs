@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use rusqlite::{Transaction, params};
 
+use crate::extract::SymbolKind;
 use crate::parse::Parsed;
 use crate::resolve::Confidence;
 use crate::trigram::TermsBuilder;
@@ -114,6 +115,15 @@ pub(crate) fn write_parsed(
         }
     };
     let facts = &file.facts;
+    if let Some(names) = touched_names.as_deref_mut()
+        && package_changed(file, &old)
+    {
+        // Java/Kotlin definitions keep their qualified names when their file's `package`
+        // changes, so they keep their ids, but every reference to them may now reach
+        // another package's: all their names are touched.
+        names.extend(facts.symbols.iter().map(|s| s.name.clone()));
+        names.extend(old.values().flatten().map(|(_, name, _)| name.clone()));
+    }
     let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
     {
         let mut insert = tx.prepare_cached(
@@ -372,6 +382,27 @@ fn bases_changed(
     Ok(())
 }
 
+/// Whether a Java/Kotlin file's `package` is not the one its stored definitions had.
+fn package_changed(file: &Parsed, old: &OldSymbols) -> bool {
+    if !matches!(file.lang, crate::Lang::Java | crate::Lang::Kotlin) || old.is_empty() {
+        return false;
+    }
+    let module = SymbolKind::Module.name();
+    let new: BTreeSet<&str> = file
+        .facts
+        .symbols
+        .iter()
+        .filter(|s| s.kind == SymbolKind::Module)
+        .map(|s| s.qualified_name.as_str())
+        .collect();
+    let before: BTreeSet<&str> = old
+        .keys()
+        .filter(|(_, kind)| kind == module)
+        .map(|(qualified, _)| qualified.as_str())
+        .collect();
+    new != before
+}
+
 /// A Rust file's `use`s as (module, name, alias); none for a file in another language.
 type Uses = BTreeSet<(String, Option<String>, Option<String>)>;
 
@@ -477,6 +508,15 @@ pub(crate) fn mark_stale(
                  UNION SELECT file_id FROM bases WHERE subject IN (SELECT name FROM stale_names));
              DELETE FROM stale_names;",
         )?;
+    }
+    // A Java/Kotlin package (a touched name with a dot: its Module definition appeared or
+    // disappeared) changes what `import a.b.*` names.
+    let mut on_demand = tx.prepare_cached(
+        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (
+             SELECT file_id FROM imports WHERE name IS NULL AND module = ?1)",
+    )?;
+    for package in names.iter().filter(|n| n.contains('.')) {
+        on_demand.execute([package])?;
     }
     let mut into_removed = tx.prepare_cached(INTO_FILE_SQL)?;
     for id in removed {

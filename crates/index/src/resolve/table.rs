@@ -19,6 +19,7 @@ pub(crate) struct TableBuilder {
     python_files: HashMap<String, i64>,
     js: super::js_modules::JsModules,
     go: super::go_modules::GoModules,
+    java: super::java_packages::JavaPackages,
     bases: HashMap<String, Vec<String>>,
 }
 
@@ -44,6 +45,11 @@ impl TableBuilder {
         self.rust.uses.entry(file_id).or_default().push(u);
     }
 
+    /// Records the package a Java/Kotlin file declares.
+    pub(super) fn set_java_package(&mut self, file_id: i64, package: &str) {
+        self.java.set_package(file_id, package);
+    }
+
     pub(super) fn add_symbol(&mut self, name: String, sym: Sym) {
         self.by_name.entry(name).or_default().push(sym);
     }
@@ -52,6 +58,7 @@ impl TableBuilder {
         self.rust.add_file(id, path);
         self.js.add_file(id, path);
         self.go.add_file(id, path);
+        self.java.add_file(id, path);
         if path.ends_with(".py") {
             self.python_files.insert(path.to_string(), id);
         }
@@ -77,6 +84,14 @@ impl TableBuilder {
         self.add_file(file_id, path);
         let id_of = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
         let mut own = Vec::with_capacity(facts.symbols.len());
+        if super::java_packages::is_java_like(path)
+            && let Some(package) = facts
+                .symbols
+                .iter()
+                .find(|s| s.kind == crate::extract::SymbolKind::Module && s.parent.is_none())
+        {
+            self.java.set_package(file_id, &package.qualified_name);
+        }
         for (s, &id) in facts.symbols.into_iter().zip(ids) {
             let sym = Sym {
                 id,
@@ -156,8 +171,10 @@ impl TableBuilder {
             python_files,
             js,
             go,
+            mut java,
             mut bases,
         } = self;
+        java.finish();
         for names in bases.values_mut() {
             names.sort_unstable();
             names.dedup();
@@ -182,6 +199,7 @@ impl TableBuilder {
             python_files,
             js,
             go,
+            java,
             bases,
         }
     }
