@@ -420,7 +420,7 @@ fn rust_uses(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<Uses> {
 /// A Rust file's `use`s are what it re-exports to the paths of other files (`pub use
 /// sync::run` in `lib.rs` is what `my_crate::run()` resolves through): the names a
 /// changed `use` binds go into `touched_names`, and a changed glob `use`, which can
-/// bring in any name, marks every Rust file.
+/// bring in any name, or a changed `#[path]` module declaration, marks every Rust file.
 fn reexports_changed(
     tx: &Transaction<'_>,
     old: &Uses,
@@ -428,7 +428,13 @@ fn reexports_changed(
     touched_names: &mut HashSet<String>,
 ) -> rusqlite::Result<()> {
     let mut glob = false;
-    for (_, name, alias) in old.symmetric_difference(new) {
+    for (module, name, alias) in old.symmetric_difference(new) {
+        // A `#[path]` module declaration (its module is a file path) moves a module to
+        // another file: any Rust path through it may now reach other definitions.
+        if module.contains('/') {
+            glob = true;
+            continue;
+        }
         match (alias, name.as_deref()) {
             (Some(alias), _) => {
                 touched_names.insert(alias.clone());

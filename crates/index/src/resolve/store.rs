@@ -180,6 +180,9 @@ pub(crate) fn load_table(
     for (file_id, u) in &uses {
         table.add_use(*file_id, u.clone());
     }
+    for (file_id, qualified, start, end) in load_rust_inline_modules(conn)? {
+        table.add_rust_inline(file_id, &qualified, start, end);
+    }
     let mut stmt = conn.prepare_cached(
         "SELECT s.file_id, s.qualified_name FROM files f JOIN symbols s ON s.file_id = f.id
          WHERE f.lang IN (?1, ?2) AND s.kind = ?3 AND s.parent_id IS NULL",
@@ -231,19 +234,29 @@ pub(crate) fn load_table(
 
 fn load_rust_uses(conn: &Connection) -> rusqlite::Result<Vec<(i64, Use)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT i.file_id, i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id
+        "SELECT i.file_id, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id
          WHERE f.lang = ?1 ORDER BY i.id",
     )?;
     stmt.query_map([crate::Lang::Rust.name()], |r| {
         Ok((
             r.get(0)?,
-            Use {
-                module: r.get(1)?,
-                name: r.get(2)?,
-                alias: r.get(3)?,
-            },
+            Use::new(r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
         ))
     })?
+    .collect()
+}
+
+/// Every Rust file's inline `mod m { .. }` blocks: (file, qualified name, first and last
+/// line).
+fn load_rust_inline_modules(conn: &Connection) -> rusqlite::Result<Vec<(i64, String, i64, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.file_id, s.qualified_name, s.start_line, s.end_line
+         FROM files f JOIN symbols s ON s.file_id = f.id WHERE f.lang = ?1 AND s.kind = ?2",
+    )?;
+    stmt.query_map(
+        params![crate::Lang::Rust.name(), SymbolKind::Module.name()],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?
     .collect()
 }
 

@@ -45,6 +45,11 @@ impl TableBuilder {
         self.rust.uses.entry(file_id).or_default().push(u);
     }
 
+    /// Records an inline `mod m { .. }` of a Rust file.
+    pub(super) fn add_rust_inline(&mut self, file_id: i64, qualified: &str, start: i64, end: i64) {
+        self.rust.add_inline(file_id, qualified, start, end);
+    }
+
     /// Records the package a Java/Kotlin file declares.
     pub(super) fn set_java_package(&mut self, file_id: i64, package: &str) {
         self.java.set_package(file_id, package);
@@ -92,6 +97,19 @@ impl TableBuilder {
         {
             self.java.set_package(file_id, &package.qualified_name);
         }
+        if path.ends_with(".rs") {
+            // Inline `mod m { .. }` blocks (a `mod m;` gives no definition).
+            for s in &facts.symbols {
+                if s.kind == crate::extract::SymbolKind::Module {
+                    self.rust.add_inline(
+                        file_id,
+                        &s.qualified_name,
+                        i64::from(s.span.start_line),
+                        i64::from(s.span.end_line),
+                    );
+                }
+            }
+        }
         for (s, &id) in facts.symbols.into_iter().zip(ids) {
             let sym = Sym {
                 id,
@@ -112,11 +130,12 @@ impl TableBuilder {
             for i in &facts.imports {
                 self.add_use(
                     file_id,
-                    Use {
-                        module: i.module.clone(),
-                        name: i.name.clone(),
-                        alias: i.alias.clone(),
-                    },
+                    Use::new(
+                        i.module.clone(),
+                        i.name.clone(),
+                        i.alias.clone(),
+                        i64::from(i.line),
+                    ),
                 );
             }
         }
@@ -167,7 +186,7 @@ impl TableBuilder {
             mut by_name,
             files,
             by_last_component,
-            rust,
+            mut rust,
             python_files,
             js,
             go,
@@ -175,6 +194,7 @@ impl TableBuilder {
             mut bases,
         } = self;
         java.finish();
+        rust.finish();
         for names in bases.values_mut() {
             names.sort_unstable();
             names.dedup();
