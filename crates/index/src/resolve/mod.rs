@@ -554,15 +554,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The Rust module a reference from `from` is written in: the file's, or the inline
-    /// `mod` its caller is defined in.
-    fn rust_scope(&self, from: Option<i64>) -> rust_paths::Module {
-        let qualified = from
-            .and_then(|id| self.own_symbols.get(&id))
-            .map(|s| s.qualified_name.as_str());
-        self.table.rust.scope_of(self.file_id, qualified)
-    }
-
     /// Whether the file being resolved is in a language where an unqualified call in a
     /// method may name a method of its own class (Java, Kotlin, C#).
     fn implicit_this(&self) -> bool {

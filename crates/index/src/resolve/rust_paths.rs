@@ -559,3 +559,14 @@ impl RustModules {
         Vec::new()
     }
 }
+
+impl super::Ctx<'_> {
+    /// The Rust module a reference from `from` is written in: the file's, or the inline
+    /// `mod` its caller is defined in.
+    pub(super) fn rust_scope(&self, from: Option<i64>) -> Module {
+        let qualified = from
+            .and_then(|id| self.own_symbols.get(&id))
+            .map(|s| s.qualified_name.as_str());
+        self.table.rust.scope_of(self.file_id, qualified)
+    }
+}
