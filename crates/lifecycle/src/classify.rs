@@ -351,7 +351,7 @@ fn classify_inner(
             let mut s = Status::new(
                 State::Drift,
                 format!(
-                    "the index is behind the working tree: {} added, {} changed, {} removed{}{}{}",
+                    "the index is behind the working tree: {} added, {} changed, {} removed{}{}{}{}",
                     report.added,
                     report.changed,
                     report.removed,
@@ -370,6 +370,11 @@ fn classify_inner(
                     },
                     if report.manifests > 0 {
                         ", the crate names in Cargo.toml changed"
+                    } else {
+                        ""
+                    },
+                    if report.module_configs > 0 {
+                        ", the module settings in tsconfig.json/jsconfig.json/go.mod changed"
                     } else {
                         ""
                     }
