@@ -23,6 +23,7 @@
 //! `CONTAINS` edges are not resolution's: they depend on one file alone and are written
 //! with its symbols (`write.rs`).
 
+mod builtins;
 mod go_calls;
 mod go_modules;
 mod import_targets;
@@ -430,6 +431,9 @@ impl<'a> Ctx<'a> {
         // Java/Kotlin: the types of that name the file's imports and package bind it to
         // (none: a type outside the workspace).
         let java_files = concrete.then(|| self.java_receiver_files(ty)).flatten();
+        if !concrete && self.is_builtin_receiver(ty) {
+            return Vec::new();
+        }
         if !concrete || java_files.as_ref().is_some_and(Vec::is_empty) {
             return self.resolve(name, qualifier, from, wanted);
         }
