@@ -11,7 +11,9 @@
 //! What resolution reads besides the source files counts too: a `Cargo.toml` whose
 //! change alters the crate map (a crate renamed, added or removed) is drift, since a
 //! sync re-resolves every Rust file against the new map; a manifest touched without
-//! such a change is not.
+//! such a change is not. So is a `tsconfig.json`/`jsconfig.json` (or a `tsconfig.*.json`
+//! one extends) or a `go.mod` whose change alters the module settings resolution reads
+//! (`paths`, `baseUrl`, `extends`, the `module` path).
 //!
 //! ```no_run
 //! let report = loci_index::drift::drift(&loci_index::drift::DriftOptions::new("/repo")).unwrap();
@@ -25,10 +27,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::crates;
 use crate::parse::{BINARY_SNIFF, is_binary};
 use crate::sync::{DEFAULT_MAX_FILE_BYTES, could_be_source, load_stored, source_lang};
 use crate::walk::{self, Found};
+use crate::{crates, module_configs};
 
 /// Paths named per category in a report (the counts are exact).
 const SAMPLE: usize = 10;
@@ -81,6 +83,10 @@ pub struct DriftReport {
     /// 1 when the index's edges were made by other resolution rules than this build's
     /// (a sync then re-resolves every file), else 0.
     pub rules: u64,
+    /// Module configs (`tsconfig.json`, `jsconfig.json`, `go.mod`) whose change alters
+    /// what resolution reads from them (counted once, 0 or 1: a sync then re-resolves
+    /// every JavaScript/TypeScript or Go file).
+    pub module_configs: u64,
     /// Up to ten example paths per category, `added:`/`changed:`/`removed:`/`outdated:`
     /// prefixed.
     pub sample: Vec<String>,
@@ -92,8 +98,8 @@ impl DriftReport {
         self.pending_work() > 0
     }
 
-    /// How much a sync has to do: files to add, re-extract, remove or re-resolve, and
-    /// a changed crate map.
+    /// How much a sync has to do: files to add, re-extract, remove or re-resolve, a
+    /// changed crate map and changed module configs.
     pub fn pending_work(&self) -> u64 {
         self.added
             + self.changed
@@ -102,6 +108,7 @@ impl DriftReport {
             + self.outdated
             + self.manifests
             + self.rules
+            + self.module_configs
     }
 }
 
@@ -134,20 +141,25 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
         opts.threads
     };
     let mut walked = walk::walk(&opts.root, threads, &|p: &Path| {
-        could_be_source(p) || crates::is_manifest(p)
+        could_be_source(p) || crates::is_manifest(p) || module_configs::is_config(p)
     });
     let (manifests, sources): (Vec<_>, Vec<_>) = std::mem::take(&mut walked.files)
         .into_iter()
-        .partition(|f| crates::is_manifest(&f.abs));
+        .partition(|f| crates::is_manifest(&f.abs) || module_configs::is_config(&f.abs));
     walked.files = sources;
+    let (configs, manifests): (Vec<_>, Vec<_>) = manifests
+        .into_iter()
+        .partition(|f| module_configs::is_config(&f.abs));
     let crates_changed = crates::map_changed(&conn, &manifests).map_err(err)?;
     let rules_outdated = crate::sync::rules_outdated(&conn).map_err(err)?;
+    let configs_changed = module_configs::configs_changed(&conn, &configs).map_err(err)?;
     drop(conn);
 
     let mut report = DriftReport {
         pending_resolve: pending_resolve as u64,
         manifests: u64::from(crates_changed),
         rules: u64::from(rules_outdated),
+        module_configs: u64::from(configs_changed),
         ..DriftReport::default()
     };
     let note = |report: &mut DriftReport, kind: &str, rel: &str| {
@@ -295,6 +307,30 @@ mod tests {
         std::fs::write(dir.path().join("bin.py"), b"\0\x01binary").unwrap();
         std::fs::write(dir.path().join("README"), "no shebang").unwrap();
         assert!(!check(dir.path()).is_drift());
+    }
+
+    #[test]
+    fn a_changed_config_that_tsconfig_extends_is_drift_and_a_touched_one_is_not() {
+        let base = |target: &str| {
+            format!("{{ \"compilerOptions\": {{ \"paths\": {{ \"@x/*\": [\"{target}\"] }} }} }}\n")
+        };
+        let dir = indexed(&[
+            (
+                "tsconfig.json",
+                "{ \"extends\": \"./tsconfig.base.json\" }\n",
+            ),
+            ("tsconfig.base.json", &base("lib/*")),
+            ("lib/a.ts", "export function a() {}\n"),
+        ]);
+        let root = dir.path();
+        std::fs::remove_file(root.join("tsconfig.base.json")).unwrap();
+        std::fs::write(root.join("tsconfig.base.json"), base("lib/*")).unwrap();
+        let r = check(root);
+        assert!(!r.is_drift(), "{r:?}");
+        std::fs::write(root.join("tsconfig.base.json"), base("src/*")).unwrap();
+        let r = check(root);
+        assert_eq!((r.module_configs, r.changed), (1, 0), "{r:?}");
+        assert!(r.is_drift());
     }
 
     #[test]

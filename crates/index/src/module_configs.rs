@@ -6,7 +6,9 @@
 //! As with [`crate::crates`], the parsed settings are kept in `meta` with the files'
 //! stat fingerprints: a run whose config files are unchanged by stat reads none of them.
 //! When the TypeScript settings change every JavaScript/TypeScript file is re-resolved;
-//! when the Go modules change, every Go file.
+//! when the Go modules change, every Go file. Drift ([`crate::drift`]) asks the same
+//! question read-only ([`configs_changed`]), so a changed `paths` or `module` line is
+//! drift and the session-start gate syncs it.
 
 use std::collections::BTreeMap;
 
@@ -160,13 +162,7 @@ pub(crate) struct Refreshed {
 /// changed.
 pub(crate) fn refresh(conn: &Connection, files: &[Found]) -> rusqlite::Result<Refreshed> {
     let before = load_stored(conn)?;
-    let fingerprints: BTreeMap<String, (u64, i64, u64)> = files
-        .iter()
-        .map(|f| {
-            let s = f.stat;
-            (f.rel.display().into_owned(), (s.size, s.mtime_ns, s.inode))
-        })
-        .collect();
+    let fingerprints = fingerprints(files);
     if fingerprints == before.files {
         return Ok(Refreshed {
             configs: before.configs,
@@ -175,6 +171,46 @@ pub(crate) fn refresh(conn: &Connection, files: &[Found]) -> rusqlite::Result<Re
             wrote: false,
         });
     }
+    let configs = read_configs(files);
+    let ts_changed = configs.ts != before.configs.ts;
+    let go_changed = configs.go != before.configs.go;
+    let stored = Stored {
+        files: fingerprints,
+        configs: configs.clone(),
+    };
+    let text = serde_json::to_string(&stored).unwrap_or_else(|_| "{}".into());
+    meta_set(conn, MetaKey::ModuleConfigs, &text)?;
+    Ok(Refreshed {
+        configs,
+        ts_changed,
+        go_changed,
+        wrote: true,
+    })
+}
+
+/// Each config file's stat fingerprint, by its shown relative path.
+fn fingerprints(files: &[Found]) -> BTreeMap<String, (u64, i64, u64)> {
+    files
+        .iter()
+        .map(|f| {
+            let s = f.stat;
+            (f.rel.display().into_owned(), (s.size, s.mtime_ns, s.inode))
+        })
+        .collect()
+}
+
+/// Whether the walked config `files` declare other settings than the stored ones
+/// (drift's question, read-only): none is read when their fingerprints are as stored.
+pub(crate) fn configs_changed(conn: &Connection, files: &[Found]) -> rusqlite::Result<bool> {
+    let before = load_stored(conn)?;
+    if fingerprints(files) == before.files {
+        return Ok(false);
+    }
+    Ok(read_configs(files) != before.configs)
+}
+
+/// The settings the config `files` declare (each one read and parsed), sorted.
+fn read_configs(files: &[Found]) -> ModuleConfigs {
     let mut configs = ModuleConfigs::default();
     for f in files {
         let rel = f.rel.display();
@@ -192,20 +228,7 @@ pub(crate) fn refresh(conn: &Connection, files: &[Found]) -> rusqlite::Result<Re
     }
     configs.ts.sort();
     configs.go.sort();
-    let ts_changed = configs.ts != before.configs.ts;
-    let go_changed = configs.go != before.configs.go;
-    let stored = Stored {
-        files: fingerprints,
-        configs: configs.clone(),
-    };
-    let text = serde_json::to_string(&stored).unwrap_or_else(|_| "{}".into());
-    meta_set(conn, MetaKey::ModuleConfigs, &text)?;
-    Ok(Refreshed {
-        configs,
-        ts_changed,
-        go_changed,
-        wrote: true,
-    })
+    configs
 }
 
 #[cfg(test)]

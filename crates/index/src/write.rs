@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use rusqlite::{Transaction, params};
 
+use crate::extract::SymbolKind;
 use crate::parse::Parsed;
 use crate::resolve::Confidence;
 use crate::trigram::TermsBuilder;
@@ -114,6 +115,15 @@ pub(crate) fn write_parsed(
         }
     };
     let facts = &file.facts;
+    if let Some(names) = touched_names.as_deref_mut()
+        && package_changed(file, &old)
+    {
+        // Java/Kotlin definitions keep their qualified names when their file's `package`
+        // changes, so they keep their ids, but every reference to them may now reach
+        // another package's: all their names are touched.
+        names.extend(facts.symbols.iter().map(|s| s.name.clone()));
+        names.extend(old.values().flatten().map(|(_, name, _)| name.clone()));
+    }
     let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
     {
         let mut insert = tx.prepare_cached(
@@ -372,6 +382,27 @@ fn bases_changed(
     Ok(())
 }
 
+/// Whether a Java/Kotlin file's `package` is not the one its stored definitions had.
+fn package_changed(file: &Parsed, old: &OldSymbols) -> bool {
+    if !matches!(file.lang, crate::Lang::Java | crate::Lang::Kotlin) || old.is_empty() {
+        return false;
+    }
+    let module = SymbolKind::Module.name();
+    let new: BTreeSet<&str> = file
+        .facts
+        .symbols
+        .iter()
+        .filter(|s| s.kind == SymbolKind::Module)
+        .map(|s| s.qualified_name.as_str())
+        .collect();
+    let before: BTreeSet<&str> = old
+        .keys()
+        .filter(|(_, kind)| kind == module)
+        .map(|(qualified, _)| qualified.as_str())
+        .collect();
+    new != before
+}
+
 /// A Rust file's `use`s as (module, name, alias); none for a file in another language.
 type Uses = BTreeSet<(String, Option<String>, Option<String>)>;
 
@@ -389,7 +420,7 @@ fn rust_uses(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<Uses> {
 /// A Rust file's `use`s are what it re-exports to the paths of other files (`pub use
 /// sync::run` in `lib.rs` is what `my_crate::run()` resolves through): the names a
 /// changed `use` binds go into `touched_names`, and a changed glob `use`, which can
-/// bring in any name, marks every Rust file.
+/// bring in any name, or a changed `#[path]` module declaration, marks every Rust file.
 fn reexports_changed(
     tx: &Transaction<'_>,
     old: &Uses,
@@ -397,7 +428,13 @@ fn reexports_changed(
     touched_names: &mut HashSet<String>,
 ) -> rusqlite::Result<()> {
     let mut glob = false;
-    for (_, name, alias) in old.symmetric_difference(new) {
+    for (module, name, alias) in old.symmetric_difference(new) {
+        // A `#[path]` module declaration (its module is a file path) moves a module to
+        // another file: any Rust path through it may now reach other definitions.
+        if module.contains('/') {
+            glob = true;
+            continue;
+        }
         match (alias, name.as_deref()) {
             (Some(alias), _) => {
                 touched_names.insert(alias.clone());
@@ -477,6 +514,15 @@ pub(crate) fn mark_stale(
                  UNION SELECT file_id FROM bases WHERE subject IN (SELECT name FROM stale_names));
              DELETE FROM stale_names;",
         )?;
+    }
+    // A Java/Kotlin package (a touched name with a dot: its Module definition appeared or
+    // disappeared) changes what `import a.b.*` names.
+    let mut on_demand = tx.prepare_cached(
+        "UPDATE files SET resolved = 0 WHERE resolved = 1 AND id IN (
+             SELECT file_id FROM imports WHERE name IS NULL AND module = ?1)",
+    )?;
+    for package in names.iter().filter(|n| n.contains('.')) {
+        on_demand.execute([package])?;
     }
     let mut into_removed = tx.prepare_cached(INTO_FILE_SQL)?;
     for id in removed {

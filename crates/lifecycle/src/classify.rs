@@ -351,7 +351,7 @@ fn classify_inner(
             let mut s = Status::new(
                 State::Drift,
                 format!(
-                    "the index is behind the working tree: {} added, {} changed, {} removed{}{}{}{}",
+                    "the index is behind the working tree: {} added, {} changed, {} removed{}{}{}{}{}",
                     report.added,
                     report.changed,
                     report.removed,
@@ -375,6 +375,11 @@ fn classify_inner(
                     },
                     if report.rules > 0 {
                         ", the edges were linked by older resolution rules"
+                    } else {
+                        ""
+                    },
+                    if report.module_configs > 0 {
+                        ", the module settings in tsconfig.json/jsconfig.json/go.mod changed"
                     } else {
                         ""
                     }

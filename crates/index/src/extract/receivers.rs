@@ -577,12 +577,31 @@ pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
     }
 }
 
-/// `Class(..)` / `mod.Class(..)`: a call of a type-like name.
+/// Python's builtin containers a literal or a call makes (`{}`, `[x for ..]`,
+/// `dict(..)`): a receiver of one of these is no class of the workspace.
+const PYTHON_BUILTINS: &[&str] = &["dict", "list", "set", "frozenset", "tuple", "str", "bytes"];
+
+/// `Class(..)` / `mod.Class(..)`: a call of a type-like name; a literal or a call of a
+/// builtin container (`{}`, `[..]`, `dict(..)`, `"text"`): that builtin.
 fn python_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
+    let literal = match value.kind() {
+        "dictionary" | "dictionary_comprehension" => Some("dict"),
+        "list" | "list_comprehension" => Some("list"),
+        "set" | "set_comprehension" => Some("set"),
+        "tuple" => Some("tuple"),
+        "string" | "concatenated_string" => Some("str"),
+        _ => None,
+    };
+    if let Some(builtin) = literal {
+        return Some(builtin.to_string());
+    }
     if value.kind() != "call" {
         return None;
     }
     let function = c.field_text(value, "function")?;
+    if PYTHON_BUILTINS.contains(&function) {
+        return Some(function.to_string());
+    }
     let (_, name) = split_qualified(function);
     type_like(name).then(|| name.to_string())
 }

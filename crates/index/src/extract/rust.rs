@@ -4,7 +4,10 @@
 //! - `name!(..)` is a reference of kind `Macro`, which only a macro definition answers;
 //!   its tokens are parsed again as code ([`super::embedded`]): as items in item position,
 //!   else as one expression, except for template and data macros ([`NOT_CODE`]);
-//! - a trait's associated type (`type Output;`) is a TypeAlias of the trait.
+//! - a trait's associated type (`type Output;`) is a TypeAlias of the trait;
+//! - `#[path = "x.rs"] mod m;` is an import of module `./x.rs` (the attribute's path,
+//!   `./` prefixed when it has no `/`: a `use` path never has one) under the name `m`;
+//!   a plain `mod m;` gives nothing (the module graph finds `m.rs` or `m/mod.rs`).
 
 use tree_sitter::Node;
 
@@ -13,7 +16,7 @@ use super::collector::{named_children, split_qualified};
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let kind = match node.kind() {
@@ -79,7 +82,16 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     };
     let body = node.child_by_field_name("body");
     if kind == SymbolKind::Module && body.is_none() {
-        // `mod foo;` only points at another file, which defines the module.
+        // `mod foo;` only points at another file, which defines the module; with
+        // `#[path = "x.rs"]` it names that file, recorded as an import of it.
+        if let Some(path) = path_attribute(c, node) {
+            let module = if path.contains('/') {
+                path
+            } else {
+                format!("./{path}")
+            };
+            c.import(node, &module, Some(name), None);
+        }
         return Action::Skip;
     }
     let id = c.def(node, name, kind, body);
@@ -92,6 +104,29 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
     }
     Action::Enter(id)
+}
+
+/// The file a `#[path = ".."]` attribute of an item names (the attributes are the
+/// item's preceding siblings).
+fn path_attribute(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
+    let mut prev = node.prev_named_sibling();
+    while let Some(p) = prev {
+        match p.kind() {
+            "attribute_item" => {
+                let text: String = c.text(p).split_whitespace().collect();
+                if let Some(rest) = text.strip_prefix("#[path=\"")
+                    && let Some(value) = rest.strip_suffix("\"]")
+                    && !value.is_empty()
+                {
+                    return Some(value.to_string());
+                }
+            }
+            "line_comment" | "block_comment" => {}
+            _ => return None,
+        }
+        prev = p.prev_named_sibling();
+    }
+    None
 }
 
 /// Macros whose tokens are templates or data, not code of this file: parsing them would

@@ -58,18 +58,24 @@ impl SymbolTable {
         file: i64,
         imp: &ImportRow,
     ) -> Option<(Vec<i64>, Vec<Option<i64>>)> {
+        // `#[path = "x.rs"] mod m;`: the file it names.
+        if imp.module.contains('/') {
+            let target = self.rust.declared_import(file, &imp.module, imp.line)?;
+            return Some((vec![target], vec![None]));
+        }
+        let from = self.rust.scope_at_line(file, imp.line);
         let module = if imp.module.is_empty() {
-            self.rust.module(file, imp.name.as_deref()?)?
+            self.rust.module(from, imp.name.as_deref()?)?
         } else {
-            self.rust.module(file, &imp.module)?
+            self.rust.module(from, &imp.module)?
         };
         let name = match imp.name.as_deref() {
-            None | Some("*") | Some("self") => return Some((vec![module], vec![None])),
-            Some(_) if imp.module.is_empty() => return Some((vec![module], vec![None])),
+            None | Some("*") | Some("self") => return Some((vec![module.file], vec![None])),
+            Some(_) if imp.module.is_empty() => return Some((vec![module.file], vec![None])),
             Some(name) => name,
         };
         if let Some(child) = self.rust.module(module, &format!("self::{name}")) {
-            return Some((vec![child], vec![None]));
+            return Some((vec![child.file], vec![None]));
         }
         let found = self.rust.item(self, module, name, &|_| true);
         if found.is_empty() {

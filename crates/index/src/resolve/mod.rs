@@ -23,9 +23,11 @@
 //! `CONTAINS` edges are not resolution's: they depend on one file alone and are written
 //! with its symbols (`write.rs`).
 
+mod builtins;
 mod go_calls;
 mod go_modules;
 mod import_targets;
+mod java_packages;
 mod js_modules;
 mod overloads;
 mod rust_paths;
@@ -103,6 +105,8 @@ pub(crate) struct SymbolTable {
     js: js_modules::JsModules,
     /// Go's modules and package folders.
     go: go_modules::GoModules,
+    /// Java/Kotlin files by declared package.
+    java: java_packages::JavaPackages,
     /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
     /// receiver of that type also has.
     bases: HashMap<String, Vec<String>>,
@@ -222,8 +226,10 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
                 .unwrap_or(go_modules::package_name(&imp.module));
             go_packages.push((local, files.clone()));
         }
+        let java_files = table.java.import_files(table, f.file_id, &imp.module);
         let mut files = match table.python_relative(f.file_id, &imp.module, imp.name.as_deref()) {
             Some(file) => vec![file],
+            None if java_files.is_some() => java_files.unwrap_or_default(),
             None => go_package
                 .or_else(|| table.js.resolve(path, &imp.module))
                 .unwrap_or_else(|| table.files_for_module(&imp.module, imp.name.as_deref())),
@@ -437,10 +443,19 @@ impl<'a> Ctx<'a> {
                     .iter()
                     .any(|s| matches!(s.kind, SymbolKind::Trait | SymbolKind::Interface))
         });
+        // Java/Kotlin: the types of that name the file's imports and package bind it to
+        // (none: a type outside the workspace).
+        let java_files = concrete.then(|| self.java_receiver_files(ty)).flatten();
+        if !concrete && self.is_builtin_receiver(ty) {
+            return Vec::new();
+        }
         if !concrete {
             return self
                 .resolve_on_interface(ty, name, qualifier, from, wanted)
                 .unwrap_or_else(|| self.resolve(name, qualifier, from, wanted));
+        }
+        if java_files.as_ref().is_some_and(Vec::is_empty) {
+            return self.resolve(name, qualifier, from, wanted);
         }
         let Some(all) = self.table.by_name.get(name) else {
             return Vec::new();
@@ -462,6 +477,7 @@ impl<'a> Ctx<'a> {
             let mut members: Vec<&Sym> = all
                 .iter()
                 .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, t, name))
+                .filter(|s| *t != ty || java_files.as_ref().is_none_or(|f| f.contains(&s.file_id)))
                 .collect();
             overloads::one_per_group(&mut members);
             if members.is_empty() {
@@ -655,6 +671,19 @@ impl<'a> Ctx<'a> {
                 return one(s, Confidence::Exact);
             }
         }
+        // Java/Kotlin: the package the written name is bound to (imports, the file's
+        // package, on-demand imports, a name written in full).
+        let type_like = qualifier.is_some() || candidates.iter().all(|s| s.kind.is_type());
+        match self.java_reference(qualifier, name, &candidates, type_like) {
+            java_packages::JavaRule::Decided(found) => return found,
+            java_packages::JavaRule::Exclude(ids) => {
+                candidates.retain(|s| !ids.contains(&s.id));
+                if candidates.is_empty() {
+                    return Vec::new();
+                }
+            }
+            java_packages::JavaRule::NotApplicable => {}
+        }
         if let Some(found) = self.go_package_member(name, qualifier, wanted) {
             return found;
         }
@@ -670,7 +699,7 @@ impl<'a> Ctx<'a> {
         // `graph::Graph`): the definition the path names, re-exports followed.
         if let Some(q) = qualifier.filter(|q| *q != "Self" && !q.contains(['.', '(', '<']))
             && self.table.rust.paths.contains_key(&self.file_id)
-            && let Some(module) = self.table.rust.module(self.file_id, q)
+            && let Some(module) = self.table.rust.module(self.rust_scope(from), q)
         {
             let found = self.table.rust.item(self.table, module, name, wanted);
             if !found.is_empty() {

@@ -2,14 +2,19 @@
 //! an imported module's name) to the file of the module it names, and an item's name
 //! in a module to its definition, following `use`/`pub use` (and glob) re-exports.
 //!
-//! Modules are files: a crate's root (`src/lib.rs`, `[lib] path`, `src/main.rs`, from
-//! `Cargo.toml` through [`crate::crates`]), and `m.rs` / `m/mod.rs` beside or below
-//! their parent. Inline `mod m { .. }` blocks and `#[path]` attributes are not followed:
-//! a path through them falls back to the name-based rules.
+//! A module is a file — a crate's root (`src/lib.rs`, `[lib] path`, `src/main.rs`, from
+//! `Cargo.toml` through [`crate::crates`]), `m.rs` / `m/mod.rs` beside or below its
+//! parent, or the file a `#[path = ".."]` attribute names — or an inline `mod m { .. }`
+//! in one (its items are the file's definitions qualified `m::..`; its `use`s, the
+//! file's imports on its lines). `#[path]` is relative to the declaring file's folder;
+//! inside inline modules, to that folder (a `mod.rs`, a crate root or a `#[path]` file)
+//! or to the folder named after the file (any other file), then one folder per inline
+//! module, as the Rust reference says. Children of a `#[path]` file sit beside it, as a
+//! `mod.rs`'s do.
 
 use std::collections::HashMap;
 
-use super::{Sym, SymbolTable};
+use super::{Sym, SymbolKind, SymbolTable};
 use crate::crates::CrateMap;
 
 /// How many `use` hops a lookup follows (`pub use a::X` in `lib.rs`, then `pub use
@@ -17,21 +22,48 @@ use crate::crates::CrateMap;
 const MAX_HOPS: usize = 6;
 
 /// The `use` lookups (module, bound name) in progress on the current path. A `use`
-/// whose path leads back to its own name (`use a::a;` where no module `a` exists,
-/// written in each of a file's fifty inline test modules) then ends at once instead of
-/// branching again at every hop: without it a lookup was exponential in such uses
-/// (minutes on one test file of `async-trait`).
-type Visiting = Vec<(i64, String)>;
+/// whose path leads back to its own name (`use a::a;` where no module `a` exists, in
+/// each of fifty scopes) then ends at once instead of branching again at every hop:
+/// without it a lookup was exponential in such uses (an index run of one test file of
+/// `async-trait` never finished).
+type Visiting = Vec<(Module, String)>;
 
-/// One `use` of a Rust file, as far as re-exports need it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One `use` of a Rust file, as far as re-exports need it (or a `#[path]` module
+/// declaration: see [`Use::declared_path`]).
+#[derive(Debug, Clone)]
 pub(crate) struct Use {
     pub module: String,
     pub name: Option<String>,
     pub alias: Option<String>,
+    /// Its line, which tells the inline module it is in.
+    pub line: i64,
+    /// The module of its file it is in: 0 the file's, else 1 + an index of
+    /// [`RustModules::inline`] (set by [`RustModules::finish`]).
+    scope: u32,
 }
 
 impl Use {
+    pub(crate) fn new(
+        module: String,
+        name: Option<String>,
+        alias: Option<String>,
+        line: i64,
+    ) -> Self {
+        Use {
+            module,
+            name,
+            alias,
+            line,
+            scope: 0,
+        }
+    }
+
+    /// The file a `#[path = ".."] mod m;` names (recorded as an import whose module is
+    /// a path, which no `use` path is).
+    fn declared_path(&self) -> Option<&str> {
+        self.module.contains('/').then_some(self.module.as_str())
+    }
+
     /// The local name this `use` binds (`None` for a glob).
     fn binds(&self) -> Option<&str> {
         match (&self.alias, &self.name) {
@@ -46,6 +78,31 @@ impl Use {
     }
 }
 
+/// A module: a file's own, or an inline `mod m { .. }` of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Module {
+    /// The file it is in.
+    pub file: i64,
+    /// 0: the file's own module; else 1 + an index of the file's inline modules.
+    inline: u32,
+}
+
+impl Module {
+    /// A file's own module.
+    pub(crate) fn file(file: i64) -> Self {
+        Module { file, inline: 0 }
+    }
+}
+
+/// An inline `mod m { .. }`: its path in the file (`a::m` when inside `mod a`) and the
+/// lines it spans.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Inline {
+    path: Vec<String>,
+    start: i64,
+    end: i64,
+}
+
 /// The Rust part of the symbol table: crates, `.rs` files by path, and each file's uses.
 #[derive(Default)]
 pub(crate) struct RustModules {
@@ -54,6 +111,21 @@ pub(crate) struct RustModules {
     pub uses: HashMap<i64, Vec<Use>>,
     /// Path of each `.rs` file by id.
     pub paths: HashMap<i64, String>,
+    /// Each file's inline modules, in path order.
+    inline: HashMap<i64, Vec<Inline>>,
+    /// The module that declares a file with `#[path]` (its parent).
+    declared_by: HashMap<i64, Module>,
+}
+
+/// The innermost of a file's inline modules that spans `line` (0: none), as a
+/// [`Module::inline`] value.
+fn scope_at(list: Option<&Vec<Inline>>, line: i64) -> u32 {
+    let Some(list) = list else { return 0 };
+    list.iter()
+        .enumerate()
+        .filter(|(_, x)| x.start <= line && line <= x.end)
+        .max_by_key(|(_, x)| (x.path.len(), x.start))
+        .map_or(0, |(i, _)| i as u32 + 1)
 }
 
 fn segs(path: &str) -> Vec<&str> {
@@ -71,6 +143,48 @@ impl RustModules {
         }
     }
 
+    /// Records an inline `mod` of a file: its qualified name and its lines.
+    pub(crate) fn add_inline(&mut self, file: i64, qualified: &str, start: i64, end: i64) {
+        self.inline.entry(file).or_default().push(Inline {
+            path: segs(qualified).into_iter().map(str::to_string).collect(),
+            start,
+            end,
+        });
+    }
+
+    /// Orders the inline modules, places each `use` in its module, and links each
+    /// `#[path]` file to the module declaring it. Called once everything is added.
+    pub(crate) fn finish(&mut self) {
+        for list in self.inline.values_mut() {
+            list.sort();
+            list.dedup();
+        }
+        for (file, uses) in self.uses.iter_mut() {
+            for u in uses.iter_mut() {
+                u.scope = scope_at(self.inline.get(file), u.line);
+            }
+        }
+        let mut declared = Vec::new();
+        for (&file, uses) in &self.uses {
+            for u in uses {
+                if let Some(written) = u.declared_path() {
+                    let scope = Module {
+                        file,
+                        inline: u.scope,
+                    };
+                    declared.push((scope, written.to_string()));
+                }
+            }
+        }
+        // Deterministic whatever the map's order: the first declaration by module.
+        declared.sort_by_key(|(m, w)| (self.paths.get(&m.file).cloned(), m.inline, w.clone()));
+        for (scope, written) in declared {
+            if let Some(target) = self.declared_file(scope, &written) {
+                self.declared_by.entry(target).or_insert(scope);
+            }
+        }
+    }
+
     fn file(&self, path: &str) -> Option<i64> {
         self.files.get(path).copied()
     }
@@ -82,20 +196,133 @@ impl RustModules {
             .any(|c| c.roots.iter().any(|r| r == path))
     }
 
-    /// The directory a module's children live in: `src` for `src/lib.rs`, `a/b` for
-    /// `a/b.rs` and for `a/b/mod.rs`.
-    fn children_dir<'p>(&self, path: &'p str) -> &'p str {
-        let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
-        if file == "mod.rs" || self.is_crate_root(path) {
-            dir
-        } else {
-            path.strip_suffix(".rs").unwrap_or(path)
+    fn inline_path(&self, m: Module) -> &[String] {
+        match m.inline.checked_sub(1) {
+            Some(i) => self
+                .inline
+                .get(&m.file)
+                .and_then(|l| l.get(i as usize))
+                .map_or(&[], |x| x.path.as_slice()),
+            None => &[],
         }
     }
 
-    fn child(&self, module: i64, name: &str) -> Option<i64> {
-        let path = self.paths.get(&module)?;
-        let dir = self.children_dir(path);
+    fn find_inline(&self, file: i64, path: &[String]) -> Option<Module> {
+        if path.is_empty() {
+            return Some(Module::file(file));
+        }
+        let i = self
+            .inline
+            .get(&file)?
+            .iter()
+            .position(|x| x.path == path)?;
+        Some(Module {
+            file,
+            inline: i as u32 + 1,
+        })
+    }
+
+    /// The module a definition of `file` with this qualified name is in (the file's, or
+    /// the innermost inline module its name lies in), for paths written inside it.
+    pub(crate) fn scope_of(&self, file: i64, qualified: Option<&str>) -> Module {
+        let Some(list) = self.inline.get(&file) else {
+            return Module::file(file);
+        };
+        let Some(q) = qualified else {
+            return Module::file(file);
+        };
+        let segments = segs(q);
+        let best = list
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| {
+                x.path.len() <= segments.len() && x.path.iter().zip(&segments).all(|(a, b)| a == b)
+            })
+            .max_by_key(|(_, x)| x.path.len());
+        match best {
+            Some((i, _)) => Module {
+                file,
+                inline: i as u32 + 1,
+            },
+            None => Module::file(file),
+        }
+    }
+
+    /// The module a line of `file` is in.
+    pub(crate) fn scope_at_line(&self, file: i64, line: i64) -> Module {
+        Module {
+            file,
+            inline: scope_at(self.inline.get(&file), line),
+        }
+    }
+
+    /// Whether `path`'s children sit in its own folder (a `mod.rs`, a crate root, a
+    /// file a `#[path]` names) rather than in the folder named after it.
+    fn owns_folder(&self, file: i64, path: &str) -> bool {
+        path.rsplit('/').next() == Some("mod.rs")
+            || self.is_crate_root(path)
+            || self.declared_by.contains_key(&file)
+    }
+
+    /// The folder of the file holding `m`, or the folder named after it, as its
+    /// children's paths start from (see the module doc), then one folder per inline
+    /// module.
+    fn base_dir(&self, m: Module, own_folder_only: bool) -> Option<String> {
+        let path = self.paths.get(&m.file)?;
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let inline = self.inline_path(m);
+        let mut base = if own_folder_only || self.owns_folder(m.file, path) {
+            dir.to_string()
+        } else {
+            path.strip_suffix(".rs").unwrap_or(path).to_string()
+        };
+        for seg in inline {
+            if !base.is_empty() {
+                base.push('/');
+            }
+            base.push_str(seg);
+        }
+        Some(base)
+    }
+
+    /// The directory a module's children live in: `src` for `src/lib.rs`, `a/b` for
+    /// `a/b.rs` and for `a/b/mod.rs`, `a/b/x` for `mod x { .. }` in either.
+    fn children_dir(&self, m: Module) -> Option<String> {
+        self.base_dir(m, false)
+    }
+
+    /// The file `#[path = written]` names when declared in `scope`.
+    fn declared_file(&self, scope: Module, written: &str) -> Option<i64> {
+        let written = written.strip_prefix("./").unwrap_or(written);
+        // Outside inline modules the path is relative to the file's own folder.
+        let base = self.base_dir(scope, scope.inline == 0)?;
+        let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+        for part in written.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                p => parts.push(p),
+            }
+        }
+        self.file(&parts.join("/"))
+    }
+
+    fn child(&self, module: Module, name: &str) -> Option<Module> {
+        let mut inline: Vec<String> = self.inline_path(module).to_vec();
+        inline.push(name.to_string());
+        if let Some(m) = self.find_inline(module.file, &inline) {
+            return Some(m);
+        }
+        if let Some(u) = self
+            .uses_in(module)
+            .find(|u| u.declared_path().is_some() && u.name.as_deref() == Some(name))
+        {
+            let written = u.declared_path()?;
+            return self.declared_file(module, written).map(Module::file);
+        }
+        let dir = self.children_dir(module)?;
         let join = |p: String| {
             if dir.is_empty() {
                 p
@@ -105,10 +332,27 @@ impl RustModules {
         };
         self.file(&join(format!("{name}.rs")))
             .or_else(|| self.file(&join(format!("{name}/mod.rs"))))
+            .map(Module::file)
     }
 
-    fn parent(&self, module: i64) -> Option<i64> {
-        let path = self.paths.get(&module)?;
+    /// The `use`s (and `#[path]` declarations) written in `module`.
+    fn uses_in(&self, module: Module) -> impl Iterator<Item = &Use> {
+        self.uses
+            .get(&module.file)
+            .into_iter()
+            .flatten()
+            .filter(move |u| u.scope == module.inline)
+    }
+
+    fn parent(&self, module: Module) -> Option<Module> {
+        if module.inline != 0 {
+            let path = self.inline_path(module);
+            return self.find_inline(module.file, &path[..path.len().saturating_sub(1)]);
+        }
+        if let Some(&by) = self.declared_by.get(&module.file) {
+            return Some(by);
+        }
+        let path = self.paths.get(&module.file)?;
         if self.is_crate_root(path) {
             return None;
         }
@@ -134,15 +378,16 @@ impl RustModules {
                     .crates
                     .iter()
                     .flat_map(|c| c.roots.iter())
-                    .filter(|r| self.children_dir(r) == at)
+                    .filter(|r| r.rsplit_once('/').map_or("", |(d, _)| d) == at)
                     .find_map(|r| self.file(r))
             })
+            .map(Module::file)
     }
 
     /// The root module of the crate `path` belongs to: the crate whose directory is the
     /// longest prefix of it; its main file when `path` is one of its roots, else its first
     /// indexed root.
-    fn crate_root_of(&self, path: &str) -> Option<i64> {
+    fn crate_root_of(&self, path: &str) -> Option<Module> {
         let owner = self
             .crates
             .crates
@@ -150,19 +395,24 @@ impl RustModules {
             .filter(|c| c.dir.is_empty() || path.starts_with(&format!("{}/", c.dir)))
             .max_by_key(|c| c.dir.len())?;
         if owner.roots.iter().any(|r| r == path) {
-            return self.file(path);
+            return self.file(path).map(Module::file);
         }
-        owner.roots.iter().find_map(|r| self.file(r))
+        owner
+            .roots
+            .iter()
+            .find_map(|r| self.file(r))
+            .map(Module::file)
     }
 
     /// The root module of every crate named `name` (several crates of a workspace may
     /// share a name), in the crate map's order.
-    pub(crate) fn crate_roots_named(&self, name: &str) -> Vec<i64> {
+    pub(crate) fn crate_roots_named(&self, name: &str) -> Vec<Module> {
         self.crates
             .crates
             .iter()
             .filter(|c| c.name == name)
             .filter_map(|c| c.roots.iter().find_map(|r| self.file(r)))
+            .map(Module::file)
             .collect()
     }
 
@@ -177,30 +427,31 @@ impl RustModules {
             .map(|c| c.dir.as_str())
     }
 
-    fn crate_named(&self, name: &str) -> Option<i64> {
+    fn crate_named(&self, name: &str) -> Option<Module> {
         self.crates
             .crates
             .iter()
             .filter(|c| c.name == name)
             .find_map(|c| c.roots.iter().find_map(|r| self.file(r)))
+            .map(Module::file)
     }
 
-    /// The module file a path names from `from` (every segment a module), if it can be
-    /// followed through files.
-    pub(crate) fn module(&self, from: i64, path: &str) -> Option<i64> {
+    /// The module a path names from `from` (every segment a module), if it can be
+    /// followed through files and inline modules.
+    pub(crate) fn module(&self, from: Module, path: &str) -> Option<Module> {
         self.module_segs(from, &segs(path), MAX_HOPS, &mut Visiting::new())
     }
 
     fn module_segs(
         &self,
-        from: i64,
+        from: Module,
         path: &[&str],
         hops: usize,
         visiting: &mut Visiting,
-    ) -> Option<i64> {
+    ) -> Option<Module> {
         let (&first, rest) = path.split_first()?;
         let mut at = match first {
-            "crate" | "$crate" => self.crate_root_of(self.paths.get(&from)?)?,
+            "crate" | "$crate" => self.crate_root_of(self.paths.get(&from.file)?)?,
             "self" => from,
             "super" => self.parent(from)?,
             _ => self.first_segment(from, first, hops, visiting)?,
@@ -221,11 +472,11 @@ impl RustModules {
     /// name, or a crate.
     fn first_segment(
         &self,
-        from: i64,
+        from: Module,
         name: &str,
         hops: usize,
         visiting: &mut Visiting,
-    ) -> Option<i64> {
+    ) -> Option<Module> {
         self.child(from, name)
             .or_else(|| self.used_module(from, name, hops, visiting))
             .or_else(|| self.crate_named(name))
@@ -234,19 +485,21 @@ impl RustModules {
     /// A module `module` brings in with a `use` under the name `name`.
     fn used_module(
         &self,
-        module: i64,
+        module: Module,
         name: &str,
         hops: usize,
         visiting: &mut Visiting,
-    ) -> Option<i64> {
+    ) -> Option<Module> {
         let hops = hops.checked_sub(1)?;
-        let used = self.uses.get(&module)?;
         if visiting.iter().any(|(m, n)| *m == module && n == name) {
             return None;
         }
         visiting.push((module, name.to_string()));
         let mut found = None;
-        for u in used.iter().filter(|u| u.binds() == Some(name)) {
+        for u in self
+            .uses_in(module)
+            .filter(|u| u.declared_path().is_none() && u.binds() == Some(name))
+        {
             let mut path = segs(&u.module);
             path.extend(u.name.as_deref());
             found = self.module_segs(module, &path, hops, visiting);
@@ -258,13 +511,19 @@ impl RustModules {
         found
     }
 
+    /// The file a `#[path]` declaration (an import row of `file`) names, if indexed.
+    pub(crate) fn declared_import(&self, file: i64, module: &str, line: i64) -> Option<i64> {
+        module.contains('/').then_some(())?;
+        self.declared_file(self.scope_at_line(file, line), module)
+    }
+
     /// The definitions `name` names in `module`: its own top-level ones, else those a
     /// `use` in it brings in under that name (followed, `pub` or not), else through its
     /// glob uses.
     pub(crate) fn item<'t>(
         &self,
         table: &'t SymbolTable,
-        module: i64,
+        module: Module,
         name: &str,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<&'t Sym> {
@@ -274,18 +533,31 @@ impl RustModules {
     fn item_hops<'t>(
         &self,
         table: &'t SymbolTable,
-        module: i64,
+        module: Module,
         name: &str,
         wanted: &dyn Fn(&Sym) -> bool,
         hops: usize,
         visiting: &mut Visiting,
     ) -> Vec<&'t Sym> {
+        let inline = self.inline_path(module);
+        let qualified = (!inline.is_empty()).then(|| format!("{}::{name}", inline.join("::")));
         let own: Vec<&Sym> = table
             .by_name
             .get(name)
             .into_iter()
             .flatten()
-            .filter(|s| s.file_id == module && s.parent.is_none() && wanted(s))
+            .filter(|s| {
+                s.file_id == module.file
+                    && wanted(s)
+                    && match &qualified {
+                        None => s.parent.is_none(),
+                        Some(q) => {
+                            s.parent.is_some()
+                                && s.kind != SymbolKind::Method
+                                && s.qualified_name == *q
+                        }
+                    }
+            })
             .collect();
         if !own.is_empty() {
             return own;
@@ -293,9 +565,13 @@ impl RustModules {
         let Some(hops) = hops.checked_sub(1) else {
             return Vec::new();
         };
-        let Some(used) = self.uses.get(&module) else {
+        let used: Vec<&Use> = self
+            .uses_in(module)
+            .filter(|u| u.declared_path().is_none())
+            .collect();
+        if used.is_empty() {
             return Vec::new();
-        };
+        }
         for u in used.iter().filter(|u| u.binds() == Some(name)) {
             let Some(original) = u.name.as_deref() else {
                 continue;
@@ -318,5 +594,16 @@ impl RustModules {
             }
         }
         Vec::new()
+    }
+}
+
+impl super::Ctx<'_> {
+    /// The Rust module a reference from `from` is written in: the file's, or the inline
+    /// `mod` its caller is defined in.
+    pub(super) fn rust_scope(&self, from: Option<i64>) -> Module {
+        let qualified = from
+            .and_then(|id| self.own_symbols.get(&id))
+            .map(|s| s.qualified_name.as_str());
+        self.table.rust.scope_of(self.file_id, qualified)
     }
 }

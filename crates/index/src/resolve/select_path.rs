@@ -32,7 +32,7 @@ pub(crate) fn rust_path_symbols(conn: &Connection, segs: &[String]) -> rusqlite:
 /// [`rust_path_symbols`] over a loaded table: ids in the table's (path) order.
 fn follow(table: &SymbolTable, segs: &[String]) -> Vec<i64> {
     let rust = &table.rust;
-    let roots: Vec<i64> = rust.crate_roots_named(&segs[0]);
+    let roots = rust.crate_roots_named(&segs[0]);
     for root in roots {
         // The longest module prefix that holds the next segment as an item.
         for split in (1..segs.len()).rev() {

@@ -144,6 +144,8 @@ pub(crate) fn needed_names(inputs: &[FileInputs]) -> Vec<&str> {
         names.extend(f.refs.iter().map(|r| r.name.as_str()));
         names.extend(f.refs.iter().filter_map(|r| r.receiver.as_deref()));
         names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
+        // `import static a.b.C.m` names the file defining `C`.
+        names.extend(f.imports.iter().filter_map(|i| i.module.rsplit('.').next()));
         names.extend(
             f.bases
                 .iter()
@@ -177,6 +179,25 @@ pub(crate) fn load_table(
     };
     for (file_id, u) in &uses {
         table.add_use(*file_id, u.clone());
+    }
+    for (file_id, qualified, start, end) in load_rust_inline_modules(conn)? {
+        table.add_rust_inline(file_id, &qualified, start, end);
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.file_id, s.qualified_name FROM files f JOIN symbols s ON s.file_id = f.id
+         WHERE f.lang IN (?1, ?2) AND s.kind = ?3 AND s.parent_id IS NULL",
+    )?;
+    let packages = stmt.query_map(
+        params![
+            crate::Lang::Java.name(),
+            crate::Lang::Kotlin.name(),
+            SymbolKind::Module.name()
+        ],
+        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+    )?;
+    for row in packages {
+        let (file_id, package) = row?;
+        table.set_java_package(file_id, &package);
     }
     let mut stmt = conn.prepare_cached("SELECT subject, name FROM bases")?;
     for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
@@ -213,19 +234,29 @@ pub(crate) fn load_table(
 
 fn load_rust_uses(conn: &Connection) -> rusqlite::Result<Vec<(i64, Use)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT i.file_id, i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id
+        "SELECT i.file_id, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id
          WHERE f.lang = ?1 ORDER BY i.id",
     )?;
     stmt.query_map([crate::Lang::Rust.name()], |r| {
         Ok((
             r.get(0)?,
-            Use {
-                module: r.get(1)?,
-                name: r.get(2)?,
-                alias: r.get(3)?,
-            },
+            Use::new(r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
         ))
     })?
+    .collect()
+}
+
+/// Every Rust file's inline `mod m { .. }` blocks: (file, qualified name, first and last
+/// line).
+fn load_rust_inline_modules(conn: &Connection) -> rusqlite::Result<Vec<(i64, String, i64, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.file_id, s.qualified_name, s.start_line, s.end_line
+         FROM files f JOIN symbols s ON s.file_id = f.id WHERE f.lang = ?1 AND s.kind = ?2",
+    )?;
+    stmt.query_map(
+        params![crate::Lang::Rust.name(), SymbolKind::Module.name()],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?
     .collect()
 }
 

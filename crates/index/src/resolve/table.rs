@@ -19,6 +19,7 @@ pub(crate) struct TableBuilder {
     python_files: HashMap<String, i64>,
     js: super::js_modules::JsModules,
     go: super::go_modules::GoModules,
+    java: super::java_packages::JavaPackages,
     bases: HashMap<String, Vec<String>>,
 }
 
@@ -41,12 +42,17 @@ impl TableBuilder {
 
     /// Adds one `use` of a Rust file (for following re-exports from other files).
     pub(super) fn add_use(&mut self, file_id: i64, u: Use) {
-        // The same `use` written again (in each of a file's inline modules, which are
-        // not modules of their own here) adds nothing to a lookup but its cost.
-        let uses = self.rust.uses.entry(file_id).or_default();
-        if !uses.contains(&u) {
-            uses.push(u);
-        }
+        self.rust.uses.entry(file_id).or_default().push(u);
+    }
+
+    /// Records an inline `mod m { .. }` of a Rust file.
+    pub(super) fn add_rust_inline(&mut self, file_id: i64, qualified: &str, start: i64, end: i64) {
+        self.rust.add_inline(file_id, qualified, start, end);
+    }
+
+    /// Records the package a Java/Kotlin file declares.
+    pub(super) fn set_java_package(&mut self, file_id: i64, package: &str) {
+        self.java.set_package(file_id, package);
     }
 
     pub(super) fn add_symbol(&mut self, name: String, sym: Sym) {
@@ -57,6 +63,7 @@ impl TableBuilder {
         self.rust.add_file(id, path);
         self.js.add_file(id, path);
         self.go.add_file(id, path);
+        self.java.add_file(id, path);
         if path.ends_with(".py") {
             self.python_files.insert(path.to_string(), id);
         }
@@ -82,6 +89,27 @@ impl TableBuilder {
         self.add_file(file_id, path);
         let id_of = |i: Option<u32>| i.and_then(|i| ids.get(i as usize).copied());
         let mut own = Vec::with_capacity(facts.symbols.len());
+        if super::java_packages::is_java_like(path)
+            && let Some(package) = facts
+                .symbols
+                .iter()
+                .find(|s| s.kind == crate::extract::SymbolKind::Module && s.parent.is_none())
+        {
+            self.java.set_package(file_id, &package.qualified_name);
+        }
+        if path.ends_with(".rs") {
+            // Inline `mod m { .. }` blocks (a `mod m;` gives no definition).
+            for s in &facts.symbols {
+                if s.kind == crate::extract::SymbolKind::Module {
+                    self.rust.add_inline(
+                        file_id,
+                        &s.qualified_name,
+                        i64::from(s.span.start_line),
+                        i64::from(s.span.end_line),
+                    );
+                }
+            }
+        }
         for (s, &id) in facts.symbols.into_iter().zip(ids) {
             let sym = Sym {
                 id,
@@ -102,11 +130,12 @@ impl TableBuilder {
             for i in &facts.imports {
                 self.add_use(
                     file_id,
-                    Use {
-                        module: i.module.clone(),
-                        name: i.name.clone(),
-                        alias: i.alias.clone(),
-                    },
+                    Use::new(
+                        i.module.clone(),
+                        i.name.clone(),
+                        i.alias.clone(),
+                        i64::from(i.line),
+                    ),
                 );
             }
         }
@@ -157,12 +186,15 @@ impl TableBuilder {
             mut by_name,
             files,
             by_last_component,
-            rust,
+            mut rust,
             python_files,
             js,
             go,
+            mut java,
             mut bases,
         } = self;
+        java.finish();
+        rust.finish();
         for names in bases.values_mut() {
             names.sort_unstable();
             names.dedup();
@@ -187,6 +219,7 @@ impl TableBuilder {
             python_files,
             js,
             go,
+            java,
             bases,
         }
     }
