@@ -24,6 +24,7 @@
 //! with its symbols (`write.rs`).
 
 mod builtins;
+mod call_results;
 mod go_calls;
 mod go_modules;
 mod import_targets;
@@ -460,18 +461,7 @@ impl<'a> Ctx<'a> {
         let Some(all) = self.table.by_name.get(name) else {
             return Vec::new();
         };
-        let mut types = vec![ty];
-        let mut i = 0;
-        while i < types.len() && types.len() < MAX_BASE_TYPES {
-            if let Some(bases) = self.table.bases.get(types[i]) {
-                for b in bases {
-                    if !types.contains(&b.as_str()) {
-                        types.push(b);
-                    }
-                }
-            }
-            i += 1;
-        }
+        let types = self.with_bases(ty);
         // The nearest type that has the member wins (an override hides its base's).
         for t in &types {
             let mut members: Vec<&Sym> = all
@@ -509,73 +499,6 @@ impl<'a> Ctx<'a> {
             return members.into_iter().map(|s| (s, Confidence::Name)).collect();
         }
         Vec::new()
-    }
-
-    /// `x.name` where `x` holds the result of `call` (`New()`): when the call resolves to
-    /// one function whose signature names the type it returns, that type's members named
-    /// `name` (not its bases'); else the name-based rules.
-    fn resolve_on_result(
-        &self,
-        call: &str,
-        name: &str,
-        qualifier: Option<&str>,
-        from: Option<i64>,
-        wanted: &dyn Fn(&Sym) -> bool,
-    ) -> Vec<(&'a Sym, Confidence)> {
-        if let Some(ty) = self.result_type(call, from, MAX_RESULT_HOPS) {
-            let mut members: Vec<&Sym> = self
-                .table
-                .by_name
-                .get(name)
-                .into_iter()
-                .flatten()
-                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, ty, name))
-                .collect();
-            overloads::one_per_group(&mut members);
-            match members.len() {
-                0 => {}
-                1 => return vec![(members[0], Confidence::Exact)],
-                _ => return members.into_iter().map(|s| (s, Confidence::Name)).collect(),
-            }
-        }
-        self.resolve(name, qualifier, from, wanted)
-    }
-
-    /// The type a call's result has: `New()` → what the function `New` resolves to
-    /// returns; `T#m()` → what `T`'s method `m` returns (`T` itself a call's result
-    /// when it ends with `()`), following at most `hops` calls.
-    fn result_type(&self, call: &'a str, from: Option<i64>, hops: usize) -> Option<&'a str> {
-        let hops = hops.checked_sub(1)?;
-        let function = call.strip_suffix("()")?;
-        let returned = |targets: &[&'a Sym]| match targets {
-            [f] => typed::returned(f),
-            _ => None,
-        };
-        match function.rsplit_once('#') {
-            Some((base, method)) => {
-                let base_type = match base.strip_suffix("()") {
-                    Some(_) => self.result_type(base, from, hops)?,
-                    None => base,
-                };
-                let methods: Vec<&'a Sym> = self
-                    .table
-                    .by_name
-                    .get(method)?
-                    .iter()
-                    .filter(|s| {
-                        s.kind.is_callable()
-                            && qualified_ends_with(&s.qualified_name, base_type, method)
-                    })
-                    .collect();
-                returned(&methods)
-            }
-            None => {
-                let (fq, fname) = crate::extract::split_qualified(function);
-                let callee = self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable());
-                let targets: Vec<&'a Sym> = callee.into_iter().map(|(s, _)| s).collect();
-                returned(&targets)
-            }
-        }
     }
 
     /// Whether the file being resolved is in a language where an unqualified call in a

@@ -183,7 +183,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `ty` and its bases, nearest first, at most [`MAX_BASE_TYPES`].
-    fn with_bases<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
+    pub(super) fn with_bases<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
         let mut types = vec![ty];
         let mut i = 0;
         while i < types.len() && types.len() < MAX_BASE_TYPES {

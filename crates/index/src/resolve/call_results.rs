@@ -1,0 +1,74 @@
+//! Receivers that hold a call's result (`let h = Handle::current(); h.spawn(..)`,
+//! `rt().handle().spawn(..)`): the type the called function's signature says it returns
+//! decides which members are candidates.
+
+use super::{Confidence, Ctx, MAX_RESULT_HOPS, Sym, overloads, qualified_ends_with, typed};
+
+impl<'a> Ctx<'a> {
+    /// `x.name` where `x` holds the result of `call` (`New()`): when the call resolves to
+    /// one function whose signature names the type it returns, that type's members named
+    /// `name` (not its bases'); else the name-based rules.
+    pub(super) fn resolve_on_result(
+        &self,
+        call: &str,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        if let Some(ty) = self.result_type(call, from, MAX_RESULT_HOPS) {
+            let mut members: Vec<&Sym> = self
+                .table
+                .by_name
+                .get(name)
+                .into_iter()
+                .flatten()
+                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, ty, name))
+                .collect();
+            overloads::one_per_group(&mut members);
+            match members.len() {
+                0 => {}
+                1 => return vec![(members[0], Confidence::Exact)],
+                _ => return members.into_iter().map(|s| (s, Confidence::Name)).collect(),
+            }
+        }
+        self.resolve(name, qualifier, from, wanted)
+    }
+
+    /// The type a call's result has: `New()` → what the function `New` resolves to
+    /// returns; `T#m()` → what `T`'s method `m` returns (`T` itself a call's result
+    /// when it ends with `()`), following at most `hops` calls.
+    fn result_type(&self, call: &'a str, from: Option<i64>, hops: usize) -> Option<&'a str> {
+        let hops = hops.checked_sub(1)?;
+        let function = call.strip_suffix("()")?;
+        let returned = |targets: &[&'a Sym]| match targets {
+            [f] => typed::returned(f),
+            _ => None,
+        };
+        match function.rsplit_once('#') {
+            Some((base, method)) => {
+                let base_type = match base.strip_suffix("()") {
+                    Some(_) => self.result_type(base, from, hops)?,
+                    None => base,
+                };
+                let methods: Vec<&'a Sym> = self
+                    .table
+                    .by_name
+                    .get(method)?
+                    .iter()
+                    .filter(|s| {
+                        s.kind.is_callable()
+                            && qualified_ends_with(&s.qualified_name, base_type, method)
+                    })
+                    .collect();
+                returned(&methods)
+            }
+            None => {
+                let (fq, fname) = crate::extract::split_qualified(function);
+                let callee = self.resolve(fname, fq, from, &|s: &Sym| s.kind.is_callable());
+                let targets: Vec<&'a Sym> = callee.into_iter().map(|(s, _)| s).collect();
+                returned(&targets)
+            }
+        }
+    }
+}
