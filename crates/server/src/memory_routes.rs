@@ -187,31 +187,41 @@ macro_rules! handler {
     };
 }
 
-handler!(remember, RememberRequest, MemoryView, mem::remember);
-handler!(
-    recall,
-    RecallRequest,
-    loci_memory::recall::RecallAnswer,
-    mem::recall
-);
-handler!(read, NameRequest, MemoryView, mem::read);
-handler!(list, ListRequest, ListAnswer, mem::list);
-handler!(edit, EditRequest, MemoryView, mem::edit);
-handler!(rename, RenameRequest, MemoryView, mem::rename);
-handler!(forget, NameRequest, MemoryView, mem::forget);
-handler!(restore, RestoreRequest, MemoryView, mem::restore);
-handler!(history, NameRequest, HistoryAnswer, mem::history);
-handler!(link, LinkRequest, MemoryView, mem::link);
-handler!(unlink, UnlinkRequest, MemoryView, mem::unlink);
-handler!(merge, MergeMemoriesRequest, MergeView, mem::merge);
-handler!(related, RelatedRequest, RelatedAnswer, mem::related);
-handler!(
-    merge_entities,
-    MergeRequest,
-    EntityInfo,
-    mem::merge_entities
-);
-handler!(rename_entity, RenameRequest, EntityInfo, mem::rename_entity);
+/// The operations whose handler only calls the `loci_api::memory` function of the same
+/// name, one list for both stores: `$handler` is the module's handler-making macro
+/// (workspace or user store), given (handler name, request, answer, function).
+macro_rules! plain_memory_ops {
+    ($handler:ident) => {
+        $handler!(remember, RememberRequest, MemoryView, mem::remember);
+        $handler!(
+            recall,
+            RecallRequest,
+            loci_memory::recall::RecallAnswer,
+            mem::recall
+        );
+        $handler!(read, NameRequest, MemoryView, mem::read);
+        $handler!(list, ListRequest, ListAnswer, mem::list);
+        $handler!(edit, EditRequest, MemoryView, mem::edit);
+        $handler!(rename, RenameRequest, MemoryView, mem::rename);
+        $handler!(forget, NameRequest, MemoryView, mem::forget);
+        $handler!(restore, RestoreRequest, MemoryView, mem::restore);
+        $handler!(history, NameRequest, HistoryAnswer, mem::history);
+        $handler!(link, LinkRequest, MemoryView, mem::link);
+        $handler!(unlink, UnlinkRequest, MemoryView, mem::unlink);
+        $handler!(merge, MergeMemoriesRequest, MergeView, mem::merge);
+        $handler!(related, RelatedRequest, RelatedAnswer, mem::related);
+        $handler!(
+            merge_entities,
+            MergeRequest,
+            EntityInfo,
+            mem::merge_entities
+        );
+        $handler!(rename_entity, RenameRequest, EntityInfo, mem::rename_entity);
+    };
+}
+pub(crate) use plain_memory_ops;
+
+plain_memory_ops!(handler);
 
 async fn purge(
     State(s): State<Shared>,

@@ -20,7 +20,7 @@ use loci_memory::EntityInfo;
 
 use crate::memory_routes::{
     MemoryGraphRequest, MemoryNamespaceRequest, MemoryPurgeRequest, Object, memory_ops_router,
-    purge_with_consent, without_paths,
+    plain_memory_ops, purge_with_consent, without_paths,
 };
 use crate::reply::{HttpError, Reply};
 use crate::routes::PREFIX;
@@ -80,31 +80,7 @@ macro_rules! user_handler {
     };
 }
 
-user_handler!(remember, RememberRequest, MemoryView, mem::remember);
-user_handler!(
-    recall,
-    RecallRequest,
-    loci_memory::recall::RecallAnswer,
-    mem::recall
-);
-user_handler!(read, NameRequest, MemoryView, mem::read);
-user_handler!(list, ListRequest, ListAnswer, mem::list);
-user_handler!(edit, EditRequest, MemoryView, mem::edit);
-user_handler!(rename, RenameRequest, MemoryView, mem::rename);
-user_handler!(forget, NameRequest, MemoryView, mem::forget);
-user_handler!(restore, RestoreRequest, MemoryView, mem::restore);
-user_handler!(history, NameRequest, HistoryAnswer, mem::history);
-user_handler!(link, LinkRequest, MemoryView, mem::link);
-user_handler!(unlink, UnlinkRequest, MemoryView, mem::unlink);
-user_handler!(merge, MergeMemoriesRequest, MergeView, mem::merge);
-user_handler!(related, RelatedRequest, RelatedAnswer, mem::related);
-user_handler!(
-    merge_entities,
-    MergeRequest,
-    EntityInfo,
-    mem::merge_entities
-);
-user_handler!(rename_entity, RenameRequest, EntityInfo, mem::rename_entity);
+plain_memory_ops!(user_handler);
 
 async fn purge(State(_): State<Shared>, Object(req): Object<MemoryPurgeRequest>) -> Reply<Purged> {
     Ok(axum::Json(
