@@ -225,16 +225,8 @@ impl<'a> Ctx<'a> {
         let class = self.enclosing_class(from?)?;
         let class_name = crate::extract::split_qualified(&class.qualified_name).1;
         let all = self.table.by_name.get(name)?;
-        let mut types: Vec<&str> = self
-            .table
-            .bases
-            .get(class_name)?
-            .iter()
-            .map(String::as_str)
-            .collect();
-        let mut i = 0;
-        while i < types.len() {
-            let t = types[i];
+        // Its bases, nearest first (the class itself is the walk's first entry).
+        for t in self.with_bases(class_name).into_iter().skip(1) {
             let members: Vec<&'a Sym> = all
                 .iter()
                 .filter(|s| wanted(s) && s.parent != Some(class.id))
@@ -248,14 +240,6 @@ impl<'a> Ctx<'a> {
                 };
                 return Some(members.into_iter().map(|s| (s, confidence)).collect());
             }
-            if let Some(bases) = self.table.bases.get(t) {
-                for b in bases {
-                    if types.len() < MAX_BASE_TYPES && !types.contains(&b.as_str()) {
-                        types.push(b);
-                    }
-                }
-            }
-            i += 1;
         }
         None
     }
