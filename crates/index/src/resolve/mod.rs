@@ -37,7 +37,7 @@ mod store;
 mod table;
 mod typed;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use rayon::prelude::*;
 
@@ -277,7 +277,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     };
     // Most references repeat within a file (the same call from many places): each
     // distinct one is resolved once. The caller matters only to `self.n`.
-    let mut memo: HashMap<RefKey<'_>, Vec<(&Sym, Confidence)>> = HashMap::new();
+    let mut memo: HashMap<RefKey<'_>, Vec<(&Sym, Confidence)>> = HashMap::default();
     for r in &f.refs {
         let is_call = r.is_call;
         let is_macro = r.is_macro;

@@ -12,7 +12,7 @@
 //! module, as the Rust reference says. Children of a `#[path]` file sit beside it, as a
 //! `mod.rs`'s do.
 
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{Sym, SymbolKind, SymbolTable};
 use crate::crates::CrateMap;
@@ -115,6 +115,19 @@ pub(crate) struct RustModules {
     inline: HashMap<i64, Vec<Inline>>,
     /// The module that declares a file with `#[path]` (its parent).
     declared_by: HashMap<i64, Module>,
+    /// Every crate's candidate root files, so a lookup need not scan the crate map.
+    roots: HashSet<String>,
+    /// The root module of the crate each `.rs` file belongs to (what `crate::` names in
+    /// it), found once by [`RustModules::finish`] instead of once per path.
+    crate_root: HashMap<i64, Module>,
+}
+
+/// Whether `path` lies in the crate folder `dir` (every path does in the root's, `""`).
+fn in_dir(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// The innermost of a file's inline modules that spans `line` (0: none), as a
@@ -155,6 +168,17 @@ impl RustModules {
     /// Orders the inline modules, places each `use` in its module, and links each
     /// `#[path]` file to the module declaring it. Called once everything is added.
     pub(crate) fn finish(&mut self) {
+        self.roots = self
+            .crates
+            .crates
+            .iter()
+            .flat_map(|c| c.roots.iter().cloned())
+            .collect();
+        self.crate_root = self
+            .paths
+            .iter()
+            .filter_map(|(&id, path)| Some((id, self.find_crate_root(path)?)))
+            .collect();
         for list in self.inline.values_mut() {
             list.sort();
             list.dedup();
@@ -190,10 +214,7 @@ impl RustModules {
     }
 
     fn is_crate_root(&self, path: &str) -> bool {
-        self.crates
-            .crates
-            .iter()
-            .any(|c| c.roots.iter().any(|r| r == path))
+        self.roots.contains(path)
     }
 
     fn inline_path(&self, m: Module) -> &[String] {
@@ -205,6 +226,19 @@ impl RustModules {
                 .map_or(&[], |x| x.path.as_slice()),
             None => &[],
         }
+    }
+
+    /// [`Self::find_inline`] for `parent`'s path then `name`, without building it.
+    fn find_inline_child(&self, file: i64, parent: &[String], name: &str) -> Option<Module> {
+        let n = parent.len();
+        let i =
+            self.inline.get(&file)?.iter().position(|x| {
+                x.path.len() == n + 1 && x.path[n] == name && x.path[..n] == *parent
+            })?;
+        Some(Module {
+            file,
+            inline: i as u32 + 1,
+        })
     }
 
     fn find_inline(&self, file: i64, path: &[String]) -> Option<Module> {
@@ -310,9 +344,7 @@ impl RustModules {
     }
 
     fn child(&self, module: Module, name: &str) -> Option<Module> {
-        let mut inline: Vec<String> = self.inline_path(module).to_vec();
-        inline.push(name.to_string());
-        if let Some(m) = self.find_inline(module.file, &inline) {
+        if let Some(m) = self.find_inline_child(module.file, self.inline_path(module), name) {
             return Some(m);
         }
         if let Some(u) = self
@@ -322,17 +354,19 @@ impl RustModules {
             let written = u.declared_path()?;
             return self.declared_file(module, written).map(Module::file);
         }
-        let dir = self.children_dir(module)?;
-        let join = |p: String| {
-            if dir.is_empty() {
-                p
-            } else {
-                format!("{dir}/{p}")
-            }
-        };
-        self.file(&join(format!("{name}.rs")))
-            .or_else(|| self.file(&join(format!("{name}/mod.rs"))))
-            .map(Module::file)
+        let mut path = self.children_dir(module)?;
+        if !path.is_empty() {
+            path.push('/');
+        }
+        path.push_str(name);
+        let stem = path.len();
+        path.push_str(".rs");
+        if let Some(file) = self.file(&path) {
+            return Some(Module::file(file));
+        }
+        path.truncate(stem);
+        path.push_str("/mod.rs");
+        self.file(&path).map(Module::file)
     }
 
     /// The `use`s (and `#[path]` declarations) written in `module`.
@@ -384,15 +418,20 @@ impl RustModules {
             .map(Module::file)
     }
 
+    /// The root module of the crate `file` belongs to (found by [`Self::finish`]).
+    fn crate_root_of(&self, file: i64) -> Option<Module> {
+        self.crate_root.get(&file).copied()
+    }
+
     /// The root module of the crate `path` belongs to: the crate whose directory is the
     /// longest prefix of it; its main file when `path` is one of its roots, else its first
     /// indexed root.
-    fn crate_root_of(&self, path: &str) -> Option<Module> {
+    fn find_crate_root(&self, path: &str) -> Option<Module> {
         let owner = self
             .crates
             .crates
             .iter()
-            .filter(|c| c.dir.is_empty() || path.starts_with(&format!("{}/", c.dir)))
+            .filter(|c| in_dir(path, &c.dir))
             .max_by_key(|c| c.dir.len())?;
         if owner.roots.iter().any(|r| r == path) {
             return self.file(path).map(Module::file);
@@ -422,7 +461,7 @@ impl RustModules {
         self.crates
             .crates
             .iter()
-            .filter(|c| c.dir.is_empty() || path.starts_with(&format!("{}/", c.dir)))
+            .filter(|c| in_dir(path, &c.dir))
             .max_by_key(|c| c.dir.len())
             .map(|c| c.dir.as_str())
     }
@@ -451,7 +490,7 @@ impl RustModules {
     ) -> Option<Module> {
         let (&first, rest) = path.split_first()?;
         let mut at = match first {
-            "crate" | "$crate" => self.crate_root_of(self.paths.get(&from.file)?)?,
+            "crate" | "$crate" => self.crate_root_of(from.file)?,
             "self" => from,
             "super" => self.parent(from)?,
             _ => self.first_segment(from, first, hops, visiting)?,

@@ -1,7 +1,7 @@
 //! The symbol table resolution looks names up in, built from the index or from the
 //! facts a first index writes, and the matching of written modules to files.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::rust_paths::{RustModules, Use};
 use super::{BaseRow, FileInfo, FileInputs, ImportRow, RefRow, Sym, SymbolTable};
