@@ -183,8 +183,10 @@ pub(crate) fn load_table(
     for (file_id, qualified, start, end) in load_rust_inline_modules(conn)? {
         table.add_rust_inline(file_id, &qualified, start, end);
     }
+    // From the files (`CROSS JOIN` keeps that order): left to itself SQLite scans every
+    // symbol, a cost each sync paid even in a tree without one Java file.
     let mut stmt = conn.prepare_cached(
-        "SELECT s.file_id, s.qualified_name FROM files f JOIN symbols s ON s.file_id = f.id
+        "SELECT s.file_id, s.qualified_name FROM files f CROSS JOIN symbols s ON s.file_id = f.id
          WHERE f.lang IN (?1, ?2) AND s.kind = ?3 AND s.parent_id IS NULL",
     )?;
     let packages = stmt.query_map(
@@ -247,11 +249,15 @@ fn load_rust_uses(conn: &Connection) -> rusqlite::Result<Vec<(i64, Use)>> {
 }
 
 /// Every Rust file's inline `mod m { .. }` blocks: (file, qualified name, first and last
-/// line).
+/// line). Only the symbols of the files whose counts (`file_counts`, written with their
+/// symbols) have a module are read: scanning every symbol for the few modules was most
+/// of a one-file sync's resolution.
 fn load_rust_inline_modules(conn: &Connection) -> rusqlite::Result<Vec<(i64, String, i64, i64)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT s.file_id, s.qualified_name, s.start_line, s.end_line
-         FROM files f JOIN symbols s ON s.file_id = f.id WHERE f.lang = ?1 AND s.kind = ?2",
+         FROM files f CROSS JOIN file_counts c CROSS JOIN symbols s
+         WHERE f.lang = ?1 AND c.file_id = f.id AND c.what = 'symbol_kind' AND c.key = ?2
+           AND s.file_id = f.id AND s.kind = ?2",
     )?;
     stmt.query_map(
         params![crate::Lang::Rust.name(), SymbolKind::Module.name()],
