@@ -121,6 +121,24 @@ impl<'s> Collector<'s> {
         self.levels.last().and_then(|level| level.last()).copied()
     }
 
+    /// The kind of `node`'s parent: from the enclosing node the walk keeps when `node` is
+    /// the one being visited (tree-sitter finds a parent by descending from the root
+    /// again), else asked of the tree.
+    pub(crate) fn parent_kind(&self, node: Node<'_>) -> Option<&'static str> {
+        let kept = match self.visiting() {
+            Some(current) if current.id() == node.id() => self
+                .levels
+                .len()
+                .checked_sub(2)
+                .and_then(|i| self.levels[i].last()),
+            _ => None,
+        };
+        match kept {
+            Some(parent) => Some(parent.kind()),
+            None => node.parent().map(|p| p.kind()),
+        }
+    }
+
     /// Whether `node` is the `name` of its parent (a definition's own name, not a use).
     pub(crate) fn is_name_field(&self, node: Node<'_>) -> bool {
         match self.visiting() {

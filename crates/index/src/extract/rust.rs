@@ -171,15 +171,17 @@ fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
     if NOT_CODE.contains(&name) {
         return;
     }
-    let Some(tokens) = named_children(node)
-        .into_iter()
-        .rfind(|n| n.kind() == "token_tree")
-    else {
+    let mut cursor = node.walk();
+    let last_tree = node
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() == "token_tree")
+        .last();
+    let Some(tokens) = last_tree else {
         return;
     };
-    let items = node
-        .parent()
-        .is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"));
+    let items = c
+        .parent_kind(node)
+        .is_some_and(|p| matches!(p, "source_file" | "declaration_list"));
     let range = if items {
         let Some(inner) = inside_delimiters(tokens) else {
             return;
