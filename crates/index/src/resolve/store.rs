@@ -169,17 +169,20 @@ pub(crate) fn load_table(
     // Every Rust file's `use`s, for following re-exports; an aliased one (`pub use
     // a::X as Y`) makes the original name needed too.
     let uses = load_rust_uses(conn)?;
-    let expanded;
-    let names = match names {
-        Some(names) => {
-            expanded = with_reexported_names(names, &uses);
-            Some(expanded.as_slice())
-        }
-        None => None,
-    };
-    for (file_id, u) in &uses {
-        table.add_use(*file_id, u.clone());
+    // The names owned, so that the uses move into the table instead of being copied.
+    let expanded: Option<Vec<String>> = names.map(|names| {
+        with_reexported_names(names, &uses)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    });
+    for (file_id, u) in uses {
+        table.add_use(file_id, u);
     }
+    let expanded: Option<Vec<&str>> = expanded
+        .as_ref()
+        .map(|names| names.iter().map(String::as_str).collect());
+    let names = expanded.as_deref();
     for (file_id, qualified, start, end) in load_rust_inline_modules(conn)? {
         table.add_rust_inline(file_id, &qualified, start, end);
     }
