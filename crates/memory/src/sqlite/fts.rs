@@ -93,8 +93,9 @@ impl SqliteStore {
                 None => found.len() as f64,
                 // PROBE + 1 postings between this rowid and the last: the same density
                 // over every memory.
-                Some(&oldest) => ((PROBE + 1) as f64 * docs / (last - oldest + 1) as f64)
-                    .clamp((PROBE + 1) as f64, docs),
+                Some(&oldest) => ((PROBE + 1) as f64 * docs / (last - oldest + 1).max(1) as f64)
+                    .min(docs)
+                    .max((PROBE + 1) as f64),
             };
             if !found.is_empty() {
                 words.push(Word {
