@@ -14,7 +14,8 @@ Each hit of the dump carries its rank and score in each signal (full text: BM25,
 lower is better; vectors: cosine distance; graph: path weight), so a fusion rule can be
 replayed without the store. This grids two families on the even-numbered queries (the
 dev half) and prints, for the best few, recall@1/5/10 on the dev half, the odd half
-(held out) and the whole set:
+(held out) and the whole set, then the same for the fusion before and the one
+crates/memory/src/fusion.rs runs now:
   rrf   sum of w / (k + rank), weights for vectors and graph (full text 1)
   score full text's BM25 / the best hit's BM25, plus b x the vector similarity scaled
         between the list's worst and best, plus c / (10 + graph rank)
@@ -88,9 +89,13 @@ def main():
              for b in (0.25, 0.4, 0.5, 0.6, 0.75, 1) for c in (0, 0.5, 1, 1.5)]
     dev = sorted(((evaluate(r, expected, rows, 0), name, r) for name, r in grid),
                  key=lambda t: -t[0][1])
+    shown = dev[:8] + [(evaluate(r, expected, rows, 0), name, r) for name, r in (
+        ("rrf k=10 vectors=1 graph=0.5 (the fusion before)", rrf(10, 1, 0.5)),
+        ("score vectors=0.5 graph=1 (fusion.rs now)", score(0.5, 1)),
+    )]
     print("| rule | dev @1/@5/@10 | held-out @1/@5/@10 | whole @1/@5/@10 |")
     print("|---|---|---|---|")
-    for d, name, rule in dev[:8]:
+    for d, name, rule in shown:
         held = evaluate(rule, expected, rows, 1)
         whole = evaluate(rule, expected, rows)
         print(f"| {name} | {'/'.join(map(str, d))} | {'/'.join(map(str, held))} | {'/'.join(map(str, whole))} |")
