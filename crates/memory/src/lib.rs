@@ -30,6 +30,7 @@ pub mod chunk;
 pub mod code;
 mod error;
 pub mod extract;
+pub mod fusion;
 pub mod graph;
 pub mod mentions;
 pub mod merge;

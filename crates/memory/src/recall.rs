@@ -1,8 +1,9 @@
 //! Hybrid recall: full text (FTS5 BM25), vectors (exact cosine k-NN, when an embedder is
 //! given) and graph expansion (entities the query names, their weighted relationships,
 //! entities shared with the best text hits, and code: memories linked to the symbols the
-//! query names or that the code graph connects to them), fused by reciprocal rank
-//! fusion. Every hit says why it ranked, and whether its code links are stale.
+//! query names or that the code graph connects to them), fused by their scores and the
+//! graph's ranks (`fusion.rs`). Every hit says why it ranked, and whether its code links
+//! are stale.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use schemars::JsonSchema;
@@ -10,18 +11,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::MemoryError;
 use crate::code::{self, CheckedLink, CodeGraph};
+use crate::fusion;
 use crate::mentions::{self, Mention};
 use crate::model::{CodeKey, MemorySummary};
 use crate::store::{Filter, MemoryStore};
 use crate::vector::{self, Embedder};
 
-/// The RRF constant (ranks are fused as `w / (K + rank)`). 10, not the customary 60:
-/// on the documentation quality set (docs/performance.md) a text or vector hit near
-/// the top of its list is worth more than agreement far down both lists.
-pub const RRF_K: f64 = 10.0;
-/// The graph's weight in the fusion (full text and vectors weigh 1): what it adds is
-/// weaker evidence (an entity shared, not the query's words or meaning).
-pub const GRAPH_WEIGHT: f64 = 0.5;
 /// Candidates each source contributes.
 pub const CANDIDATES: usize = 50;
 /// Default hits returned.
@@ -126,8 +121,10 @@ pub struct RecallHit {
     /// The memory.
     #[serde(flatten)]
     pub memory: MemorySummary,
-    /// The fused score: the sum over the sources of `w / (10 + rank)` (`w` 1 for full
-    /// text and vectors, 0.5 for the graph).
+    /// The fused score: the sum over the sources that found it of full text's BM25
+    /// relative to the best full-text hit's, 0.5 × its cosine similarity scaled between
+    /// the vector list's worst (0) and best (1), and the graph's `1 / (10 + rank)`
+    /// (`loci_memory::fusion`).
     pub score: f64,
     /// Why it ranked.
     pub why: Why,
@@ -402,43 +399,18 @@ pub fn recall(
     }
 
     // Fuse.
-    let mut fused: FxHashMap<i64, (f64, Why)> = FxHashMap::default();
-    for (rank, (id, bm25)) in fts.iter().enumerate() {
-        let e = fused.entry(*id).or_default();
-        e.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
-        e.1.fts = Some(SourceRank {
-            rank: rank + 1,
-            score: *bm25,
-            path: Vec::new(),
-        });
-    }
-    for (rank, (id, sim)) in vec_hits.iter().enumerate() {
-        let e = fused.entry(*id).or_default();
-        e.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
-        e.1.vector = Some(SourceRank {
-            rank: rank + 1,
-            score: f64::from(1.0 - *sim),
-            path: Vec::new(),
-        });
-    }
     let mut graph_list: Vec<(i64, Graphed)> = graphed.into_iter().collect();
     graph_list.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
     graph_list.truncate(if signals.graph { CANDIDATES } else { 0 });
-    for (rank, (id, g)) in graph_list.into_iter().enumerate() {
-        let e = fused.entry(id).or_default();
-        e.0 += GRAPH_WEIGHT / (RRF_K + rank as f64 + 1.0);
-        e.1.graph = Some(SourceRank {
-            rank: rank + 1,
-            score: g.score,
-            path: g.path,
-        });
-    }
-    let mut ranked: Vec<(i64, f64, Why)> = fused
-        .into_iter()
-        .filter(|(id, _)| allowed.as_ref().is_none_or(|a| a.contains(id)))
-        .map(|(id, (s, w))| (id, s, w))
-        .collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut ranked: Vec<(i64, f64, Why)> = fusion::fuse(fusion::Lists {
+        fts: &fts,
+        vectors: &vec_hits,
+        graph: graph_list
+            .into_iter()
+            .map(|(id, g)| (id, g.score, g.path))
+            .collect(),
+    });
+    ranked.retain(|(id, _, _)| allowed.as_ref().is_none_or(|a| a.contains(id)));
     ranked.truncate(limit);
 
     let ids: Vec<i64> = ranked.iter().map(|(id, _, _)| *id).collect();

@@ -1,7 +1,7 @@
 //! Recall's signals one at a time and fused, over a real SQLite store: each signal alone
 //! answers only what that signal finds (how the quality harness measures them), and the
-//! fusion (RRF k = 10, the graph weighted 0.5) keeps a text hit above memories that
-//! merely share an entity the query names.
+//! fusion (full text and vectors by score, the graph by rank) keeps a text hit above
+//! memories that merely share an entity the query names.
 
 use loci_memory::model::EntityInput;
 use loci_memory::recall::{RecallRequest, Signals, recall};

@@ -3,10 +3,12 @@
 //! mutation one immediate transaction that writes its version.
 
 mod extraction;
+mod fts;
 mod merge;
 mod read;
 mod schema;
 mod schema_extraction;
+mod schema_porter;
 mod schema_vector_log;
 mod seam;
 mod vector_cache;

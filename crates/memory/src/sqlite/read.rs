@@ -1,4 +1,5 @@
-//! The reads, and recall's candidate queries (full text, entities, code links, vectors).
+//! The reads, and recall's candidate queries (entities, code links, vectors; full text
+//! is `fts.rs`).
 
 use rusqlite::{ToSql, params_from_iter};
 
@@ -6,13 +7,6 @@ use super::{LINK_COLUMNS, SUMMARY_COLUMNS, SqliteStore, link_at, placeholders, s
 use crate::MemoryError;
 use crate::model::{CodeKey, CodeLink, EntityInfo, Memory, MemorySummary, Relationship, Version};
 use crate::store::{EntityEdge, Filter, PendingChunk, StoreStats};
-
-/// A term in at most this many memories is scored exactly.
-const RARE: usize = 200;
-/// The recent memories a commoner term contributes.
-const COMMON_TAKEN: usize = 200;
-/// Query terms scored (the first ones).
-const MAX_TERMS: usize = 12;
 
 /// The `WHERE` conditions and values of a filter over `memories` aliased `m`.
 fn filter_sql(f: &Filter, values: &mut Vec<Box<dyn ToSql>>) -> String {
@@ -22,7 +16,7 @@ fn filter_sql(f: &Filter, values: &mut Vec<Box<dyn ToSql>>) -> String {
 /// [`filter_sql`] for a query that already names its memories by id: the namespace test
 /// must not steer SQLite onto the `(namespace, updated_at)` index, which would scan a
 /// whole namespace instead of looking the ids up.
-fn filter_sql_by_id(f: &Filter, values: &mut Vec<Box<dyn ToSql>>) -> String {
+pub(super) fn filter_sql_by_id(f: &Filter, values: &mut Vec<Box<dyn ToSql>>) -> String {
     filter_sql_on(f, values, "+m.namespace = ?")
 }
 
@@ -239,98 +233,6 @@ impl SqliteStore {
             .collect::<Result<_, _>>()
             .map_err(&e)?;
         Ok(s)
-    }
-
-    pub(crate) fn fts_impl(
-        &self,
-        terms: &[String],
-        f: &Filter,
-        k: usize,
-    ) -> Result<Vec<(i64, f64)>, MemoryError> {
-        if terms.is_empty() {
-            return Ok(Vec::new());
-        }
-        let e = self.err();
-        // BM25 is a sum over the query's terms, so each term is scored on its own and the
-        // sums are kept per memory. A term in at most RARE memories is scored exactly
-        // (FTS5's bm25 reads its whole posting list for its IDF, which is cheap then); a
-        // commoner one contributes its most recent COMMON_TAKEN memories with its largest
-        // possible IDF and a nominal term frequency: its weight is low whatever happens, and scoring its
-        // tens of thousands of postings is what would make recall slow at scale.
-        let docs: f64 = self
-            .conn
-            .query_row("SELECT coalesce(max(id), 0) FROM memories", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map_err(&e)? as f64;
-        let mut score: rustc_hash::FxHashMap<i64, f64> = Default::default();
-        let mut ids = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT {}",
-                RARE + 1
-            ))
-            .map_err(&e)?;
-        for t in terms.iter().take(MAX_TERMS) {
-            let phrase = format!("\"{}\"", t.replace('"', "\"\""));
-            let found: Vec<i64> = ids
-                .query_map([&phrase], |r| r.get(0))
-                .map_err(&e)?
-                .collect::<Result<_, _>>()
-                .map_err(&e)?;
-            if found.len() <= RARE {
-                let mut stmt = self
-                    .conn
-                    .prepare_cached(
-                        "SELECT rowid, bm25(memory_fts, 10.0, 4.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?1",
-                    )
-                    .map_err(&e)?;
-                let rows = stmt
-                    .query_map([&phrase], |r| {
-                        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
-                    })
-                    .map_err(&e)?;
-                for row in rows {
-                    let (id, s) = row.map_err(&e)?;
-                    *score.entry(id).or_default() += s;
-                }
-                continue;
-            }
-            let n = RARE as f64;
-            let idf = ((docs - n + 0.5) / (n + 0.5) + 1.0).ln().max(1e-6);
-            for id in found.into_iter().take(COMMON_TAKEN) {
-                *score.entry(id).or_default() -= idf;
-            }
-        }
-        let mut ranked: Vec<(i64, f64)> = score.into_iter().collect();
-        ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-        // Keep the best within the filter: check candidates in rank order, a slice at a time.
-        let mut out = Vec::new();
-        for slice in ranked.chunks(200) {
-            let mut values: Vec<Box<dyn ToSql>> = slice
-                .iter()
-                .map(|(id, _)| Box::new(*id) as Box<dyn ToSql>)
-                .collect();
-            let ph = placeholders(slice.len());
-            let cond = filter_sql_by_id(f, &mut values);
-            let mut stmt = self
-                .conn
-                .prepare_cached(&format!(
-                    "SELECT m.id FROM memories m WHERE m.id IN ({ph}) AND {cond}"
-                ))
-                .map_err(&e)?;
-            let keep: rustc_hash::FxHashSet<i64> = stmt
-                .query_map(params_from_iter(values.iter()), |r| r.get(0))
-                .map_err(&e)?
-                .collect::<Result<_, _>>()
-                .map_err(&e)?;
-            out.extend(slice.iter().filter(|(id, _)| keep.contains(id)).copied());
-            if out.len() >= k {
-                break;
-            }
-        }
-        out.truncate(k);
-        Ok(out)
     }
 
     pub(crate) fn entities_named_impl(

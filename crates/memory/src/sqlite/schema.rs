@@ -6,6 +6,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     V1,
     super::schema_extraction::V2,
     super::schema_vector_log::V3,
+    super::schema_porter::V4,
 ];
 
 const V1: &str = r#"

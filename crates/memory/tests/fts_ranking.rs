@@ -1,0 +1,136 @@
+//! Recall's full-text ranking over real SQLite files: words are stemmed, a common word is
+//! scored on every memory holding it (not just its most recent ones), a word too common
+//! to score exactly still counts for the memories the rarer words found, and a store made
+//! before stemming is migrated with every memory still found.
+
+use loci_memory::recall::{RecallRequest, Signals, query_terms, recall};
+use loci_memory::{Filter, MemoryStore, NewMemory, NoCode, SqliteStore, ops};
+
+fn open() -> (tempfile::TempDir, SqliteStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("memory.db")).unwrap();
+    (dir, store)
+}
+
+fn filter() -> Filter {
+    Filter {
+        namespace: "default".into(),
+        ..Filter::default()
+    }
+}
+
+fn remember(store: &mut SqliteStore, name: &str, body: &str) {
+    let m = NewMemory {
+        name: name.into(),
+        body: body.into(),
+        ..Default::default()
+    };
+    ops::remember(store, &NoCode, false, &m, &[]).unwrap();
+}
+
+/// The names of the full-text hits for `query`, best first.
+fn fts_names(store: &mut SqliteStore, query: &str) -> Vec<String> {
+    let req = RecallRequest {
+        query: query.into(),
+        filter: filter(),
+        limit: 10,
+        signals: Signals::FTS,
+        ..RecallRequest::default()
+    };
+    recall(store, &NoCode, false, None, &req)
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| h.memory.name)
+        .collect()
+}
+
+#[test]
+fn query_words_find_memories_that_use_another_form_of_them() {
+    let (_d, mut s) = open();
+    // Named so that only the body can match.
+    remember(
+        &mut s,
+        "scope-note",
+        "Define a module to control scope and privacy.",
+    );
+    remember(&mut s, "lunch", "Lunch is at noon in the big room.");
+    assert_eq!(fts_names(&mut s, "Defining Modules"), ["scope-note"]);
+}
+
+#[test]
+fn a_common_word_is_scored_on_every_memory_holding_it() {
+    let (_d, mut s) = open();
+    // The oldest memory says "widget" most densely; 449 newer ones say it once in a
+    // longer text. Scored only on its 200 most recent postings, the word would never
+    // reach the oldest.
+    remember(&mut s, "dense", "widget widget widget widget");
+    let filler = "and then some more words about other things entirely, said once";
+    for i in 0..449 {
+        remember(&mut s, &format!("m{i}"), &format!("widget {filler} {i}"));
+    }
+    let hits = s.fts(&query_terms("widget"), &filter(), 5).unwrap();
+    let top = s.summaries(&[hits[0].0]).unwrap();
+    assert_eq!(top[0].name, "dense", "{hits:?}");
+}
+
+#[test]
+fn a_word_too_common_to_score_exactly_still_counts_where_the_rare_words_are() {
+    let (_d, mut s) = open();
+    // Two old memories with the rare word, the same length (names included); only the
+    // first also has the common word, which 2,100 newer memories hold (past the exact
+    // budget). Without the common word's credit they tie, and the newer one wins.
+    remember(&mut s, "note-a", "zephyrine everyday note");
+    remember(&mut s, "note-b", "zephyrine unusual note");
+    for i in 0..2_100 {
+        remember(
+            &mut s,
+            &format!("m{i}"),
+            &format!("everyday entry number {i}"),
+        );
+    }
+    let names = fts_names(&mut s, "zephyrine everyday");
+    assert_eq!(
+        names.first().map(String::as_str),
+        Some("note-a"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn a_store_made_before_stemming_is_migrated_and_finds_every_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    {
+        let mut s = SqliteStore::open(&path).unwrap();
+        remember(&mut s, "scope-note", "Define a module to control scope.");
+        remember(&mut s, "lunch", "Lunch is at noon.");
+    }
+    // Put the file back as migration 3 left it: the unstemmed full-text table.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP TABLE memory_fts;
+             CREATE VIRTUAL TABLE memory_fts USING fts5(
+                 name, description, body, content='memories', content_rowid='id',
+                 tokenize='unicode61 remove_diacritics 2');
+             INSERT INTO memory_fts(memory_fts) VALUES ('rebuild');
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+        let found: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'defining'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(found, 0, "the old table does not stem");
+    }
+    let mut s = SqliteStore::open(&path).unwrap();
+    assert_eq!(fts_names(&mut s, "defining modules"), ["scope-note"]);
+    assert_eq!(fts_names(&mut s, "lunch noon"), ["lunch"]);
+    // Still kept up to date by the triggers after the migration.
+    remember(&mut s, "later", "Noon lunches are taken outside.");
+    assert_eq!(fts_names(&mut s, "lunches").len(), 2);
+}
