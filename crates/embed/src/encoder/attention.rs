@@ -6,7 +6,8 @@
 use gemm::Parallelism;
 use rayon::prelude::*;
 
-use super::kernels::softmax_rows;
+use super::int8;
+use super::kernels::exp_rows;
 
 /// Where one sequence's tokens are in the packed rows: `start..start + len`.
 #[derive(Debug, Clone, Copy)]
@@ -36,13 +37,21 @@ impl Out {
 }
 
 /// `ctx` (`rows × hidden`) gets, for each sequence in `spans` and each of `heads`
-/// heads, `softmax(Q·Kᵀ/√d)·V` from the packed projections `qkv` (`rows × 3·hidden`:
+/// heads, `softmax(Q·Kᵀ/√d)·V` (the unnormalised exponentials times `V`, each row
+/// then divided by its sum; the scores in 8 bits when `int8_scores`) from the packed projections `qkv` (`rows × 3·hidden`:
 /// the queries, then the keys, then the values).
 ///
 /// # Panics
 /// When the buffers are not `rows` rows wide as said or a span leaves them (a bug in
 /// the caller).
-pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, heads: usize) {
+pub fn attention(
+    qkv: &[f32],
+    ctx: &mut [f32],
+    spans: &[Span],
+    hidden: usize,
+    heads: usize,
+    int8_scores: bool,
+) {
     let rows = ctx.len() / hidden;
     assert_eq!(ctx.len(), rows * hidden, "context rows");
     assert_eq!(qkv.len(), rows * 3 * hidden, "projection rows");
@@ -61,42 +70,52 @@ pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, he
         .collect();
     // The longest first (a task costs ~len²), so the last ones to finish are short.
     tasks.sort_by_key(|(s, _)| std::cmp::Reverse(s.len));
-    tasks
-        .par_iter()
-        .for_each_init(Vec::<f32>::new, |scores, &(span, head)| {
+    tasks.par_iter().for_each_init(
+        Scratch::default,
+        |Scratch {
+             scores,
+             inv_sums,
+             int8,
+         },
+         &(span, head)| {
             let n = span.len;
             scores.clear();
             scores.resize(n * n, 0.0);
+            inv_sums.resize(n, 0.0);
             let q = &qkv[span.start * stride + head * d..];
             let k = &qkv[span.start * stride + hidden + head * d..];
             let v = &qkv[span.start * stride + 2 * hidden + head * d..];
-            // SAFETY: `q`, `k` and `v` start at this span's first row and address `n`
-            // rows of `d` columns at row stride `stride`, inside `qkv` (the spans were
-            // checked against the row count); `scores` is `n × n`.
-            unsafe {
-                gemm::gemm(
-                    n,
-                    n,
-                    d,
-                    scores.as_mut_ptr(),
-                    1,
-                    n as isize,
-                    false,
-                    q.as_ptr(),
-                    1,
-                    stride as isize,
-                    k.as_ptr(),
-                    stride as isize,
-                    1,
-                    0.0,
-                    scale,
-                    false,
-                    false,
-                    false,
-                    Parallelism::None,
-                );
+            if int8_scores {
+                int8::scores(q, k, stride, n, d, scale, scores, int8);
+            } else {
+                // SAFETY: `q`, `k` and `v` start at this span's first row and address `n`
+                // rows of `d` columns at row stride `stride`, inside `qkv` (the spans were
+                // checked against the row count); `scores` is `n × n`.
+                unsafe {
+                    gemm::gemm(
+                        n,
+                        n,
+                        d,
+                        scores.as_mut_ptr(),
+                        1,
+                        n as isize,
+                        false,
+                        q.as_ptr(),
+                        1,
+                        stride as isize,
+                        k.as_ptr(),
+                        stride as isize,
+                        1,
+                        0.0,
+                        scale,
+                        false,
+                        false,
+                        false,
+                        Parallelism::None,
+                    );
+                }
             }
-            softmax_rows(scores, n);
+            exp_rows(scores, n, inv_sums);
             // SAFETY: the destination is this span's rows and this head's `d` columns
             // of `ctx` (row stride `hidden`), inside it (checked above) and written by
             // no other task; `scores` and `v` are read only.
@@ -123,5 +142,25 @@ pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, he
                     Parallelism::None,
                 );
             }
-        });
+            for (i, &inv) in inv_sums.iter().enumerate() {
+                // SAFETY: row `i < n` of this span and this head's `d` columns, the
+                // task's own part of `ctx` (as above), no longer borrowed by `gemm`.
+                let row = unsafe {
+                    std::slice::from_raw_parts_mut(out.at((span.start + i) * hidden + head * d), d)
+                };
+                row.iter_mut().for_each(|x| *x *= inv);
+            }
+        },
+    );
+}
+
+/// A task's buffers, reused from task to task on its thread.
+#[derive(Default)]
+struct Scratch {
+    /// `len × len`: the scores, then their exponentials.
+    scores: Vec<f32>,
+    /// Per query row: one over the sum of its exponentials.
+    inv_sums: Vec<f32>,
+    /// The 8-bit score product's packed keys and quantised queries.
+    int8: int8::Scores,
 }

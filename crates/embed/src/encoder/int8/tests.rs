@@ -120,3 +120,73 @@ fn quantising_a_row_of_zeros_gives_zeros_and_the_unit_scale() {
     assert_eq!(s, 1.0);
     assert!(d.iter().all(|&b| b == 128), "{d:?}");
 }
+
+/// A head's rows inside wider rows, as attention reads them: `n` rows of `d` values at
+/// `stride`, queries at offset 0 and keys at offset `d`.
+fn head_rows(n: usize, d: usize, stride: usize) -> Vec<f32> {
+    let mut all = values(n * stride, 11 + n as u64);
+    // A zero key row and a large one, to show the per-row scales.
+    if n > 2 {
+        all[stride + d..stride + 2 * d].fill(0.0);
+        all[2 * stride + d..2 * stride + 2 * d]
+            .iter_mut()
+            .for_each(|x| *x *= 40.0);
+    }
+    all
+}
+
+const HEADS: &[(usize, usize)] = &[(1, 32), (7, 32), (17, 32), (49, 13), (256, 32), (255, 5)];
+
+#[test]
+fn int8_scores_equal_a_naive_product_of_the_quantised_rows_on_odd_shapes() {
+    if skip_without_vnni() {
+        return;
+    }
+    let mut s = Scores::default();
+    for &(n, d) in HEADS {
+        let stride = 3 * d + 5;
+        let all = head_rows(n, d, stride);
+        let mut out = vec![f32::NAN; n * n];
+        scores(&all, &all[d..], stride, n, d, 0.17, &mut out, &mut s);
+        for i in 0..n {
+            let (qq, qs) = naive_quantise(&all[i * stride..][..d]);
+            for j in 0..n {
+                let (kq, ks) = naive_quantise(&all[j * stride + d..][..d]);
+                let dot: i64 = qq.iter().zip(&kq).map(|(a, b)| (a * b) as i64).sum();
+                let want = dot as f64 * qs * ks * 0.17;
+                let got = out[i * n + j] as f64;
+                let tol = 1e-5 * (1.0 + want.abs());
+                assert!(
+                    (got - want).abs() <= tol,
+                    "{n}×{d} at ({i}, {j}): {got} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn int8_scores_are_within_quantisation_error_of_the_f32_scores() {
+    if skip_without_vnni() {
+        return;
+    }
+    let mut s = Scores::default();
+    for &(n, d) in HEADS.iter().filter(|h| h.0 >= 17) {
+        let stride = 3 * d;
+        let all = values(n * stride, 23);
+        let mut out = vec![0f32; n * n];
+        scores(&all, &all[d..], stride, n, d, 1.0, &mut out, &mut s);
+        let (mut err, mut norm) = (0f64, 0f64);
+        for i in 0..n {
+            for j in 0..n {
+                let want: f64 = (0..d)
+                    .map(|c| (all[i * stride + c] * all[j * stride + d + c]) as f64)
+                    .sum();
+                err += (out[i * n + j] as f64 - want).powi(2);
+                norm += want * want;
+            }
+        }
+        let rel = (err / norm).sqrt();
+        assert!(rel < 0.015, "{n}×{d}: relative error {rel}");
+    }
+}
