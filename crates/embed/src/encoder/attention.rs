@@ -6,7 +6,6 @@
 use gemm::Parallelism;
 use rayon::prelude::*;
 
-use super::int8;
 use super::kernels::exp_rows;
 
 /// Where one sequence's tokens are in the packed rows: `start..start + len`.
@@ -38,20 +37,13 @@ impl Out {
 
 /// `ctx` (`rows × hidden`) gets, for each sequence in `spans` and each of `heads`
 /// heads, `softmax(Q·Kᵀ/√d)·V` (the unnormalised exponentials times `V`, each row
-/// then divided by its sum; the scores in 8 bits when `int8_scores`) from the packed projections `qkv` (`rows × 3·hidden`:
+/// then divided by its sum) from the packed projections `qkv` (`rows × 3·hidden`:
 /// the queries, then the keys, then the values).
 ///
 /// # Panics
 /// When the buffers are not `rows` rows wide as said or a span leaves them (a bug in
 /// the caller).
-pub fn attention(
-    qkv: &[f32],
-    ctx: &mut [f32],
-    spans: &[Span],
-    hidden: usize,
-    heads: usize,
-    int8_scores: bool,
-) {
+pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, heads: usize) {
     let rows = ctx.len() / hidden;
     assert_eq!(ctx.len(), rows * hidden, "context rows");
     assert_eq!(qkv.len(), rows * 3 * hidden, "projection rows");
@@ -72,12 +64,7 @@ pub fn attention(
     tasks.sort_by_key(|(s, _)| std::cmp::Reverse(s.len));
     tasks.par_iter().for_each_init(
         Scratch::default,
-        |Scratch {
-             scores,
-             inv_sums,
-             int8,
-         },
-         &(span, head)| {
+        |Scratch { scores, inv_sums }, &(span, head)| {
             let n = span.len;
             scores.clear();
             scores.resize(n * n, 0.0);
@@ -85,35 +72,31 @@ pub fn attention(
             let q = &qkv[span.start * stride + head * d..];
             let k = &qkv[span.start * stride + hidden + head * d..];
             let v = &qkv[span.start * stride + 2 * hidden + head * d..];
-            if int8_scores {
-                int8::scores(q, k, stride, n, d, scale, scores, int8);
-            } else {
-                // SAFETY: `q`, `k` and `v` start at this span's first row and address `n`
-                // rows of `d` columns at row stride `stride`, inside `qkv` (the spans were
-                // checked against the row count); `scores` is `n × n`.
-                unsafe {
-                    gemm::gemm(
-                        n,
-                        n,
-                        d,
-                        scores.as_mut_ptr(),
-                        1,
-                        n as isize,
-                        false,
-                        q.as_ptr(),
-                        1,
-                        stride as isize,
-                        k.as_ptr(),
-                        stride as isize,
-                        1,
-                        0.0,
-                        scale,
-                        false,
-                        false,
-                        false,
-                        Parallelism::None,
-                    );
-                }
+            // SAFETY: `q`, `k` and `v` start at this span's first row and address `n`
+            // rows of `d` columns at row stride `stride`, inside `qkv` (the spans were
+            // checked against the row count); `scores` is `n × n`.
+            unsafe {
+                gemm::gemm(
+                    n,
+                    n,
+                    d,
+                    scores.as_mut_ptr(),
+                    1,
+                    n as isize,
+                    false,
+                    q.as_ptr(),
+                    1,
+                    stride as isize,
+                    k.as_ptr(),
+                    stride as isize,
+                    1,
+                    0.0,
+                    scale,
+                    false,
+                    false,
+                    false,
+                    Parallelism::None,
+                );
             }
             exp_rows(scores, n, inv_sums);
             // SAFETY: the destination is this span's rows and this head's `d` columns
@@ -161,6 +144,4 @@ struct Scratch {
     scores: Vec<f32>,
     /// Per query row: one over the sum of its exponentials.
     inv_sums: Vec<f32>,
-    /// The 8-bit score product's packed keys and quantised queries.
-    int8: int8::Scores,
 }

@@ -113,8 +113,7 @@ impl Encoder {
         for layer in &self.weights.layers {
             kernels::fill_rows(&mut b.qkv, &layer.qkv.bias);
             linear(&b.x, rows, &layer.qkv, &mut b.qkv, par, q);
-            let int8 = self.precision == Precision::Int8;
-            attention::attention(&b.qkv, &mut b.ctx, &spans, h, c.num_attention_heads, int8);
+            attention::attention(&b.qkv, &mut b.ctx, &spans, h, c.num_attention_heads);
             kernels::add_rows(&mut b.x, &layer.attn_out.bias);
             linear(&b.ctx, rows, &layer.attn_out, &mut b.x, par, q);
             kernels::layer_norm(&mut b.x, &layer.attn_norm, eps);

@@ -128,53 +128,6 @@ unsafe fn tile<const M: usize, const N: usize>(t: &Tile, out: *mut f32, ldo: usi
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 pub unsafe fn quantize_row(x: &[f32], d: &mut [u8]) -> f32 {
-    quantize_one(x, d).0
-}
-
-/// [`quantize_row`] for `n` rows of `width` values that start every `stride` values of
-/// `x`, into `d` (`n` rows of `kp` bytes) and `scales` (each times `mul`), and each
-/// row's sum of quantised values (before the shift) into `sums` when given: one call
-/// for a head's many short rows, whose per-call cost was most of their time.
-///
-/// # Safety
-/// The CPU must have AVX-512 F, BW and VL.
-///
-/// # Panics
-/// When the buffers are shorter than said.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn quantize_rows(
-    x: &[f32],
-    stride: usize,
-    width: usize,
-    kp: usize,
-    d: &mut [u8],
-    scales: &mut [f32],
-    mul: f32,
-    mut sums: Option<&mut [i32]>,
-) {
-    let n = scales.len();
-    assert!(
-        n == 0 || x.len() >= (n - 1) * stride + width,
-        "rows to quantise"
-    );
-    assert!(d.len() >= n * kp && kp >= width, "quantised rows");
-    for (i, (row, scale)) in d.chunks_exact_mut(kp).zip(scales.iter_mut()).enumerate() {
-        let (s, total) = quantize_one(&x[i * stride..][..width], row);
-        *scale = s * mul;
-        if let Some(sums) = sums.as_deref_mut() {
-            sums[i] = total;
-        }
-    }
-}
-
-/// [`quantize_row`]'s work, inlined into its callers, with the row's sum of quantised
-/// values (before the shift).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-#[inline]
-fn quantize_one(x: &[f32], d: &mut [u8]) -> (f32, i32) {
     assert!(d.len() >= x.len(), "quantised row width");
     let k = x.len();
     let mask = |c: usize| -> __mmask16 {
@@ -194,15 +147,12 @@ fn quantize_one(x: &[f32], d: &mut [u8]) -> (f32, i32) {
         (1.0, 0.0)
     };
     let (inv, shift) = (_mm512_set1_ps(inv), _mm512_set1_epi32(128));
-    let mut total = _mm512_setzero_si512();
     for c in (0..k).step_by(16) {
         // SAFETY: as above for `x`; `d` is at least as long as `x`.
         unsafe {
             let v = _mm512_maskz_loadu_ps(mask(c), x.as_ptr().add(c));
             // Round to nearest (the default rounding mode), then shift into 1..=255.
-            let q = _mm512_cvtps_epi32(_mm512_mul_ps(v, inv));
-            total = _mm512_add_epi32(total, q);
-            let q = _mm512_add_epi32(q, shift);
+            let q = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(v, inv)), shift);
             // 1..=255 fits a byte: truncate in a register (the narrowing store to memory
             // is several times slower), then store 16 bytes or the tail's.
             let q = _mm512_cvtepi32_epi8(q);
@@ -215,7 +165,7 @@ fn quantize_one(x: &[f32], d: &mut [u8]) -> (f32, i32) {
         }
     }
     d[k..].fill(128);
-    (scale, _mm512_reduce_add_epi32(total))
+    scale
 }
 
 /// Never called off x86-64 ([`super::supported`] is false there).
@@ -227,21 +177,5 @@ pub unsafe fn run(_: &Tile, _: usize, _: usize, _: *mut f32, _: usize) {
 /// Never called off x86-64 ([`super::supported`] is false there).
 #[cfg(not(target_arch = "x86_64"))]
 pub unsafe fn quantize_row(_: &[f32], _: &mut [u8]) -> f32 {
-    unreachable!("the 8-bit kernel is x86-64 only")
-}
-
-/// Never called off x86-64 ([`super::supported`] is false there).
-#[cfg(not(target_arch = "x86_64"))]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn quantize_rows(
-    _: &[f32],
-    _: usize,
-    _: usize,
-    _: usize,
-    _: &mut [u8],
-    _: &mut [f32],
-    _: f32,
-    _: Option<&mut [i32]>,
-) {
     unreachable!("the 8-bit kernel is x86-64 only")
 }

@@ -10,11 +10,8 @@
 //! keeps the f32 path.
 
 mod kernel;
-mod scores;
 
 use rayon::prelude::*;
-
-pub use scores::{Scores, scores};
 
 /// Output channels per vector register (16 `i32` lanes).
 const LANES: usize = 16;
@@ -42,7 +39,6 @@ pub fn supported() -> bool {
 /// channel and packed: for each block of [`LANES`] channels, for each group of 4 inputs,
 /// the 16 channels' 4 weights (64 bytes, one register). Channels past `n` and inputs
 /// past `k` are zero.
-#[derive(Default)]
 pub struct PackedI8 {
     n: usize,
     k: usize,
@@ -62,41 +58,33 @@ impl PackedI8 {
     /// When `w` is not `n × k` (a bug in the caller).
     pub fn pack(w: &[f32], n: usize, k: usize) -> PackedI8 {
         assert_eq!(w.len(), n * k, "weight shape");
-        let mut packed = PackedI8::default();
-        packed.repack(w, k, n, k);
-        packed
-    }
-
-    /// Quantises and packs the `n` rows of `k` values that start every `stride` values
-    /// of `w` in place of what `self` held, reusing its buffers (attention packs each
-    /// sequence's keys of each head this way).
-    ///
-    /// # Panics
-    /// When `w` is shorter than `n` such rows (a bug in the caller).
-    pub fn repack(&mut self, w: &[f32], stride: usize, n: usize, k: usize) {
-        assert!(n == 0 || w.len() >= (n - 1) * stride + k, "weight rows");
         let kp = k.div_ceil(4) * 4;
-        let np = n.div_ceil(LANES) * LANES;
-        (self.n, self.k, self.kp) = (n, k, kp);
-        self.data.clear();
-        self.data.resize(np * kp, 0);
-        self.comp.clear();
-        self.comp.resize(np, 0);
-        self.scale.clear();
-        self.scale.resize(np, 1.0);
+        let blocks = n.div_ceil(LANES);
+        let np = blocks * LANES;
+        let mut data = vec![0i8; np * kp];
+        let mut comp = vec![0i32; np];
+        let mut scale = vec![1f32; np];
         for c in 0..n {
-            let row = &w[c * stride..][..k];
+            let row = &w[c * k..][..k];
             let max = row.iter().fold(0f32, |m, x| m.max(x.abs()));
             let s = if max > 0.0 { max / 127.0 } else { 1.0 };
-            self.scale[c] = s;
+            scale[c] = s;
             let (block, lane) = (c / LANES, c % LANES);
             let mut total = 0i32;
             for (i, &x) in row.iter().enumerate() {
                 let q = (x / s).round().clamp(-127.0, 127.0) as i8;
                 total += q as i32;
-                self.data[block * kp * LANES + (i / 4) * 4 * LANES + lane * 4 + i % 4] = q;
+                data[block * kp * LANES + (i / 4) * 4 * LANES + lane * 4 + i % 4] = q;
             }
-            self.comp[c] = 128 * total;
+            comp[c] = 128 * total;
+        }
+        PackedI8 {
+            n,
+            k,
+            kp,
+            data,
+            comp,
+            scale,
         }
     }
 }
