@@ -12,7 +12,9 @@
 #   cargo build --release -p loci-embed --example embed_bench.
 #   BENCH_EMBED_MIXES (default "real full"), BENCH_EMBED_ENGINES (default "candle f32
 #   int8"; f32 and int8 are the packed encoder's precisions) and BENCH_EMBED_ARGS (extra
-#   flags) tune it.
+#   flags) tune it. EMBED_BENCH_BASE=PATH (an embed_bench built from an older commit)
+#   adds the engines base-f32 and base-int8, that binary's packed encoder, to put in
+#   BENCH_EMBED_ENGINES for a before/after in one run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${1:-}
@@ -22,22 +24,27 @@ bin=${EMBED_BENCH:-$here/target/release/examples/embed_bench}
 [ -x "$bin" ] || { echo "no $bin: cargo build --release -p loci-embed --example embed_bench" >&2; exit 2; }
 text=()
 [ -n "$corpus" ] && text=(--text "$corpus")
-python3 - "$bin" "$runs" "$chunks" "${BENCH_EMBED_MIXES:-real full}" "${BENCH_EMBED_ENGINES:-candle f32 int8}" "${BENCH_EMBED_ARGS:-}" "${text[@]}" <<'PY'
+python3 - "$bin" "$runs" "$chunks" "${BENCH_EMBED_MIXES:-real full}" "${BENCH_EMBED_ENGINES:-candle f32 int8}" "${BENCH_EMBED_ARGS:-}" "${EMBED_BENCH_BASE:-}" "${text[@]}" <<'PY'
 import json, os, statistics, subprocess, sys
-bin, runs, chunks, mixes, engines, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5].split(), sys.argv[6].split()
-text = sys.argv[7:]
+bin, runs, chunks, mixes, engines, extra, base_bin = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5].split(), sys.argv[6].split(), sys.argv[7]
+text = sys.argv[8:]
 flags = {"candle": ["--engine", "candle"], "packed": ["--engine", "packed"],
          "f32": ["--engine", "packed", "--precision", "f32"], "int8": ["--engine", "packed", "--precision", "int8"]}
+flags.update({f"base-{p}": flags[p] for p in ("f32", "int8")})
+binary = lambda e: base_bin if e.startswith("base-") else bin
+if any(e.startswith("base-") for e in engines) and not os.access(base_bin, os.X_OK):
+    sys.exit(f"engines {engines} name base-*: set EMBED_BENCH_BASE to an older embed_bench")
 for mix in mixes:
     got = {e: [] for e in engines}
     for i in range(runs):
         for engine in engines if i % 2 == 0 else engines[::-1]:
-            out = subprocess.run([bin, *flags[engine], "--mix", mix, "--chunks", chunks, *text, *extra],
+            out = subprocess.run([binary(engine), *flags[engine], "--mix", mix, "--chunks", chunks, *text, *extra],
                                  capture_output=True, text=True)
             if out.returncode != 0:
                 sys.exit(f"{engine} {mix}: {out.stderr}")
             line = json.loads(out.stdout.strip().splitlines()[-1])
             line["load_avg"] = os.getloadavg()[0]
+            line["label"] = engine
             # What two idle cores would do at this process's rate per CPU second.
             line["chunks_per_cpu_s_x2"] = round(2 * line["chunks"] / max(line["cpu_s"], 0.01), 1)
             print(json.dumps(line))

@@ -19,8 +19,11 @@ use crate::verify;
 pub const BATCH_SIZE: usize = 32;
 
 /// Most tokens in one forward pass: bounds the work buffers (~14 KB per token for
-/// all-MiniLM-L6-v2) whatever the batch size.
-pub const BATCH_TOKENS: usize = 4096;
+/// all-MiniLM-L6-v2) whatever the batch size. Small enough that a pass's activations
+/// stay in the cores' caches (512 tokens: ~7 MB, the 8-bit inputs of a product
+/// ≤ 0.8 MB) instead of streaming from memory for every panel of channels: 4,096 was
+/// ~1.4× slower at 256-token chunks (docs/performance.md).
+pub const BATCH_TOKENS: usize = 512;
 
 /// A loaded sentence encoder. `Send + Sync`: one instance serves every thread.
 pub struct Embedder {

@@ -6,7 +6,7 @@
 use gemm::Parallelism;
 use rayon::prelude::*;
 
-use super::kernels::softmax_rows;
+use super::kernels::exp_rows;
 
 /// Where one sequence's tokens are in the packed rows: `start..start + len`.
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +36,8 @@ impl Out {
 }
 
 /// `ctx` (`rows × hidden`) gets, for each sequence in `spans` and each of `heads`
-/// heads, `softmax(Q·Kᵀ/√d)·V` from the packed projections `qkv` (`rows × 3·hidden`:
+/// heads, `softmax(Q·Kᵀ/√d)·V` (the unnormalised exponentials times `V`, each row
+/// then divided by its sum) from the packed projections `qkv` (`rows × 3·hidden`:
 /// the queries, then the keys, then the values).
 ///
 /// # Panics
@@ -61,12 +62,13 @@ pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, he
         .collect();
     // The longest first (a task costs ~len²), so the last ones to finish are short.
     tasks.sort_by_key(|(s, _)| std::cmp::Reverse(s.len));
-    tasks
-        .par_iter()
-        .for_each_init(Vec::<f32>::new, |scores, &(span, head)| {
+    tasks.par_iter().for_each_init(
+        Scratch::default,
+        |Scratch { scores, inv_sums }, &(span, head)| {
             let n = span.len;
             scores.clear();
             scores.resize(n * n, 0.0);
+            inv_sums.resize(n, 0.0);
             let q = &qkv[span.start * stride + head * d..];
             let k = &qkv[span.start * stride + hidden + head * d..];
             let v = &qkv[span.start * stride + 2 * hidden + head * d..];
@@ -96,7 +98,7 @@ pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, he
                     Parallelism::None,
                 );
             }
-            softmax_rows(scores, n);
+            exp_rows(scores, n, inv_sums);
             // SAFETY: the destination is this span's rows and this head's `d` columns
             // of `ctx` (row stride `hidden`), inside it (checked above) and written by
             // no other task; `scores` and `v` are read only.
@@ -123,5 +125,23 @@ pub fn attention(qkv: &[f32], ctx: &mut [f32], spans: &[Span], hidden: usize, he
                     Parallelism::None,
                 );
             }
-        });
+            for (i, &inv) in inv_sums.iter().enumerate() {
+                // SAFETY: row `i < n` of this span and this head's `d` columns, the
+                // task's own part of `ctx` (as above), no longer borrowed by `gemm`.
+                let row = unsafe {
+                    std::slice::from_raw_parts_mut(out.at((span.start + i) * hidden + head * d), d)
+                };
+                row.iter_mut().for_each(|x| *x *= inv);
+            }
+        },
+    );
+}
+
+/// A task's buffers, reused from task to task on its thread.
+#[derive(Default)]
+struct Scratch {
+    /// `len × len`: the scores, then their exponentials.
+    scores: Vec<f32>,
+    /// Per query row: one over the sum of its exponentials.
+    inv_sums: Vec<f32>,
 }

@@ -1,6 +1,6 @@
 //! The encoder's arithmetic besides attention: matrix products through `gemm` (the
 //! engine under candle's CPU matmul), and the row-wise and element-wise steps (bias,
-//! layer norm, GELU, softmax) written as plain loops the compiler vectorizes, built
+//! layer norm, GELU, softmax's exponentials) written as plain loops the compiler vectorizes, built
 //! again for AVX2 + FMA and for AVX-512 and picked at run time on CPUs that have them.
 
 use gemm::Parallelism;
@@ -196,17 +196,28 @@ multiversion! {
 }
 
 multiversion! {
-    /// Each row of `rows` (`width` wide) replaced by its softmax.
-    pub fn softmax_rows(rows: &mut [f32], width: usize) {
-        for row in rows.chunks_exact_mut(width) {
+    /// Each row of `rows` (`width` wide) replaced by `exp(x − max)`, its softmax before
+    /// the division, and `inv_sums[i]` set to one over row `i`'s sum: attention divides
+    /// its `d`-wide weighted sums by it instead of the `width`-wide row (the same
+    /// result, `width / d` times fewer divisions). One pass for the maximum, one that
+    /// takes the exponentials and sums them.
+    pub fn exp_rows(rows: &mut [f32], width: usize, inv_sums: &mut [f32]) {
+        for (row, inv) in rows.chunks_exact_mut(width).zip(inv_sums.iter_mut()) {
             let max = max(row);
-            for x in row.iter_mut() {
-                *x = exp(*x - max);
+            let mut acc = [0f32; LANES];
+            let mut chunks = row.chunks_exact_mut(LANES);
+            for c in &mut chunks {
+                for (a, x) in acc.iter_mut().zip(c.iter_mut()) {
+                    *x = exp_nonpositive(*x - max);
+                    *a += *x;
+                }
             }
-            let inv = 1.0 / sum(row);
-            for x in row.iter_mut() {
-                *x *= inv;
+            let mut total = 0f32;
+            for x in chunks.into_remainder() {
+                *x = exp_nonpositive(*x - max);
+                total += *x;
             }
+            *inv = 1.0 / (acc.iter().sum::<f32>() + total);
         }
     }
 }
@@ -255,13 +266,40 @@ pub fn sum(xs: &[f32]) -> f32 {
 pub fn exp(x: f32) -> f32 {
     const ROUND: f32 = 12_582_912.0; // 1.5·2²³: adding it rounds to an integer
     let x = x.clamp(-87.0, 88.0);
-    let n = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
+    let shifted = x * std::f32::consts::LOG2_E + ROUND;
+    let n = shifted - ROUND;
     let r = x - n * 0.693_359_4 - n * -2.121_944_4e-4;
     let p = 1.0
         + r * (1.0
             + r * (0.5
                 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    p * pow2(shifted)
+}
+
+/// `2ⁿ` from `n + 1.5·2²³` (an integer `n` in −126..=127 held in the low mantissa
+/// bits, which the rounding step left there), in integer operations: `n as i32` is a
+/// saturating conversion the compiler keeps scalar, a lane at a time (it was most of
+/// softmax's and GELU's time).
+#[inline(always)]
+fn pow2(shifted: f32) -> f32 {
+    const ROUND_BITS: u32 = 0x4B40_0000; // 1.5·2²³'s bits: the mantissa holds n from here
+    f32::from_bits(shifted.to_bits().wrapping_sub(ROUND_BITS).wrapping_add(127) << 23)
+}
+
+/// `eˣ` for `x ≤ 0` (what a softmax takes once the row's maximum is subtracted) within
+/// 3e−6 of the result: as [`exp`], with a degree-4 polynomial fitted to `eʳ` over
+/// |r| ≤ ln2/2 instead of the degree-6 Taylor one, and no upper clamp. Inputs below
+/// −87 give ~1e−38 instead of 0; positive inputs are not this function's.
+#[inline(always)]
+pub fn exp_nonpositive(x: f32) -> f32 {
+    const ROUND: f32 = 12_582_912.0; // 1.5·2²³: adding it rounds to an integer
+    let x = x.max(-87.0);
+    let shifted = x * std::f32::consts::LOG2_E + ROUND;
+    let n = shifted - ROUND;
+    let r = x - n * 0.693_359_4 - n * -2.121_944_4e-4;
+    let p =
+        0.999_999_2 + r * (0.999_963_6 + r * (0.500_048_5 + r * (0.167_906_86 + r * 0.041_417_1)));
+    p * pow2(shifted)
 }
 
 /// The error function within 5e−7 (Abramowitz & Stegun 7.1.26, 1.5e−7, plus f32
@@ -290,6 +328,45 @@ mod tests {
             x += 0.0137;
         }
         assert!(worst < 4e-7, "worst relative error {worst}");
+    }
+
+    #[test]
+    fn exp_nonpositive_is_within_its_bound_over_the_softmax_range() {
+        let mut worst = 0f64;
+        let mut x = -87.0f32;
+        while x <= 0.0 {
+            let (got, want) = (exp_nonpositive(x) as f64, (x as f64).exp());
+            worst = worst.max(((got - want) / want).abs());
+            x += 0.000_37;
+        }
+        assert!(worst < 3e-6, "worst relative error {worst}");
+        assert_eq!(exp_nonpositive(0.0), 0.999_999_2, "e⁰ within the bound");
+        assert!(exp_nonpositive(-1e4) < 1e-37, "far below: ~0");
+    }
+
+    #[test]
+    fn exp_rows_divided_by_the_sum_is_the_softmax() {
+        for width in [1usize, 7, 16, 33, 256] {
+            let rows = 3;
+            let x: Vec<f32> = (0..rows * width)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.31)
+                .collect();
+            let mut got = x.clone();
+            let mut inv = vec![0f32; rows];
+            exp_rows(&mut got, width, &mut inv);
+            for (r, row) in x.chunks_exact(width).enumerate() {
+                let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+                let e: Vec<f64> = row.iter().map(|&v| (v as f64 - max).exp()).collect();
+                let total: f64 = e.iter().sum();
+                for (c, want) in e.iter().enumerate() {
+                    let p = got[r * width + c] as f64 * inv[r] as f64;
+                    assert!(
+                        (p - want / total).abs() < 1e-6,
+                        "width {width} row {r} col {c}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
