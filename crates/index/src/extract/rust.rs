@@ -2,7 +2,8 @@
 //!
 //! Rules:
 //! - `name!(..)` is a reference of kind `Macro`, which only a macro definition answers;
-//!   its tokens are parsed again as code ([`super::embedded`]): as items in item position,
+//!   its tokens are parsed again as code ([`super::embedded`]): as items in item position
+//!   (only when their first token can begin an item, else their braced groups),
 //!   else as one expression, except for template and data macros ([`NOT_CODE`]);
 //! - a trait's associated type (`type Output;`) is a TypeAlias of the trait;
 //! - `#[path = "x.rs"] mod m;` is an import of module `./x.rs` (the attribute's path,
@@ -16,7 +17,7 @@ use super::collector::{named_children, split_qualified};
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let kind = match node.kind() {
@@ -188,12 +189,25 @@ fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
         };
         // Tokens that are not items as a whole may hold braced groups of items.
         let mut cursor = tokens.walk();
-        let groups = tokens
+        let groups: Vec<_> = tokens
             .named_children(&mut cursor)
             .filter(|n| n.kind() == "token_tree" && c.text(*n).starts_with('{'))
             .filter_map(inside_delimiters)
             .collect();
-        c.defer(inner, groups);
+        if starts_like_an_item(c, tokens) {
+            c.defer(inner, groups);
+        } else if groups.is_empty() {
+            // `assert_impl!(Foo: Send)`, `kernel!(1, 2)`: a parse as items would end in
+            // errors (tree-sitter's recovery is most of the cost of parsing macro bodies)
+            // and find guesses; their calls are read from the tokens.
+            super::rust_tokens::scan(c, tokens);
+        } else {
+            // `cfg_if! { if #[cfg(..)] { .. } else { .. } }`, `name: { .. }` lists: only
+            // the braced groups can be items, each parsed on its own.
+            for group in groups {
+                c.defer(group, Vec::new());
+            }
+        }
         return;
     } else if c.text(tokens).starts_with('{') {
         // A braced group in an expression or statement (`select! { .. }`): may hold
@@ -211,6 +225,32 @@ fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
         return;
     };
     c.defer(range, Vec::new());
+}
+
+/// Whether the first token inside `tokens`' delimiters (comments aside) can begin an
+/// item: an attribute, an item keyword or qualifier, a macro invocation (`name!`,
+/// `path::name!`) or a metavariable. Anything else (`Foo: Send`, `name: value`, a
+/// literal, a group, `cfg_if!`'s `if`) cannot, and the tokens do not parse as items.
+fn starts_like_an_item(c: &Collector<'_>, tokens: Node<'_>) -> bool {
+    let mut cursor = tokens.walk();
+    let mut inner = tokens
+        .children(&mut cursor)
+        .skip(1)
+        .filter(|n| !matches!(n.kind(), "line_comment" | "block_comment"));
+    let Some(first) = inner.next() else {
+        return false;
+    };
+    let next = inner.next().map(|n| c.text(n));
+    match c.text(first) {
+        "#" | "$" | "pub" | "fn" | "struct" | "enum" | "union" | "trait" | "type" | "const"
+        | "static" | "mod" | "impl" | "use" | "extern" | "unsafe" | "async" | "let"
+        | "macro_rules" | "default" | "auto" | "safe" => true,
+        _ if first.kind() == "metavariable" => true,
+        "::" => true,
+        "crate" | "self" | "super" => next == Some("::") || next == Some("!"),
+        _ if first.kind() == "identifier" => next == Some("::") || next == Some("!"),
+        _ => false,
+    }
 }
 
 /// The range of a token tree's tokens without its delimiters, if it has any.
@@ -325,5 +365,74 @@ fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str)
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Lang;
+    use crate::extract::{FileFacts, extract};
+
+    fn symbols(facts: &FileFacts) -> Vec<&str> {
+        facts
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.as_str())
+            .collect()
+    }
+
+    fn refs(facts: &FileFacts) -> Vec<(&str, Option<&str>, &str)> {
+        facts
+            .refs
+            .iter()
+            .map(|r| (r.name.as_str(), r.qualifier.as_deref(), r.kind.name()))
+            .collect()
+    }
+
+    #[test]
+    fn cfg_if_branches_are_parsed_as_items_each() {
+        let source = "cfg_if::cfg_if! {\n    if #[cfg(unix)] {\n        fn a() { b() }\n    } else if #[cfg(windows)] {\n        pub struct W;\n    } else {\n        mod m { fn c() {} }\n    }\n}\n";
+        let facts = extract(Lang::Rust, source).unwrap();
+        assert_eq!(symbols(&facts), ["a", "W", "m", "m::c"]);
+        let b = facts.refs.iter().find(|r| r.name == "b").unwrap();
+        assert_eq!(
+            b.from.map(|i| facts.symbols[i as usize].name.as_str()),
+            Some("a")
+        );
+        assert_eq!((b.line, b.col), (3, 18));
+    }
+
+    #[test]
+    fn braced_groups_of_a_name_value_list_are_parsed_as_items() {
+        let source =
+            "cfg_variant! {\n    stable: { fn s() {} },\n    unstable: { fn u() {} },\n}\n";
+        let facts = extract(Lang::Rust, source).unwrap();
+        assert_eq!(symbols(&facts), ["s", "u"]);
+    }
+
+    #[test]
+    fn tokens_that_cannot_start_an_item_give_only_their_calls() {
+        let source = "assert_impl!(Foo<Bar>: Send, Sync);\nkernel!(1, compute(2), x.y(), inner!(z), u8::max_value());\nlist! { a: b, #[cfg(any(unix))] fn_like: f }\n";
+        let facts = extract(Lang::Rust, source).unwrap();
+        assert!(facts.symbols.is_empty(), "{:?}", symbols(&facts));
+        assert_eq!(
+            refs(&facts),
+            [
+                ("assert_impl", None, "macro"),
+                ("kernel", None, "macro"),
+                ("compute", None, "call"),
+                ("y", Some("x"), "call"),
+                ("inner", None, "macro"),
+                ("max_value", Some("u8"), "call"),
+                ("list", None, "macro"),
+            ]
+        );
+    }
+
+    #[test]
+    fn tokens_that_start_like_items_are_still_parsed_as_items() {
+        let source = "m! {\n    /// Doc.\n    pub fn f() {}\n}\nouter! { inner::nested! { fn g() {} } }\nn! { #[inline] fn h() {} }\np! { ::q::r! { struct T; } }\n";
+        let facts = extract(Lang::Rust, source).unwrap();
+        assert_eq!(symbols(&facts), ["f", "h", "g", "T"]);
     }
 }

@@ -20,7 +20,10 @@ pub(crate) fn scan(c: &mut Collector<'_>, tree: Node<'_>) {
         children.extend(group.children(&mut cursor));
         for (i, child) in children.iter().enumerate() {
             if child.kind() == "token_tree" {
-                stack.push(*child);
+                // An attribute's tokens (`#[cfg(any(..))]`) name no calls.
+                if !is_attribute(c, &children, i) {
+                    stack.push(*child);
+                }
                 continue;
             }
             if !is_name(c, *child) {
@@ -45,7 +48,20 @@ pub(crate) fn scan(c: &mut Collector<'_>, tree: Node<'_>) {
 }
 
 fn is_name(c: &Collector<'_>, node: Node<'_>) -> bool {
-    node.kind() == "identifier" || matches!(c.text(node), "self" | "Self" | "super" | "crate")
+    matches!(node.kind(), "identifier" | "primitive_type")
+        || matches!(c.text(node), "self" | "Self" | "super" | "crate")
+}
+
+/// Whether the group at `at` is an attribute's `[..]`: after `#` or `#!`.
+fn is_attribute(c: &Collector<'_>, children: &[Node<'_>], at: usize) -> bool {
+    if !c.text(children[at]).starts_with('[') || at == 0 {
+        return false;
+    }
+    match c.text(children[at - 1]) {
+        "#" => true,
+        "!" => at >= 2 && c.text(children[at - 2]) == "#",
+        _ => false,
+    }
 }
 
 fn is_separator(c: &Collector<'_>, node: Node<'_>) -> bool {
