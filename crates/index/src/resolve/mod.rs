@@ -53,7 +53,7 @@ use table::module_segments;
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
@@ -624,7 +624,7 @@ impl<'a> Ctx<'a> {
             && self.table.rust.paths.contains_key(&self.file_id)
             && let Some(module) = self.table.rust.module(self.rust_scope(from), q)
         {
-            let found = self.table.rust.item(self.table, module, name, wanted);
+            let found = self.table.rust.item(self.table, self.file_id, module, name, wanted);
             if !found.is_empty() {
                 return found.into_iter().map(|s| (s, Confidence::Exact)).collect();
             }
