@@ -1,35 +1,11 @@
 //! Incremental runs equal a fresh index when Rust's module graph changes through an
 //! inline `mod m { .. }` or a `#[path]` attribute: a changed `#[path]` re-points the
-//! paths of files that did not change (`crate::imp::f()` in another file).
+//! paths of files that did not change (`crate::imp::f()` in another file), and so does a
+//! `#[cfg_attr(.., path = "..")]` file that appears or goes.
 
 mod common;
 
-use common::{copy_tree, diff, dump, index, write_tree};
-
-fn differs_from_fresh(root: &std::path::Path) -> Option<String> {
-    let fresh = tempfile::tempdir().unwrap();
-    copy_tree(root, fresh.path());
-    index(fresh.path());
-    let (inc, full) = (dump(root), dump(fresh.path()));
-    (inc != full).then(|| diff(&inc, &full))
-}
-
-/// The `path:qualified name` of every definition `call` (in src/caller.rs) calls.
-fn calls_from_caller(root: &std::path::Path) -> Vec<String> {
-    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT df.path || ':' || d.qualified_name FROM edges e
-             JOIN symbols s ON s.id = e.src_symbol JOIN symbols d ON d.id = e.dst_symbol
-             JOIN files df ON df.id = e.dst_file
-             WHERE e.kind = 'CALLS' AND s.name = 'call' ORDER BY 1",
-        )
-        .unwrap();
-    stmt.query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-}
+use common::{calls_from, differs_from_fresh, index, write_tree};
 
 #[test]
 fn a_changed_path_attribute_and_inline_modules_equal_fresh_index() {
@@ -56,14 +32,14 @@ fn a_changed_path_attribute_and_inline_modules_equal_fresh_index() {
         ],
     );
     index(root);
-    assert_eq!(calls_from_caller(root), ["src/a_impl.rs:f"]);
+    assert_eq!(calls_from(root, "call"), ["src/a_impl.rs:f"]);
     let step = |what: &str, lib: &str, expected: &[&str]| {
         write_tree(root, &[("src/lib.rs", lib)]);
         assert!(index(root).wrote, "{what}: nothing written");
         if let Some(diff) = differs_from_fresh(root) {
             panic!("after {what}:\n{diff}");
         }
-        assert_eq!(calls_from_caller(root), expected, "after {what}");
+        assert_eq!(calls_from(root, "call"), expected, "after {what}");
     };
     step(
         "pointing the #[path] at another file",
@@ -87,4 +63,52 @@ fn a_changed_path_attribute_and_inline_modules_equal_fresh_index() {
         "pub mod outer {\n    #[path = \"../a_impl.rs\"]\n    pub mod imp;\n}\npub use outer::imp;\nmod caller;\n",
         &["src/a_impl.rs:f"],
     );
+}
+
+#[test]
+fn cfg_attr_path_files_that_appear_and_go_equal_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"ca\"\nversion = \"0.1.0\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "#[cfg_attr(unix, path = \"u_impl.rs\")]\n#[cfg_attr(windows, path = \"w_impl.rs\")]\nmod imp;\nmod caller;\n",
+            ),
+            ("src/u_impl.rs", "pub fn f() {}\n"),
+            ("src/imp.rs", "pub fn f() {}\n"),
+            (
+                "src/caller.rs",
+                "pub fn call() {\n    crate::imp::f();\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    assert_eq!(calls_from(root, "call"), ["src/u_impl.rs:f"]);
+    let check = |what: &str, expected: &[&str]| {
+        assert!(index(root).wrote, "{what}: nothing written");
+        if let Some(diff) = differs_from_fresh(root) {
+            panic!("after {what}:\n{diff}");
+        }
+        assert_eq!(calls_from(root, "call"), expected, "after {what}");
+    };
+    write_tree(root, &[("src/w_impl.rs", "pub fn f() {}\n")]);
+    check(
+        "adding the second cfg_attr path's file",
+        &["src/u_impl.rs:f", "src/w_impl.rs:f"],
+    );
+    std::fs::remove_file(root.join("src/u_impl.rs")).unwrap();
+    check("removing the first one's file", &["src/w_impl.rs:f"]);
+    std::fs::remove_file(root.join("src/w_impl.rs")).unwrap();
+    check(
+        "removing the last declared file (imp.rs is the module again)",
+        &["src/imp.rs:f"],
+    );
+    write_tree(root, &[("src/u_impl.rs", "pub fn f() {}\n")]);
+    check("a declared file appearing again", &["src/u_impl.rs:f"]);
 }

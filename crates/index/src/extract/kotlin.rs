@@ -16,7 +16,9 @@
 //!   interface, where every supertype is Inherits (interfaces extend interfaces);
 //!   a delegation (`: Api by impl`) is Implements;
 //! - `import a.b.C` imports `C` from `a.b`, `import a.b.C as D` binds it to `D`,
-//!   `import a.b.*` imports module `a.b` whole.
+//!   `import a.b.*` imports module `a.b` whole;
+//! - receiver types: parameters, constructor properties and typed or constructed
+//!   properties ([`super::receivers_kotlin`]).
 
 use tree_sitter::Node;
 
@@ -31,9 +33,10 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    super::receivers_kotlin::kotlin(c, node);
     match node.kind() {
         "package_header" => {
             if let Some(path) = child_of_kind(node, &["qualified_identifier", "identifier"]) {

@@ -24,6 +24,7 @@ mod php;
 mod python;
 mod receivers;
 mod receivers_js;
+mod receivers_kotlin;
 mod ruby;
 mod rust;
 mod rust_tokens;

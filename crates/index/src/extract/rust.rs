@@ -8,6 +8,8 @@
 //! - a trait's associated type (`type Output;`) is a TypeAlias of the trait;
 //! - `#[path = "x.rs"] mod m;` is an import of module `./x.rs` (the attribute's path,
 //!   `./` prefixed when it has no `/`: a `use` path never has one) under the name `m`;
+//!   so is each `#[cfg_attr(cond, path = "x.rs")]` (one import per path, in written
+//!   order: each is a candidate file of the module, see `resolve/rust_paths.rs`);
 //!   a plain `mod m;` gives nothing (the module graph finds `m.rs` or `m/mod.rs`).
 
 use tree_sitter::Node;
@@ -85,7 +87,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     if kind == SymbolKind::Module && body.is_none() {
         // `mod foo;` only points at another file, which defines the module; with
         // `#[path = "x.rs"]` it names that file, recorded as an import of it.
-        if let Some(path) = path_attribute(c, node) {
+        for path in path_attributes(c, node) {
             let module = if path.contains('/') {
                 path
             } else {
@@ -107,27 +109,72 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     Action::Enter(id)
 }
 
-/// The file a `#[path = ".."]` attribute of an item names (the attributes are the
-/// item's preceding siblings).
-fn path_attribute(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
+/// The files the `#[path = ".."]` and `#[cfg_attr(cond, path = "..")]` attributes of an
+/// item name, in written order (the attributes are the item's preceding siblings).
+fn path_attributes(c: &Collector<'_>, node: Node<'_>) -> Vec<String> {
+    let mut found = Vec::new();
     let mut prev = node.prev_named_sibling();
     while let Some(p) = prev {
         match p.kind() {
             "attribute_item" => {
                 let text: String = c.text(p).split_whitespace().collect();
-                if let Some(rest) = text.strip_prefix("#[path=\"")
-                    && let Some(value) = rest.strip_suffix("\"]")
-                    && !value.is_empty()
-                {
-                    return Some(value.to_string());
-                }
+                // Walked backwards: each attribute's paths go before the later ones'.
+                let mut own = attribute_paths(&text);
+                own.append(&mut found);
+                found = own;
             }
             "line_comment" | "block_comment" => {}
-            _ => return None,
+            _ => break,
         }
         prev = p.prev_named_sibling();
     }
-    None
+    found
+}
+
+/// The paths one attribute (its text without whitespace) names: `#[path="x"]` one,
+/// `#[cfg_attr(cond,path="x")]` one per `path="x"` among its attributes (a condition's
+/// own string literals, `feature="path"`, are no attributes).
+fn attribute_paths(text: &str) -> Vec<String> {
+    let string_value = |rest: &str| -> Option<String> {
+        let value = rest.strip_prefix('"')?;
+        let end = value.find('"')?;
+        let value = &value[..end];
+        (!value.is_empty() && !value.contains('\\')).then(|| value.to_string())
+    };
+    if let Some(rest) = text.strip_prefix("#[path=") {
+        return rest
+            .strip_suffix(']')
+            .and_then(string_value)
+            .into_iter()
+            .collect();
+    }
+    let Some(inner) = text
+        .strip_prefix("#[cfg_attr(")
+        .and_then(|r| r.strip_suffix(")]"))
+    else {
+        return Vec::new();
+    };
+    // The condition is the first top-level item; the attributes follow it.
+    let mut items = Vec::new();
+    let (mut depth, mut in_string, mut start) = (0usize, false, 0usize);
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '"' => in_string = !in_string,
+            '(' | '[' if !in_string => depth += 1,
+            ')' | ']' if !in_string => depth = depth.saturating_sub(1),
+            ',' if !in_string && depth == 0 => {
+                items.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&inner[start..]);
+    items
+        .into_iter()
+        .skip(1)
+        .filter_map(|item| string_value(item.strip_prefix("path=")?))
+        .collect()
 }
 
 /// Macros whose tokens are templates or data, not code of this file: parsing them would
@@ -370,6 +417,7 @@ fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str)
 
 #[cfg(test)]
 mod tests {
+    use super::attribute_paths;
     use crate::Lang;
     use crate::extract::{FileFacts, extract};
 
@@ -434,5 +482,24 @@ mod tests {
         let source = "m! {\n    /// Doc.\n    pub fn f() {}\n}\nouter! { inner::nested! { fn g() {} } }\nn! { #[inline] fn h() {} }\np! { ::q::r! { struct T; } }\n";
         let facts = extract(Lang::Rust, source).unwrap();
         assert_eq!(symbols(&facts), ["f", "h", "g", "T"]);
+    }
+
+    #[test]
+    fn path_and_cfg_attr_paths_are_read_but_conditions_are_not() {
+        assert_eq!(attribute_paths("#[path=\"x.rs\"]"), ["x.rs"]);
+        assert_eq!(
+            attribute_paths("#[cfg_attr(unix,path=\"unix.rs\")]"),
+            ["unix.rs"]
+        );
+        assert_eq!(
+            attribute_paths(
+                "#[cfg_attr(all(unix,feature=\"path\"),allow(dead_code),path=\"a/b.rs\")]"
+            ),
+            ["a/b.rs"]
+        );
+        assert!(attribute_paths("#[cfg_attr(feature=\"path\",allow(x))]").is_empty());
+        assert!(attribute_paths("#[cfg_attr(unix,path=\"\")]").is_empty());
+        assert!(attribute_paths("#[cfg_attr(unix,path=\"x.rs\"").is_empty());
+        assert!(attribute_paths("#[doc=\"path=\\\"x\\\"\"]").is_empty());
     }
 }

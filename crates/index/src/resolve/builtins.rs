@@ -2,7 +2,8 @@
 //! a string literal, or a parameter annotated `dict[str, int]` / `List[T]`, is a builtin
 //! container whose methods (`d.get()`, `d.items()`, `xs.append()`) are none of the
 //! workspace's: when the workspace defines no type of that name, such a call links
-//! nothing, instead of every same-named method found by name.
+//! nothing, instead of every same-named method found by name. So does a Kotlin receiver
+//! of a builtin type (`s: String`), but for the workspace's extension functions of it.
 
 use super::Ctx;
 
@@ -23,17 +24,45 @@ const PYTHON: &[&str] = &[
     "Tuple",
 ];
 
+/// Kotlin's builtin types (and the JVM's it maps to) a receiver can be declared as: their
+/// members are the standard library's, though the workspace may extend them (`fun
+/// String.shout()`).
+const KOTLIN: &[&str] = &[
+    "String",
+    "CharSequence",
+    "StringBuilder",
+    "Int",
+    "Long",
+    "Short",
+    "Byte",
+    "Double",
+    "Float",
+    "Boolean",
+    "Char",
+    "Any",
+    "Unit",
+    "Array",
+    "List",
+    "MutableList",
+    "Set",
+    "MutableSet",
+    "Map",
+    "MutableMap",
+    "Collection",
+    "Iterable",
+    "Sequence",
+];
+
 impl Ctx<'_> {
     /// Whether a receiver of type `ty` in the file being resolved is a builtin the
     /// workspace does not define (its members are not the workspace's).
     pub(super) fn is_builtin_receiver(&self, ty: &str) -> bool {
-        let python = self
-            .table
-            .files
-            .get(&self.file_id)
-            .is_some_and(|f| matches!(f.ext.as_str(), "py" | "pyi"));
-        python
-            && PYTHON.contains(&ty)
+        let builtins = match self.table.files.get(&self.file_id).map(|f| f.ext.as_str()) {
+            Some("py" | "pyi") => PYTHON,
+            Some("kt" | "kts") => KOTLIN,
+            _ => return false,
+        };
+        builtins.contains(&ty)
             && !self
                 .table
                 .by_name

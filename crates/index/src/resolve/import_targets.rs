@@ -77,7 +77,7 @@ impl SymbolTable {
         if let Some(child) = self.rust.module(module, &format!("self::{name}")) {
             return Some((vec![child.file], vec![None]));
         }
-        let found = self.rust.item(self, module, name, &|_| true);
+        let found = self.rust.item(self, file, module, name, &|_| true);
         if found.is_empty() {
             return None;
         }

@@ -78,9 +78,19 @@ impl JavaPackages {
         }
     }
 
+    /// The package file `id` declares (`""`: the default one), for a Java/Kotlin file.
+    pub(super) fn package_of(&self, id: i64) -> Option<&str> {
+        self.package_of.get(&id).map(String::as_str)
+    }
+
+    /// The files of `package`, in path order.
+    pub(super) fn files_of(&self, package: &str) -> &[i64] {
+        self.files_of.get(package).map_or(&[], Vec::as_slice)
+    }
+
     /// The longest prefix of `segs` that is a package of the workspace, as the number
     /// of segments it takes (at least `min`).
-    fn package_prefix(&self, segs: &[&str], min: usize) -> Option<(usize, &[i64])> {
+    pub(super) fn package_prefix(&self, segs: &[&str], min: usize) -> Option<(usize, &[i64])> {
         (min.max(1)..=segs.len()).rev().find_map(|k| {
             self.files_of
                 .get(&segs[..k].join("."))
@@ -142,8 +152,9 @@ enum Binding<'t> {
     /// To a package of the workspace: the name to look for there (a qualified name, as
     /// the package's files define it) and the confidence of what is found.
     Package(&'t [i64], String, Confidence),
-    /// By an import, to a package the workspace does not hold.
-    External,
+    /// By an import, to a package the workspace does not hold: the full name it binds
+    /// (`org.other.Obj.member`).
+    External(String),
 }
 
 impl<'a> Ctx<'a> {
@@ -186,13 +197,25 @@ impl<'a> Ctx<'a> {
         }) {
             return JavaRule::NotApplicable;
         }
-        let found = |files: &[i64], qualified: &str, confidence| -> Vec<(&'a Sym, Confidence)> {
+        let exactly = |files: &[i64], qualified: &str, confidence| -> Vec<(&'a Sym, Confidence)> {
             candidates
                 .iter()
                 .copied()
                 .filter(|s| s.qualified_name == qualified && files.contains(&s.file_id))
                 .map(|s| (s, confidence))
                 .collect()
+        };
+        // A Kotlin companion's members are named as the class's (`C.create`), and are
+        // also written through it (`import a.C.Companion.create`, `C.Named.create()`).
+        let found = |files: &[i64], qualified: &str, confidence| -> Vec<(&'a Sym, Confidence)> {
+            let hits = exactly(files, qualified, confidence);
+            if !hits.is_empty() {
+                return hits;
+            }
+            match self.companion_member(files, qualified) {
+                Some(member) => exactly(files, &member, confidence),
+                None => hits,
+            }
         };
         // Same-named definitions rooted like the written name elsewhere: what a binding
         // that finds nothing excludes.
@@ -209,12 +232,34 @@ impl<'a> Ctx<'a> {
                 if !hits.is_empty() {
                     return JavaRule::Decided(hits);
                 }
-                return JavaRule::Exclude(elsewhere(files));
+                // Nor is a definition of the very name the import names, elsewhere.
+                let mut excluded = elsewhere(files);
+                excluded.extend(
+                    candidates
+                        .iter()
+                        .filter(|s| s.qualified_name == qualified && !files.contains(&s.file_id))
+                        .map(|s| s.id),
+                );
+                return JavaRule::Exclude(excluded);
             }
-            Some(Binding::External) if type_like || path.len() > 1 => {
+            Some(Binding::External(_)) if type_like || path.len() > 1 => {
                 return JavaRule::Decided(Vec::new());
             }
-            Some(Binding::External) => return JavaRule::Exclude(elsewhere(&[])),
+            Some(Binding::External(full)) => {
+                // Nor a definition named as what the import names (`import
+                // org.other.Obj.member`: no `Obj.member` of the workspace is it).
+                let mut excluded = elsewhere(&[]);
+                excluded.extend(
+                    candidates
+                        .iter()
+                        .filter(|s| {
+                            full.strip_suffix(s.qualified_name.as_str())
+                                .is_some_and(|head| head.ends_with('.'))
+                        })
+                        .map(|s| s.id),
+                );
+                return JavaRule::Exclude(excluded);
+            }
             None => {}
         }
         // Not bound by an import: the file's package, then the on-demand imports.
@@ -257,6 +302,19 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// `C.m` for `C.K.m` when `K` is a class `C.K` of `files` (a Kotlin companion object,
+    /// named or `Companion`), whose members the extractor names as `C`'s.
+    fn companion_member(&self, files: &[i64], qualified: &str) -> Option<String> {
+        let (owner, name) = qualified.rsplit_once('.')?;
+        let (outer, companion) = owner.rsplit_once('.')?;
+        let is_class = self.table.by_name.get(companion)?.iter().any(|s| {
+            s.kind == crate::extract::SymbolKind::Class
+                && s.qualified_name == owner
+                && files.contains(&s.file_id)
+        });
+        is_class.then(|| format!("{outer}.{name}"))
+    }
+
     /// How a single-name import binds `path`'s first segment: `import a.b.C` binds `C`
     /// (and `import a.b.C as D` binds `D`) to what package `a.b` defines as `C`;
     /// `import static a.b.C.m` binds `m` to `C.m` in `a.b`.
@@ -273,7 +331,10 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let Some((k, files)) = java.package_prefix(segs, 1) else {
-                return Some(Binding::External);
+                let mut full: Vec<&str> = segs.to_vec();
+                full.push(name);
+                full.extend(&path[1..]);
+                return Some(Binding::External(full.join(".")));
             };
             let mut qualified: Vec<&str> = segs[k..].to_vec();
             qualified.push(name);

@@ -6,7 +6,8 @@
 //! 1. an import alias → `import`;
 //! 2. `self.n` / `this.n` / `Self::n`: a definition with the same parent as the caller → `exact`;
 //! 3. a Rust path through the module graph ([`rust_paths`]) → `exact`;
-//! 4. a receiver of known type: that type's (or its bases') member only → `exact`;
+//! 4. a receiver of known type: that type's (or its bases') member only → `exact`
+//!    (Kotlin: else a visible extension function, [`kotlin_extensions`]);
 //!    Go: a qualifier naming an imported package reaches that package's top-level
 //!    definitions only, any other qualifier only methods ([`go_calls`]);
 //! 5. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
@@ -30,6 +31,7 @@ mod go_modules;
 mod import_targets;
 mod java_packages;
 mod js_modules;
+mod kotlin_extensions;
 mod overloads;
 mod rust_paths;
 mod select_path;
@@ -53,7 +55,7 @@ use table::module_segments;
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
@@ -447,8 +449,23 @@ impl<'a> Ctx<'a> {
         // Java/Kotlin: the types of that name the file's imports and package bind it to
         // (none: a type outside the workspace).
         let java_files = concrete.then(|| self.java_receiver_files(ty)).flatten();
+        // Kotlin: a type the workspace does not define (`String`) has none of its
+        // members, but may have its extensions ([`kotlin_extensions`]).
+        let extensions = || self.kotlin_extensions(name, wanted);
         if !concrete && self.is_builtin_receiver(ty) {
-            return Vec::new();
+            return extensions();
+        }
+        let defined = |t: &str| {
+            self.table
+                .by_name
+                .get(t)
+                .is_some_and(|defs| defs.iter().any(|s| s.kind.is_type()))
+        };
+        if !concrete && self.is_kotlin() && !defined(ty) {
+            let found = extensions();
+            if !found.is_empty() {
+                return found;
+            }
         }
         if !concrete {
             return self
@@ -498,7 +515,8 @@ impl<'a> Ctx<'a> {
             }
             return members.into_iter().map(|s| (s, Confidence::Name)).collect();
         }
-        Vec::new()
+        // No member: an extension (Kotlin), else nothing.
+        extensions()
     }
 
     /// Whether the file being resolved is in a language where an unqualified call in a
@@ -624,7 +642,10 @@ impl<'a> Ctx<'a> {
             && self.table.rust.paths.contains_key(&self.file_id)
             && let Some(module) = self.table.rust.module(self.rust_scope(from), q)
         {
-            let found = self.table.rust.item(self.table, module, name, wanted);
+            let found = self
+                .table
+                .rust
+                .item(self.table, self.file_id, module, name, wanted);
             if !found.is_empty() {
                 return found.into_iter().map(|s| (s, Confidence::Exact)).collect();
             }
@@ -695,7 +716,10 @@ impl<'a> Ctx<'a> {
             Some(q) if !SELF_QUALIFIERS.contains(&q) => candidates
                 .into_iter()
                 .filter(|s| {
-                    s.parent.is_some() || s.kind == SymbolKind::Method || self.in_module(s, q)
+                    s.parent.is_some()
+                        || s.kind == SymbolKind::Method
+                        || self.in_module(s, q)
+                        || self.is_visible_kotlin_extension(s)
                 })
                 .collect(),
             _ => candidates,

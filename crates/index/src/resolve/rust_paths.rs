@@ -11,6 +11,16 @@
 //! or to the folder named after the file (any other file), then one folder per inline
 //! module, as the Rust reference says. Children of a `#[path]` file sit beside it, as a
 //! `mod.rs`'s do.
+//!
+//! `#[cfg_attr(cond, path = "x.rs")]` names a file as `#[path]` does. A module with
+//! several declared files — one per configuration (`cfg_attr(unix, path = "unix.rs")`
+//! and `cfg_attr(windows, path = "windows.rs")` on one `mod sys;`, or `#[cfg(..)]`
+//! declarations of the same name each with its `#[path]`) — has each as a candidate:
+//! every one is imported and has the declaring module as its parent, a path through the
+//! module (`sys::open`) is followed in the first indexed one (in written order), and the
+//! item it names is looked up in each, so `sys::open()` reaches every candidate's
+//! `open`. When none of the declared files is indexed, the module is the file its name
+//! gives (`sys.rs`, `sys/mod.rs`), which a false `cfg_attr` leaves in force.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -79,7 +89,7 @@ impl Use {
 }
 
 /// A module: a file's own, or an inline `mod m { .. }` of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Module {
     /// The file it is in.
     pub file: i64,
@@ -115,6 +125,9 @@ pub(crate) struct RustModules {
     inline: HashMap<i64, Vec<Inline>>,
     /// The module that declares a file with `#[path]` (its parent).
     declared_by: HashMap<i64, Module>,
+    /// Each declared file of a module with several (see the module doc) → all of them,
+    /// in written order.
+    candidates: HashMap<i64, Vec<i64>>,
     /// Every crate's candidate root files, so a lookup need not scan the crate map.
     roots: HashSet<String>,
     /// The root module of the crate each `.rs` file belongs to (what `crate::` names in
@@ -196,15 +209,35 @@ impl RustModules {
                         file,
                         inline: u.scope,
                     };
-                    declared.push((scope, written.to_string()));
+                    let name = u.name.clone().unwrap_or_default();
+                    declared.push((scope, written.to_string(), name, u.line));
                 }
             }
         }
         // Deterministic whatever the map's order: the first declaration by module.
-        declared.sort_by_key(|(m, w)| (self.paths.get(&m.file).cloned(), m.inline, w.clone()));
-        for (scope, written) in declared {
+        declared
+            .sort_by_key(|(m, w, _, _)| (self.paths.get(&m.file).cloned(), m.inline, w.clone()));
+        let mut by_module: HashMap<(Module, String), Vec<(i64, i64)>> = HashMap::default();
+        for (scope, written, name, line) in declared {
             if let Some(target) = self.declared_file(scope, &written) {
                 self.declared_by.entry(target).or_insert(scope);
+                by_module
+                    .entry((scope, name))
+                    .or_default()
+                    .push((line, target));
+            }
+        }
+        for (_, mut files) in by_module {
+            if files.len() < 2 {
+                continue;
+            }
+            // Written order (a stable sort keeps one attribute's paths in theirs).
+            files.sort_by_key(|(line, _)| *line);
+            let mut group: Vec<i64> = files.into_iter().map(|(_, f)| f).collect();
+            let mut seen = HashSet::default();
+            group.retain(|f| seen.insert(*f));
+            for &f in &group {
+                self.candidates.entry(f).or_insert_with(|| group.clone());
             }
         }
     }
@@ -347,12 +380,14 @@ impl RustModules {
         if let Some(m) = self.find_inline_child(module.file, self.inline_path(module), name) {
             return Some(m);
         }
-        if let Some(u) = self
+        // The first declared file that is indexed (see the module doc).
+        if let Some(file) = self
             .uses_in(module)
-            .find(|u| u.declared_path().is_some() && u.name.as_deref() == Some(name))
+            .filter(|u| u.name.as_deref() == Some(name))
+            .filter_map(|u| u.declared_path())
+            .find_map(|written| self.declared_file(module, written))
         {
-            let written = u.declared_path()?;
-            return self.declared_file(module, written).map(Module::file);
+            return Some(Module::file(file));
         }
         let mut path = self.children_dir(module)?;
         if !path.is_empty() {
@@ -556,17 +591,36 @@ impl RustModules {
         self.declared_file(self.scope_at_line(file, line), module)
     }
 
-    /// The definitions `name` names in `module`: its own top-level ones, else those a
-    /// `use` in it brings in under that name (followed, `pub` or not), else through its
-    /// glob uses.
+    /// The definitions `name` names in `module`, for a path written in file `from`: its
+    /// own top-level ones, else those a `use` in it brings in under that name (followed,
+    /// `pub` or not), else through its glob uses. In a module with several declared
+    /// files, the item in each of them, unless `from` is one (its own paths stay in it).
     pub(crate) fn item<'t>(
         &self,
         table: &'t SymbolTable,
+        from: i64,
         module: Module,
         name: &str,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<&'t Sym> {
-        self.item_hops(table, module, name, wanted, MAX_HOPS, &mut Visiting::new())
+        let Some(files) = self
+            .candidates
+            .get(&module.file)
+            .filter(|files| module.inline == 0 && !files.contains(&from))
+        else {
+            return self.item_hops(table, module, name, wanted, MAX_HOPS, &mut Visiting::new());
+        };
+        // A module with several declared files: the item in each that has it.
+        let mut found: Vec<&Sym> = Vec::new();
+        for &file in files {
+            let m = Module::file(file);
+            for s in self.item_hops(table, m, name, wanted, MAX_HOPS, &mut Visiting::new()) {
+                if !found.iter().any(|f| f.id == s.id) {
+                    found.push(s);
+                }
+            }
+        }
+        found
     }
 
     fn item_hops<'t>(

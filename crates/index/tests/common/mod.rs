@@ -103,6 +103,34 @@ pub fn assert_same_as_fresh(root: &Path) {
     );
 }
 
+/// The diff between the index of `root` (built incrementally) and a fresh index of a
+/// copy of the same tree, if they differ (for a test that names the step it failed at).
+pub fn differs_from_fresh(root: &Path) -> Option<String> {
+    let fresh = tempfile::tempdir().unwrap();
+    copy_tree(root, fresh.path());
+    index(fresh.path());
+    let (inc, full) = (dump(root), dump(fresh.path()));
+    (inc != full).then(|| diff(&inc, &full))
+}
+
+/// The `path:qualified name` of every definition the definitions named `caller` call,
+/// in order.
+pub fn calls_from(root: &Path, caller: &str) -> Vec<String> {
+    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT df.path || ':' || d.qualified_name FROM edges e
+             JOIN symbols s ON s.id = e.src_symbol JOIN symbols d ON d.id = e.dst_symbol
+             JOIN files df ON df.id = e.dst_file
+             WHERE e.kind = 'CALLS' AND s.name = ?1 ORDER BY 1",
+        )
+        .unwrap();
+    stmt.query_map([caller], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 /// The newest `$CARGO_HOME/registry/src/*/<prefix>*` directory: a crate the workspace
 /// builds with (tokio), so it is there wherever the workspace was built.
 pub fn newest_registry_crate(prefix: &str) -> std::path::PathBuf {

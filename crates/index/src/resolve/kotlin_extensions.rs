@@ -1,0 +1,88 @@
+//! Kotlin extension functions: `fun String.shout()` is the top-level Function `shout`,
+//! called with a receiver (`"x".shout()`, `s.shout()`). Called with a receiver, a
+//! top-level Kotlin function can only be an extension (a package-qualified `p.f()` is
+//! the package rules'), and it is visible from a file of its own package, through an
+//! import of its name (`import p.shout`) or of its package (`import p.*`).
+//!
+//! A member wins over an extension (as in Kotlin): a receiver whose type the workspace
+//! defines reaches that type's member when it has one, else the visible extensions; a
+//! receiver of a type the workspace does not define (`String`) reaches the visible
+//! extensions when there are any, never a same-named member of some other class; a
+//! receiver of unknown type reaches the visible extensions as well as the same-named
+//! members the name-based rules find. Which type an extension extends is not read, so
+//! two visible extensions of one name on different types are both candidates.
+
+use super::{Confidence, Ctx, Sym, SymbolKind};
+
+impl<'a> Ctx<'a> {
+    /// Whether the file being resolved is Kotlin.
+    pub(super) fn is_kotlin(&self) -> bool {
+        self.table
+            .files
+            .get(&self.file_id)
+            .is_some_and(|f| matches!(f.ext.as_str(), "kt" | "kts"))
+    }
+
+    /// Whether `s` is a top-level function of a Kotlin file.
+    fn is_kotlin_top_level(&self, s: &Sym) -> bool {
+        s.parent.is_none()
+            && s.kind == SymbolKind::Function
+            && self
+                .table
+                .files
+                .get(&s.file_id)
+                .is_some_and(|f| matches!(f.ext.as_str(), "kt" | "kts"))
+    }
+
+    /// The extension functions named `name` a call with a receiver from this Kotlin file
+    /// may reach (see the module doc), with the confidence of how each is visible; empty
+    /// outside Kotlin.
+    pub(super) fn kotlin_extensions(
+        &self,
+        name: &str,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        if !self.is_kotlin() {
+            return Vec::new();
+        }
+        let Some(all) = self.table.by_name.get(name) else {
+            return Vec::new();
+        };
+        let java = &self.table.java;
+        let own = java
+            .package_of(self.file_id)
+            .map_or(&[][..], |p| java.files_of(p));
+        let mut found: Vec<(&'a Sym, Confidence)> = Vec::new();
+        for s in all
+            .iter()
+            .filter(|s| wanted(s) && self.is_kotlin_top_level(s))
+        {
+            let confidence = if own.contains(&s.file_id) {
+                Confidence::Exact
+            } else if self.imports.iter().any(|(imported, _, segs, files)| {
+                let by_name = *imported == Some(name) && files.contains(&s.file_id);
+                let on_demand = imported.is_none_or(|n| n == "*")
+                    && java
+                        .package_prefix(segs, segs.len())
+                        .is_some_and(|(_, files)| files.contains(&s.file_id));
+                by_name || on_demand
+            }) {
+                Confidence::Import
+            } else {
+                continue;
+            };
+            found.push((s, confidence));
+        }
+        found
+    }
+
+    /// Whether `s` is one of the extensions [`Self::kotlin_extensions`] finds (for the
+    /// name-based rules, which otherwise drop top-level functions called with a receiver).
+    pub(super) fn is_visible_kotlin_extension(&self, s: &Sym) -> bool {
+        self.is_kotlin_top_level(s)
+            && self
+                .kotlin_extensions(&s.qualified_name, &|c: &Sym| c.id == s.id)
+                .iter()
+                .any(|(e, _)| e.id == s.id)
+    }
+}

@@ -1,0 +1,137 @@
+//! Incremental runs equal a fresh index when what a Kotlin member import
+//! (`import p.lib.Config.load`) or a call through an imported object binds changes in
+//! another file: the object's file moves to another package, a file defining the object
+//! appears in the imported package, and the member moves into a companion object; and
+//! when an extension function's file is added, moved to another package or removed.
+
+mod common;
+
+use common::{calls_from, differs_from_fresh, index, write_tree};
+
+#[test]
+fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            (
+                "lib/Config.kt",
+                "package p.lib\n\nobject Config {\n    fun load() {}\n}\n",
+            ),
+            (
+                "app/Main.kt",
+                "package p.app\n\nimport p.lib.Config.load\nimport p.lib.Tools\n\nfun main() {\n    load()\n    Tools.run()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    assert_eq!(calls_from(root, "main"), ["lib/Config.kt:Config.load"]);
+    let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
+        write_tree(root, files);
+        assert!(index(root).wrote, "{what}: nothing written");
+        if let Some(diff) = differs_from_fresh(root) {
+            panic!("after {what}:\n{diff}");
+        }
+        assert_eq!(calls_from(root, "main"), expected, "after {what}");
+    };
+    step(
+        "an object appearing in the imported package",
+        &[(
+            "lib/Tools.kt",
+            "package p.lib\n\nobject Tools {\n    fun run() {}\n}\n",
+        )],
+        &["lib/Config.kt:Config.load", "lib/Tools.kt:Tools.run"],
+    );
+    step(
+        "the member moving into a companion object",
+        &[(
+            "lib/Config.kt",
+            "package p.lib\n\nclass Config {\n    companion object {\n        fun load() {}\n    }\n}\n",
+        )],
+        &["lib/Config.kt:Config.load", "lib/Tools.kt:Tools.run"],
+    );
+    step(
+        "the object's file moving to another package",
+        &[(
+            "lib/Config.kt",
+            "package p.other\n\nobject Config {\n    fun load() {}\n}\n",
+        )],
+        &["lib/Tools.kt:Tools.run"],
+    );
+    step(
+        "the companion's member imported through it",
+        &[
+            (
+                "lib/Config.kt",
+                "package p.lib\n\nclass Config {\n    companion object Named {\n        fun load() {}\n    }\n}\n",
+            ),
+            (
+                "app/Main.kt",
+                "package p.app\n\nimport p.lib.Config.Named.load\nimport p.lib.Tools\n\nfun main() {\n    load()\n    Tools.run()\n}\n",
+            ),
+        ],
+        &["lib/Config.kt:Config.load", "lib/Tools.kt:Tools.run"],
+    );
+}
+
+#[test]
+fn extension_files_added_and_removed_equal_fresh_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            (
+                "ui/Widget.kt",
+                "package p.ui\n\nclass Widget {\n    fun shout() {}\n}\n",
+            ),
+            (
+                "app/Main.kt",
+                "package p.app\n\nimport p.text.*\n\nfun main(s: String) {\n    s.shout()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    // A String is no Widget, and no extension `shout` is visible yet.
+    assert!(calls_from(root, "main").is_empty());
+    let check = |what: &str, expected: &[&str]| {
+        assert!(index(root).wrote, "{what}: nothing written");
+        if let Some(diff) = differs_from_fresh(root) {
+            panic!("after {what}:\n{diff}");
+        }
+        assert_eq!(calls_from(root, "main"), expected, "after {what}");
+    };
+    write_tree(
+        root,
+        &[(
+            "text/Strings.kt",
+            "package p.text\n\nfun String.shout(): String = this\n",
+        )],
+    );
+    check(
+        "adding the extension's file to the imported package",
+        &["text/Strings.kt:shout"],
+    );
+    write_tree(
+        root,
+        &[(
+            "text/Strings.kt",
+            "package p.loud\n\nfun String.shout(): String = this\n",
+        )],
+    );
+    check("moving it to a package the caller does not import", &[]);
+    write_tree(
+        root,
+        &[(
+            "app/More.kt",
+            "package p.app\n\nfun String.shout(): String = this\n",
+        )],
+    );
+    check(
+        "adding one to the caller's own package",
+        &["app/More.kt:shout"],
+    );
+    std::fs::remove_file(root.join("app/More.kt")).unwrap();
+    check("removing that file", &[]);
+}
