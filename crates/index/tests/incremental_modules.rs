@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{copy_tree, diff, dump, index, write_tree};
+use common::{calls_from, differs_from_fresh, index, write_tree};
 
 /// One language's module-level import: a tree where one file imports a module or
 /// package (a directory, or a file), then files added to and removed from it.
@@ -230,15 +230,6 @@ const MODULE_CASES: &[ModuleCase] = &[
     },
 ];
 
-/// The dump of `root`'s index, compared with a fresh index of a copy of it.
-fn differs_from_fresh(root: &std::path::Path) -> Option<String> {
-    let fresh = tempfile::tempdir().unwrap();
-    copy_tree(root, fresh.path());
-    index(fresh.path());
-    let (inc, full) = (dump(root), dump(fresh.path()));
-    (inc != full).then(|| diff(&inc, &full))
-}
-
 #[test]
 fn files_added_to_and_removed_from_imported_modules_equal_fresh_index() {
     let mut failures = Vec::new();
@@ -434,23 +425,6 @@ fn a_changed_return_type_equals_fresh_index() {
         panic!("after changing New's return type:\n{diff}");
     }
     assert_eq!(targets(root), ["node.addRoute"]);
-}
-
-/// The `path:qualified name` of every definition the function `caller` calls.
-fn calls_from(root: &std::path::Path, caller: &str) -> Vec<String> {
-    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT df.path || ':' || d.qualified_name FROM edges e
-             JOIN symbols s ON s.id = e.src_symbol JOIN symbols d ON d.id = e.dst_symbol
-             JOIN files df ON df.id = e.dst_file
-             WHERE e.kind = 'CALLS' AND s.name = ?1 ORDER BY 1",
-        )
-        .unwrap();
-    stmt.query_map([caller], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
 }
 
 #[test]
