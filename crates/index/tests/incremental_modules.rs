@@ -270,23 +270,6 @@ fn files_added_to_and_removed_from_imported_modules_equal_fresh_index() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The qualified names `main` in `app/src/main.rs` calls, as `path:name`.
-fn calls_from_main(root: &std::path::Path) -> Vec<String> {
-    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT df.path || ':' || d.qualified_name FROM edges e
-             JOIN symbols s ON s.id = e.src_symbol JOIN symbols d ON d.id = e.dst_symbol
-             JOIN files df ON df.id = e.dst_file
-             WHERE e.kind = 'CALLS' AND s.name = 'main' ORDER BY 1",
-        )
-        .unwrap();
-    stmt.query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-}
-
 #[test]
 fn crate_renames_reexport_changes_and_new_module_files_equal_fresh_index() {
     let dir = tempfile::tempdir().unwrap();
@@ -309,7 +292,7 @@ fn crate_renames_reexport_changes_and_new_module_files_equal_fresh_index() {
         ],
     );
     index(root);
-    assert_eq!(calls_from_main(root), ["core/src/engine.rs:start"]);
+    assert_eq!(calls_from(root, "main"), ["core/src/engine.rs:start"]);
     let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
         write_tree(root, files);
         let report = index(root);
@@ -317,7 +300,7 @@ fn crate_renames_reexport_changes_and_new_module_files_equal_fresh_index() {
         if let Some(diff) = differs_from_fresh(root) {
             panic!("after {what}:\n{diff}");
         }
-        assert_eq!(calls_from_main(root), expected, "after {what}");
+        assert_eq!(calls_from(root, "main"), expected, "after {what}");
     };
     // `my_core::start()` no longer names a crate; `core2::start()` now does.
     step(
