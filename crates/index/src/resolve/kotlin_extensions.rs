@@ -17,21 +17,20 @@ use super::{Confidence, Ctx, Sym, SymbolKind};
 impl<'a> Ctx<'a> {
     /// Whether the file being resolved is Kotlin.
     pub(super) fn is_kotlin(&self) -> bool {
+        self.is_kotlin_file(self.file_id)
+    }
+
+    /// Whether file `id` is a Kotlin file.
+    fn is_kotlin_file(&self, id: i64) -> bool {
         self.table
             .files
-            .get(&self.file_id)
+            .get(&id)
             .is_some_and(|f| matches!(f.ext.as_str(), "kt" | "kts"))
     }
 
     /// Whether `s` is a top-level function of a Kotlin file.
     fn is_kotlin_top_level(&self, s: &Sym) -> bool {
-        s.parent.is_none()
-            && s.kind == SymbolKind::Function
-            && self
-                .table
-                .files
-                .get(&s.file_id)
-                .is_some_and(|f| matches!(f.ext.as_str(), "kt" | "kts"))
+        s.parent.is_none() && s.kind == SymbolKind::Function && self.is_kotlin_file(s.file_id)
     }
 
     /// The extension functions named `name` a call with a receiver from this Kotlin file
@@ -78,8 +77,11 @@ impl<'a> Ctx<'a> {
 
     /// Whether `s` is one of the extensions [`Self::kotlin_extensions`] finds (for the
     /// name-based rules, which otherwise drop top-level functions called with a receiver).
+    /// Asked of every such candidate in every language: the calling file's language is
+    /// checked first.
     pub(super) fn is_visible_kotlin_extension(&self, s: &Sym) -> bool {
-        self.is_kotlin_top_level(s)
+        self.is_kotlin()
+            && self.is_kotlin_top_level(s)
             && self
                 .kotlin_extensions(&s.qualified_name, &|c: &Sym| c.id == s.id)
                 .iter()
