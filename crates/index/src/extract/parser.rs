@@ -80,7 +80,12 @@ pub(crate) fn parse_within(
     );
     match tree {
         Some(tree) => Ok(tree),
-        None => Err(stopped.unwrap_or(ParseStop::NoTree)),
+        None => {
+            // tree-sitter keeps a stopped parse to resume it: the parser's next parse
+            // (the next macro region of the file) must start anew.
+            parser.reset();
+            Err(stopped.unwrap_or(ParseStop::NoTree))
+        }
     }
 }
 
@@ -166,6 +171,21 @@ mod tests {
 
     fn parse_rust(source: &str) -> tree_sitter::Tree {
         new_parser(Lang::Rust).unwrap().parse(source, None).unwrap()
+    }
+
+    #[test]
+    fn a_parse_after_a_stopped_one_starts_anew() {
+        let mut parser = new_parser(Lang::Rust).unwrap();
+        let big = SOURCE.repeat(2_000);
+        let stopped = parse_within(&mut parser, &big, 4_096, Duration::from_secs(60));
+        assert!(matches!(stopped, Err(ParseStop::OverMemory(4_096))));
+        // Without a reset, tree-sitter resumes the stopped parse's stack on this input.
+        let tree = parse_within(&mut parser, SOURCE, usize::MAX, Duration::from_secs(60));
+        let tree = tree.ok().unwrap();
+        let root = tree.root_node();
+        assert_eq!(root.named_child_count(), 3);
+        assert!(!root.has_error());
+        assert_eq!(root.end_byte(), SOURCE.len());
     }
 
     #[test]
