@@ -2,7 +2,7 @@
 //! `rt().handle().spawn(..)`): the type the called function's signature says it returns
 //! decides which members are candidates.
 
-use super::{Confidence, Ctx, MAX_RESULT_HOPS, Sym, overloads, qualified_ends_with, typed};
+use super::{Confidence, Ctx, MAX_RESULT_HOPS, Sym, overloads, typed};
 
 impl<'a> Ctx<'a> {
     /// `x.name` where `x` holds the result of `call` (`New()`): when the call resolves to
@@ -23,7 +23,7 @@ impl<'a> Ctx<'a> {
                 .get(name)
                 .into_iter()
                 .flatten()
-                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, ty, name))
+                .filter(|s| wanted(s) && s.owned_by(ty, name))
                 .collect();
             overloads::one_per_group(&mut members);
             match members.len() {
@@ -56,10 +56,7 @@ impl<'a> Ctx<'a> {
                     .by_name
                     .get(method)?
                     .iter()
-                    .filter(|s| {
-                        s.kind.is_callable()
-                            && qualified_ends_with(&s.qualified_name, base_type, method)
-                    })
+                    .filter(|s| s.kind.is_callable() && s.owned_by(base_type, method))
                     .collect();
                 returned(&methods)
             }

@@ -192,8 +192,7 @@ impl<'a> Ctx<'a> {
         // The file's own definitions (and its classes' members) are the other rules'.
         if candidates.iter().any(|s| {
             s.file_id == self.file_id
-                && (written_qualifier.is_empty()
-                    || super::qualified_ends_with(&s.qualified_name, &written_qualifier, name))
+                && (written_qualifier.is_empty() || s.owned_by(&written_qualifier, name))
         }) {
             return JavaRule::NotApplicable;
         }

@@ -80,6 +80,50 @@ struct Sym {
     returns: Option<String>,
     /// The arguments it takes, where overloads are told apart by them (Java).
     params: Option<crate::extract::Arity>,
+    /// [`segment_key`] of the segment before its name (`Foo` in `a::Foo::new`), 0 if
+    /// none: rules that filter a name's candidates by qualifier (`Foo::new()`) compare
+    /// this number first instead of each candidate's qualified name.
+    owner: u32,
+}
+
+impl Sym {
+    /// The key of the segment before `name` in `qualified` (see [`Sym::owner`]).
+    fn owner_of(qualified: &str, name: &str) -> u32 {
+        let Some(head) = qualified.strip_suffix(name) else {
+            return 0;
+        };
+        let head = head.trim_end_matches(SEGMENT_SEPARATORS);
+        head.rsplit(SEGMENT_SEPARATORS)
+            .next()
+            .and_then(segment_key)
+            .unwrap_or(0)
+    }
+
+    /// Whether this candidate for `name` is qualified by `qualifier`
+    /// ([`qualified_ends_with`]), rejecting most candidates by their owner key alone.
+    fn owned_by(&self, qualifier: &str, name: &str) -> bool {
+        if let Some(key) = segment_key(qualifier)
+            && key != self.owner
+        {
+            return false;
+        }
+        qualified_ends_with(&self.qualified_name, qualifier, name)
+    }
+}
+
+/// What separates the segments of a qualified name (`::`, `.`, PHP's `\`).
+const SEGMENT_SEPARATORS: [char; 3] = [':', '.', '\\'];
+
+/// A non-zero hash of one segment, `None` for an empty text or one with separators (a
+/// qualifier such as `a::b` is checked in full). When `qualified_ends_with(q, s, n)`
+/// holds for a segment `s`, `s` is the last segment before `n` in `q`, so two different
+/// keys prove that it does not.
+fn segment_key(segment: &str) -> Option<u32> {
+    if segment.is_empty() || segment.contains(SEGMENT_SEPARATORS) {
+        return None;
+    }
+    let hash = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, segment);
+    Some((hash >> 32) as u32 | 1)
 }
 
 struct FileInfo {
@@ -483,7 +527,7 @@ impl<'a> Ctx<'a> {
         for t in &types {
             let mut members: Vec<&Sym> = all
                 .iter()
-                .filter(|s| wanted(s) && qualified_ends_with(&s.qualified_name, t, name))
+                .filter(|s| wanted(s) && s.owned_by(t, name))
                 .filter(|s| *t != ty || java_files.as_ref().is_none_or(|f| f.contains(&s.file_id)))
                 .collect();
             overloads::one_per_group(&mut members);
@@ -653,12 +697,11 @@ impl<'a> Ctx<'a> {
         // 3 (before 2 when written): a qualifier that matches the qualified name, or the
         // module (file) the candidate lives in (`parser::run()`, `utils.helper()`).
         if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
-            let matching: Vec<&&Sym> = candidates
+            let mut matching = candidates
                 .iter()
-                .filter(|s| qualified_ends_with(&s.qualified_name, q, name) || self.in_module(s, q))
-                .collect();
-            if matching.len() == 1 {
-                return one(matching[0], Confidence::Exact);
+                .filter(|s| s.owned_by(q, name) || self.in_module(s, q));
+            if let (Some(only), None) = (matching.next(), matching.next()) {
+                return one(only, Confidence::Exact);
             }
         }
         // 2. same file, for an unqualified or `self.`-style call only: `x.m()` on a
@@ -757,10 +800,72 @@ fn qualified_ends_with(qualified: &str, qualifier: &str, name: &str) -> bool {
     let Some(head) = qualified.strip_suffix(name) else {
         return false;
     };
-    let head = head.trim_end_matches([':', '.', '\\']);
+    let head = head.trim_end_matches(SEGMENT_SEPARATORS);
     if head == qualifier {
         return true;
     }
     head.strip_suffix(qualifier)
         .is_some_and(|rest| rest.ends_with("::") || rest.ends_with('.') || rest.ends_with('\\'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(qualified: &str, name: &str) -> Sym {
+        Sym {
+            id: 1,
+            file_id: 1,
+            owner: Sym::owner_of(qualified, name),
+            qualified_name: qualified.to_string(),
+            kind: SymbolKind::Function,
+            parent: None,
+            returns: None,
+            params: None,
+        }
+    }
+
+    #[test]
+    fn the_owner_key_never_changes_what_a_qualifier_matches() {
+        let names = [
+            ("a::b::Foo::new", "new"),
+            ("Foo::new", "new"),
+            ("new", "new"),
+            ("pkg.mod.Class.method", "method"),
+            ("App\\Http\\Kernel::handle", "handle"),
+            ("Outer::Inner::f", "f"),
+            ("Foo::do_new", "new"),
+            ("a:b", "b"),
+            ("x.y", "z"),
+        ];
+        let qualifiers = [
+            "Foo",
+            "b",
+            "a::b",
+            "Inner",
+            "Outer::Inner",
+            "Class",
+            "mod.Class",
+            "Kernel",
+            "Http\\Kernel",
+            "do_",
+            "a",
+            "",
+            "new",
+            "x",
+            "App",
+        ];
+        for (qualified, name) in names {
+            let s = sym(qualified, name);
+            for q in qualifiers {
+                assert_eq!(
+                    s.owned_by(q, name),
+                    qualified_ends_with(qualified, q, name),
+                    "{qualified} / {q} / {name}"
+                );
+            }
+        }
+        // The key does reject: a candidate of another type is refused before any text.
+        assert_ne!(sym("Foo::new", "new").owner, segment_key("Bar").unwrap());
+    }
 }

@@ -290,21 +290,22 @@ fn with_reexported_names<'n>(names: &[&'n str], uses: &'n [(i64, Use)]) -> Vec<&
 
 fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
     let kind: String = r.get(4)?;
-    Ok((
-        r.get(2)?,
-        Sym {
-            id: r.get(0)?,
-            file_id: r.get(1)?,
-            qualified_name: r.get(3)?,
-            kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
-            parent: r.get(5)?,
-            returns: r.get(6)?,
-            params: r
-                .get_ref(7)?
-                .as_str_or_null()?
-                .and_then(crate::extract::Arity::parse),
-        },
-    ))
+    let name: String = r.get(2)?;
+    let qualified_name: String = r.get(3)?;
+    let sym = Sym {
+        id: r.get(0)?,
+        file_id: r.get(1)?,
+        owner: Sym::owner_of(&qualified_name, &name),
+        qualified_name,
+        kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
+        parent: r.get(5)?,
+        returns: r.get(6)?,
+        params: r
+            .get_ref(7)?
+            .as_str_or_null()?
+            .and_then(crate::extract::Arity::parse),
+    };
+    Ok((name, sym))
 }
 
 /// Replaces the resolved edges (all but `CONTAINS`) of each file and marks it resolved

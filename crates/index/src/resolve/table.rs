@@ -114,6 +114,7 @@ impl TableBuilder {
             let sym = Sym {
                 id,
                 file_id,
+                owner: Sym::owner_of(&s.qualified_name, &s.name),
                 qualified_name: s.qualified_name,
                 kind: s.kind,
                 parent: id_of(s.parent),

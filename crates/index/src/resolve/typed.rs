@@ -5,7 +5,7 @@
 //! function declares it (`function f(this: Subscriber<T>) { this.next() }`), which is
 //! then that type, not the enclosing class.
 
-use super::{Confidence, Ctx, MAX_BASE_TYPES, Sym, qualified_ends_with};
+use super::{Confidence, Ctx, MAX_BASE_TYPES, Sym};
 use crate::extract::SymbolKind;
 
 /// What a declared function's stored `returns` holds: the type it returns, then each
@@ -156,11 +156,7 @@ impl<'a> Ctx<'a> {
         let declared: Vec<&'a Sym> = types.iter().find_map(|t| {
             let members: Vec<&'a Sym> = all
                 .iter()
-                .filter(|s| {
-                    wanted(s)
-                        && s.kind == SymbolKind::Method
-                        && qualified_ends_with(&s.qualified_name, t, name)
-                })
+                .filter(|s| wanted(s) && s.kind == SymbolKind::Method && s.owned_by(t, name))
                 .collect();
             (!members.is_empty()).then_some(members)
         })?;
@@ -230,7 +226,7 @@ impl<'a> Ctx<'a> {
             let members: Vec<&'a Sym> = all
                 .iter()
                 .filter(|s| wanted(s) && s.parent != Some(class.id))
-                .filter(|s| qualified_ends_with(&s.qualified_name, t, name))
+                .filter(|s| s.owned_by(t, name))
                 .collect();
             if !members.is_empty() {
                 let confidence = if members.len() == 1 {
