@@ -9,6 +9,7 @@
 //! - `source path` and `. path` import module = the path as written, quotes removed
 //!   (`"$DIR/lib.sh"` → `$DIR/lib.sh`); they are not calls.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::{Action, Collector, RefKind, SymbolKind};
@@ -25,7 +26,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let Some(name) = c.field_text(node, "name") else {
                 return Action::Descend;
             };
-            let body = node.child_by_field_name("body");
+            let body = node.field("body");
             let id = c.def(node, name, SymbolKind::Function, body);
             Action::Enter(id)
         }
@@ -39,7 +40,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 }
 
 fn command(c: &mut Collector<'_>, node: Node<'_>) {
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let Some(name_node) = node.field("name") else {
         return;
     };
     let Some(word) = name_node.named_child(0).filter(|w| w.kind() == "word") else {

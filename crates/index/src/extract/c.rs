@@ -3,6 +3,7 @@
 //! `Name`), object-like macros as constants and function-like macros as macros; calls,
 //! type uses and `#include`s.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::{Action, Collector, RefKind, SymbolKind};
@@ -19,19 +20,11 @@ const MAX_DECLARATOR_DEPTH: usize = 64;
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
         "function_definition" => {
-            let Some(name) = node
-                .child_by_field_name("declarator")
-                .and_then(function_name)
-            else {
+            let Some(name) = node.field("declarator").and_then(function_name) else {
                 return Action::Descend;
             };
             let name = c.text(name);
-            let id = c.def(
-                node,
-                name,
-                SymbolKind::Function,
-                node.child_by_field_name("body"),
-            );
+            let id = c.def(node, name, SymbolKind::Function, node.field("body"));
             Action::Enter(id)
         }
         "struct_specifier" | "union_specifier" | "enum_specifier" => specifier(c, node),
@@ -48,7 +41,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "preproc_include" => {
-            if let Some(path) = node.child_by_field_name("path")
+            if let Some(path) = node.field("path")
                 && matches!(path.kind(), "string_literal" | "system_lib_string")
             {
                 let module = c
@@ -61,7 +54,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "call_expression" => {
-            if let Some(function) = node.child_by_field_name("function") {
+            if let Some(function) = node.field("function") {
                 call_target(c, function);
             }
             Action::Descend
@@ -80,8 +73,8 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 /// `struct s { .. }`, `union u { .. }`, `enum e { .. }`: a definition when it has a body
 /// and a name; `struct s *p` names the type.
 fn specifier(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let body = node.child_by_field_name("body");
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let body = node.field("body");
+    let Some(name_node) = node.field("name") else {
         return Action::Descend;
     };
     let name = c.text(name_node);
@@ -107,7 +100,7 @@ fn specifier(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 /// `typedef T Name;`: a type alias per name; `typedef struct { .. } Name;` (an anonymous
 /// struct, union or enum) is the struct `Name` itself.
 fn typedef(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let ty = node.child_by_field_name("type");
+    let ty = node.field("type");
     let mut cursor = node.walk();
     let names: Vec<Node<'_>> = node
         .children_by_field_name("declarator", &mut cursor)
@@ -117,8 +110,8 @@ fn typedef(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         matches!(
             t.kind(),
             "struct_specifier" | "union_specifier" | "enum_specifier"
-        ) && t.child_by_field_name("name").is_none()
-            && t.child_by_field_name("body").is_some()
+        ) && t.field("name").is_none()
+            && t.field("body").is_some()
     });
     if let (Some(spec), Some(first)) = (anonymous, names.first()) {
         // The first plain name gets the body: `typedef struct { .. } Name, *NamePtr;`.
@@ -128,15 +121,10 @@ fn typedef(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             SymbolKind::Struct
         };
         let name = c.text(*first);
-        let id = c.def(node, name, kind, spec.child_by_field_name("body"));
+        let id = c.def(node, name, kind, spec.field("body"));
         for other in &names[1..] {
             let name = c.text(*other);
-            c.def(
-                node,
-                name,
-                SymbolKind::TypeAlias,
-                spec.child_by_field_name("body"),
-            );
+            c.def(node, name, SymbolKind::TypeAlias, spec.field("body"));
         }
         return Action::Enter(id);
     }
@@ -146,9 +134,7 @@ fn typedef(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         last = Some(c.def(node, text, SymbolKind::TypeAlias, None));
     }
     match last {
-        Some(id)
-            if names.len() == 1 && ty.is_none_or(|t| t.child_by_field_name("body").is_none()) =>
-        {
+        Some(id) if names.len() == 1 && ty.is_none_or(|t| t.field("body").is_none()) => {
             Action::Enter(id)
         }
         _ => Action::Descend,
@@ -164,7 +150,7 @@ fn function_name(declarator: Node<'_>) -> Option<Node<'_>> {
             "identifier" | "field_identifier" => return function_seen.then_some(node),
             "function_declarator" => {
                 function_seen = true;
-                node = node.child_by_field_name("declarator")?;
+                node = node.field("declarator")?;
             }
             _ => node = inner_declarator(node)?,
         }
@@ -187,7 +173,7 @@ fn declarator_name(declarator: Node<'_>) -> Option<Node<'_>> {
 fn inner_declarator(node: Node<'_>) -> Option<Node<'_>> {
     match node.kind() {
         "function_declarator" | "pointer_declarator" | "array_declarator" => {
-            node.child_by_field_name("declarator")
+            node.field("declarator")
         }
         "parenthesized_declarator" | "attributed_declarator" => {
             let mut cursor = node.walk();
@@ -213,12 +199,12 @@ fn is_declared_name(node: Node<'_>) -> bool {
                     .any(|d| d.id() == current.id());
             }
             "struct_specifier" | "union_specifier" | "enum_specifier" => {
-                return parent.child_by_field_name("body").is_some();
+                return parent.field("body").is_some();
             }
             "function_declarator" | "array_declarator" => {
                 // The parameters and the size are not the declared name.
                 if parent
-                    .child_by_field_name("declarator")
+                    .field("declarator")
                     .is_none_or(|d| d.id() != current.id())
                 {
                     return false;
@@ -241,10 +227,10 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
             c.reference(function, name, None, RefKind::Call);
         }
         "field_expression" => {
-            let Some(field) = function.child_by_field_name("field") else {
+            let Some(field) = function.field("field") else {
                 return;
             };
-            let qualifier = function.child_by_field_name("argument").map(|o| c.text(o));
+            let qualifier = function.field("argument").map(|o| c.text(o));
             let name = c.text(field);
             c.reference(field, name, qualifier, RefKind::Call);
         }

@@ -1,5 +1,6 @@
 //! The shared walker and the collector every language visitor writes into.
 
+use super::fields::Fields;
 use std::num::NonZeroU16 as FieldId;
 
 use tree_sitter::{Node, Tree};
@@ -147,7 +148,7 @@ impl<'s> Collector<'s> {
             }
             _ => node
                 .parent()
-                .and_then(|p| p.child_by_field_name("name"))
+                .and_then(|p| p.field("name"))
                 .is_some_and(|n| n.id() == node.id()),
         }
     }
@@ -169,8 +170,8 @@ impl<'s> Collector<'s> {
     }
 
     /// The text of a node's field child, if present.
-    pub(crate) fn field_text(&self, node: Node<'_>, field: &str) -> Option<&'s str> {
-        node.child_by_field_name(field).map(|n| self.text(n))
+    pub(crate) fn field_text(&self, node: Node<'_>, field: &'static str) -> Option<&'s str> {
+        node.field(field).map(|n| self.text(n))
     }
 
     /// The innermost enclosing definition, if any.

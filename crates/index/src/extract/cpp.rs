@@ -15,6 +15,7 @@
 //! - `#include <a/b.h>` and `#include "a/b.h"` import module `a/b.h`; `using namespace ns;`
 //!   imports module `ns`; `using ns::name;` imports `name` from `ns`.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{named_children, strip_generics, text_before};
@@ -59,16 +60,13 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "preproc_def" => {
-            if let (Some(name), Some(_)) = (
-                c.field_text(node, "name"),
-                node.child_by_field_name("value"),
-            ) {
+            if let (Some(name), Some(_)) = (c.field_text(node, "name"), node.field("value")) {
                 c.def(node, name, SymbolKind::Constant, None);
             }
             Action::Skip
         }
         "preproc_include" => {
-            if let Some(path) = node.child_by_field_name("path") {
+            if let Some(path) = node.field("path") {
                 let module = c.text(path).trim().trim_matches(['<', '>', '"']);
                 c.import(node, module, None, None);
             }
@@ -81,13 +79,13 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         // Bases are recorded with their class; template parameters are not type uses.
         "base_class_clause" | "template_parameter_list" => Action::Skip,
         "call_expression" => {
-            if let Some(function) = node.child_by_field_name("function") {
+            if let Some(function) = node.field("function") {
                 call(c, function);
             }
             Action::Descend
         }
         "new_expression" => {
-            if let Some(ty) = node.child_by_field_name("type") {
+            if let Some(ty) = node.field("type") {
                 let written = without_template_args(c.text(ty));
                 let (qualifier, name) = split_scope(&written);
                 c.reference(ty, name, qualifier, RefKind::Call);
@@ -108,17 +106,14 @@ fn namespace(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let name: String = name.split_whitespace().collect();
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = c.def(node, &name, SymbolKind::Module, body);
     Action::Enter(id)
 }
 
 /// A class, struct, union or enum with a body; a bare `class Foo;` or `struct Foo x` is not one.
 fn type_definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
-    let (Some(name_node), Some(body)) = (
-        node.child_by_field_name("name"),
-        node.child_by_field_name("body"),
-    ) else {
+    let (Some(name_node), Some(body)) = (node.field("name"), node.field("body")) else {
         return Action::Descend;
     };
     let written = without_template_args(c.text(name_node));
@@ -143,15 +138,12 @@ fn type_definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> A
 
 /// A function or method with a body, in a class or out of line.
 fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let Some(name_node) = node
-        .child_by_field_name("declarator")
-        .and_then(function_name)
-    else {
+    let Some(name_node) = node.field("declarator").and_then(function_name) else {
         return Action::Descend;
     };
     let written = without_template_args(c.text(name_node));
     let (qualifier, name) = split_scope(&written);
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = match qualifier {
         Some(q) => {
             let (_, owner) = split_scope(q);
@@ -173,15 +165,12 @@ fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 /// `virtual void draw() = 0;` in a class body: the only place such a method is defined.
 fn pure_virtual(c: &mut Collector<'_>, node: Node<'_>) {
     let is_pure = node
-        .child_by_field_name("default_value")
+        .field("default_value")
         .is_some_and(|v| c.text(v).trim() == "0");
     if !is_pure || !c.in_type_scope() {
         return;
     }
-    let Some(name_node) = node
-        .child_by_field_name("declarator")
-        .and_then(function_name)
-    else {
+    let Some(name_node) = node.field("declarator").and_then(function_name) else {
         return;
     };
     let name = c.text(name_node).to_string();
@@ -211,7 +200,7 @@ fn constants(c: &mut Collector<'_>, node: Node<'_>) {
             continue;
         }
         if let Some(ident) = declarator
-            .child_by_field_name("declarator")
+            .field("declarator")
             .filter(|d| d.kind() == "identifier")
         {
             let name = c.text(ident).to_string();
@@ -260,7 +249,7 @@ fn call(c: &mut Collector<'_>, function: Node<'_>) {
             c.reference(function, name, None, RefKind::Call);
         }
         "template_function" => {
-            if let Some(name) = function.child_by_field_name("name") {
+            if let Some(name) = function.field("name") {
                 let text = c.text(name);
                 c.reference(name, text, None, RefKind::Call);
             }
@@ -269,13 +258,13 @@ fn call(c: &mut Collector<'_>, function: Node<'_>) {
             // Follow the `name` fields to the last segment: `a::B<int>::c`.
             let mut last = function;
             for _ in 0..64 {
-                match last.child_by_field_name("name") {
+                match last.field("name") {
                     Some(next) if last.kind() == "qualified_identifier" => last = next,
                     _ => break,
                 }
             }
             let name_node = match last.kind() {
-                "template_function" => last.child_by_field_name("name").unwrap_or(last),
+                "template_function" => last.field("name").unwrap_or(last),
                 _ => last,
             };
             let qualifier = text_before(c, function, last);
@@ -284,8 +273,8 @@ fn call(c: &mut Collector<'_>, function: Node<'_>) {
             c.reference(name_node, name, Some(&qualifier), RefKind::Call);
         }
         "field_expression" => {
-            let qualifier = function.child_by_field_name("argument").map(|a| c.text(a));
-            if let Some(field) = function.child_by_field_name("field") {
+            let qualifier = function.field("argument").map(|a| c.text(a));
+            if let Some(field) = function.field("field") {
                 let text = c.text(field);
                 let text = strip_generics(text.trim_start_matches("template").trim());
                 c.reference(field, text, qualifier, RefKind::Call);
@@ -298,10 +287,8 @@ fn call(c: &mut Collector<'_>, function: Node<'_>) {
 /// A type name in a declaration, parameter, cast or template argument.
 fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
     let Some(parent) = node.parent() else { return };
-    let is_own_field = |p: Node<'_>, field: &str| {
-        p.child_by_field_name(field)
-            .is_some_and(|n| n.id() == node.id())
-    };
+    let is_own_field =
+        |p: Node<'_>, field: &'static str| p.field(field).is_some_and(|n| n.id() == node.id());
     let defines = match parent.kind() {
         "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier"
         | "alias_declaration" => is_own_field(parent, "name"),
@@ -317,8 +304,7 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
         match outermost.parent() {
             Some(p)
                 if matches!(p.kind(), "qualified_identifier" | "template_type")
-                    && p.child_by_field_name("name")
-                        .is_some_and(|n| n.id() == outermost.id()) =>
+                    && p.field("name").is_some_and(|n| n.id() == outermost.id()) =>
             {
                 outermost = p
             }
@@ -345,12 +331,12 @@ fn function_name(declarator: Node<'_>) -> Option<Node<'_>> {
     let mut node = declarator;
     for _ in 0..32 {
         match node.kind() {
-            "function_declarator" => return node.child_by_field_name("declarator"),
+            "function_declarator" => return node.field("declarator"),
             "pointer_declarator"
             | "reference_declarator"
             | "parenthesized_declarator"
             | "attributed_declarator" => {
-                node = match node.child_by_field_name("declarator") {
+                node = match node.field("declarator") {
                     Some(inner) => inner,
                     None => named_children(node)
                         .into_iter()

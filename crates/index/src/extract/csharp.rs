@@ -16,6 +16,7 @@
 //! - `using A.B;` and `using static A.B;` import module `A.B` whole; `using X = A.B;`
 //!   imports module `A.B` under the alias `X`.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact, named_children, split_qualified, strip_generics};
@@ -63,13 +64,13 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             return Action::Skip;
         }
         "invocation_expression" => {
-            if let Some(function) = node.child_by_field_name("function") {
+            if let Some(function) = node.field("function") {
                 call(c, function);
             }
             return Action::Descend;
         }
         "object_creation_expression" => {
-            if let Some(ty) = node.child_by_field_name("type") {
+            if let Some(ty) = node.field("type") {
                 let (qualifier, name) = split_qualified(strip_generics(c.text(ty)));
                 c.reference(ty, name, qualifier, RefKind::Call);
             }
@@ -77,7 +78,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         _ => return Action::Descend,
     };
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let Some(name_node) = node.field("name") else {
         return Action::Descend;
     };
     let name: String = c.text(name_node).split_whitespace().collect();
@@ -86,7 +87,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     if KEYWORDS.contains(&name.as_str()) {
         return Action::Descend;
     }
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = c.def(node, &name, kind, body);
     if let Some(bases) = named_children(node)
         .into_iter()
@@ -129,11 +130,11 @@ const KEYWORDS: &[&str] = &[
 
 /// `public static V operator +(V a, V b)`: a Method named `operator+`.
 fn operator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let Some(op) = node.child_by_field_name("operator") else {
+    let Some(op) = node.field("operator") else {
         return Action::Descend;
     };
     let name = format!("operator{}", c.text(op).trim());
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = c.def(node, &name, SymbolKind::Method, body);
     Action::Enter(id)
 }
@@ -213,7 +214,7 @@ fn constants(c: &mut Collector<'_>, node: Node<'_>) {
 
 /// `using A.B;`, `using static A.B;`, `using X = A.B;`.
 fn using(c: &mut Collector<'_>, node: Node<'_>) {
-    let alias = node.child_by_field_name("name");
+    let alias = node.field("name");
     let target = named_children(node)
         .into_iter()
         .find(|n| alias.is_none_or(|a| a.id() != n.id()) && !n.kind().ends_with("comment"));
@@ -235,7 +236,7 @@ fn call(c: &mut Collector<'_>, function: Node<'_>) {
         }
         // `a.B()`, `this.B()`, `A.B<T>()`, `a?.B()`: the name field is the callee.
         _ => {
-            let Some(name_node) = function.child_by_field_name("name") else {
+            let Some(name_node) = function.field("name") else {
                 return;
             };
             let name = strip_generics(c.text(name_node));
@@ -260,7 +261,7 @@ fn type_uses(c: &mut Collector<'_>, node: Node<'_>) {
         }
         _ => {
             for field in ["type", "returns"] {
-                if let Some(ty) = node.child_by_field_name(field) {
+                if let Some(ty) = node.field(field) {
                     type_use(c, ty);
                 }
             }

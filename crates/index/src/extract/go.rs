@@ -2,6 +2,7 @@
 //! method sets, other named types, constants; calls, type uses, imports, and embedding
 //! (an embedded struct field or interface is an INHERITS base).
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact, strip_generics};
@@ -19,12 +20,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let Some(name) = c.field_text(node, "name") else {
                 return Action::Descend;
             };
-            let id = c.def(
-                node,
-                name,
-                SymbolKind::Function,
-                node.child_by_field_name("body"),
-            );
+            let id = c.def(node, name, SymbolKind::Function, node.field("body"));
             Action::Enter(id)
         }
         "method_declaration" => method(c, node),
@@ -63,7 +59,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             }
         }
         "call_expression" => {
-            if let Some(function) = node.child_by_field_name("function") {
+            if let Some(function) = node.field("function") {
                 call_target(c, function);
             }
             Action::Descend
@@ -72,7 +68,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let declared = node
                 .parent()
                 .filter(|p| matches!(p.kind(), "type_spec" | "type_alias"))
-                .and_then(|p| p.child_by_field_name("name"))
+                .and_then(|p| p.field("name"))
                 .is_some_and(|n| n.id() == node.id());
             if !declared {
                 let name = c.text(node);
@@ -81,7 +77,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "qualified_type" => {
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.field("name") {
                 let qualifier = c.field_text(node, "package");
                 let text = c.text(name);
                 c.reference(name, text, qualifier, RefKind::TypeUse);
@@ -89,7 +85,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "import_spec" => {
-            if let Some(path) = node.child_by_field_name("path") {
+            if let Some(path) = node.field("path") {
                 let module = c.text(path).trim_matches(['"', '`']).to_string();
                 let alias = c.field_text(node, "name");
                 c.import(node, &module, None, alias);
@@ -98,7 +94,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         // Fields are not definitions; embedded ones were recorded as bases with their struct.
         "field_declaration" => {
-            if node.child_by_field_name("name").is_none() {
+            if node.field("name").is_none() {
                 return Action::Skip;
             }
             super::receivers::go(c, node);
@@ -123,9 +119,9 @@ fn method(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name) = c.field_text(node, "name") else {
         return Action::Descend;
     };
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let receiver = node
-        .child_by_field_name("receiver")
+        .field("receiver")
         .and_then(receiver_type)
         .map(|t| receiver_name(c.text(t)));
     let id = match receiver {
@@ -144,7 +140,7 @@ fn receiver_type(list: Node<'_>) -> Option<Node<'_>> {
     let decl = list
         .named_children(&mut cursor)
         .find(|n| n.kind() == "parameter_declaration")?;
-    decl.child_by_field_name("type")
+    decl.field("type")
 }
 
 /// `*T`, `T[K, V]`, `*pkg.T` → `T`.
@@ -163,7 +159,7 @@ fn type_spec(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name) = c.field_text(node, "name") else {
         return Action::Descend;
     };
-    let ty = node.child_by_field_name("type");
+    let ty = node.field("type");
     let kind = match ty.map(|t| t.kind()) {
         Some("struct_type") if node.kind() == "type_spec" => SymbolKind::Struct,
         Some("interface_type") if node.kind() == "type_spec" => SymbolKind::Interface,
@@ -209,8 +205,8 @@ fn embedded(c: &mut Collector<'_>, ty: Node<'_>, id: u32) {
             let mut cursor = list.walk();
             for field in list.named_children(&mut cursor) {
                 if field.kind() == "field_declaration"
-                    && field.child_by_field_name("name").is_none()
-                    && let Some(t) = field.child_by_field_name("type")
+                    && field.field("name").is_none()
+                    && let Some(t) = field.field("type")
                 {
                     found.push(t);
                 }
@@ -264,18 +260,18 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
             c.reference(function, name, None, RefKind::Call);
         }
         "selector_expression" => {
-            let Some(field) = function.child_by_field_name("field") else {
+            let Some(field) = function.field("field") else {
                 return;
             };
-            let qualifier = function.child_by_field_name("operand").map(|o| c.text(o));
+            let qualifier = function.field("operand").map(|o| c.text(o));
             let name = c.text(field);
             c.reference(field, name, qualifier, RefKind::Call);
         }
         "parenthesized_expression" | "generic_function" | "index_expression" => {
             // `(f)()`, `f[T]()`: the callee is inside.
             let inner = function
-                .child_by_field_name("function")
-                .or_else(|| function.child_by_field_name("operand"));
+                .field("function")
+                .or_else(|| function.field("operand"));
             if let Some(inner) = inner.or_else(|| function.named_child(0))
                 && matches!(inner.kind(), "identifier" | "selector_expression")
             {

@@ -2,6 +2,7 @@
 //! constructors, `static final` fields and interface constants; method calls and `new`,
 //! type uses, imports (static and wildcard too), `extends` and `implements` bases.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact};
@@ -31,13 +32,13 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         // Bases are recorded with their type; their names are not type uses too.
         "superclass" | "super_interfaces" | "extends_interfaces" => return Action::Skip,
         "method_invocation" => {
-            if let Some(name) = node.child_by_field_name("name") {
-                let qualifier = node.child_by_field_name("object").map(|o| c.text(o));
+            if let Some(name) = node.field("name") {
+                let qualifier = node.field("object").map(|o| c.text(o));
                 let text = c.text(name);
                 let before = c.ref_count();
                 c.reference(name, text, qualifier, RefKind::Call);
                 if c.ref_count() > before
-                    && let Some(args) = node.child_by_field_name("arguments")
+                    && let Some(args) = node.field("arguments")
                 {
                     c.set_last_args(argument_count(args));
                 }
@@ -45,7 +46,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             return Action::Descend;
         }
         "object_creation_expression" => {
-            if let Some(ty) = node.child_by_field_name("type") {
+            if let Some(ty) = node.field("type") {
                 let written = compact(super::collector::strip_generics(c.text(ty)), MAX_QUALIFIER);
                 let (qualifier, name) = super::collector::split_qualified(&written);
                 c.reference(ty, name, qualifier, RefKind::Call);
@@ -76,8 +77,8 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name) = c.field_text(node, "name") else {
         return Action::Descend;
     };
-    let id = c.def(node, name, kind, node.child_by_field_name("body"));
-    if let Some(params) = node.child_by_field_name("parameters") {
+    let id = c.def(node, name, kind, node.field("body"));
+    if let Some(params) = node.field("parameters") {
         c.set_params(id, arity(params));
     }
     bases(c, node, id);
@@ -222,9 +223,7 @@ fn is_declared_or_constructed(node: Node<'_>) -> bool {
         match parent.kind() {
             "type_parameter" => return true,
             "object_creation_expression" => {
-                return parent
-                    .child_by_field_name("type")
-                    .is_some_and(|t| t.id() == current.id());
+                return parent.field("type").is_some_and(|t| t.id() == current.id());
             }
             "generic_type" | "scoped_type_identifier" => current = parent,
             _ => return false,

@@ -4,6 +4,7 @@
 //! arguments or returned (`app.use(function mounted() {})`); calls and `new`, type uses,
 //! `import`/`export ... from`/`require()` imports, `extends` and `implements` bases.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact};
@@ -55,11 +56,11 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "type_alias_declaration" => named(c, node, SymbolKind::TypeAlias),
         "enum_declaration" => named(c, node, SymbolKind::Enum),
         "internal_module" | "module" => {
-            let Some(name_node) = node.child_by_field_name("name") else {
+            let Some(name_node) = node.field("name") else {
                 return Action::Descend;
             };
             let name = c.text(name_node).trim_matches(['"', '\'', '`']).to_string();
-            let body = node.child_by_field_name("body");
+            let body = node.field("body");
             let doc = c.preceding_comments(outer(node));
             let id = c.def_with_doc(node, &name, SymbolKind::Module, body, doc);
             Action::Enter(id)
@@ -86,14 +87,14 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             }
         }
         "new_expression" => {
-            if let Some(ctor) = node.child_by_field_name("constructor") {
+            if let Some(ctor) = node.field("constructor") {
                 callee(c, ctor);
             }
             Action::Descend
         }
         // `<Button />` renders (calls) the component `Button`; lower-case tags are HTML.
         "jsx_opening_element" | "jsx_self_closing_element" => {
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.field("name") {
                 let component = match name.kind() {
                     "identifier" => c.text(name).starts_with(|ch: char| ch.is_ascii_uppercase()),
                     "member_expression" => true,
@@ -110,7 +111,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "export_statement" => {
-            if node.child_by_field_name("source").is_some() {
+            if node.field("source").is_some() {
                 export_from(c, node);
                 return Action::Skip;
             }
@@ -124,7 +125,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "nested_type_identifier" => {
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.field("name") {
                 let qualifier = c
                     .field_text(node, "module")
                     .map(|q| compact(q, MAX_QUALIFIER));
@@ -141,11 +142,11 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 /// The last of a run of overloads stands for them all, with the first one's doc comment
 /// when it has none of its own.
 fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let Some(name_node) = node.field("name") else {
         return Action::Descend;
     };
     let name = c.text(name_node);
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let doc = c
         .preceding_comments(outer(node))
         .or_else(|| first_overload(c, node).and_then(|first| c.preceding_comments(outer(first))));
@@ -172,17 +173,17 @@ fn value_parameters<'t>(params: Node<'t>, c: &Collector<'_>) -> Vec<Node<'t>> {
 /// `(init: (source: Observable<T>, subscriber: Subscriber<R>) => void)` →
 /// `0:Observable,Subscriber` (a parameter of no plain named type left empty).
 fn callback_types(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
-    let params = node.child_by_field_name("parameters")?;
+    let params = node.field("parameters")?;
     let mut out = Vec::new();
     for (i, param) in value_parameters(params, c).into_iter().enumerate() {
         let Some(function) = param
-            .child_by_field_name("type")
+            .field("type")
             .and_then(|t| t.named_child(0))
             .filter(|t| t.kind() == "function_type")
         else {
             continue;
         };
-        let Some(inner) = function.child_by_field_name("parameters") else {
+        let Some(inner) = function.field("parameters") else {
             continue;
         };
         let types: Vec<&str> = value_parameters(inner, c)
@@ -228,7 +229,7 @@ fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
         return;
     };
     let Some(callee) = call
-        .child_by_field_name(field)
+        .field(field)
         .filter(|f| matches!(f.kind(), "identifier" | "member_expression"))
     else {
         return;
@@ -241,9 +242,9 @@ fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
     else {
         return;
     };
-    let params: Vec<Node<'_>> = match node.child_by_field_name("parameter") {
+    let params: Vec<Node<'_>> = match node.field("parameter") {
         Some(single) => vec![single],
-        None => match node.child_by_field_name("parameters") {
+        None => match node.field("parameters") {
             Some(params) => value_parameters(params, c),
             None => return,
         },
@@ -251,13 +252,8 @@ fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
     for (j, param) in params.into_iter().enumerate() {
         let name = match param.kind() {
             "identifier" => param,
-            "required_parameter" | "optional_parameter"
-                if param.child_by_field_name("type").is_none() =>
-            {
-                match param
-                    .child_by_field_name("pattern")
-                    .filter(|p| p.kind() == "identifier")
-                {
+            "required_parameter" | "optional_parameter" if param.field("type").is_none() => {
+                match param.field("pattern").filter(|p| p.kind() == "identifier") {
                     Some(name) => name,
                     None => continue,
                 }
@@ -282,7 +278,7 @@ const OVERLOADABLE: &[&str] = &[
 /// siblings its neighbours are (the `export` statement, else itself).
 fn declaration_of(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
     if node.kind() == "export_statement" {
-        let decl = node.child_by_field_name("declaration")?;
+        let decl = node.field("declaration")?;
         return Some((decl, node));
     }
     Some((node, outer(node)))
@@ -425,10 +421,7 @@ fn bases_in(c: &mut Collector<'_>, clause: Node<'_>, id: u32, kind: BaseKind) {
 
 /// `const f = () => {}`, `var g = function () {}`, `const C = class {}`, a top-level `const`.
 fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let Some(name_node) = node
-        .child_by_field_name("name")
-        .filter(|n| n.kind() == "identifier")
-    else {
+    let Some(name_node) = node.field("name").filter(|n| n.kind() == "identifier") else {
         return Action::Descend;
     };
     let Some(decl) = node
@@ -437,16 +430,14 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     else {
         return Action::Descend;
     };
-    let value = node.child_by_field_name("value");
+    let value = node.field("value");
     let kind = match value.map(|v| v.kind()) {
         Some("arrow_function" | "function_expression" | "function" | "generator_function") => {
             SymbolKind::Function
         }
         Some("class") => SymbolKind::Class,
         _ => {
-            let top_level_const = decl
-                .child_by_field_name("kind")
-                .is_some_and(|k| c.text(k) == "const")
+            let top_level_const = decl.field("kind").is_some_and(|k| c.text(k) == "const")
                 && is_top_level(decl)
                 && !value.is_some_and(|v| is_require(c, v));
             if !top_level_const {
@@ -462,7 +453,7 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         .count()
         == 1;
     let span_node = if single { decl } else { node };
-    let body = value.and_then(|v| v.child_by_field_name("body"));
+    let body = value.and_then(|v| v.field("body"));
     let doc = c.preceding_comments(outer(decl));
     let name = c.text(name_node);
     let id = c.def_with_doc(span_node, name, kind, body, doc);
@@ -476,10 +467,8 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 
 /// A class field holding a function: `handle = () => {}`.
 fn field(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let name_node = node
-        .child_by_field_name("name")
-        .or_else(|| node.child_by_field_name("property"));
-    let value = node.child_by_field_name("value");
+    let name_node = node.field("name").or_else(|| node.field("property"));
+    let value = node.field("value");
     let (Some(name_node), Some(value)) = (name_node, value) else {
         return Action::Descend;
     };
@@ -490,21 +479,13 @@ fn field(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     }
     let name = c.text(name_node);
-    let id = c.def(
-        node,
-        name,
-        SymbolKind::Method,
-        value.child_by_field_name("body"),
-    );
+    let id = c.def(node, name, SymbolKind::Method, value.field("body"));
     Action::Enter(id)
 }
 
 /// An object literal entry holding a function: `{ run: function () {} }` → a method.
 fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let (Some(key), Some(value)) = (
-        node.child_by_field_name("key"),
-        node.child_by_field_name("value"),
-    ) else {
+    let (Some(key), Some(value)) = (node.field("key"), node.field("value")) else {
         return Action::Descend;
     };
     if !matches!(
@@ -529,21 +510,13 @@ fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     }
     let name = c.text(key).trim_matches(['"', '\'']).to_string();
-    let id = c.def(
-        node,
-        &name,
-        SymbolKind::Method,
-        value.child_by_field_name("body"),
-    );
+    let id = c.def(node, &name, SymbolKind::Method, value.field("body"));
     Action::Enter(id)
 }
 
 /// `exports.f = function () {}`, `Foo.prototype.m = () => {}`, `f = function () {}`.
 fn assignment(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let (Some(left), Some(value)) = (
-        node.child_by_field_name("left"),
-        node.child_by_field_name("right"),
-    ) else {
+    let (Some(left), Some(value)) = (node.field("left"), node.field("right")) else {
         return Action::Descend;
     };
     if !matches!(
@@ -556,11 +529,11 @@ fn assignment(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         .parent()
         .filter(|p| p.kind() == "expression_statement")
         .unwrap_or(node);
-    let body = value.child_by_field_name("body");
+    let body = value.field("body");
     let (name, owner) = match left.kind() {
         "identifier" => (c.text(left), None),
         "member_expression" => {
-            let Some(property) = left.child_by_field_name("property") else {
+            let Some(property) = left.field("property") else {
                 return Action::Descend;
             };
             let object = c.field_text(left, "object").unwrap_or("");
@@ -622,7 +595,7 @@ fn define_property(c: &mut Collector<'_>, node: Node<'_>) -> Option<u32> {
     if c.field_text(node, "function") != Some("Object.defineProperty") {
         return None;
     }
-    let args = super::collector::named_children(node.child_by_field_name("arguments")?);
+    let args = super::collector::named_children(node.field("arguments")?);
     let [object, key, descriptor] = args.as_slice() else {
         return None;
     };
@@ -636,14 +609,14 @@ fn define_property(c: &mut Collector<'_>, node: Node<'_>) -> Option<u32> {
         .filter(|p| p.kind() == "pair")
         .filter(|p| matches!(c.field_text(*p, "key"), Some("value" | "get")))
         .find_map(|p| {
-            p.child_by_field_name("value").filter(|v| {
+            p.field("value").filter(|v| {
                 matches!(
                     v.kind(),
                     "arrow_function" | "function_expression" | "function" | "generator_function"
                 )
             })
         })?;
-    let body = function.child_by_field_name("body");
+    let body = function.field("body");
     let doc = c.preceding_comments(node.parent().unwrap_or(node));
     Some(match owner {
         Owner::Object(object) => member_def(c, node, object, name, body, doc),
@@ -665,7 +638,7 @@ fn is_require(c: &Collector<'_>, value: Node<'_>) -> bool {
 
 /// `f()`, `obj.m()`, `require('m')` (an import), `import('m')` (an import).
 fn call(c: &mut Collector<'_>, node: Node<'_>) {
-    let Some(function) = node.child_by_field_name("function") else {
+    let Some(function) = node.field("function") else {
         return;
     };
     let text = c.text(function);
@@ -686,12 +659,12 @@ fn callee(c: &mut Collector<'_>, function: Node<'_>) {
             c.reference(function, name, None, RefKind::Call);
         }
         "member_expression" => {
-            let Some(property) = function.child_by_field_name("property") else {
+            let Some(property) = function.field("property") else {
                 return;
             };
             // `a?.m()`, `a?.b.m()`, `a!.m()`: the same receiver as `a.m()`, `a.b.m()`.
             let qualifier = function
-                .child_by_field_name("object")
+                .field("object")
                 .map(|o| super::receivers_js::plain_chain(c.text(o)));
             let name = c.text(property);
             c.reference(property, name, qualifier.as_deref(), RefKind::Call);
@@ -714,7 +687,7 @@ fn is_definition_name(node: Node<'_>) -> bool {
                     | "type_parameter"
             )
         })
-        .and_then(|p| p.child_by_field_name("name"))
+        .and_then(|p| p.field("name"))
         .is_some_and(|n| n.id() == node.id())
 }
 

@@ -1,5 +1,6 @@
 //! JavaScript/TypeScript imports: `import`, `export ... from`, `require()`.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::Collector;
@@ -10,7 +11,7 @@ pub(super) fn required(c: &mut Collector<'_>, call: Node<'_>, module: &str) {
     let target = call
         .parent()
         .filter(|p| p.kind() == "variable_declarator")
-        .and_then(|d| d.child_by_field_name("name"))
+        .and_then(|d| d.field("name"))
         .filter(|n| d_value_is(n, call));
     match target {
         Some(name) if name.kind() == "identifier" => {
@@ -27,10 +28,8 @@ pub(super) fn required(c: &mut Collector<'_>, call: Node<'_>, module: &str) {
                         c.import(call, module, Some(name), None);
                     }
                     "pair_pattern" => {
-                        let key = prop.child_by_field_name("key").map(|k| c.text(k));
-                        let value = prop
-                            .child_by_field_name("value")
-                            .filter(|v| v.kind() == "identifier");
+                        let key = prop.field("key").map(|k| c.text(k));
+                        let value = prop.field("value").filter(|v| v.kind() == "identifier");
                         if let (Some(key), Some(value)) = (key, value) {
                             let local = c.text(value);
                             c.import(call, module, Some(key), Some(local));
@@ -47,12 +46,12 @@ pub(super) fn required(c: &mut Collector<'_>, call: Node<'_>, module: &str) {
 /// Whether the declarator holding `name` has `call` as its value.
 pub(super) fn d_value_is(name: &Node<'_>, call: Node<'_>) -> bool {
     name.parent()
-        .and_then(|d| d.child_by_field_name("value"))
+        .and_then(|d| d.field("value"))
         .is_some_and(|v| v.id() == call.id())
 }
 
 pub(super) fn first_string_argument(c: &Collector<'_>, call: Node<'_>) -> Option<String> {
-    let args = call.child_by_field_name("arguments")?;
+    let args = call.field("arguments")?;
     let first = args.named_child(0)?;
     (first.kind() == "string").then(|| unquote(c.text(first)))
 }
@@ -66,14 +65,14 @@ pub(super) fn unquote(text: &str) -> String {
 pub(super) fn import_statement(c: &mut Collector<'_>, node: Node<'_>) {
     let mut cursor = node.walk();
     let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-    let module = match node.child_by_field_name("source") {
+    let module = match node.field("source") {
         Some(source) => unquote(c.text(source)),
         None => match children
             .iter()
             .find(|n| n.kind() == "import_require_clause")
         {
             Some(clause) => clause
-                .child_by_field_name("source")
+                .field("source")
                 .map(|s| unquote(c.text(s)))
                 .unwrap_or_default(),
             None => return,
@@ -119,7 +118,7 @@ pub(super) fn import_statement(c: &mut Collector<'_>, node: Node<'_>) {
 
 /// `export { a as b } from 'm'`, `export * from 'm'`, `export * as ns from 'm'`.
 pub(super) fn export_from(c: &mut Collector<'_>, node: Node<'_>) {
-    let Some(source) = node.child_by_field_name("source") else {
+    let Some(source) = node.field("source") else {
         return;
     };
     let module = unquote(c.text(source));
@@ -153,12 +152,10 @@ pub(super) fn specifiers(c: &mut Collector<'_>, stmt: Node<'_>, list: Node<'_>, 
         if !matches!(spec.kind(), "import_specifier" | "export_specifier") {
             continue;
         }
-        let Some(name) = spec.child_by_field_name("name").map(|n| unquote(c.text(n))) else {
+        let Some(name) = spec.field("name").map(|n| unquote(c.text(n))) else {
             continue;
         };
-        let alias = spec
-            .child_by_field_name("alias")
-            .map(|n| unquote(c.text(n)));
+        let alias = spec.field("alias").map(|n| unquote(c.text(n)));
         c.import(stmt, module, Some(&name), alias.as_deref());
     }
 }

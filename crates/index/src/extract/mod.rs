@@ -14,6 +14,7 @@ mod collector;
 mod cpp;
 mod csharp;
 mod embedded;
+mod fields;
 mod go;
 mod java;
 mod javascript;

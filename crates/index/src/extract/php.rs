@@ -14,6 +14,7 @@
 //!   `require`/`include` (`_once`) of a literal path imports module = that path, with
 //!   `__DIR__ . '/x.php'` read as `x.php`.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::named_children;
@@ -30,7 +31,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let kind = match node.kind() {
         "program" => return statement_namespace(c, node),
         "namespace_definition" => {
-            if node.child_by_field_name("body").is_none() {
+            if node.field("body").is_none() {
                 return Action::Skip; // opened at the root
             }
             SymbolKind::Module
@@ -76,7 +77,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         // Bases are recorded with their type.
         "base_clause" | "class_interface_clause" => return Action::Skip,
         "function_call_expression" => {
-            if let Some(function) = node.child_by_field_name("function")
+            if let Some(function) = node.field("function")
                 && let Some((qualifier, name)) = written_name(c, function)
             {
                 c.reference(function, &name, qualifier.as_deref(), RefKind::Call);
@@ -84,13 +85,8 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             return Action::Descend;
         }
         "member_call_expression" | "nullsafe_member_call_expression" | "scoped_call_expression" => {
-            let target = node
-                .child_by_field_name("object")
-                .or_else(|| node.child_by_field_name("scope"));
-            if let Some(name) = node
-                .child_by_field_name("name")
-                .filter(|n| n.kind() == "name")
-            {
+            let target = node.field("object").or_else(|| node.field("scope"));
+            if let Some(name) = node.field("name").filter(|n| n.kind() == "name") {
                 let qualifier = target.map(|t| c.text(t));
                 let text = c.text(name);
                 c.reference(name, text, qualifier, RefKind::Call);
@@ -123,7 +119,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let name: String = name.split_whitespace().collect();
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = c.def(node, &name, kind, body);
     for child in named_children(node) {
         let base_kind = match child.kind() {
@@ -143,7 +139,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 fn statement_namespace(c: &mut Collector<'_>, root: Node<'_>) -> Action {
     let Some(ns) = named_children(root)
         .into_iter()
-        .find(|n| n.kind() == "namespace_definition" && n.child_by_field_name("body").is_none())
+        .find(|n| n.kind() == "namespace_definition" && n.field("body").is_none())
     else {
         return Action::Descend;
     };
@@ -162,7 +158,7 @@ fn use_declaration(c: &mut Collector<'_>, node: Node<'_>) {
         .iter()
         .find(|n| n.kind() == "namespace_name")
         .map(|n| c.text(*n));
-    let clauses: Vec<Node<'_>> = match node.child_by_field_name("body") {
+    let clauses: Vec<Node<'_>> = match node.field("body") {
         Some(group) => named_children(group),
         None => children,
     };
@@ -245,12 +241,12 @@ fn literal_path(c: &Collector<'_>, expr: Node<'_>) -> Option<String> {
                 return Some(path);
             }
             "binary_expression" if !relative_to_dir => {
-                let left = expr.child_by_field_name("left")?;
+                let left = expr.field("left")?;
                 if !matches!(c.text(left).trim(), "__DIR__" | "dirname(__FILE__)") {
                     return None;
                 }
                 relative_to_dir = true;
-                expr = expr.child_by_field_name("right")?;
+                expr = expr.field("right")?;
             }
             "parenthesized_expression" => expr = expr.named_child(0)?,
             _ => return None,

@@ -1,6 +1,7 @@
 //! Python: functions, methods, classes, module-level UPPER_CASE constants and `type`
 //! aliases; calls, annotation type uses, `import`/`from` imports and base classes.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{
@@ -84,11 +85,11 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "type_alias_statement" => {
-            if let Some(left) = node.child_by_field_name("left") {
+            if let Some(left) = node.field("left") {
                 let name = strip_generics(c.text(left)).to_string();
                 if !name.is_empty() {
                     let id = c.def(node, &name, SymbolKind::TypeAlias, None);
-                    if let Some(right) = node.child_by_field_name("right") {
+                    if let Some(right) = node.field("right") {
                         type_uses(c, right);
                     }
                     let _ = id;
@@ -97,7 +98,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "call" => {
-            if let Some(function) = node.child_by_field_name("function") {
+            if let Some(function) = node.field("function") {
                 call_target(c, function);
             }
             Action::Descend
@@ -111,9 +112,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "import_from_statement" => {
-            let module = node
-                .child_by_field_name("module_name")
-                .map(|m| compact(c.text(m), 400));
+            let module = node.field("module_name").map(|m| compact(c.text(m), 400));
             let module = module.unwrap_or_default();
             import_names(c, node, Some(&module));
             Action::Skip
@@ -141,7 +140,7 @@ fn definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action
     let Some(name) = c.field_text(node, "name") else {
         return Action::Descend;
     };
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let colon = head_end(node);
     let doc = body.and_then(|b| docstring(c, b)).or_else(|| {
         let outer = node
@@ -152,7 +151,7 @@ fn definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action
     });
     let id = c.def_with_doc(node, name, kind, colon.or(body), doc);
     if kind == SymbolKind::Class
-        && let Some(supers) = node.child_by_field_name("superclasses")
+        && let Some(supers) = node.field("superclasses")
     {
         let mut cursor = supers.walk();
         for arg in supers.named_children(&mut cursor) {
@@ -168,7 +167,7 @@ fn definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action
 
 /// The `:` that ends a `def`/`class` head (comments may sit between it and the body).
 fn head_end(node: Node<'_>) -> Option<Node<'_>> {
-    let body = node.child_by_field_name("body")?;
+    let body = node.field("body")?;
     let mut colon = None;
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
@@ -227,7 +226,7 @@ fn constant(c: &mut Collector<'_>, stmt: Node<'_>) {
         return;
     };
     let Some(left) = assignment
-        .child_by_field_name("left")
+        .field("left")
         .filter(|l| l.kind() == "identifier")
     else {
         return;
@@ -249,16 +248,16 @@ fn class_member(c: &mut Collector<'_>, assignment: Node<'_>) -> Option<Action> {
         return None;
     }
     let left = assignment
-        .child_by_field_name("left")
+        .field("left")
         .filter(|l| l.kind() == "identifier")?;
-    let right = assignment.child_by_field_name("right")?;
+    let right = assignment.field("right")?;
     let stmt = assignment
         .parent()
         .filter(|p| p.kind() == "expression_statement")
         .unwrap_or(assignment);
     let name = c.text(left);
     let body = match right.kind() {
-        "lambda" => right.child_by_field_name("body"),
+        "lambda" => right.field("body"),
         "identifier" if c.defines_callable(c.text(right)) => None,
         _ => return None,
     };
@@ -273,10 +272,10 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
             c.reference(function, name, None, RefKind::Call);
         }
         "attribute" => {
-            let Some(attr) = function.child_by_field_name("attribute") else {
+            let Some(attr) = function.field("attribute") else {
                 return;
             };
-            let qualifier = function.child_by_field_name("object").map(|o| c.text(o));
+            let qualifier = function.field("object").map(|o| c.text(o));
             let name = c.text(attr);
             c.reference(attr, name, qualifier, RefKind::Call);
         }
@@ -298,8 +297,8 @@ fn type_uses(c: &mut Collector<'_>, node: Node<'_>) {
             false
         }
         "attribute" => {
-            if let Some(attr) = n.child_by_field_name("attribute") {
-                found.push((attr, n.child_by_field_name("object")));
+            if let Some(attr) = n.field("attribute") {
+                found.push((attr, n.field("object")));
             }
             false
         }
@@ -321,7 +320,7 @@ fn import_names(c: &mut Collector<'_>, stmt: Node<'_>, from: Option<&str>) {
     for name in names {
         let (written, alias) = match name.kind() {
             "aliased_import" => {
-                let Some(inner) = name.child_by_field_name("name") else {
+                let Some(inner) = name.field("name") else {
                     continue;
                 };
                 (c.text(inner), c.field_text(name, "alias"))

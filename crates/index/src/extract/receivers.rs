@@ -10,6 +10,7 @@
 //! is followed (`self.router.add()`, `e.router.add()`); anything longer, or the return
 //! type of a call, is unknown.
 
+use super::fields::Fields;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -362,24 +363,19 @@ fn type_like(name: &str) -> bool {
 pub(crate) fn rust(c: &mut Collector<'_>, node: Node<'_>) {
     match node.kind() {
         "parameter" => {
-            if let (Some(pattern), Some(ty)) = (
-                node.child_by_field_name("pattern"),
-                c.field_text(node, "type"),
-            ) && pattern.kind() == "identifier"
+            if let (Some(pattern), Some(ty)) = (node.field("pattern"), c.field_text(node, "type"))
+                && pattern.kind() == "identifier"
             {
                 let name = c.text(pattern);
                 c.bind(name, ty);
             }
         }
         "let_declaration" => {
-            let Some(pattern) = node
-                .child_by_field_name("pattern")
-                .filter(|p| p.kind() == "identifier")
-            else {
+            let Some(pattern) = node.field("pattern").filter(|p| p.kind() == "identifier") else {
                 return;
             };
             let name = c.text(pattern);
-            let value = node.child_by_field_name("value");
+            let value = node.field("value");
             let ty = c
                 .field_text(node, "type")
                 .map(str::to_string)
@@ -418,7 +414,7 @@ fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
             value.named_child(value.named_child_count().checked_sub(1)?)?,
         ),
         "call_expression" => {
-            let function = value.child_by_field_name("function")?;
+            let function = value.field("function")?;
             match function.kind() {
                 "scoped_identifier" => {
                     let path = c.field_text(function, "path")?;
@@ -428,7 +424,7 @@ fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
                 "field_expression" => {
                     let method = c.field_text(function, "field")?;
                     if matches!(method, "unwrap" | "expect") {
-                        rust_constructed(c, function.child_by_field_name("value")?)
+                        rust_constructed(c, function.field("value")?)
                     } else {
                         None
                     }
@@ -471,10 +467,7 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
             }
         }
         "short_var_declaration" | "assignment_statement" => {
-            let (Some(left), Some(right)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            ) else {
+            let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
                 return;
             };
             let names = super::collector::named_children(left);
@@ -507,9 +500,9 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
 fn go_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
     match value.kind() {
         "composite_literal" => c.field_text(value, "type").map(str::to_string),
-        "unary_expression" => go_constructed(c, value.child_by_field_name("operand")?),
+        "unary_expression" => go_constructed(c, value.field("operand")?),
         "call_expression" if c.field_text(value, "function") == Some("new") => {
-            let args = value.child_by_field_name("arguments")?;
+            let args = value.field("arguments")?;
             args.named_child(0).map(|t| c.text(t).to_string())
         }
         _ => None,
@@ -536,10 +529,10 @@ pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
             }
         }
         "assignment" => {
-            let Some(left) = node.child_by_field_name("left") else {
+            let Some(left) = node.field("left") else {
                 return;
             };
-            let right = node.child_by_field_name("right");
+            let right = node.field("right");
             let ty = c
                 .field_text(node, "type")
                 .map(str::to_string)
@@ -563,7 +556,7 @@ pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
                     c.bind(name, &ty);
                 }
                 "attribute" => {
-                    let object = left.child_by_field_name("object").map(|o| c.text(o));
+                    let object = left.field("object").map(|o| c.text(o));
                     if matches!(object, Some("self" | "cls"))
                         && let Some(field) = c.field_text(left, "attribute")
                     {
@@ -623,7 +616,7 @@ pub(crate) fn java(c: &mut Collector<'_>, node: Node<'_>) {
                     continue;
                 };
                 let ty = if ty == "var" {
-                    let value = d.child_by_field_name("value");
+                    let value = d.field("value");
                     match value.filter(|v| v.kind() == "object_creation_expression") {
                         Some(v) => c.field_text(v, "type").unwrap_or_default().to_string(),
                         None => continue,

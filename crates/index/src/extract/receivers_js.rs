@@ -2,6 +2,7 @@
 //! parameters and variables (`x: Foo`, `this: Subscriber<T>`, `Sink | null`), `new`,
 //! class fields and constructor parameter properties, and copies of typed names.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::Collector;
@@ -15,13 +16,10 @@ pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
     };
     match node.kind() {
         "variable_declarator" => {
-            let Some(name) = node
-                .child_by_field_name("name")
-                .filter(|n| n.kind() == "identifier")
-            else {
+            let Some(name) = node.field("name").filter(|n| n.kind() == "identifier") else {
                 return;
             };
-            let value = node.child_by_field_name("value");
+            let value = node.field("value");
             let ty = annotated(c, node)
                 .or_else(|| js_constructed(c, value?))
                 .or_else(|| js_copied(c, value?));
@@ -41,8 +39,7 @@ pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
         }
         "required_parameter" | "optional_parameter" => {
             // `this: Subscriber<T>` (TypeScript's pseudo-parameter) types `this.m()`.
-            if let (Some(pattern), Some(ty)) =
-                (node.child_by_field_name("pattern"), annotated(c, node))
+            if let (Some(pattern), Some(ty)) = (node.field("pattern"), annotated(c, node))
                 && matches!(pattern.kind(), "identifier" | "this")
             {
                 let name = c.text(pattern);
@@ -55,20 +52,18 @@ pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
         }
         "public_field_definition" | "field_definition" => {
             let name = node
-                .child_by_field_name("name")
-                .or_else(|| node.child_by_field_name("property"))
+                .field("name")
+                .or_else(|| node.field("property"))
                 .map(|n| c.text(n));
-            let ty = annotated(c, node)
-                .or_else(|| js_constructed(c, node.child_by_field_name("value")?));
+            let ty = annotated(c, node).or_else(|| js_constructed(c, node.field("value")?));
             if let (Some(name), Some(ty)) = (name, ty) {
                 c.bind_field(name, &ty);
             }
         }
         "assignment_expression" => {
             let (Some(left), Some(ty)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right")
-                    .and_then(|v| js_constructed(c, v)),
+                node.field("left"),
+                node.field("right").and_then(|v| js_constructed(c, v)),
             ) else {
                 return;
             };

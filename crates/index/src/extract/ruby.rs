@@ -15,6 +15,7 @@
 //!   to `Foo`;
 //! - `require "x"` / `require_relative "x"` / `load "x"` import module `x` (the string as written).
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{named_children, split_qualified};
@@ -65,20 +66,17 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 }
 
 fn container(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let Some(name_node) = node.field("name") else {
         return Action::Descend;
     };
     let written: String = c.text(name_node).split_whitespace().collect();
     let (qualifier, name) = split_scope(&written);
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = match qualifier {
         Some(q) => c.def_qualified(node, q, name, kind, body, None),
         None => c.def(node, name, kind, body),
     };
-    if let Some(base) = node
-        .child_by_field_name("superclass")
-        .and_then(|s| s.named_child(0))
-    {
+    if let Some(base) = node.field("superclass").and_then(|s| s.named_child(0)) {
         let written = c.text(base);
         c.base(base, id, written, BaseKind::Inherits);
     }
@@ -89,7 +87,7 @@ fn method(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
     let Some(name) = c.field_text(node, "name") else {
         return Action::Descend;
     };
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = c.def(node, name, kind, body);
     Action::Enter(id)
 }
@@ -110,21 +108,18 @@ fn constant(c: &mut Collector<'_>, node: Node<'_>) {
     ) {
         return;
     }
-    if let Some(left) = node
-        .child_by_field_name("left")
-        .filter(|l| l.kind() == "constant")
-    {
+    if let Some(left) = node.field("left").filter(|l| l.kind() == "constant") {
         let name = c.text(left).to_string();
         c.def(node, &name, SymbolKind::Constant, None);
     }
 }
 
 fn call(c: &mut Collector<'_>, node: Node<'_>) {
-    let Some(method) = node.child_by_field_name("method") else {
+    let Some(method) = node.field("method") else {
         return;
     };
     let name = c.text(method);
-    let receiver = node.child_by_field_name("receiver");
+    let receiver = node.field("receiver");
     match (receiver, name) {
         (None, "require" | "require_relative" | "load") => {
             if let Some(module) = first_string_argument(c, node) {
@@ -133,7 +128,7 @@ fn call(c: &mut Collector<'_>, node: Node<'_>) {
         }
         (None, "include" | "extend" | "prepend") if in_container(c) => {
             let Some(id) = c.current_symbol() else { return };
-            let Some(args) = node.child_by_field_name("arguments") else {
+            let Some(args) = node.field("arguments") else {
                 return;
             };
             for arg in named_children(args) {
@@ -158,7 +153,7 @@ fn call(c: &mut Collector<'_>, node: Node<'_>) {
 
 /// The content of the first argument when it is a plain string: `require "a/b"` → `a/b`.
 fn first_string_argument(c: &Collector<'_>, call: Node<'_>) -> Option<String> {
-    let args = call.child_by_field_name("arguments")?;
+    let args = call.field("arguments")?;
     let first = args.named_child(0)?;
     if first.kind() != "string" {
         return None;

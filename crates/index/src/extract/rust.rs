@@ -12,6 +12,7 @@
 //!   order: each is a candidate file of the module, see `resolve/rust_paths.rs`);
 //!   a plain `mod m;` gives nothing (the module graph finds `m.rs` or `m/mod.rs`).
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{named_children, split_qualified};
@@ -39,7 +40,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "macro_definition" => SymbolKind::Macro,
         "impl_item" => return impl_block(c, node),
         "call_expression" => {
-            if let Some(function) = node.child_by_field_name("function") {
+            if let Some(function) = node.field("function") {
                 call_target(c, function);
             }
             return Action::Descend;
@@ -49,7 +50,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             return Action::Skip;
         }
         "use_declaration" => {
-            if let Some(arg) = node.child_by_field_name("argument") {
+            if let Some(arg) = node.field("argument") {
                 use_tree(c, node, arg, "");
             }
             return Action::Skip;
@@ -63,7 +64,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         "scoped_type_identifier" => {
             let qualifier = c.field_text(node, "path");
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.field("name") {
                 let text = c.text(name);
                 c.reference(name, text, qualifier, RefKind::TypeUse);
             }
@@ -83,7 +84,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name) = c.field_text(node, "name") else {
         return Action::Descend;
     };
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     if kind == SymbolKind::Module && body.is_none() {
         // `mod foo;` only points at another file, which defines the module; with
         // `#[path = "x.rs"]` it names that file, recorded as an import of it.
@@ -99,7 +100,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     }
     let id = c.def(node, name, kind, body);
     if kind == SymbolKind::Trait
-        && let Some(bounds) = node.child_by_field_name("bounds")
+        && let Some(bounds) = node.field("bounds")
     {
         for bound in named_children(bounds) {
             let written = c.text(bound);
@@ -211,7 +212,7 @@ const NOT_CODE: &[&str] = &[
 /// the calls among the tokens of `(..)` and `[..]` are read from the tokens themselves
 /// ([`super::rust_tokens`]).
 fn macro_invocation(c: &mut Collector<'_>, node: Node<'_>) {
-    let Some(mac) = node.child_by_field_name("macro") else {
+    let Some(mac) = node.field("macro") else {
         return;
     };
     let (qualifier, name) = split_qualified(c.text(mac));
@@ -319,14 +320,14 @@ fn inside_delimiters(tokens: Node<'_>) -> Option<tree_sitter::Range> {
 /// `impl Type { .. }` and `impl Trait for Type { .. }`: methods get `Type::` as scope,
 /// and the trait impl is an IMPLEMENTS base of `Type`.
 fn impl_block(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let Some(ty) = node.child_by_field_name("type") else {
+    let Some(ty) = node.field("type") else {
         return Action::Descend;
     };
     let type_text = c.text(ty);
     let (_, type_name) = split_qualified(super::collector::strip_generics(type_text));
     let type_name = type_name.to_string();
     let local = c.find_type(&type_name);
-    if let Some(trait_node) = node.child_by_field_name("trait") {
+    if let Some(trait_node) = node.field("trait") {
         let written = c.text(trait_node);
         c.base_of(trait_node, local, &type_name, written, BaseKind::Implements);
     }
@@ -344,20 +345,20 @@ fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
         }
         "scoped_identifier" => {
             let qualifier = c.field_text(function, "path");
-            if let Some(name) = function.child_by_field_name("name") {
+            if let Some(name) = function.field("name") {
                 let text = c.text(name);
                 c.reference(name, text, qualifier, RefKind::Call);
             }
         }
         "field_expression" => {
             let qualifier = c.field_text(function, "value");
-            if let Some(field) = function.child_by_field_name("field") {
+            if let Some(field) = function.field("field") {
                 let text = c.text(field);
                 c.reference(field, text, qualifier, RefKind::Call);
             }
         }
         "generic_function" => {
-            if let Some(inner) = function.child_by_field_name("function") {
+            if let Some(inner) = function.field("function") {
                 call_target(c, inner);
             }
         }
@@ -384,7 +385,7 @@ fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str)
             c.import(stmt, &module, Some(name), None);
         }
         "use_as_clause" => {
-            let Some(path) = node.child_by_field_name("path") else {
+            let Some(path) = node.field("path") else {
                 return;
             };
             let alias = c.field_text(node, "alias");
@@ -400,7 +401,7 @@ fn use_tree(c: &mut Collector<'_>, stmt: Node<'_>, node: Node<'_>, prefix: &str)
         "scoped_use_list" => {
             let path = c.field_text(node, "path").unwrap_or("");
             let next = join(prefix, path);
-            if let Some(list) = node.child_by_field_name("list") {
+            if let Some(list) = node.field("list") {
                 for child in named_children(list) {
                     use_tree(c, stmt, child, &next);
                 }

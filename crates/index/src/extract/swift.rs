@@ -15,6 +15,7 @@
 //!   a struct, enum, protocol or extension is Implements (conformance);
 //! - `import M` imports module `M`; `import struct M.T` imports `T` from `M`.
 
+use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{dotted_type_use, named_children, split_qualified, strip_generics};
@@ -48,12 +49,12 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             } else {
                 SymbolKind::Function
             };
-            let body = node.child_by_field_name("body");
+            let body = node.field("body");
             let id = c.def(node, name, kind, body);
             Action::Enter(id)
         }
         "init_declaration" => {
-            let body = node.child_by_field_name("body");
+            let body = node.field("body");
             let id = c.def(node, "init", SymbolKind::Method, body);
             Action::Enter(id)
         }
@@ -82,8 +83,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "user_type" => {
             let names_extended_type = node.parent().is_some_and(|p| {
                 p.kind() == "class_declaration"
-                    && p.child_by_field_name("name")
-                        .is_some_and(|n| n.id() == node.id())
+                    && p.field("name").is_some_and(|n| n.id() == node.id())
             });
             if names_extended_type {
                 return Action::Skip; // `extension X`: X is the subject, not a use
@@ -100,7 +100,7 @@ fn type_declaration(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> 
         return Action::Descend;
     };
     let name = strip_generics(name).to_string();
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let id = c.def(node, &name, kind, body);
     for (i, base) in inherited(node).into_iter().enumerate() {
         let base_kind = if kind == SymbolKind::Class && i == 0 {
@@ -137,7 +137,7 @@ fn inherited(node: Node<'_>) -> Vec<Node<'_>> {
     named_children(node)
         .into_iter()
         .filter(|n| n.kind() == "inheritance_specifier")
-        .filter_map(|n| n.child_by_field_name("inherits_from"))
+        .filter_map(|n| n.field("inherits_from"))
         .collect()
 }
 
@@ -156,9 +156,7 @@ fn constant(c: &mut Collector<'_>, node: Node<'_>) {
     if !is_let {
         return;
     }
-    let name = node
-        .child_by_field_name("name")
-        .and_then(|p| p.child_by_field_name("bound_identifier"));
+    let name = node.field("name").and_then(|p| p.field("bound_identifier"));
     if let Some(name) = name {
         let name = c.text(name).to_string();
         c.def(node, &name, SymbolKind::Constant, None);
@@ -196,11 +194,11 @@ fn call(c: &mut Collector<'_>, callee: Node<'_>) {
         }
         "navigation_expression" => {
             let name = callee
-                .child_by_field_name("suffix")
-                .and_then(|s| s.child_by_field_name("suffix"))
+                .field("suffix")
+                .and_then(|s| s.field("suffix"))
                 .filter(|n| n.kind() == "simple_identifier");
             let Some(name) = name else { return };
-            let qualifier = callee.child_by_field_name("target").map(|t| c.text(t));
+            let qualifier = callee.field("target").map(|t| c.text(t));
             let text = c.text(name);
             c.reference(name, text, qualifier, RefKind::Call);
         }
