@@ -11,20 +11,59 @@
 //! type of a call, is unknown.
 
 use super::fields::Fields;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use tree_sitter::Node;
 
 use super::Collector;
 use super::collector::{split_qualified, strip_generics};
 
-/// The types a file's names are bound to so far.
+/// The types a file's names are bound to so far. Keyed by the name first, so that a
+/// lookup (one per qualified reference, in each enclosing scope) allocates nothing.
 #[derive(Default)]
 pub(crate) struct Types {
-    /// (enclosing definition, name) → type name.
-    vars: HashMap<(Option<u32>, String), String>,
-    /// (type name, field) → type name.
-    fields: HashMap<(String, String), String>,
+    /// name → (enclosing definition, type name), one entry per definition.
+    vars: FxHashMap<String, Vec<(Option<u32>, String)>>,
+    /// type name → field → type name.
+    fields: FxHashMap<String, FxHashMap<String, String>>,
+}
+
+impl Types {
+    /// Binds `name` in `scope` (the innermost enclosing definition) to `ty`, replacing
+    /// what it was bound to there.
+    fn bind_var(&mut self, scope: Option<u32>, name: &str, ty: String) {
+        let name = name.trim();
+        let bound = match self.vars.get_mut(name) {
+            Some(bound) => bound,
+            None => self.vars.entry(name.to_string()).or_default(),
+        };
+        match bound.iter_mut().find(|(s, _)| *s == scope) {
+            Some((_, old)) => *old = ty,
+            None => bound.push((scope, ty)),
+        }
+    }
+
+    /// What `name` is bound to in `scope` itself.
+    fn var(&self, scope: Option<u32>, name: &str) -> Option<&str> {
+        let bound = self.vars.get(name)?;
+        bound
+            .iter()
+            .find(|(s, _)| *s == scope)
+            .map(|(_, ty)| ty.as_str())
+    }
+
+    /// Binds field `field` of type `owner` to `ty`.
+    fn bind_field(&mut self, owner: String, field: &str, ty: String) {
+        self.fields
+            .entry(owner)
+            .or_default()
+            .insert(field.trim().to_string(), ty);
+    }
+
+    /// The type of field `field` of type `owner`.
+    fn field(&self, owner: &str, field: &str) -> Option<&str> {
+        self.fields.get(owner)?.get(field).map(String::as_str)
+    }
 }
 
 /// Wrappers whose methods are their content's (through `Deref`): `Arc<Engine>` is an `Engine` receiver.
@@ -171,8 +210,8 @@ impl Collector<'_> {
     /// Binds `name` to the result of calling `function` (see [`call_result`]).
     pub(crate) fn bind_call(&mut self, name: &str, function: &str) {
         if let Some(marker) = call_result(function) {
-            let key = (self.current_symbol(), name.trim().to_string());
-            self.types_mut().vars.insert(key, marker);
+            let scope = self.current_symbol();
+            self.types_mut().bind_var(scope, name, marker);
         }
     }
 
@@ -245,8 +284,8 @@ impl Collector<'_> {
             else {
                 return false;
             };
-            let key = (self.current_symbol(), name.trim().to_string());
-            self.types_mut().vars.insert(key, ty);
+            let scope = self.current_symbol();
+            self.types_mut().bind_var(scope, name, ty);
             return true;
         };
         let Some((base, method)) = function.rsplit_once('.') else {
@@ -259,18 +298,17 @@ impl Collector<'_> {
         let Some(base_type) = self.expression_type(base, MAX_CHAIN) else {
             return false;
         };
-        let key = (self.current_symbol(), name.trim().to_string());
+        let scope = self.current_symbol();
         self.types_mut()
-            .vars
-            .insert(key, format!("{base_type}#{method}()"));
+            .bind_var(scope, name, format!("{base_type}#{method}()"));
         true
     }
 
     /// Binds `name` to a receiver marker resolution reads (a callback's parameter:
     /// `operate(@0.1)`, see `javascript.rs`), in the innermost definition.
     pub(crate) fn bind_marker(&mut self, name: &str, marker: String) {
-        let key = (self.current_symbol(), name.trim().to_string());
-        self.types_mut().vars.insert(key, marker);
+        let scope = self.current_symbol();
+        self.types_mut().bind_var(scope, name, marker);
     }
 
     /// Binds `name` to the type written as `written`, in the innermost definition.
@@ -278,8 +316,8 @@ impl Collector<'_> {
         let Some(ty) = self.resolve_self(type_name(written)) else {
             return;
         };
-        let key = (self.current_symbol(), name.trim().to_string());
-        self.types_mut().vars.insert(key, ty);
+        let scope = self.current_symbol();
+        self.types_mut().bind_var(scope, name, ty);
     }
 
     /// Binds field `field` of the enclosing type to the type written as `written`.
@@ -290,9 +328,7 @@ impl Collector<'_> {
         let Some(ty) = self.resolve_self(type_name(written)) else {
             return;
         };
-        self.types_mut()
-            .fields
-            .insert((owner, field.trim().to_string()), ty);
+        self.types_mut().bind_field(owner, field, ty);
     }
 
     /// `Self` is the enclosing type.
@@ -313,10 +349,7 @@ impl Collector<'_> {
                 .var_type(q)
                 .or_else(|| {
                     let owner = self.enclosing_type()?;
-                    self.types()
-                        .fields
-                        .get(&(owner.to_string(), q.to_string()))
-                        .map(String::as_str)
+                    self.types().field(owner, q)
                 })
                 .map(str::to_string);
         }
@@ -331,18 +364,14 @@ impl Collector<'_> {
             "self" => self.enclosing_type()?,
             _ => self.var_type(base)?,
         };
-        self.types()
-            .fields
-            .get(&(owner.to_string(), field.trim().to_string()))
-            .cloned()
+        self.types().field(owner, field.trim()).map(str::to_string)
     }
 
     fn var_type(&self, name: &str) -> Option<&str> {
         let types = self.types();
         self.enclosing_symbols()
             .chain([None])
-            .find_map(|scope| types.vars.get(&(scope, name.to_string())))
-            .map(String::as_str)
+            .find_map(|scope| types.var(scope, name))
     }
 }
 
