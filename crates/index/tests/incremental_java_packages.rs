@@ -5,16 +5,7 @@
 
 mod common;
 
-use common::{copy_tree, diff, dump, index, write_tree};
-
-/// The dump of `root`'s index, compared with a fresh index of a copy of it.
-fn differs_from_fresh(root: &std::path::Path) -> Option<String> {
-    let fresh = tempfile::tempdir().unwrap();
-    copy_tree(root, fresh.path());
-    index(fresh.path());
-    let (inc, full) = (dump(root), dump(fresh.path()));
-    (inc != full).then(|| diff(&inc, &full))
-}
+use common::{differs_from_fresh, index, write_tree};
 
 /// The calls out of `main` and the imports of app/Main.java, as `KIND path[:qualified name]`.
 fn edges_from_main(root: &std::path::Path) -> Vec<String> {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{calls_from, differs_from_fresh, index, write_tree};
+use common::{calls_from, index, reindex_equals_fresh, write_tree};
 
 #[test]
 fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
@@ -29,11 +29,7 @@ fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
     assert_eq!(calls_from(root, "main"), ["lib/Config.kt:Config.load"]);
     let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
         write_tree(root, files);
-        assert!(index(root).wrote, "{what}: nothing written");
-        if let Some(diff) = differs_from_fresh(root) {
-            panic!("after {what}:\n{diff}");
-        }
-        assert_eq!(calls_from(root, "main"), expected, "after {what}");
+        reindex_equals_fresh(root, what, "main", expected);
     };
     step(
         "an object appearing in the imported package",
@@ -96,11 +92,7 @@ fn extension_files_added_and_removed_equal_fresh_index() {
     // A String is no Widget, and no extension `shout` is visible yet.
     assert!(calls_from(root, "main").is_empty());
     let check = |what: &str, expected: &[&str]| {
-        assert!(index(root).wrote, "{what}: nothing written");
-        if let Some(diff) = differs_from_fresh(root) {
-            panic!("after {what}:\n{diff}");
-        }
-        assert_eq!(calls_from(root, "main"), expected, "after {what}");
+        reindex_equals_fresh(root, what, "main", expected);
     };
     write_tree(
         root,

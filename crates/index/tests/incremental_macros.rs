@@ -5,22 +5,6 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
-
-/// `path:qualified_name` of everything `start` calls.
-fn called_by_start(root: &Path) -> Vec<String> {
-    let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT f.path || ':' || d.qualified_name FROM edges e
-             JOIN symbols s ON s.id = e.src_symbol JOIN symbols d ON d.id = e.dst_symbol
-             JOIN files f ON f.id = d.file_id
-             WHERE e.kind = 'CALLS' AND s.qualified_name = 'start' ORDER BY 1",
-        )
-        .unwrap();
-    let rows = stmt.query_map([], |r| r.get(0)).unwrap();
-    rows.map(Result::unwrap).collect()
-}
 
 #[test]
 fn edits_inside_macro_bodies_give_the_index_a_fresh_run_builds() {
@@ -47,7 +31,7 @@ fn edits_inside_macro_bodies_give_the_index_a_fresh_run_builds() {
     )
     .unwrap();
     common::index(root);
-    assert_eq!(called_by_start(root), ["src/run.rs:go"]);
+    assert_eq!(common::calls_from(root, "start"), ["src/run.rs:go"]);
     common::assert_same_as_fresh(root);
 
     // A macro named like the invocation appears: `panic!` reaches it, not `run::panic`.
@@ -58,7 +42,7 @@ fn edits_inside_macro_bodies_give_the_index_a_fresh_run_builds() {
     .unwrap();
     common::index(root);
     assert_eq!(
-        called_by_start(root),
+        common::calls_from(root, "start"),
         ["src/macros.rs:panic", "src/run.rs:go"]
     );
     common::assert_same_as_fresh(root);
@@ -66,6 +50,6 @@ fn edits_inside_macro_bodies_give_the_index_a_fresh_run_builds() {
     // And goes again.
     fs::remove_file(root.join("src/macros.rs")).unwrap();
     common::index(root);
-    assert_eq!(called_by_start(root), ["src/run.rs:go"]);
+    assert_eq!(common::calls_from(root, "start"), ["src/run.rs:go"]);
     common::assert_same_as_fresh(root);
 }

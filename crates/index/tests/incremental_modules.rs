@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{calls_from, differs_from_fresh, index, write_tree};
+use common::{calls_from, differs_from_fresh, index, reindex_equals_fresh, write_tree};
 
 /// One language's module-level import: a tree where one file imports a module or
 /// package (a directory, or a file), then files added to and removed from it.
@@ -295,12 +295,7 @@ fn crate_renames_reexport_changes_and_new_module_files_equal_fresh_index() {
     assert_eq!(calls_from(root, "main"), ["core/src/engine.rs:start"]);
     let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
         write_tree(root, files);
-        let report = index(root);
-        assert!(report.wrote, "{what}: nothing written");
-        if let Some(diff) = differs_from_fresh(root) {
-            panic!("after {what}:\n{diff}");
-        }
-        assert_eq!(calls_from(root, "main"), expected, "after {what}");
+        reindex_equals_fresh(root, what, "main", expected);
     };
     // `my_core::start()` no longer names a crate; `core2::start()` now does.
     step(
@@ -442,12 +437,7 @@ fn tsconfig_and_go_mod_changes_and_new_package_files_equal_fresh_index() {
     assert_eq!(calls_from(root, "main"), ["pkg/x/x.go:F"]);
     let step = |what: &str, files: &[(&str, &str)], caller: &str, expected: &[&str]| {
         write_tree(root, files);
-        let report = index(root);
-        assert!(report.wrote, "{what}: nothing written");
-        if let Some(diff) = differs_from_fresh(root) {
-            panic!("after {what}:\n{diff}");
-        }
-        assert_eq!(calls_from(root, caller), expected, "after {what}");
+        reindex_equals_fresh(root, what, caller, expected);
     };
     step(
         "pointing the tsconfig alias at another folder",

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{calls_from, differs_from_fresh, index, write_tree};
+use common::{calls_from, index, reindex_equals_fresh, write_tree};
 
 #[test]
 fn a_changed_path_attribute_and_inline_modules_equal_fresh_index() {
@@ -35,11 +35,7 @@ fn a_changed_path_attribute_and_inline_modules_equal_fresh_index() {
     assert_eq!(calls_from(root, "call"), ["src/a_impl.rs:f"]);
     let step = |what: &str, lib: &str, expected: &[&str]| {
         write_tree(root, &[("src/lib.rs", lib)]);
-        assert!(index(root).wrote, "{what}: nothing written");
-        if let Some(diff) = differs_from_fresh(root) {
-            panic!("after {what}:\n{diff}");
-        }
-        assert_eq!(calls_from(root, "call"), expected, "after {what}");
+        reindex_equals_fresh(root, what, "call", expected);
     };
     step(
         "pointing the #[path] at another file",
@@ -91,11 +87,7 @@ fn cfg_attr_path_files_that_appear_and_go_equal_fresh_index() {
     index(root);
     assert_eq!(calls_from(root, "call"), ["src/u_impl.rs:f"]);
     let check = |what: &str, expected: &[&str]| {
-        assert!(index(root).wrote, "{what}: nothing written");
-        if let Some(diff) = differs_from_fresh(root) {
-            panic!("after {what}:\n{diff}");
-        }
-        assert_eq!(calls_from(root, "call"), expected, "after {what}");
+        reindex_equals_fresh(root, what, "call", expected);
     };
     write_tree(root, &[("src/w_impl.rs", "pub fn f() {}\n")]);
     check(

@@ -113,6 +113,16 @@ pub fn differs_from_fresh(root: &Path) -> Option<String> {
     (inc != full).then(|| diff(&inc, &full))
 }
 
+/// Re-indexes `root` after the step `what` and checks that the run wrote, that the index
+/// equals a fresh index of the same tree, and that `caller` then calls exactly `expected`.
+pub fn reindex_equals_fresh(root: &Path, what: &str, caller: &str, expected: &[&str]) {
+    assert!(index(root).wrote, "{what}: nothing written");
+    if let Some(diff) = differs_from_fresh(root) {
+        panic!("after {what}:\n{diff}");
+    }
+    assert_eq!(calls_from(root, caller), expected, "after {what}");
+}
+
 /// The `path:qualified name` of every definition the definitions named `caller` call,
 /// in order.
 pub fn calls_from(root: &Path, caller: &str) -> Vec<String> {
