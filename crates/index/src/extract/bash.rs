@@ -9,9 +9,9 @@
 //! - `source path` and `. path` import module = the path as written, quotes removed
 //!   (`"$DIR/lib.sh"` → `$DIR/lib.sh`); they are not calls.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
+use super::fields::Fields;
 use super::{Action, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.

@@ -3,9 +3,9 @@
 //! `Name`), object-like macros as constants and function-like macros as macros; calls,
 //! type uses and `#include`s.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
+use super::fields::Fields;
 use super::{Action, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.

@@ -1,10 +1,10 @@
 //! The shared walker and the collector every language visitor writes into.
 
-use super::fields::Fields;
 use std::num::NonZeroU16 as FieldId;
 
 use tree_sitter::{Node, Tree};
 
+use super::fields::Fields;
 use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Span, Symbol, SymbolKind};
 
 /// What the walker does after a visitor looked at a node.

@@ -15,10 +15,10 @@
 //! - `#include <a/b.h>` and `#include "a/b.h"` import module `a/b.h`; `using namespace ns;`
 //!   imports module `ns`; `using ns::name;` imports `name` from `ns`.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{named_children, strip_generics, text_before};
+use super::fields::Fields;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

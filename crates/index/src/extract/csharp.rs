@@ -16,10 +16,10 @@
 //! - `using A.B;` and `using static A.B;` import module `A.B` whole; `using X = A.B;`
 //!   imports module `A.B` under the alias `X`.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact, named_children, split_qualified, strip_generics};
+use super::fields::Fields;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

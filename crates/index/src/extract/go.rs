@@ -2,10 +2,10 @@
 //! method sets, other named types, constants; calls, type uses, imports, and embedding
 //! (an embedded struct field or interface is an INHERITS base).
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact, strip_generics};
+use super::fields::Fields;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.

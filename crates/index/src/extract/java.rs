@@ -2,10 +2,10 @@
 //! constructors, `static final` fields and interface constants; method calls and `new`,
 //! type uses, imports (static and wildcard too), `extends` and `implements` bases.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact};
+use super::fields::Fields;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.

@@ -4,10 +4,10 @@
 //! arguments or returned (`app.use(function mounted() {})`); calls and `new`, type uses,
 //! `import`/`export ... from`/`require()` imports, `extends` and `implements` bases.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{MAX_QUALIFIER, compact};
+use super::fields::Fields;
 use super::js_imports::{export_from, first_string_argument, import_statement, required};
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

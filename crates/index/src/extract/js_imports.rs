@@ -1,9 +1,9 @@
 //! JavaScript/TypeScript imports: `import`, `export ... from`, `require()`.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::Collector;
+use super::fields::Fields;
 
 /// `const m = require('m')` binds the module to `m`; `const { a, b: c } = require('m')`
 /// imports `a` and `b` (as `c`); any other use imports the module unnamed.

@@ -14,10 +14,10 @@
 //!   `require`/`include` (`_once`) of a literal path imports module = that path, with
 //!   `__DIR__ . '/x.php'` read as `x.php`.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::named_children;
+use super::fields::Fields;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

@@ -1,12 +1,12 @@
 //! Python: functions, methods, classes, module-level UPPER_CASE constants and `type`
 //! aliases; calls, annotation type uses, `import`/`from` imports and base classes.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{
     MAX_QUALIFIER, clean_docstring, compact, for_each_descendant, strip_generics,
 };
+use super::fields::Fields;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.

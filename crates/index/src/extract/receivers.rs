@@ -10,13 +10,13 @@
 //! is followed (`self.router.add()`, `e.router.add()`); anything longer, or the return
 //! type of a call, is unknown.
 
-use super::fields::Fields;
 use rustc_hash::FxHashMap;
 
 use tree_sitter::Node;
 
 use super::Collector;
 use super::collector::{split_qualified, strip_generics};
+use super::fields::Fields;
 
 /// The types a file's names are bound to so far. Keyed by the name first, so that a
 /// lookup (one per qualified reference, in each enclosing scope) allocates nothing.

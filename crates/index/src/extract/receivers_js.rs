@@ -2,10 +2,10 @@
 //! parameters and variables (`x: Foo`, `this: Subscriber<T>`, `Sink | null`), `new`,
 //! class fields and constructor parameter properties, and copies of typed names.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::Collector;
+use super::fields::Fields;
 
 /// JavaScript/TypeScript: `const x = new Foo()`, `x: Foo` parameters and variables,
 /// class fields with a type or a `new`, `this.x = new Foo()`.

@@ -15,10 +15,10 @@
 //!   to `Foo`;
 //! - `require "x"` / `require_relative "x"` / `load "x"` import module `x` (the string as written).
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{named_children, split_qualified};
+use super::fields::Fields;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

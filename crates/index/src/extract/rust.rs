@@ -12,10 +12,10 @@
 //!   order: each is a candidate file of the module, see `resolve/rust_paths.rs`);
 //!   a plain `mod m;` gives nothing (the module graph finds `m.rs` or `m/mod.rs`).
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{named_children, split_qualified};
+use super::fields::Fields;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

@@ -15,10 +15,10 @@
 //!   a struct, enum, protocol or extension is Implements (conformance);
 //! - `import M` imports module `M`; `import struct M.T` imports `T` from `M`.
 
-use super::fields::Fields;
 use tree_sitter::Node;
 
 use super::collector::{dotted_type_use, named_children, split_qualified, strip_generics};
+use super::fields::Fields;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
