@@ -122,7 +122,9 @@ impl Lang {
         Self::from_shebang(head)
     }
 
-    fn from_extension(ext: &str) -> Option<Lang> {
+    /// The language of a file name's extension (`rs`, `kts`), the one mapping every part
+    /// of the index uses.
+    pub(crate) fn from_extension(ext: &str) -> Option<Lang> {
         Some(match ext {
             "rs" => Lang::Rust,
             "py" | "pyi" | "pyw" => Lang::Python,

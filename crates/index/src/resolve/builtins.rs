@@ -6,6 +6,7 @@
 //! of a builtin type (`s: String`), but for the workspace's extension functions of it.
 
 use super::Ctx;
+use crate::Lang;
 
 /// Python's builtin types (and their `typing` aliases) a receiver can be declared as.
 const PYTHON: &[&str] = &[
@@ -57,9 +58,9 @@ impl Ctx<'_> {
     /// Whether a receiver of type `ty` in the file being resolved is a builtin the
     /// workspace does not define (its members are not the workspace's).
     pub(super) fn is_builtin_receiver(&self, ty: &str) -> bool {
-        let builtins = match self.table.files.get(&self.file_id).map(|f| f.ext.as_str()) {
-            Some("py" | "pyi") => PYTHON,
-            Some("kt" | "kts") => KOTLIN,
+        let builtins = match self.lang() {
+            Some(Lang::Python) => PYTHON,
+            Some(Lang::Kotlin) => KOTLIN,
             _ => return false,
         };
         builtins.contains(&ty)

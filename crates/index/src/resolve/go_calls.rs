@@ -54,11 +54,7 @@ impl<'a> Ctx<'a> {
         let Some(q) = qualifier else {
             return Selector::NotGo;
         };
-        let is_go = self
-            .table
-            .files
-            .get(&self.file_id)
-            .is_some_and(|f| f.ext == "go");
+        let is_go = self.lang() == Some(crate::Lang::Go);
         if !is_go || super::SELF_QUALIFIERS.contains(&q) {
             return Selector::NotGo;
         }

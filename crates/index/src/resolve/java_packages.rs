@@ -356,11 +356,7 @@ impl<'a> Ctx<'a> {
             .filter(|(name, _, _, _)| name.is_none_or(|n| n == "*"))
             .map(|(_, _, segs, _)| segs.join("."))
             .collect();
-        let kotlin = self
-            .table
-            .files
-            .get(&self.file_id)
-            .is_some_and(|f| matches!(f.ext.as_str(), "kt" | "kts"));
+        let kotlin = self.is_kotlin();
         let defaults = if kotlin {
             KOTLIN_DEFAULTS
         } else {

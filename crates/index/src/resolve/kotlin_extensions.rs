@@ -22,10 +22,7 @@ impl<'a> Ctx<'a> {
 
     /// Whether file `id` is a Kotlin file.
     fn is_kotlin_file(&self, id: i64) -> bool {
-        self.table
-            .files
-            .get(&id)
-            .is_some_and(|f| matches!(f.ext.as_str(), "kt" | "kts"))
+        self.lang_of(id) == Some(crate::Lang::Kotlin)
     }
 
     /// Whether `s` is a top-level function of a Kotlin file.

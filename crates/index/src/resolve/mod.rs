@@ -44,6 +44,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use rayon::prelude::*;
 
+use crate::Lang;
 use crate::extract::SymbolKind;
 pub(crate) use select_path::rust_path_symbols;
 pub(crate) use store::{
@@ -78,6 +79,9 @@ struct FileInfo {
     dir: Vec<String>,
     /// The file name's extension (`rs`, `hpp`), empty if none.
     ext: String,
+    /// The language of that extension ([`Lang::from_extension`]), for the rules that
+    /// apply to one language only.
+    lang: Option<Lang>,
     /// The relative path, for a deterministic order of candidates.
     path: String,
 }
@@ -511,21 +515,26 @@ impl<'a> Ctx<'a> {
     /// Whether the file being resolved is in a language where an unqualified call in a
     /// method may name a method of its own class (Java, Kotlin, C#).
     fn implicit_this(&self) -> bool {
-        self.table
-            .files
-            .get(&self.file_id)
-            .is_some_and(|f| matches!(f.ext.as_str(), "java" | "kt" | "kts" | "cs"))
+        matches!(self.lang(), Some(Lang::Java | Lang::Kotlin | Lang::CSharp))
+    }
+
+    /// The language of the file being resolved.
+    fn lang(&self) -> Option<Lang> {
+        self.lang_of(self.file_id)
+    }
+
+    /// The language of file `id`.
+    fn lang_of(&self, id: i64) -> Option<Lang> {
+        self.table.files.get(&id).and_then(|f| f.lang)
     }
 
     /// Whether the file being resolved is in a language whose methods are called only
     /// through a receiver.
     fn methods_need_receiver(&self) -> bool {
-        self.table.files.get(&self.file_id).is_some_and(|f| {
-            matches!(
-                f.ext.as_str(),
-                "py" | "pyi" | "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx"
-            )
-        })
+        matches!(
+            self.lang(),
+            Some(Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+        )
     }
 
     /// Whether `sym` is a top-level definition of a file whose module name is `module`

@@ -259,13 +259,15 @@ fn file_info(path: &str) -> FileInfo {
     let file = comps.pop().unwrap_or_default();
     let dir = comps.clone();
     let (stem, ext) = file.split_once('.').unwrap_or((&file, ""));
+    let ext = ext.rsplit('.').next().unwrap_or("");
     if !matches!(stem, "mod" | "__init__" | "index" | "lib" | "main" | "") {
         comps.push(stem.to_string());
     }
     FileInfo {
         module_path: comps,
         dir,
-        ext: ext.rsplit('.').next().unwrap_or("").to_string(),
+        ext: ext.to_string(),
+        lang: crate::Lang::from_extension(ext),
         path: path.to_string(),
     }
 }

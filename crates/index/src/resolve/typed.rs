@@ -137,11 +137,10 @@ impl<'a> Ctx<'a> {
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Option<Vec<(&'a Sym, Confidence)>> {
-        let typescript = self
-            .table
-            .files
-            .get(&self.file_id)
-            .is_some_and(|f| matches!(f.ext.as_str(), "ts" | "tsx" | "mts" | "cts"));
+        let typescript = matches!(
+            self.lang(),
+            Some(crate::Lang::TypeScript | crate::Lang::Tsx)
+        );
         let interface = self
             .table
             .by_name
