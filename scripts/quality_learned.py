@@ -5,17 +5,19 @@ eleventh session's "Memory recall quality"), on the evidence scripts/quality_off
 
   windows   each section cut into windows of at most W words at sentence ends, each
             window embedded by the same model; a memory ranks by its best window
-            (vectors alone, and fused with full text as fusion.rs fuses today).
+            (vectors alone, and fused by session 9's best rule: both signals scored
+            over the union of their top 200s, vectors 0.5, graph 1).
   learned   a learned fusion over the union of full text's and vectors' top 200: per
             candidate, its BM25 (relative and rank), best/first chunk and best window
             cosine (raw, relative to the list's best, rank), graph rank, lengths;
             logistic regression and gradient-boosted trees trained on the even-numbered
             (dev) queries, scored on the odd (held-out) ones.
 
-    scripts/quality_learned.py windows SET W OUT.jsonl     (then embed OUT.jsonl's texts:
-        target/release/examples/embed_texts OUT.f32 MODELS < OUT.jsonl, and the queries:
-        the same with {"text": query} lines, into QUERIES.f32)
-    scripts/quality_learned.py eval SET FEATS.pkl DUMP QUERIES.f32 WINDOWS.jsonl WINDOWS.f32
+    scripts/quality_learned.py windows SET W WINDOWS.jsonl
+    target/release/examples/embed_texts MODELS CACHE < WINDOWS.jsonl    (~2.5 min for W 48)
+    scripts/quality_learned.py eval SET CACHE FEATS.pkl DUMP WINDOWS.jsonl
+
+CACHE is scripts/quality.sh's OUT/cache (it holds the queries' vectors already).
 
 Needs numpy and scikit-learn. Prints recall@1/5/10, dev and held-out.
 """
@@ -48,7 +50,7 @@ def windows(set_dir, w, out):
                 f.write(json.dumps({"id": v["id"], "text": " ".join(win)}) + "\n")
 
 
-def evaluate(set_dir, feats, dump, qvecs, wins_jsonl, wins_f32):
+def evaluate(set_dir, cache, feats, dump, wins_jsonl):
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
     import quality_offline as qo
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -56,33 +58,28 @@ def evaluate(set_dir, feats, dump, qvecs, wins_jsonl, wins_f32):
 
     qo.load(feats, dump)
     queries = [json.loads(l) for l in open(f"{set_dir}/queries.jsonl")]
-    dim = qo.C.shape[1]
-    Q = np.fromfile(qvecs, dtype="<f4").reshape(len(queries), dim)
-    ids = [json.loads(l)["id"] for l in open(wins_jsonl)]
-    V = np.fromfile(wins_f32, dtype="<f4").reshape(len(ids), dim)
+    known = qo.read_cache(cache, qo.C.shape[1])
+    wins = [json.loads(l) for l in open(wins_jsonl)]
+    vecs = [qo.vector_of(known, w["text"]) for w in wins]
+    if any(v is None for v in vecs):
+        sys.exit(f"{sum(v is None for v in vecs)} windows have no vector in {cache}: run embed_texts first")
+    V = np.stack(vecs)
     col_of = {n: i for i, n in enumerate(qo.names)}
-    wcol = np.array([col_of[i] for i in ids])
+    wcol = np.array([col_of[w["id"]] for w in wins])
     text_len = {json.loads(l)["id"]: len(json.loads(l)["text"]) for l in open(f"{set_dir}/corpus.jsonl")}
     mem_len = np.array([text_len[n] for n in qo.names])
-
-    def recall(ranked_of, half):
-        found, n = np.zeros(3), 0
-        for qn, exp, _, _ in qo.feats:
-            if qn % 2 == half:
-                n += 1
-                ranked = ranked_of(qn)[:10]
-                if exp in ranked:
-                    r = ranked.index(exp)
-                    found += [r < 1, r < 5, r < 10]
-        return np.round(100 * found / n, 1)
 
     win_best = {}
     for qn, *_ in qo.feats:
         b = np.full(qo.M, -2.0, dtype=np.float32)
-        np.maximum.at(b, wcol, V @ Q[qn])
+        np.maximum.at(b, wcol, V @ qo.d["qvecs"][qn])
         win_best[qn] = b
-    alone = lambda qn: [qo.names[m] for m in qo.topk(win_best[qn], 10)]
-    print("windows, vectors alone: dev", recall(alone, 0), "held-out", recall(alone, 1), flush=True)
+    alone = lambda qn, bm, sims: [qo.names[m] for m in qo.topk(win_best[qn], 10)]
+    fused = qo.fusion(n_fts=200, n_vec=200, b=0.5, union_cos=True, union_bm=True, graph_w=1.0,
+                      mem_of=win_best.get)
+    for label, rule in [("windows, vectors alone", alone),
+                        ("windows, fused (vectors 0.5, graph 1, union of both top 200s)", fused)]:
+        print(f"{label}: dev", qo.run(rule, 0), "held-out", qo.run(rule, 1), flush=True)
 
     X, Y, G = [], [], []
     for qn, exp, bm, sims in qo.feats:
@@ -106,6 +103,7 @@ def evaluate(set_dir, feats, dump, qvecs, wins_jsonl, wins_f32):
             G.append(qn)
     X, Y, G = np.array(X, dtype=np.float32), np.array(Y), np.array(G)
     dev = G % 2 == 0
+    n = {h: sum(1 for qn, *_ in qo.feats if qn % 2 == h) for h in (0, 1)}
     for label, model in [("logistic regression", LogisticRegression(max_iter=2000)),
                          ("gradient-boosted trees", HistGradientBoostingClassifier(
                              max_iter=300, learning_rate=0.05, max_leaf_nodes=31, random_state=0))]:
@@ -120,7 +118,6 @@ def evaluate(set_dir, feats, dump, qvecs, wins_jsonl, wins_f32):
             if ys.any():
                 r = int(np.argmax(ys))
                 res[Gs[a] % 2] += [r < 1, r < 5, r < 10]
-        n = {h: sum(1 for qn, *_ in qo.feats if qn % 2 == h) for h in (0, 1)}
         print(f"learned fusion, {label}: dev", np.round(100 * res[0] / n[0], 1),
               "held-out", np.round(100 * res[1] / n[1], 1), flush=True)
 
@@ -128,7 +125,7 @@ def evaluate(set_dir, feats, dump, qvecs, wins_jsonl, wins_f32):
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "windows":
         windows(*sys.argv[2:])
-    elif len(sys.argv) == 8 and sys.argv[1] == "eval":
+    elif len(sys.argv) == 7 and sys.argv[1] == "eval":
         evaluate(*sys.argv[2:])
     else:
         sys.exit(__doc__)

@@ -19,10 +19,23 @@ import glob, hashlib, json, pickle, re, sqlite3, sys
 import numpy as np
 
 
+def read_cache(cache, dim):
+    """The vector cache the examples fill (examples/common/vector_cache.rs): SHA-256 of
+    the text -> its vector."""
+    raw = open(glob.glob(f"{cache}/vectors-*.bin")[0], "rb").read()
+    rec = 32 + dim * 4
+    return {raw[i:i + 32]: np.frombuffer(raw[i + 32:i + rec], dtype="<f4")
+            for i in range(0, len(raw) - rec + 1, rec)}
+
+
+def vector_of(known, text):
+    """`text`'s cached vector, or None."""
+    return known.get(hashlib.sha256(text.encode()).digest())
+
+
 def features(set_dir, cache, out):
     """Writes per-query evidence: exact per-word BM25 of every matching memory, every chunk's cosine."""
     db = glob.glob(f"{cache}/store-*/memory.db")[0]
-    vecfile = glob.glob(f"{cache}/vectors-*.bin")[0]
     conn = sqlite3.connect(db)
     name_of = dict(conn.execute("select id, name from memories"))
     rows = conn.execute("select memory_id, seq, vector from embeddings order by memory_id, seq").fetchall()
@@ -33,11 +46,7 @@ def features(set_dir, cache, out):
     mids = np.unique(owner)
     print(len(rows), "chunks", len(mids), "memories", file=sys.stderr)
 
-    raw = open(vecfile, "rb").read()
-    rec = 32 + dim * 4
-    qvec = {}
-    for i in range(0, len(raw) - rec + 1, rec):
-        qvec[raw[i:i + 32]] = np.frombuffer(raw[i + 32:i + rec], dtype="<f4")
+    qvec = read_cache(cache, dim)
 
     STOP = set("a an and are as at be by do does for from how in is it of on or that the this to was we what when where which who why with".split())
     def terms(q):
@@ -51,8 +60,7 @@ def features(set_dir, cache, out):
     queries = [json.loads(l) for l in open(f"{set_dir}/queries.jsonl")]
     feats = []
     for n, q in enumerate(queries):
-        key = hashlib.sha256(q["query"].encode()).digest()
-        v = qvec.get(key)
+        v = vector_of(qvec, q["query"])
         bm = {}
         for t in terms(q["query"]):
             phrase = '"' + t.replace('"', '""') + '"'
@@ -66,7 +74,7 @@ def features(set_dir, cache, out):
         if n % 1000 == 0:
             print(n, file=sys.stderr)
     pickle.dump({"owner": owner, "seq": seq, "mids": mids, "name_of": name_of, "feats": feats, "C": C,
-                 "qvecs": [qvec.get(hashlib.sha256(q["query"].encode()).digest()) for q in queries]},
+                 "qvecs": [vector_of(qvec, q["query"]) for q in queries]},
                 open(out, "wb"))
 
 
@@ -140,9 +148,12 @@ def run(rule, half=0, limit=None):
 
 
 def fusion(n_fts=50, n_vec=50, agg="best", b=0.5, union_cos=False, union_bm=False,
-           graph_w=0.0, prf=0, prf_beta=0.0, prf_agg="best", norm="minmax", fts_only=False, vec_only=False):
+           graph_w=0.0, prf=0, prf_beta=0.0, prf_agg="best", norm="minmax", fts_only=False, vec_only=False,
+           mem_of=None):
+    """A fusion rule; `mem_of(qn)`, when given, is each memory's similarity to query
+    `qn` in place of `agg` over its chunks (how quality_learned.py fuses windows)."""
     def rule(qn, bm, sims):
-        mem = per_memory(sims, agg)
+        mem = mem_of(qn) if mem_of else per_memory(sims, agg)
         if prf and prf_beta:
             # first pass fused, then Rocchio on the query
             first = rule0(qn, bm, mem)

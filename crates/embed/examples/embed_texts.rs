@@ -1,32 +1,37 @@
-//! Embeds the `text` of each JSONL line on stdin with the installed model and writes
-//! the vectors, little-endian f32 rows in input order, to OUT: how the offline quality
-//! scripts (scripts/quality_learned.py) embed texts the store never saw, such as windows
-//! of a section or the queries.
+//! Embeds the `text` of each JSONL line on stdin with the installed model into the
+//! quality harness's vector cache (`common/vector_cache.rs`, the file `recall_eval` and
+//! `memory_recall` fill): how the offline quality scripts (scripts/quality_learned.py)
+//! get vectors for texts the store never saw, such as windows of a section. Texts
+//! already cached are not embedded again.
 //!
 //! ```text
-//! embed_texts OUT MODELS < texts.jsonl
+//! embed_texts MODELS CACHE < texts.jsonl
 //! ```
-use std::io::{BufRead, Write};
+
+#[path = "common/vector_cache.rs"]
+mod vector_cache;
+
+use std::io::BufRead;
+use std::path::Path;
+
+/// Texts per call into the cache, so memory stays bounded on a large input.
+const BATCH: usize = 2048;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let out = args.next().ok_or("usage: embed_texts OUT MODELS")?;
-    let models = args.next().ok_or("usage: embed_texts OUT MODELS")?;
-    let embedder = loci_embed::Embedder::load_installed(std::path::Path::new(&models))?;
+    let (Some(models), Some(cache)) = (args.next(), args.next()) else {
+        return Err("usage: embed_texts MODELS CACHE < texts.jsonl".into());
+    };
+    let embedder = vector_cache::CachedEmbedder::open(Path::new(&models), Path::new(&cache))?;
     let mut texts = Vec::new();
     for line in std::io::stdin().lock().lines() {
         let v: serde_json::Value = serde_json::from_str(&line?)?;
-        texts.push(v["text"].as_str().unwrap_or_default().to_string());
+        texts.push(v["text"].as_str().ok_or("a line has no text")?.to_string());
     }
     let started = std::time::Instant::now();
-    let mut file = std::io::BufWriter::new(std::fs::File::create(out)?);
-    for batch in texts.chunks(2048) {
+    for batch in texts.chunks(BATCH) {
         let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-        for v in embedder.embed(&refs)? {
-            for x in v {
-                file.write_all(&x.to_le_bytes())?;
-            }
-        }
+        embedder.embed(&refs)?;
     }
     eprintln!(
         "{} texts in {:.1} s",
