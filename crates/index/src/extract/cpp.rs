@@ -26,7 +26,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = "::";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -141,7 +141,7 @@ fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name_node) = node.field("declarator").and_then(function_name) else {
         return Action::Descend;
     };
-    let written = without_template_args(c.text(name_node));
+    let written = without_template_args(&function_name_text(c, name_node));
     let (qualifier, name) = split_scope(&written);
     let body = node.field("body");
     let id = match qualifier {
@@ -326,12 +326,21 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
     c.reference(node, name, Some(&qualifier), RefKind::TypeUse);
 }
 
-/// The node naming a function in a declarator chain: `*f(..)`, `&Foo::operator=(..)`.
+/// The node naming a function in a declarator chain: `*f(..)`, `&Foo::operator=(..)`,
+/// and a conversion operator's `Foo::operator bool() const`, whose name is its declarator.
 fn function_name(declarator: Node<'_>) -> Option<Node<'_>> {
     let mut node = declarator;
     for _ in 0..32 {
         match node.kind() {
             "function_declarator" => return node.field("declarator"),
+            "operator_cast" => return Some(node),
+            "qualified_identifier"
+                if node
+                    .field("name")
+                    .is_some_and(|n| n.kind() == "operator_cast") =>
+            {
+                return Some(node);
+            }
             "pointer_declarator"
             | "reference_declarator"
             | "parenthesized_declarator"
@@ -347,6 +356,23 @@ fn function_name(declarator: Node<'_>) -> Option<Node<'_>> {
         }
     }
     None
+}
+
+/// A function's written name: the name node's text, but a conversion operator's stops
+/// before its parameters (`Foo::operator bool() const` → `Foo::operator bool`).
+fn function_name_text<'s>(c: &Collector<'s>, name_node: Node<'_>) -> std::borrow::Cow<'s, str> {
+    let cast = if name_node.kind() == "operator_cast" {
+        Some(name_node)
+    } else {
+        name_node.field("name").filter(|n| n.kind() == "operator_cast")
+    };
+    match cast.and_then(|cast| cast.field("declarator")) {
+        Some(params) => c
+            .source_between(name_node.start_byte(), params.start_byte())
+            .unwrap_or_default()
+            .into(),
+        None => c.text(name_node).into(),
+    }
 }
 
 /// The node a definition's span, signature and doc start from: its `template <..>` wrapper, if any.
@@ -373,20 +399,25 @@ fn split_scope(written: &str) -> (Option<&str>, &str) {
 }
 
 /// `Box<int>::get` → `Box::get`: drops every balanced `<..>` group and collapses whitespace.
-/// `operator<` and `operator<<` keep their angle brackets.
+/// `operator<` and `operator<<` keep their angle brackets. Every step consumes input, so
+/// the loop ends on any text (an identifier that merely contains `operator`, such as
+/// `my_operator_x::f`, once spun here forever).
 fn without_template_args(written: &str) -> String {
     let written: String = written.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out = String::with_capacity(written.len());
     let mut depth = 0usize;
     let mut rest = written.as_str();
     while let Some(ch) = rest.chars().next() {
-        if depth == 0 && out.ends_with("operator") {
-            let op_end = rest
-                .find(|ch: char| ch.is_alphanumeric() || ch == '_' || ch == ':')
+        if depth == 0 && ends_with_operator_keyword(&out) {
+            // The operator's symbol (`<<`, `()`, `->`, ` new[]`'s space) is kept whole.
+            let symbol_len = rest
+                .find(|ch: char| is_identifier_char(ch) || ch == ':')
                 .unwrap_or(rest.len());
-            out.push_str(&rest[..op_end]);
-            rest = &rest[op_end..];
-            continue;
+            if symbol_len > 0 {
+                out.push_str(&rest[..symbol_len]);
+                rest = &rest[symbol_len..];
+                continue;
+            }
         }
         match ch {
             '<' => depth += 1,
@@ -397,6 +428,16 @@ fn without_template_args(written: &str) -> String {
         rest = &rest[ch.len_utf8()..];
     }
     out.trim().to_string()
+}
+
+/// Whether `text` ends with the keyword `operator`, not with an identifier ending so.
+fn ends_with_operator_keyword(text: &str) -> bool {
+    text.strip_suffix("operator")
+        .is_some_and(|before| !before.ends_with(is_identifier_char))
+}
+
+fn is_identifier_char(ch: char) -> bool {
+    ch.is_alphanumeric() || ch == '_'
 }
 
 fn named_child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
@@ -457,6 +498,75 @@ mod tests {
         assert_eq!(without_template_args("Foo::operator<<"), "Foo::operator<<");
         assert_eq!(without_template_args("operator<"), "operator<");
         assert_eq!(split_scope("Foo::operator->"), (Some("Foo"), "operator->"));
+    }
+
+    /// Runs `work` on its own thread and fails the test if it has not returned within a
+    /// generous deadline: a loop that makes no progress fails here instead of hanging.
+    fn within_deadline<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(work());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("did not finish within 30 s: a loop without progress")
+    }
+
+    #[test]
+    fn names_that_contain_operator_end_and_keep_their_text() {
+        let cases = [
+            ("my_operator_x::f", "my_operator_x::f"),
+            ("operator_x::f", "operator_x::f"),
+            ("x_operator::f", "x_operator::f"),
+            ("x_operator", "x_operator"),
+            ("operatorx", "operatorx"),
+            ("operator2<int>::f", "operator2::f"),
+            (
+                "internal_stream_operator_without_lexical_name_lookup::StreamPrinter",
+                "internal_stream_operator_without_lexical_name_lookup::StreamPrinter",
+            ),
+            ("Foo::operator<<", "Foo::operator<<"),
+            ("Foo::operator<<=", "Foo::operator<<="),
+            ("Foo::operator()", "Foo::operator()"),
+            ("Foo::operator new[]", "Foo::operator new[]"),
+            ("Foo::operator delete", "Foo::operator delete"),
+            ("Foo::operator bool", "Foo::operator bool"),
+            ("Foo<T>::operator std::vector<T>", "Foo::operator std::vector"),
+            ("Box<my_operator<int>>::operator->", "Box::operator->"),
+            ("operator\"\"_km", "operator\"\"_km"),
+            ("operator", "operator"),
+            ("operator::x", "operator::x"),
+        ];
+        for (written, expected) in cases {
+            let got = within_deadline(move || without_template_args(written));
+            assert_eq!(got, expected, "{written}");
+        }
+    }
+
+    #[test]
+    fn definitions_named_around_operator_index_to_completion() {
+        let src = "struct my_operator_x { void f(); };\nvoid my_operator_x::f() {}\n\
+                   namespace operator_ns { struct S { int operator()(int); }; }\n\
+                   int operator_ns::S::operator()(int x) { return x; }\n\
+                   struct x_operator { x_operator& operator<<(int); operator bool() const; };\n\
+                   x_operator& x_operator::operator<<(int) { return *this; }\n\
+                   x_operator::operator bool() const { return true; }\n\
+                   template <typename T> struct W { void* operator new[](unsigned long); };\n\
+                   template <typename T> void* W<T>::operator new[](unsigned long n) { return 0; }\n\
+                   class internal_stream_operator_without_lexical_name_lookup { class StreamPrinter {}; };\n\
+                   class internal_stream_operator_without_lexical_name_lookup::StreamPrinter : public my_operator_x {};\n";
+        let defs = within_deadline(move || defs(src));
+        for expected in [
+            ("my_operator_x::f", "method"),
+            ("operator_ns::S::operator()", "method"),
+            ("x_operator::operator<<", "method"),
+            ("x_operator::operator bool", "method"),
+            ("W::operator new[]", "method"),
+        ] {
+            assert!(
+                defs.iter().any(|(q, k)| q == expected.0 && *k == expected.1),
+                "{expected:?} not in {defs:?}"
+            );
+        }
     }
 
     #[test]
