@@ -436,32 +436,32 @@ pub(crate) fn rust(c: &mut Collector<'_>, node: Node<'_>) {
 /// type-like path), `T { .. }`, `&T { .. }`, and those through `?`, `.unwrap()`,
 /// `.expect(..)`.
 fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
-    match value.kind() {
-        "struct_expression" => c.field_text(value, "name").map(str::to_string),
-        "reference_expression" | "try_expression" | "parenthesized_expression" => rust_constructed(
-            c,
-            value.named_child(value.named_child_count().checked_sub(1)?)?,
-        ),
-        "call_expression" => {
-            let function = value.field("function")?;
-            match function.kind() {
-                "scoped_identifier" => {
-                    let path = c.field_text(function, "path")?;
-                    let (_, ty) = split_qualified(strip_generics(path));
-                    (type_like(ty)).then(|| ty.to_string())
-                }
-                "field_expression" => {
-                    let method = c.field_text(function, "field")?;
-                    if matches!(method, "unwrap" | "expect") {
-                        rust_constructed(c, function.field("value")?)
-                    } else {
-                        None
-                    }
-                }
-                _ => None,
+    // A loop, not recursion: `((((..))))` nests as deep as the input does.
+    let mut value = value;
+    loop {
+        value = match value.kind() {
+            "struct_expression" => return c.field_text(value, "name").map(str::to_string),
+            "reference_expression" | "try_expression" | "parenthesized_expression" => {
+                value.named_child(value.named_child_count().checked_sub(1)?)?
             }
-        }
-        _ => None,
+            "call_expression" => {
+                let function = value.field("function")?;
+                match function.kind() {
+                    "scoped_identifier" => {
+                        let path = c.field_text(function, "path")?;
+                        let (_, ty) = split_qualified(strip_generics(path));
+                        return type_like(ty).then(|| ty.to_string());
+                    }
+                    "field_expression"
+                        if matches!(c.field_text(function, "field")?, "unwrap" | "expect") =>
+                    {
+                        function.field("value")?
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
     }
 }
 
@@ -527,14 +527,18 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
 
 /// `T{..}`, `&T{..}`, `pkg.T{..}`, `new(T)`.
 fn go_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
-    match value.kind() {
-        "composite_literal" => c.field_text(value, "type").map(str::to_string),
-        "unary_expression" => go_constructed(c, value.field("operand")?),
-        "call_expression" if c.field_text(value, "function") == Some("new") => {
-            let args = value.field("arguments")?;
-            args.named_child(0).map(|t| c.text(t).to_string())
-        }
-        _ => None,
+    // A loop, not recursion: `&&&..T{}` nests as deep as the input does.
+    let mut value = value;
+    loop {
+        value = match value.kind() {
+            "composite_literal" => return c.field_text(value, "type").map(str::to_string),
+            "unary_expression" => value.field("operand")?,
+            "call_expression" if c.field_text(value, "function") == Some("new") => {
+                let args = value.field("arguments")?;
+                return args.named_child(0).map(|t| c.text(t).to_string());
+            }
+            _ => return None,
+        };
     }
 }
 
