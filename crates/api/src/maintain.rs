@@ -111,35 +111,32 @@ pub fn index(
         },
         None => locate(&req.path)?,
     };
-    run(
-        &located,
-        "index",
-        req.max_file_bytes.unwrap_or(cfg.max_file_bytes()),
-        req.threads,
-        progress,
-    )
+    let mut opts = run_options(&located, "index", cfg);
+    if let Some(cap) = req.max_file_bytes {
+        opts.max_file_bytes = cap;
+    }
+    opts.threads = req.threads;
+    run(&opts, progress)
 }
 
 /// Brings the index of a workspace up to date incrementally (creating it if needed),
 /// reporting the files it parses to `progress`.
 pub fn sync(path: &Path, cfg: &Config, progress: &dyn Progress) -> Result<IndexReport, ApiError> {
     let located = locate(path)?;
-    run(&located, "sync", cfg.max_file_bytes(), 0, progress)
+    run(&run_options(&located, "sync", cfg), progress)
 }
 
-fn run(
-    located: &Located,
-    purpose: &str,
-    max_file_bytes: u64,
-    threads: usize,
-    progress: &dyn Progress,
-) -> Result<IndexReport, ApiError> {
+/// A run of `located`'s index for `purpose`, with the file limits of `cfg`.
+fn run_options(located: &Located, purpose: &str, cfg: &Config) -> loci_index::IndexOptions {
     let mut opts = loci_index::IndexOptions::new(&located.root);
     opts.index_path = Some(located.index_path.clone());
     opts.purpose = purpose.into();
-    opts.max_file_bytes = max_file_bytes;
-    opts.threads = threads;
-    let report = loci_index::index_workspace(&opts, progress)?;
+    cfg.limit_files(&mut opts);
+    opts
+}
+
+fn run(opts: &loci_index::IndexOptions, progress: &dyn Progress) -> Result<IndexReport, ApiError> {
+    let report = loci_index::index_workspace(opts, progress)?;
     loci_lifecycle::watch::record_in_registry(&report);
     Ok(report)
 }
@@ -167,6 +164,7 @@ pub fn rebuild(
         &located.root,
         &located.index_path,
         cfg.max_file_bytes(),
+        cfg.file_budget(),
         consent,
         progress,
     )?;
@@ -187,6 +185,7 @@ pub fn watch(
         index_path: located.index_path,
         debounce: cfg.watch_debounce(),
         max_file_bytes: cfg.max_file_bytes(),
+        file_budget: cfg.file_budget(),
     };
     Ok(loci_lifecycle::watch::watch(&opts, stop, report)?)
 }

@@ -137,6 +137,7 @@ fn readers_on_one_handle_never_fail_during_a_first_index_a_sync_and_a_rebuild() 
             dir.path(),
             &loci_store::index_path_for(dir.path()),
             loci_index::DEFAULT_MAX_FILE_BYTES,
+            loci_index::FileBudget::default(),
             loci_lifecycle::rebuild::Consent::from_flag(true).unwrap(),
             &loci_index::NoProgress,
         )

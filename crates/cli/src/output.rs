@@ -75,3 +75,23 @@ pub fn freshness(f: &loci_api::Freshness) {
 pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
+
+/// Lists skipped files, a line each with the reason and detail, at most `shown` of
+/// them, then how many more there are of `total`.
+pub fn skipped_files(files: &[loci_api::Skipped], shown: usize, total: u64) {
+    for s in files.iter().take(shown) {
+        println!(
+            "  {} ({}{})",
+            s.path,
+            s.reason.name(),
+            s.detail
+                .as_deref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default()
+        );
+    }
+    let listed = files.len().min(shown) as u64;
+    if total > listed {
+        println!("  ... {} more", total - listed);
+    }
+}

@@ -263,3 +263,57 @@ fn index_warns_about_an_invalid_config_value_and_uses_the_layer_below() {
         "the default limit applies"
     );
 }
+
+/// A file over `index.fileBudgetMs` is skipped as `timeout` and the rest indexed; the
+/// budget comes from the layered config (an out-of-range value is named and the layer
+/// below used); `loci status` and `loci stats` keep naming the file afterwards.
+#[test]
+fn a_file_over_its_time_budget_is_named_by_index_status_and_stats() {
+    let env = Env::new();
+    let line = "fn main() { let x = vec![1, 2, 3]; println!(\"{x:?}\"); }\n";
+    env.write(&[
+        ("ok.rs", "fn fine() {}\n"),
+        ("big.rs", &line.repeat((1 << 20) / line.len() - 1)),
+        (".loci/config.toml", "[index]\nfileBudgetMs = 10\n"),
+    ]);
+    let (code, report) = env.json(&["index"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files_indexed"], 1, "{report}");
+    assert_eq!(report["skipped_by_reason"]["timeout"], 1, "{report}");
+    assert_eq!(report["skipped"][0]["path"], "big.rs");
+    let detail = report["skipped"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("10ms") && detail.contains("index.fileBudgetMs"),
+        "{detail}"
+    );
+
+    let (code, status) = env.json(&["status"]);
+    assert_eq!(code, 0);
+    assert_eq!(status["state"], "clean", "{status}");
+    let skipped = &status["facts"]["skipped"];
+    assert_eq!(skipped["total"], 1, "{status}");
+    assert_eq!(skipped["by_reason"]["timeout"], 1);
+    assert_eq!(skipped["files"][0]["path"], "big.rs");
+    assert_eq!(skipped["files"][0]["reason"], "timeout");
+
+    let (code, stats) = env.json(&["stats"]);
+    assert_eq!(code, 0);
+    assert_eq!(stats["skipped"]["files"][0]["detail"], detail, "{stats}");
+    let out = env.cmd().args(["stats"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("skipped    1 (timeout=1)") && text.contains("big.rs (timeout: "),
+        "{text}"
+    );
+
+    // Below the key's range: named on stderr, and the default (10 s) applies.
+    env.write(&[(".loci/config.toml", "[index]\nfileBudgetMs = 1\n")]);
+    std::fs::write(env.root().join("big.rs"), line.repeat(100)).unwrap();
+    let out = env.cmd().args(["index", "--json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("index.fileBudgetMs"), "{stderr}");
+    let report = common::parse(&out);
+    assert_eq!(report["files_indexed"], 2, "{report}");
+    let (_, status) = env.json(&["status"]);
+    assert!(status["facts"].get("skipped").is_none(), "{status}");
+}

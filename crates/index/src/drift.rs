@@ -129,7 +129,8 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
     let conn = loci_store::open_index_read_only(&index_path)?;
     let err = |e| DriftError::Store(loci_store::StoreError::sqlite(&index_path, e));
     let stored = load_stored(&conn).map_err(err)?;
-    let refused = crate::too_complex::Refused::load(&conn).map_err(err)?;
+    let record = crate::skip_record::SkipRecord::load(&conn).map_err(err)?;
+    let refusals = record.parse_refusals();
     let pending_resolve: i64 = conn
         .query_row("SELECT count(*) FROM files WHERE resolved = 0", [], |r| {
             r.get(0)
@@ -199,8 +200,8 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
                 // Now too large, binary or unreadable: a sync drops it (counted below).
                 None => {}
             },
-            // Refused as too complex and unchanged since: a run would skip it again.
-            None if refused.detail_for(found).is_some() => {}
+            // Refused by a parse and unchanged since: a run would skip it again.
+            None if refusals.of(found).is_some() => {}
             None => {
                 if would_index(found, opts.max_file_bytes) {
                     report.added += 1;

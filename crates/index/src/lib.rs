@@ -8,6 +8,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod budget;
 mod crates;
 pub mod drift;
 mod dump;
@@ -20,22 +21,25 @@ mod lang;
 pub mod lock;
 mod module_configs;
 mod parse;
+mod parse_pool;
 mod resolve;
 mod run_writer;
 mod side_search;
+mod skip_record;
 mod stored_refs;
 mod sync;
-mod too_complex;
 mod trigram;
 pub mod vocab;
 mod walk;
 mod write;
 
+pub use budget::{DEFAULT_FILE_BUDGET, FILE_BUDGET_MS_RANGE, FileBudget};
 pub use dump::dump;
 pub use extract::SymbolKind;
 pub use first_index::is_interrupted_first_index;
 pub use lang::Lang;
 pub use resolve::RULES_VERSION;
+pub use skip_record::{SkippedFiles, recorded_skips};
 pub use sync::{
     DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
     index_workspace, meta_get, source_files, workspace_root,

@@ -13,16 +13,18 @@ use std::time::Instant;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use crate::budget::FileBudget;
 use crate::crates;
 use crate::first_index;
 use crate::lock::{LockError, WriteLock};
 use crate::module_configs;
-use crate::parse::{self, Outcome};
+use crate::parse::{FileLimits, Outcome};
+use crate::parse_pool::{self, ParseJob};
 use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
 use crate::side_search::SideSearch;
-use crate::too_complex::Refused;
+use crate::skip_record::{RunSkips, SkipRecord};
 use crate::trigram::TermsBuilder;
-use crate::walk::{self, RelPath, SkipReason, Skipped, Stat};
+use crate::walk::{self, RelPath, Skipped, Stat};
 use crate::write::StoredFile;
 use crate::{IndexState, Lang, MetaKey, resolve};
 use loci_store::search_index;
@@ -62,6 +64,9 @@ pub struct IndexOptions {
     pub threads: usize,
     /// What the write lock record says this run is (`index`, `sync`, `rebuild`, `watch`).
     pub purpose: String,
+    /// The time one file's parse, extraction and resolution may take
+    /// (`index.fileBudgetMs`); past it the file is skipped as `timeout`.
+    pub file_budget: FileBudget,
 }
 
 impl IndexOptions {
@@ -73,6 +78,7 @@ impl IndexOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             threads: 0,
             purpose: "index".into(),
+            file_budget: FileBudget::default(),
         }
     }
 }
@@ -213,7 +219,7 @@ pub fn index_workspace(
         search_index::reset_for_reindex(&mut conn).map_err(&err)?;
     }
     let stored = load_stored(&conn).map_err(&err)?;
-    let refused = Refused::load(&conn).map_err(&err)?;
+    let before = SkipRecord::load(&conn).map_err(&err)?;
     let mut walked = walk::walk(&root, threads, &|p: &Path| {
         could_be_source(p) || crates::is_manifest(p) || module_configs::is_config(p)
     });
@@ -234,6 +240,7 @@ pub fn index_workspace(
     // Diff: unchanged by stat, to (re)read, and removed.
     let mut to_read = Vec::new();
     let mut unchanged = 0u64;
+    let refusals = before.parse_refusals();
     let mut seen: HashSet<&RelPath> = HashSet::with_capacity(walked.files.len());
     for found in &walked.files {
         let stored_file = stored.get(&found.rel);
@@ -248,22 +255,25 @@ pub fn index_workspace(
             seen.insert(&found.rel);
             continue;
         }
-        // Refused as too complex by an earlier run and unchanged since: not parsed again.
+        // Refused by an earlier run's parse (too complex, over its budget, a panic)
+        // and unchanged since: not parsed again.
         if stored_file.is_none()
-            && let Some(detail) = refused.detail_for(found)
+            && let Some(refusal) = refusals.of(found)
         {
-            skipped.push(Skipped {
-                path: found.rel.display().into_owned(),
-                reason: SkipReason::TooComplex,
-                detail: Some(detail.to_string()),
-            });
+            skipped.push(refusal);
             continue;
         }
         let Some(lang) = source_lang(&found.abs) else {
             continue;
         };
         seen.insert(&found.rel);
-        to_read.push((found, lang));
+        // An outdated file is parsed again even if its content is as stored.
+        let known_hash = stored_file.filter(|s| !s.outdated).map(|s| s.hash.clone());
+        to_read.push(ParseJob {
+            found: found.clone(),
+            lang,
+            known_hash,
+        });
     }
     let removed: Vec<i64> = stored
         .iter()
@@ -281,8 +291,7 @@ pub fn index_workspace(
     let stale = resolve::stale_files(&conn).map_err(&err)?;
 
     if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
-        let wrote = Refused::of_run(&walked.files, &skipped)
-            .store_if_changed(&refused, &conn)
+        let wrote = record_skips(&conn, &walked.files, &mut skipped, &[], &[], &before)
             .map_err(&err)?
             || crates.wrote
             || configs.wrote
@@ -339,27 +348,15 @@ pub fn index_workspace(
         .num_threads(threads)
         .build()
         .ok();
-    let max_bytes = opts.max_file_bytes;
+    let limits = FileLimits {
+        max_bytes: opts.max_file_bytes,
+        budget: opts.file_budget,
+    };
     let (tx, rx) = crossbeam_channel::bounded::<Outcome>(256);
     let write_result: Result<bool, IndexError> = std::thread::scope(|scope| {
-        let parse_jobs = &to_read;
-        let stored_ref = &stored;
-        let pool = &pool;
+        let jobs = std::mem::take(&mut to_read);
         scope.spawn(move || {
-            let run = || {
-                use rayon::prelude::*;
-                parse_jobs
-                    .par_iter()
-                    .for_each_with(tx, |tx, (found, lang)| {
-                        // An outdated file is parsed again even if its content is as stored.
-                        let known = stored_ref
-                            .get(&found.rel)
-                            .filter(|s| !s.outdated)
-                            .map(|s| s.hash.as_slice());
-                        let _ = tx.send(parse::parse_file(found, *lang, max_bytes, known));
-                    });
-            };
-            on_pool(pool.as_ref(), run);
+            parse_pool::parse_all(jobs, threads, limits, &tx);
             tracing::info!(ms = started.elapsed().as_millis() as u64, "parsing done");
         });
         let mut writer = RunWriter {
@@ -384,9 +381,8 @@ pub fn index_workspace(
     progress.finish();
     if !write_result? {
         // Every file read was skipped, and none was in the index: nothing changed but,
-        // perhaps, which files were refused as too complex.
-        let wrote = Refused::of_run(&walked.files, &skipped)
-            .store_if_changed(&refused, &conn)
+        // perhaps, which files were skipped.
+        let wrote = record_skips(&conn, &walked.files, &mut skipped, &[], &[], &before)
             .map_err(&err)?
             || crates.wrote
             || configs.wrote;
@@ -409,7 +405,7 @@ pub fn index_workspace(
         loci_store::create_edge_indexes(&conn).map_err(&err)?;
     }
     let stale = resolve::stale_files(&conn).map_err(&err)?;
-    match gathered.filter(|g| g.inputs.len() == stale.len()) {
+    let unresolved = match gathered.filter(|g| g.inputs.len() == stale.len()) {
         Some(gathered) => {
             // A first index: resolve what was just written, from memory, on the pool,
             // while this thread builds the fact indexes.
@@ -421,7 +417,9 @@ pub fn index_workspace(
             let (resolved, indexed) = std::thread::scope(|scope| {
                 let resolving = scope.spawn(|| {
                     let table = table.build();
-                    on_pool(pool.as_ref(), || resolve::resolve_all(&table, &inputs))
+                    on_pool(pool.as_ref(), || {
+                        resolve::resolve_all(&table, &inputs, opts.file_budget)
+                    })
                 });
                 let indexed = loci_store::create_fact_indexes(&conn);
                 let resolved = resolving
@@ -440,14 +438,16 @@ pub fn index_workspace(
                 resolve::write_edges(&mut conn, &resolved, true)
             })
             .map_err(&err)?;
+            stopped_resolutions(&conn, &resolved).map_err(&err)?
         }
         None => {
             // Rebuilt after a bulk load; on any other run this only re-creates what a
             // killed bulk load left missing.
             loci_store::create_fact_indexes(&conn).map_err(&err)?;
-            resolve_from_index(&mut conn, &stale, fresh, pool.as_ref()).map_err(&err)?;
+            resolve_from_index(&mut conn, &stale, fresh, opts.file_budget, pool.as_ref())
+                .map_err(&err)?
         }
-    }
+    };
     tracing::info!(ms = started.elapsed().as_millis() as u64, "edges written");
     loci_store::create_edge_indexes(&conn).map_err(&err)?;
     if let SearchSink::Side(side) = search {
@@ -469,10 +469,66 @@ pub fn index_workspace(
     meta_set(&conn, MetaKey::CompletedAt, &now.to_string()).map_err(&err)?;
     // Keep the WAL from growing without bound across runs.
     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-    Refused::of_run(&walked.files, &skipped)
-        .store_if_changed(&refused, &conn)
-        .map_err(&err)?;
+    record_skips(
+        &conn,
+        &walked.files,
+        &mut skipped,
+        &unresolved,
+        &stale,
+        &before,
+    )
+    .map_err(&err)?;
     finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
+}
+
+/// Records the run's skipped files in the index when they changed (whether it wrote),
+/// and completes `skipped` for the report with the files whose resolution this run or
+/// an earlier one stopped.
+fn record_skips(
+    conn: &Connection,
+    walked: &[walk::Found],
+    skipped: &mut Vec<Skipped>,
+    unresolved: &[(i64, Skipped)],
+    resolved: &[i64],
+    before: &SkipRecord,
+) -> rusqlite::Result<bool> {
+    let resolved: HashSet<i64> = resolved.iter().copied().collect();
+    let record = SkipRecord::of_run(
+        &RunSkips {
+            walked,
+            skipped,
+            unresolved,
+            resolved: &resolved,
+        },
+        before,
+    );
+    let wrote = record.store_if_changed(before, conn)?;
+    skipped.extend(record.carried_unresolved());
+    Ok(wrote)
+}
+
+/// The files whose resolution was stopped, by id and path.
+fn stopped_resolutions(
+    conn: &Connection,
+    resolved: &[resolve::ResolvedFile],
+) -> rusqlite::Result<Vec<(i64, Skipped)>> {
+    let mut path_of = conn.prepare_cached("SELECT path FROM files WHERE id = ?1")?;
+    let mut out = Vec::new();
+    for r in resolved {
+        if let Some((reason, detail)) = &r.stopped {
+            let path: String = path_of.query_row([r.file_id()], |row| row.get(0))?;
+            tracing::warn!(%path, %detail, "a file's resolution was stopped");
+            out.push((
+                r.file_id(),
+                Skipped {
+                    path,
+                    reason: *reason,
+                    detail: Some(detail.clone()),
+                },
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Brings the stored crate map up to date with the walked manifests; when it changed,
@@ -551,13 +607,16 @@ fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R +
     }
 }
 
-/// Reads the stale files' facts back from the index and resolves them, in chunks.
+/// Reads the stale files' facts back from the index and resolves them, in chunks;
+/// returns the files whose resolution was stopped.
 fn resolve_from_index(
     conn: &mut Connection,
     stale: &[i64],
     fresh: bool,
+    budget: FileBudget,
     pool: Option<&rayon::ThreadPool>,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<Vec<(i64, Skipped)>> {
+    let mut stopped = Vec::new();
     let total_files: i64 = conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
     let all_names = stale.len() as i64 * 4 >= total_files;
     let whole_table = if all_names {
@@ -575,10 +634,11 @@ fn resolve_from_index(
                 &partial
             }
         };
-        let resolved = on_pool(pool, || resolve::resolve_all(table, &inputs));
+        let resolved = on_pool(pool, || resolve::resolve_all(table, &inputs, budget));
         resolve::write_edges(conn, &resolved, fresh)?;
+        stopped.extend(stopped_resolutions(conn, &resolved)?);
     }
-    Ok(())
+    Ok(stopped)
 }
 
 /// Every indexed file's fingerprint, by its exact path, and whether its facts came from

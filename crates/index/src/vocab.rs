@@ -107,8 +107,9 @@ pub enum MetaKey {
     State,
     /// When the last run completed (ms since the epoch).
     CompletedAt,
-    /// The files refused as too complex to parse, with their fingerprints (JSON).
-    TooComplex,
+    /// The files the last run skipped, with the fingerprints of those a parse or a
+    /// resolution refused (JSON, `skip_record.rs`).
+    SkippedFiles,
     /// The Rust crates the workspace's `Cargo.toml` files declare, with the manifests'
     /// fingerprints (JSON).
     RustCrates,
@@ -126,7 +127,7 @@ impl MetaKey {
         match self {
             MetaKey::State => "state",
             MetaKey::CompletedAt => "completed_at",
-            MetaKey::TooComplex => "too_complex",
+            MetaKey::SkippedFiles => "skipped_files",
             MetaKey::RustCrates => "rust_crates",
             MetaKey::ModuleConfigs => "module_configs",
             MetaKey::ResolverRules => "resolver_rules",

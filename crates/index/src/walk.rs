@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// A path relative to the workspace root, `/`-separated, exactly as the file system
 /// names it: the bytes, not a UTF-8 decoding of them. Two names that decode to the same
@@ -72,7 +73,9 @@ pub(crate) struct Stat {
 }
 
 /// Why a file was not indexed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
     /// Contains NUL bytes.
@@ -90,6 +93,14 @@ pub enum SkipReason {
     /// Its parse went past a limit (memory, or a nesting its grammar cannot keep): the
     /// detail names the limit. Skipped rather than stored half-parsed.
     TooComplex,
+    /// Its parse and extraction (or its resolution) ran past the file's time budget
+    /// (`index.fileBudgetMs`): the detail names the budget.
+    Timeout,
+    /// Its extraction (or resolution) panicked: a defect in loci, caught so the rest of
+    /// the run completes; the detail carries the panic's message.
+    Panic,
+    /// Its byte-order mark declares another encoding than UTF-8 (UTF-16 or UTF-32).
+    NotUtf8,
 }
 
 impl SkipReason {
@@ -103,12 +114,25 @@ impl SkipReason {
             SkipReason::Symlink => "symlink",
             SkipReason::WalkError => "walk_error",
             SkipReason::TooComplex => "too_complex",
+            SkipReason::Timeout => "timeout",
+            SkipReason::Panic => "panic",
+            SkipReason::NotUtf8 => "not_utf8",
         }
+    }
+
+    /// Whether only parsing the file tells this reason (a cheap look at its size or
+    /// first bytes does not): such a refusal is remembered by the file's fingerprint, so
+    /// an unchanged file is neither parsed again by every run nor counted as drift.
+    pub fn told_by_parse(self) -> bool {
+        matches!(
+            self,
+            SkipReason::TooComplex | SkipReason::Timeout | SkipReason::Panic
+        )
     }
 }
 
 /// A file the index left out, with the reason.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord, JsonSchema)]
 pub struct Skipped {
     /// Path relative to the workspace.
     pub path: String,

@@ -305,7 +305,8 @@ fn a_tree_nested_deeper_than_the_walk_goes_is_refused_naming_the_limit() {
     }
 }
 
-/// A parse that runs past its time limit is stopped and the file refused, naming it.
+/// A parse that runs past its time budget is stopped and the file refused, naming the
+/// budget; the budget grows with every started MiB of the file.
 #[test]
 fn a_parse_past_its_time_limit_is_refused_naming_the_limit() {
     let ordinary = "fn main() { let x = vec![1, 2, 3]; println!(\"{x:?}\"); }\n".repeat(20_000);
@@ -315,12 +316,17 @@ fn a_parse_past_its_time_limit_is_refused_naming_the_limit() {
     };
     let refused = extract_within(Lang::Rust, &ordinary, &limits).unwrap_err();
     assert!(
+        matches!(refused, ExtractError::OverTime { .. }),
+        "{refused:?}"
+    );
+    assert!(
         refused.to_string().contains("ran longer than 1ms"),
         "{refused}"
     );
+    assert!(ordinary.len() > 1 << 20 && ordinary.len() <= 2 << 20);
     assert_eq!(
         ParseLimits::for_source(&ordinary).max_time,
-        std::time::Duration::from_secs(40)
+        loci_index::DEFAULT_FILE_BUDGET * 2
     );
 }
 

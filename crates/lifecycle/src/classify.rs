@@ -293,12 +293,13 @@ fn classify_inner(
             Err(e) => return (corrupt(format!("quick_check failed: {e}")), learned),
         }
     }
-    let (index_state, completed_before) = match (
+    let (index_state, completed_before, skipped) = match (
         loci_index::meta_get(&conn, loci_index::MetaKey::State),
         loci_index::meta_get(&conn, loci_index::MetaKey::CompletedAt),
+        loci_index::recorded_skips(&conn, STATUS_SKIPPED_LISTED),
     ) {
-        (Ok(v), Ok(c)) => (v, c.is_some()),
-        (Err(e), _) | (_, Err(e)) => {
+        (Ok(v), Ok(c), Ok(skipped)) => (v, c.is_some(), skipped),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
             return (
                 corrupt(format!("cannot read the index state: {e}")),
                 learned,
@@ -400,8 +401,12 @@ fn classify_inner(
     s = with_facts(s);
     s.facts.index_state = index_state;
     s.facts.integrity_cached = cached_ok;
+    s.facts.skipped = (skipped.total > 0).then_some(skipped);
     (s, learned)
 }
+
+/// Most skipped files a status lists by name (`loci stats` lists more).
+const STATUS_SKIPPED_LISTED: usize = 20;
 
 /// The in-flight state of a run a gate handed off, while its owner and the run live
 /// (this covers the time before the run takes the write lock, or creates the marker).

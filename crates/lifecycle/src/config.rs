@@ -339,6 +339,21 @@ impl Config {
             .unwrap_or(loci_index::DEFAULT_MAX_FILE_BYTES)
     }
 
+    /// `index.fileBudgetMs`: the time one file's work may take (per MiB).
+    pub fn file_budget(&self) -> loci_index::FileBudget {
+        loci_index::FileBudget::new(
+            self.millis("index.fileBudgetMs")
+                .unwrap_or(loci_index::DEFAULT_FILE_BUDGET),
+        )
+    }
+
+    /// Sets what an index run allows one file from this configuration: its size
+    /// (`index.maxFileBytes`) and its time (`index.fileBudgetMs`).
+    pub fn limit_files(&self, opts: &mut loci_index::IndexOptions) {
+        opts.max_file_bytes = self.max_file_bytes();
+        opts.file_budget = self.file_budget();
+    }
+
     /// A path-valued key (`roots.managed`, `roots.base`, `lifecycle.executable`).
     pub fn path(&self, key: &str) -> Option<PathBuf> {
         match self.settings.get(key).and_then(|s| s.value.as_ref()) {

@@ -44,6 +44,7 @@ pub fn rebuild(
     root: &Path,
     index_path: &Path,
     max_file_bytes: u64,
+    file_budget: loci_index::FileBudget,
     _consent: Consent,
     progress: &dyn loci_index::Progress,
 ) -> Result<loci_index::IndexReport, RebuildError> {
@@ -68,6 +69,7 @@ pub fn rebuild(
     let mut opts = loci_index::IndexOptions::new(root);
     opts.index_path = Some(index_path.to_path_buf());
     opts.max_file_bytes = max_file_bytes;
+    opts.file_budget = file_budget;
     opts.purpose = "rebuild".into();
     Ok(loci_index::index_workspace(&opts, progress)?)
 }

@@ -134,6 +134,9 @@ pub struct Facts {
     /// The executable background runs use.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub executable: Option<String>,
+    /// The files the last run left out, with their reasons (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<loci_index::SkippedFiles>,
     /// Milliseconds the classification took.
     pub elapsed_ms: u64,
 }

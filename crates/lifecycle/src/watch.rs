@@ -28,6 +28,8 @@ pub struct WatchOptions {
     pub debounce: Duration,
     /// `index.maxFileBytes`.
     pub max_file_bytes: u64,
+    /// `index.fileBudgetMs`.
+    pub file_budget: loci_index::FileBudget,
 }
 
 /// One sync the watcher did.
@@ -210,6 +212,7 @@ fn sync_until_done(
     index.index_path = Some(opts.index_path.clone());
     index.purpose = "watch".into();
     index.max_file_bytes = opts.max_file_bytes;
+    index.file_budget = opts.file_budget;
     loop {
         if stop.load(Ordering::SeqCst) {
             return false;

@@ -408,5 +408,13 @@ pub fn stats(workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
         fmt(&s.edge_kinds),
         fmt(&s.confidence)
     );
+    if s.skipped.total > 0 {
+        println!(
+            "skipped    {} ({})",
+            s.skipped.total,
+            fmt(&s.skipped.by_reason)
+        );
+        output::skipped_files(&s.skipped.files, 20, s.skipped.total);
+    }
     Ok(())
 }

@@ -114,22 +114,9 @@ pub fn run(args: IndexArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
         } else {
             10
         };
-        for s in report.skipped.iter().take(shown) {
-            println!(
-                "  {} ({}{})",
-                s.path,
-                s.reason.name(),
-                s.detail
-                    .as_deref()
-                    .map(|d| format!(": {d}"))
-                    .unwrap_or_default()
-            );
-        }
+        output::skipped_files(&report.skipped, shown, report.skipped.len() as u64);
         if report.skipped.len() > shown {
-            println!(
-                "  ... {} more (--verbose lists all)",
-                report.skipped.len() - shown
-            );
+            println!("  (--verbose lists all)");
         }
     }
     if !report.lossy_files.is_empty() {

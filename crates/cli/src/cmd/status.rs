@@ -54,6 +54,15 @@ pub fn print(status: &Status, json: bool) {
                 .unwrap_or_default()
         );
     }
+    if let Some(skipped) = &status.facts.skipped {
+        let reasons: Vec<String> = skipped
+            .by_reason
+            .iter()
+            .map(|(r, n)| format!("{n} {r}"))
+            .collect();
+        println!("skipped: {} files ({})", skipped.total, reasons.join(", "));
+        output::skipped_files(&skipped.files, skipped.files.len(), skipped.total);
+    }
     for e in &status.errors {
         println!("error (captured): {e}");
     }

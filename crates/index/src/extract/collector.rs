@@ -6,6 +6,7 @@ use tree_sitter::{Node, Tree};
 
 use super::fields::Fields;
 use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Span, Symbol, SymbolKind};
+use crate::budget::Deadline;
 
 /// What the walker does after a visitor looked at a node.
 pub(crate) enum Action {
@@ -44,6 +45,8 @@ pub(crate) struct Deferred {
 /// Accumulates one file's facts and knows the enclosing scopes.
 pub(crate) struct Collector<'s> {
     source: &'s str,
+    /// When the file's work must stop: the walk looks at it on every node.
+    deadline: &'s Deadline,
     separator: &'static str,
     scopes: Vec<Scope>,
     facts: FileFacts,
@@ -73,9 +76,15 @@ const MAX_SIGNATURE: usize = 240;
 const MAX_DOC: usize = 2000;
 
 impl<'s> Collector<'s> {
-    pub(crate) fn new(source: &'s str, separator: &'static str, tree: &Tree) -> Self {
+    pub(crate) fn new(
+        source: &'s str,
+        separator: &'static str,
+        tree: &Tree,
+        deadline: &'s Deadline,
+    ) -> Self {
         Collector {
             source,
+            deadline,
             separator,
             scopes: Vec::new(),
             facts: FileFacts::default(),
@@ -87,6 +96,11 @@ impl<'s> Collector<'s> {
             deferred: Vec::new(),
             types: super::receivers::Types::default(),
         }
+    }
+
+    /// When the file's work must stop: for visitors and second parses that can run long.
+    pub(crate) fn deadline(&self) -> &'s Deadline {
+        self.deadline
     }
 
     /// Asks for `range` to be parsed again after the walk and walked in the scopes open
@@ -507,11 +521,22 @@ impl<'s> Collector<'s> {
 /// in the hundreds; 2,000 levels of nesting in any language is well within.
 pub(crate) const MAX_WALK_DEPTH: usize = 50_000;
 
-/// Walks the whole tree depth-first, letting `visit` record facts and steer scopes.
-/// Anonymous nodes (punctuation, keywords) are not given to `visit`. Stops, returning
-/// `false`, at a level deeper than [`MAX_WALK_DEPTH`].
+/// How a [`walk`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[must_use]
-pub(crate) fn walk<'t>(tree: &'t Tree, collector: &mut Collector<'t>, visit: Visitor) -> bool {
+pub(crate) enum WalkEnd {
+    /// Every node was visited.
+    Done,
+    /// It stopped at a level deeper than [`MAX_WALK_DEPTH`].
+    TooDeep,
+    /// It stopped because the file's deadline passed.
+    OutOfTime,
+}
+
+/// Walks the whole tree depth-first, letting `visit` record facts and steer scopes.
+/// Anonymous nodes (punctuation, keywords) are not given to `visit`. Stops at a level
+/// deeper than [`MAX_WALK_DEPTH`], or once the collector's deadline has passed.
+pub(crate) fn walk<'t>(tree: &'t Tree, collector: &mut Collector<'t>, visit: Visitor) -> WalkEnd {
     let mut cursor = tree.walk();
     // One entry per open level: whether entering it pushed a scope.
     let mut pushed: Vec<bool> = Vec::new();
@@ -519,6 +544,9 @@ pub(crate) fn walk<'t>(tree: &'t Tree, collector: &mut Collector<'t>, visit: Vis
     collector.levels.push(Vec::new());
     loop {
         if descend {
+            if collector.deadline.passed() {
+                return WalkEnd::OutOfTime;
+            }
             let node = cursor.node();
             if let Some(level) = collector.levels.last_mut() {
                 level.push(node);
@@ -548,7 +576,7 @@ pub(crate) fn walk<'t>(tree: &'t Tree, collector: &mut Collector<'t>, visit: Vis
                 && cursor.goto_first_child()
             {
                 if pushed.len() >= MAX_WALK_DEPTH {
-                    return false;
+                    return WalkEnd::TooDeep;
                 }
                 let has_scope = scope.is_some();
                 if let Some(scope) = scope {
@@ -565,7 +593,7 @@ pub(crate) fn walk<'t>(tree: &'t Tree, collector: &mut Collector<'t>, visit: Vis
             continue;
         }
         if !cursor.goto_parent() {
-            return true;
+            return WalkEnd::Done;
         }
         if let Some(mut level) = collector.levels.pop() {
             level.clear();

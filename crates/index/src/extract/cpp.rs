@@ -364,7 +364,9 @@ fn function_name_text<'s>(c: &Collector<'s>, name_node: Node<'_>) -> std::borrow
     let cast = if name_node.kind() == "operator_cast" {
         Some(name_node)
     } else {
-        name_node.field("name").filter(|n| n.kind() == "operator_cast")
+        name_node
+            .field("name")
+            .filter(|n| n.kind() == "operator_cast")
     };
     match cast.and_then(|cast| cast.field("declarator")) {
         Some(params) => c
@@ -530,7 +532,10 @@ mod tests {
             ("Foo::operator new[]", "Foo::operator new[]"),
             ("Foo::operator delete", "Foo::operator delete"),
             ("Foo::operator bool", "Foo::operator bool"),
-            ("Foo<T>::operator std::vector<T>", "Foo::operator std::vector"),
+            (
+                "Foo<T>::operator std::vector<T>",
+                "Foo::operator std::vector",
+            ),
             ("Box<my_operator<int>>::operator->", "Box::operator->"),
             ("operator\"\"_km", "operator\"\"_km"),
             ("operator", "operator"),
@@ -563,7 +568,8 @@ mod tests {
             ("W::operator new[]", "method"),
         ] {
             assert!(
-                defs.iter().any(|(q, k)| q == expected.0 && *k == expected.1),
+                defs.iter()
+                    .any(|(q, k)| q == expected.0 && *k == expected.1),
                 "{expected:?} not in {defs:?}"
             );
         }

@@ -12,6 +12,7 @@ use tree_sitter::{Parser, Range};
 
 use super::parser::parse_within;
 use super::{Collector, FileFacts, ParseLimits, collector};
+use crate::budget::Deadline;
 
 /// Deepest nesting of macro invocations expanded (`a! { b! { c!(..) } }` is three):
 /// every level parses its tokens once more, so input made of nested macros is bounded.
@@ -52,13 +53,14 @@ fn expand_level<'s>(
         return facts;
     }
     let mut trees = Vec::with_capacity(deferred.len());
+    let deadline = c.deadline();
     for d in deferred {
-        let Some(tree) = parse_range(parser, source, d.range, limits) else {
+        let Some(tree) = parse_range(parser, source, d.range, limits, deadline) else {
             continue;
         };
         if tree.root_node().has_error() && !d.fallback.is_empty() {
             for &range in &d.fallback {
-                if let Some(tree) = parse_range(parser, source, range, limits) {
+                if let Some(tree) = parse_range(parser, source, range, limits, deadline) {
                     trees.push((tree, d.scopes.clone()));
                 }
             }
@@ -70,7 +72,9 @@ fn expand_level<'s>(
     let mut c: Collector<'_> = c;
     for (tree, scopes) in &trees {
         c.enter_deferred(scopes);
-        // A region nested too deep for the walk is left out, like one that fails to parse.
+        // A region nested too deep for the walk is left out, like one that fails to
+        // parse; one walked past the deadline is cut short, and the file refused by
+        // `extract_within`'s last look at the deadline.
         let _ = collector::walk(tree, &mut c, visit);
     }
     expand_level(parser, source, c, visit, limits, depth + 1)
@@ -81,9 +85,10 @@ fn parse_range(
     source: &str,
     range: Range,
     limits: &ParseLimits,
+    deadline: &Deadline,
 ) -> Option<tree_sitter::Tree> {
     parser.set_included_ranges(&[range]).ok()?;
-    parse_within(parser, source, limits.max_bytes, limits.max_time).ok()
+    parse_within(parser, source, limits.max_bytes, deadline).ok()
 }
 
 #[cfg(test)]

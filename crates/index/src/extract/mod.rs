@@ -38,7 +38,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Lang;
 
-pub(crate) use collector::{Action, Collector, split_qualified, walk};
+use crate::budget::{Deadline, FileBudget};
+pub(crate) use collector::{Action, Collector, WalkEnd, split_qualified, walk};
 pub use parser::new_parser;
 pub(crate) use version::is_outdated;
 pub use version::version;
@@ -371,6 +372,17 @@ pub enum ExtractError {
         /// Which limit, and its value.
         limit: String,
     },
+    /// The file's parse and extraction ran past its time budget: stopped, and the file
+    /// skipped rather than stored half-extracted.
+    #[error(
+        "the {lang} parse and extraction ran longer than {limit:?} (the budget for this file, index.fileBudgetMs)"
+    )]
+    OverTime {
+        /// The language.
+        lang: &'static str,
+        /// The budget that was spent.
+        limit: Duration,
+    },
 }
 
 /// Most bytes tree-sitter may hold for one file's parse, for files up to 1 MiB (the
@@ -384,29 +396,30 @@ pub const MAX_PARSE_BYTES: usize = 96 << 20;
 /// Bytes tree-sitter may hold per byte of source, for files over 1 MiB.
 pub const PARSE_BYTES_PER_SOURCE_BYTE: usize = 96;
 
-/// Longest one file's parse may run, for files up to 1 MiB (as much again per further
-/// MiB): a safety net for input that is slow without being big, far above real files
-/// (a 1 MiB file parses in well under a second, even in a debug build).
-pub const MAX_PARSE_TIME: Duration = Duration::from_secs(20);
-
-/// The limits one file's parse runs within; past one, the file is [`ExtractError::TooComplex`].
+/// The limits one file's parse and extraction run within; past one, the file is
+/// [`ExtractError::TooComplex`] (memory, nesting) or [`ExtractError::OverTime`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParseLimits {
     /// Most bytes tree-sitter may hold for the parse (on top of what it held before).
     pub max_bytes: usize,
-    /// Longest the parse may run.
+    /// Longest the whole of the file's work may run: the parse, the walk of its tree and
+    /// the second parses of its macro regions.
     pub max_time: Duration,
 }
 
 impl ParseLimits {
-    /// The limits for `source`: [`MAX_PARSE_BYTES`] and [`MAX_PARSE_TIME`], scaled up
-    /// with the file past 1 MiB.
+    /// The limits for `source` under the default budget ([`FileBudget::default`]).
     pub fn for_source(source: &str) -> ParseLimits {
-        let mib = source.len().div_ceil(1 << 20).max(1);
+        ParseLimits::within(source, FileBudget::default())
+    }
+
+    /// The limits for `source` under `budget`: [`MAX_PARSE_BYTES`] (scaled up with the
+    /// file past 1 MiB) and the budget's time for the file's size.
+    pub fn within(source: &str, budget: FileBudget) -> ParseLimits {
         ParseLimits {
             max_bytes: MAX_PARSE_BYTES
                 .max(source.len().saturating_mul(PARSE_BYTES_PER_SOURCE_BYTE)),
-            max_time: MAX_PARSE_TIME.saturating_mul(u32::try_from(mib).unwrap_or(u32::MAX)),
+            max_time: budget.for_size(source.len() as u64),
         }
     }
 }
@@ -424,6 +437,11 @@ pub fn extract_within(
     source: &str,
     limits: &ParseLimits,
 ) -> Result<FileFacts, ExtractError> {
+    let deadline = Deadline::after(limits.max_time);
+    let over_time = || ExtractError::OverTime {
+        lang: lang.name(),
+        limit: limits.max_time,
+    };
     // C and C++ definitions behind macros: blanked in place, positions unchanged.
     let masked = match lang {
         Lang::C | Lang::Cpp => c_macros::mask(source),
@@ -435,25 +453,27 @@ pub fn extract_within(
         lang: lang.name(),
         limit,
     };
-    let tree = parser::parse_within(&mut parser, source, limits.max_bytes, limits.max_time)
-        .map_err(|stop| match stop {
-            parser::ParseStop::OverMemory(max) => too_complex(format!(
-                "the {} parse needed more than {} MiB of memory (the limit for one file)",
-                lang.name(),
-                max >> 20
-            )),
-            parser::ParseStop::OverTime(max) => too_complex(format!(
-                "the {} parse ran longer than {:?} (the limit for one file)",
-                lang.name(),
-                max
-            )),
-            parser::ParseStop::NoTree => ExtractError::NoTree { lang: lang.name() },
+    let tree =
+        parser::parse_within(&mut parser, source, limits.max_bytes, &deadline).map_err(|stop| {
+            match stop {
+                parser::ParseStop::OverMemory(max) => too_complex(format!(
+                    "the {} parse needed more than {} MiB of memory (the limit for one file)",
+                    lang.name(),
+                    max >> 20
+                )),
+                parser::ParseStop::OverTime => over_time(),
+                parser::ParseStop::NoTree => ExtractError::NoTree { lang: lang.name() },
+            }
         })?;
     // Only a parse that went wrong is checked: a deep but well-parsed file is kept.
     if lang == Lang::Python && tree.root_node().has_error() {
         python::check_nesting(source)?;
     }
-    extract_tree(lang, source, &tree, &mut parser, limits)
+    let facts = extract_tree(lang, source, &tree, &mut parser, limits, &deadline)?;
+    if deadline.passed() {
+        return Err(over_time());
+    }
+    Ok(facts)
 }
 
 fn extract_tree<'t>(
@@ -462,6 +482,7 @@ fn extract_tree<'t>(
     tree: &'t tree_sitter::Tree,
     parser: &mut tree_sitter::Parser,
     limits: &ParseLimits,
+    deadline: &Deadline,
 ) -> Result<FileFacts, ExtractError> {
     let (separator, visit): (&'static str, collector::Visitor) = match lang {
         Lang::Rust => ("::", rust::visit),
@@ -481,16 +502,25 @@ fn extract_tree<'t>(
         Lang::Swift => (swift::SEPARATOR, swift::visit),
         Lang::Bash => (bash::SEPARATOR, bash::visit),
     };
-    let mut collector = Collector::new(source, separator, tree);
-    if !walk(tree, &mut collector, visit) {
-        return Err(ExtractError::TooComplex {
-            lang: lang.name(),
-            limit: format!(
-                "the {} syntax tree is nested more than {} levels deep",
-                lang.name(),
-                collector::MAX_WALK_DEPTH
-            ),
-        });
+    let mut collector = Collector::new(source, separator, tree, deadline);
+    match walk(tree, &mut collector, visit) {
+        WalkEnd::Done => {}
+        WalkEnd::TooDeep => {
+            return Err(ExtractError::TooComplex {
+                lang: lang.name(),
+                limit: format!(
+                    "the {} syntax tree is nested more than {} levels deep",
+                    lang.name(),
+                    collector::MAX_WALK_DEPTH
+                ),
+            });
+        }
+        WalkEnd::OutOfTime => {
+            return Err(ExtractError::OverTime {
+                lang: lang.name(),
+                limit: limits.max_time,
+            });
+        }
     }
     Ok(embedded::expand(parser, source, collector, visit, limits))
 }

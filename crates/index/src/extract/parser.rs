@@ -14,10 +14,10 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::sync::Once;
-use std::time::{Duration, Instant};
 
 use super::ExtractError;
 use crate::Lang;
+use crate::budget::Deadline;
 
 /// A parser for `lang`. Every parser in loci comes from here, so that tree-sitter's
 /// allocator is in place before tree-sitter allocates anything.
@@ -37,38 +37,30 @@ pub fn new_parser(lang: Lang) -> Result<tree_sitter::Parser, ExtractError> {
 pub(crate) enum ParseStop {
     /// tree-sitter held more than this many bytes at some point of the parse.
     OverMemory(usize),
-    /// The parse ran longer than this.
-    OverTime(Duration),
+    /// The file's deadline passed during the parse.
+    OverTime,
     /// tree-sitter returned no tree for another reason.
     NoTree,
 }
 
-/// Progress callbacks (one per 100 parse steps) between two looks at the clock.
-const CALLS_PER_CLOCK_CHECK: u32 = 16;
-
 /// Parses `source`, stopping as soon as tree-sitter holds more than `max_bytes` bytes
 /// allocated on this thread since the parse began (checked every 100 parse steps), or
-/// once it has run longer than `max_time`.
+/// once `deadline` has passed.
 pub(crate) fn parse_within(
     parser: &mut tree_sitter::Parser,
     source: &str,
     max_bytes: usize,
-    max_time: Duration,
+    deadline: &Deadline,
 ) -> Result<tree_sitter::Tree, ParseStop> {
     let bytes = source.as_bytes();
     let start = LIVE.get();
-    let started = Instant::now();
     let max = isize::try_from(max_bytes).unwrap_or(isize::MAX);
     let mut stopped = None;
-    let mut calls = 0u32;
     let mut stop = |_: &tree_sitter::ParseState| {
         if LIVE.get().saturating_sub(start) > max {
             stopped = Some(ParseStop::OverMemory(max_bytes));
-        } else {
-            calls = calls.wrapping_add(1);
-            if calls.is_multiple_of(CALLS_PER_CLOCK_CHECK) && started.elapsed() > max_time {
-                stopped = Some(ParseStop::OverTime(max_time));
-            }
+        } else if deadline.passed() {
+            stopped = Some(ParseStop::OverTime);
         }
         stopped.is_some()
     };
@@ -177,10 +169,11 @@ mod tests {
     fn a_parse_after_a_stopped_one_starts_anew() {
         let mut parser = new_parser(Lang::Rust).unwrap();
         let big = SOURCE.repeat(2_000);
-        let stopped = parse_within(&mut parser, &big, 4_096, Duration::from_secs(60));
+        let minute = Deadline::after(std::time::Duration::from_secs(60));
+        let stopped = parse_within(&mut parser, &big, 4_096, &minute);
         assert!(matches!(stopped, Err(ParseStop::OverMemory(4_096))));
         // Without a reset, tree-sitter resumes the stopped parse's stack on this input.
-        let tree = parse_within(&mut parser, SOURCE, usize::MAX, Duration::from_secs(60));
+        let tree = parse_within(&mut parser, SOURCE, usize::MAX, &minute);
         let tree = tree.ok().unwrap();
         let root = tree.root_node();
         assert_eq!(root.named_child_count(), 3);

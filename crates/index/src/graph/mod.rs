@@ -163,7 +163,13 @@ pub struct Stats {
     pub confidence: std::collections::BTreeMap<String, u64>,
     /// `complete`, `indexing` while a run writes or after one was interrupted, `empty`.
     pub state: IndexState,
+    /// The files the last run left out (or whose references it could not resolve),
+    /// with their reasons: at most [`STATS_SKIPPED_LISTED`] listed.
+    pub skipped: crate::SkippedFiles,
 }
+
+/// Most skipped files `stats` lists by name (`skipped.total` counts them all).
+pub const STATS_SKIPPED_LISTED: usize = 1_000;
 
 impl Graph {
     /// Opens the index of the workspace at `root` read-only.
@@ -311,6 +317,7 @@ impl Graph {
                     .map_err(&err)?
                     .as_deref(),
             ),
+            skipped: crate::recorded_skips(&self.conn, STATS_SKIPPED_LISTED).map_err(&err)?,
         })
     }
 

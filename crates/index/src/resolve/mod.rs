@@ -40,12 +40,15 @@ mod sym;
 mod table;
 mod typed;
 
-use rustc_hash::FxHashMap as HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::Lang;
+use crate::budget::{Deadline, FileBudget};
 use crate::extract::SymbolKind;
+use crate::walk::SkipReason;
 pub(crate) use select_path::rust_path_symbols;
 pub(crate) use store::{
     importers_of, load_inputs, load_table, needed_names, stale_files, write_edges,
@@ -169,14 +172,78 @@ pub(crate) struct ResolvedFile {
     contains: usize,
     /// References that reached no definition.
     unresolved_refs: u32,
+    /// Why its resolution was stopped (over its budget, or a panic), leaving every
+    /// reference unresolved: reported with the run's skipped files.
+    pub(crate) stopped: Option<(SkipReason, String)>,
 }
 
-/// Resolves every input file in parallel.
-pub(crate) fn resolve_all(table: &SymbolTable, inputs: &[FileInputs]) -> Vec<ResolvedFile> {
-    inputs.par_iter().map(|f| resolve_file(table, f)).collect()
+impl ResolvedFile {
+    /// The file's id in the index.
+    pub(crate) fn file_id(&self) -> i64 {
+        self.file_id
+    }
+
+    /// A file whose resolution was stopped: no edges but its definitions' `CONTAINS`.
+    fn stopped(f: &FileInputs, reason: SkipReason, detail: String) -> ResolvedFile {
+        ResolvedFile {
+            file_id: f.file_id,
+            edges: Vec::new(),
+            contains: f.own.len(),
+            unresolved_refs: u32::try_from(f.refs.len()).unwrap_or(u32::MAX),
+            stopped: Some((reason, detail)),
+        }
+    }
 }
 
-fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
+/// Resolves every input file in parallel, each within `budget`'s base time; a file
+/// over it, or whose resolution panics, keeps its definitions and no edges.
+pub(crate) fn resolve_all(
+    table: &SymbolTable,
+    inputs: &[FileInputs],
+    budget: FileBudget,
+) -> Vec<ResolvedFile> {
+    inputs
+        .par_iter()
+        .map(|f| resolve_within(table, f, budget))
+        .collect()
+}
+
+fn resolve_within(table: &SymbolTable, f: &FileInputs, budget: FileBudget) -> ResolvedFile {
+    stopped_safely(f, budget, |deadline| resolve_file(table, f, deadline))
+}
+
+/// Runs `work` (one file's resolution) under a deadline of `budget`'s base, turning
+/// its giving up at the deadline or its panic into a stopped file.
+fn stopped_safely(
+    f: &FileInputs,
+    budget: FileBudget,
+    work: impl FnOnce(&Deadline) -> Option<ResolvedFile>,
+) -> ResolvedFile {
+    let deadline = Deadline::after(budget.base());
+    match catch_unwind(AssertUnwindSafe(|| work(&deadline))) {
+        Ok(Some(resolved)) => resolved,
+        Ok(None) => ResolvedFile::stopped(
+            f,
+            SkipReason::Timeout,
+            format!(
+                "its resolution ran longer than {:?} (the budget for one file, \
+                 index.fileBudgetMs): its references are left unresolved",
+                budget.base()
+            ),
+        ),
+        Err(panic) => ResolvedFile::stopped(
+            f,
+            SkipReason::Panic,
+            format!(
+                "its resolution panicked ({}): its references are left unresolved",
+                crate::parse_pool::panic_message(panic.as_ref())
+            ),
+        ),
+    }
+}
+
+/// One file's edges, or `None` once `deadline` has passed.
+fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Option<ResolvedFile> {
     let mut unresolved_refs = 0;
     let mut edges = Vec::with_capacity(f.refs.len() + f.imports.len());
     let own_parent: HashMap<i64, Option<i64>> = f.own.iter().map(|s| (s.id, s.parent)).collect();
@@ -191,6 +258,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     let mut go_packages: Vec<(&str, Vec<i64>)> = Vec::new();
     let is_rust = table.rust.paths.contains_key(&f.file_id);
     for imp in &f.imports {
+        if deadline.passed() {
+            return None;
+        }
         // Rust: the module graph names the module or the definition itself.
         if let Some((files, dst)) = is_rust.then(|| table.rust_import(f.file_id, imp)).flatten() {
             for (&file, &dst_symbol) in files.iter().zip(&dst) {
@@ -274,6 +344,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     // distinct one is resolved once. The caller matters only to `self.n`.
     let mut memo: HashMap<RefKey<'_>, Vec<(&Sym, Confidence)>> = HashMap::default();
     for r in &f.refs {
+        if deadline.passed() {
+            return None;
+        }
         let is_call = r.is_call;
         let is_macro = r.is_macro;
         let wanted = |s: &Sym| {
@@ -342,6 +415,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
         }
     }
     for b in &f.bases {
+        if deadline.passed() {
+            return None;
+        }
         let subject = match b.symbol {
             Some(id) => Some(id),
             None => ctx
@@ -374,12 +450,13 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs) -> ResolvedFile {
     // In the order of the edge table's key (src_file, kind, position), so a first index
     // appends to it.
     edges.sort_by_key(|e| e.kind.name());
-    ResolvedFile {
+    Some(ResolvedFile {
         file_id: f.file_id,
         edges,
         contains: f.own.len(),
         unresolved_refs,
-    }
+        stopped: None,
+    })
 }
 
 /// A reference as far as its resolution depends on it: name, qualifier, call or type
@@ -747,5 +824,71 @@ impl<'a> Ctx<'a> {
                 .collect();
         }
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn inputs() -> FileInputs {
+        FileInputs {
+            file_id: 7,
+            own: Vec::new(),
+            refs: Vec::new(),
+            imports: Vec::new(),
+            bases: Vec::new(),
+        }
+    }
+
+    fn budget(ms: u64) -> FileBudget {
+        FileBudget::new(Duration::from_millis(ms))
+    }
+
+    #[test]
+    fn a_resolution_that_panics_is_stopped_not_fatal() {
+        let f = inputs();
+        let stopped = stopped_safely(&f, budget(10_000), |_| panic!("a resolver bug"));
+        assert_eq!(stopped.file_id(), 7);
+        assert!(stopped.edges.is_empty());
+        let (reason, detail) = stopped.stopped.unwrap();
+        assert_eq!(reason, SkipReason::Panic);
+        assert!(detail.contains("a resolver bug"), "{detail}");
+    }
+
+    #[test]
+    fn a_resolution_past_its_deadline_is_stopped_naming_the_budget() {
+        let f = inputs();
+        let started = std::time::Instant::now();
+        let stopped = stopped_safely(&f, budget(30), |deadline| {
+            while !deadline.passed() {
+                std::hint::spin_loop();
+            }
+            None
+        });
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        let (reason, detail) = stopped.stopped.unwrap();
+        assert_eq!(reason, SkipReason::Timeout);
+        assert!(
+            detail.contains("30ms") && detail.contains("index.fileBudgetMs"),
+            "{detail}"
+        );
+    }
+
+    #[test]
+    fn a_resolution_within_its_budget_is_kept() {
+        let f = inputs();
+        let done = stopped_safely(&f, budget(10_000), |_| {
+            Some(ResolvedFile {
+                file_id: 7,
+                edges: Vec::new(),
+                contains: 0,
+                unresolved_refs: 0,
+                stopped: None,
+            })
+        });
+        assert!(done.stopped.is_none());
     }
 }

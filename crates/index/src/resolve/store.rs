@@ -333,6 +333,7 @@ pub(crate) fn write_edges(
             edges,
             contains,
             unresolved_refs,
+            stopped: _,
         } in resolved
         {
             if !fresh {

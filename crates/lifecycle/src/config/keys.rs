@@ -93,6 +93,18 @@ pub const KEYS: &[KeyDef] = &[
         doc: "files larger than this are not indexed",
     },
     KeyDef {
+        key: "index.fileBudgetMs",
+        env: "LOCI_INDEX_FILE_BUDGET_MS",
+        kind: Kind::Int {
+            min: *loci_index::FILE_BUDGET_MS_RANGE.start(),
+            max: *loci_index::FILE_BUDGET_MS_RANGE.end(),
+        },
+        default: Some(Value::Int(
+            loci_index::DEFAULT_FILE_BUDGET.as_millis() as u64
+        )),
+        doc: "time one file's parse, extraction and resolution may take per MiB; past it the file is skipped as `timeout`",
+    },
+    KeyDef {
         key: "roots.managed",
         env: "LOCI_MANAGED_ROOT",
         kind: Kind::Path,
