@@ -76,7 +76,17 @@ impl Deadline {
         }
     }
 
-    /// Whether the deadline has passed.
+    /// Whether the deadline has passed, looking at the clock now: for loops whose every
+    /// step is costly (one reference's resolution).
+    pub(crate) fn passed_now(&self) -> bool {
+        let passed = self.passed.get() || self.at.is_some_and(|at| Instant::now() >= at);
+        self.passed.set(passed);
+        passed
+    }
+
+    /// Whether the deadline has passed, as of the last look at the clock: for loops of
+    /// cheap steps (a tree walk's nodes), which look once every
+    /// [`CALLS_PER_CLOCK_CHECK`] calls.
     pub(crate) fn passed(&self) -> bool {
         if self.passed.get() {
             return true;
@@ -121,6 +131,14 @@ mod tests {
         }
         assert!(started.elapsed() >= Duration::from_millis(20));
         assert!(calls > 0);
+        assert!(deadline.passed());
+    }
+
+    #[test]
+    fn passed_now_looks_at_the_clock_every_time() {
+        let deadline = Deadline::after(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(10));
+        assert!(deadline.passed_now());
         assert!(deadline.passed());
     }
 

@@ -117,3 +117,24 @@ fn the_skipped_record_keeps_every_reason_and_follows_the_tree() {
     assert_eq!(skips.total, 1);
     assert_eq!(skips.files[0].path, "wide.py");
 }
+
+/// Resolution is bounded per file, and the rules stay near linear in a name's
+/// definitions: 20,000 types named `type` (as in boost) once made the
+/// "a type, not also its same-named members" rule compare every candidate with every
+/// type (4×10⁸ steps for each reference), which ran past the budget and left the
+/// file's references unresolved.
+#[test]
+fn a_name_with_twenty_thousand_definitions_resolves_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let defs: String = (0..20_000)
+        .map(|i| format!("namespace n{i} {{ struct type {{}}; }}\n"))
+        .collect();
+    std::fs::write(root.join("defs.hpp"), defs).unwrap();
+    // Fifty distinct references (each qualifier is its own resolution).
+    let uses: String = (0..50).map(|i| format!("n{i}::type a{i}; ")).collect();
+    std::fs::write(root.join("use.cpp"), format!("void f() {{ {uses}}}\n")).unwrap();
+    let report = run(root, 2_000);
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+    assert_eq!(report.files_indexed, 2);
+}
