@@ -64,7 +64,7 @@ def first(*patterns):
     return None
 
 trees = [
-    ("python-stdlib (Python)", sysconfig.get_paths()["stdlib"]),
+    ("Python library with site-packages (Python)", sysconfig.get_paths()["stdlib"]),
     ("node_modules (JS/TS)", first(os.path.join(os.environ.get("LOCI_NODE_TOOLS", "/nonexistent"), "node_modules"))),
     ("googletest (C++)", first("/usr/src/googletest")),
     ("boost headers (C++)", first("/usr/include/boost")),

@@ -14,6 +14,7 @@ pub mod drift;
 mod dump;
 pub mod extract;
 mod first_index;
+mod freed_memory;
 mod git_exclude;
 pub mod graph;
 mod header;

@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::budget::FileBudget;
 use crate::crates;
 use crate::first_index;
+use crate::freed_memory;
 use crate::lock::{LockError, WriteLock};
 use crate::module_configs;
 use crate::parse::{FileLimits, Outcome};
@@ -391,6 +392,7 @@ pub fn index_workspace(
     if let SearchSink::Side(side) = &mut search {
         side.all_sent();
     }
+    freed_memory::release();
     tracing::info!(
         parsed = counts.parsed,
         ms = started.elapsed().as_millis() as u64,
@@ -607,6 +609,11 @@ fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R +
     }
 }
 
+/// Most definitions for which resolution loads one symbol table of every name (about
+/// 300 bytes each): a larger tree loads each chunk's names only, so resolution's memory
+/// does not grow with the tree (a 1.6 M-definition tree: +3 % time, -0.4 GB peak).
+const WHOLE_TABLE_MAX_SYMBOLS: i64 = 250_000;
+
 /// Reads the stale files' facts back from the index and resolves them, in chunks;
 /// returns the files whose resolution was stopped.
 fn resolve_from_index(
@@ -618,7 +625,14 @@ fn resolve_from_index(
 ) -> rusqlite::Result<Vec<(i64, Skipped)>> {
     let mut stopped = Vec::new();
     let total_files: i64 = conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
-    let all_names = stale.len() as i64 * 4 >= total_files;
+    let symbols: i64 = conn.query_row(
+        "SELECT coalesce(sum(n), 0) FROM file_counts WHERE what = 'symbol_kind'",
+        [],
+        |r| r.get(0),
+    )?;
+    // One table of every name saves loading names chunk by chunk, but its memory grows
+    // with the tree: past WHOLE_TABLE_MAX_SYMBOLS each chunk loads only what it names.
+    let all_names = stale.len() as i64 * 4 >= total_files && symbols <= WHOLE_TABLE_MAX_SYMBOLS;
     let whole_table = if all_names {
         Some(resolve::load_table(conn, None)?)
     } else {
@@ -637,6 +651,9 @@ fn resolve_from_index(
         let resolved = on_pool(pool, || resolve::resolve_all(table, &inputs, budget));
         resolve::write_edges(conn, &resolved, fresh)?;
         stopped.extend(stopped_resolutions(conn, &resolved)?);
+        drop(resolved);
+        drop(inputs);
+        freed_memory::release();
     }
     Ok(stopped)
 }

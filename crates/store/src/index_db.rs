@@ -44,7 +44,10 @@ pub fn open_index(path: &Path) -> Result<Connection, StoreError> {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         // Off while migrating: a migration may rebuild a table others reference.
         conn.pragma_update(None, "foreign_keys", false)?;
-        conn.pragma_update(None, "temp_store", "MEMORY")?;
+        // Sorts (a first index builds its indexes over millions of rows at the end) go
+        // through temporary files: in memory they held hundreds of MB, growing with
+        // the tree.
+        conn.pragma_update(None, "temp_store", "FILE")?;
         conn.pragma_update(None, "cache_size", -65536)?;
         Ok(())
     };

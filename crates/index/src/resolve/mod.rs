@@ -665,7 +665,7 @@ impl<'a> Ctx<'a> {
             // Sorted and searched: a name with 20,000 definitions (boost's `type`,
             // `apply`) made a linear `contains` per candidate quadratic.
             types.sort_unstable();
-            candidates.retain(|s| !s.parent.is_some_and(|p| types.binary_search(&p).is_ok()));
+            candidates.retain(|s| s.parent.is_none_or(|p| types.binary_search(&p).is_err()));
         }
         // A bare `f()` never reaches a method where methods are reached only through a
         // receiver (`self.m()`, `this.m()`): Python, JavaScript, TypeScript.
