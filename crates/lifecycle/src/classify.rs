@@ -7,6 +7,7 @@
 //! is unchanged), have a known schema and a complete run; then a stat walk decides
 //! `drift` or `clean`. Any error deciding is a corrupt-adjacent `unknown`, never drift.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -91,30 +92,93 @@ fn classify_inner(
     check_executable: bool,
 ) -> (Status, Learned) {
     let ws = root.to_string_lossy().into_owned();
-    let mut learned = Learned::default();
     if check_executable {
-        match executable(cfg) {
+        return match executable(cfg) {
             Ok(exe) => {
                 let mut s = classify_inner(root, cfg, probe, record, false);
                 s.0.facts.executable = Some(exe.to_string_lossy().into_owned());
-                return s;
+                s
             }
             Err(why) => {
                 let s = Status::new(State::Unavailable, why, ws).with_hint(
                     "install loci on PATH or set lifecycle.executable (LOCI_LIFECYCLE_EXECUTABLE)",
                 );
-                return (s, learned);
+                (s, Learned::default())
             }
-        }
+        };
+    }
+    let mut learned = Learned::default();
+    let status = match decide(root, cfg, probe, record, &ws, &mut learned) {
+        ControlFlow::Continue(s) | ControlFlow::Break(s) => s,
+    };
+    (status, learned)
+}
+
+/// A rule's verdict: go on to the next rule (with what it found), or this is the answer.
+type Rule<T> = ControlFlow<Status, T>;
+
+/// The rules in their order; the first to break decides the state.
+fn decide(
+    root: &Path,
+    cfg: &Config,
+    probe: &dyn IndexednessProbe,
+    record: &Record,
+    ws: &str,
+    learned: &mut Learned,
+) -> Rule<Status> {
+    let found = indexedness(root, probe, record, ws)?;
+    no_run_in_flight(&found, record)?;
+    index_file_present(&found)?;
+    maintainable(&found)?;
+    let stored = database(&found, record, learned)?;
+    completed(&found, &stored)?;
+    ControlFlow::Continue(tree_state(root, cfg, &found, stored))
+}
+
+/// An indexed workspace: where its index lives and what decided it.
+struct Indexed {
+    ws: String,
+    located: Located,
+    decided_by: Option<String>,
+    index_dir: PathBuf,
+}
+
+impl Indexed {
+    /// `s` with the facts every status past indexedness carries.
+    fn status(&self, mut s: Status) -> Status {
+        s.facts.decider = Some(self.located.decider);
+        s.facts.decided_by = self.decided_by.clone();
+        s.facts.index_path = Some(self.located.index_path.to_string_lossy().into_owned());
+        s
     }
 
-    // Indexedness: the one rule every operation uses (the marker, else a probe).
+    fn new_status(&self, state: State, why: impl Into<String>) -> Status {
+        self.status(Status::new(state, why, self.ws.clone()))
+    }
+
+    fn corrupt(&self, why: String) -> Status {
+        self.new_status(State::Corrupt, why)
+            .with_hint("run `loci rebuild --yes` to rebuild it (the old index is deleted)")
+    }
+
+    fn unknown(&self, why: String) -> Status {
+        self.status(unknown(self.ws.clone(), self.located.decider, why))
+    }
+}
+
+/// Indexedness: the one rule every operation uses (the marker, else a probe).
+fn indexedness(
+    root: &Path,
+    probe: &dyn IndexednessProbe,
+    record: &Record,
+    ws: &str,
+) -> Rule<Indexed> {
     let (located, decided_by) = match crate::locate::locate_decided(root, probe) {
         Ok((l, by)) if l.decider != Decider::None => (l, by),
         Ok((_, by)) => {
             // A first index a gate handed off may not have created the marker yet.
-            if let Some(s) = run_in_flight(record, &ws) {
-                return (s, learned);
+            if let Some(s) = run_in_flight(record, ws) {
+                return ControlFlow::Break(s);
             }
             let marker = root.join(loci_store::INDEX_DIR);
             if rustix::fs::access(root, rustix::fs::Access::WRITE_OK).is_err() {
@@ -124,7 +188,7 @@ fn classify_inner(
                     ws,
                 )
                 .with_hint("make the workspace writable");
-                return (s, learned);
+                return ControlFlow::Break(s);
             }
             let mut s = Status::new(
                 State::Unindexed,
@@ -134,15 +198,15 @@ fn classify_inner(
             .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
             s.facts.decider = Some(Decider::None);
             s.facts.decided_by = by;
-            return (s, learned);
+            return ControlFlow::Break(s);
         }
         Err(LocateError::Busy { why, .. }) => {
             let mut s = Status::new(State::Busy, format!("registry is locked: {why}"), ws);
             s.facts.decider = Some(Decider::Registry);
-            return (s, learned);
+            return ControlFlow::Break(s);
         }
         Err(LocateError::Unknown { why, .. }) => {
-            return (unknown(ws, Decider::Registry, why), learned);
+            return ControlFlow::Break(unknown(ws.to_string(), Decider::Registry, why));
         }
     };
     let index_dir = located
@@ -150,132 +214,137 @@ fn classify_inner(
         .parent()
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    let with_facts = |mut s: Status| {
-        s.facts.decider = Some(located.decider);
-        s.facts.decided_by = decided_by.clone();
-        s.facts.index_path = Some(located.index_path.to_string_lossy().into_owned());
-        s
-    };
+    ControlFlow::Continue(Indexed {
+        ws: ws.to_string(),
+        located,
+        decided_by,
+        index_dir,
+    })
+}
 
-    // A writer or watcher in flight.
-    match loci_index::lock::current_holder(&index_dir) {
+/// A writer, a watcher, or a run a gate handed off, in flight.
+fn no_run_in_flight(found: &Indexed, record: &Record) -> Rule<()> {
+    match loci_index::lock::current_holder(&found.index_dir) {
         Ok(Some(holder)) => {
             let s = match State::of_run(&holder.purpose) {
-                Some(state) => Status::new(
+                Some(state) => found.new_status(
                     state,
                     format!(
                         "a loci {} run (pid {}) is in flight since {}",
                         holder.purpose, holder.pid, holder.since
                     ),
-                    ws,
                 ),
-                None => Status::new(
+                None => found.new_status(
                     State::Busy,
                     format!(
                         "`{}` (pid {}, {}) holds the index since {}",
                         holder.command, holder.pid, holder.purpose, holder.since
                     ),
-                    ws,
                 ),
             };
-            let mut s = with_facts(s);
+            let mut s = s;
             s.facts.holder = Some(holder);
-            return (s, learned);
+            return ControlFlow::Break(s);
         }
         Ok(None) => {}
-        Err(e) => {
-            return (
-                with_facts(unknown(ws, located.decider, e.to_string())),
-                learned,
-            );
-        }
+        Err(e) => return ControlFlow::Break(found.unknown(e.to_string())),
     }
-    match watch_holder(&index_dir) {
+    match watch_holder(&found.index_dir) {
         Ok(Some(holder)) => {
-            let mut s = with_facts(Status::new(
+            let mut s = found.new_status(
                 State::Busy,
                 format!(
                     "a loci watcher (`{}`, pid {}) keeps this index fresh since {}",
                     holder.command, holder.pid, holder.since
                 ),
-                ws,
-            ));
+            );
             s.facts.holder = Some(holder);
-            return (s, learned);
+            return ControlFlow::Break(s);
         }
         Ok(None) => {}
-        Err(e) => {
-            return (
-                with_facts(unknown(ws, located.decider, format!("watcher lock: {e}"))),
-                learned,
-            );
-        }
+        Err(e) => return ControlFlow::Break(found.unknown(format!("watcher lock: {e}"))),
     }
-    if let Some(s) = run_in_flight(record, &ws) {
-        return (with_facts(s), learned);
+    match run_in_flight(record, &found.ws) {
+        Some(s) => ControlFlow::Break(found.status(s)),
+        None => ControlFlow::Continue(()),
     }
+}
 
-    if located.index_path.exists() && !located.index_path.is_file() {
-        let s = Status::new(
-            State::Corrupt,
-            format!(
-                "{} is not a file (a directory or a special file stands where the index belongs)",
-                located.index_path.display()
-            ),
-            ws,
-        )
-        .with_hint("move it away, then run `loci index` (loci never deletes a directory)");
-        return (with_facts(s), learned);
-    }
-    if !located.index_path.is_file() {
-        let mut s = Status::new(
-            State::Unindexed,
-            match located.decider {
-                Decider::Registry => format!(
-                    "the registry names {} but it does not exist",
-                    located.index_path.display()
+/// The index file is there, and is a file.
+fn index_file_present(found: &Indexed) -> Rule<()> {
+    let index_path = &found.located.index_path;
+    if index_path.exists() && !index_path.is_file() {
+        let s = found
+            .new_status(
+                State::Corrupt,
+                format!(
+                    "{} is not a file (a directory or a special file stands where the index belongs)",
+                    index_path.display()
                 ),
-                _ => "the .loci/ marker exists but holds no index".into(),
-            },
-            ws,
-        )
-        .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
-        s = with_facts(s);
-        return (s, learned);
+            )
+            .with_hint("move it away, then run `loci index` (loci never deletes a directory)");
+        return ControlFlow::Break(s);
     }
+    if !index_path.is_file() {
+        let s = found
+            .new_status(
+                State::Unindexed,
+                match found.located.decider {
+                    Decider::Registry => format!(
+                        "the registry names {} but it does not exist",
+                        index_path.display()
+                    ),
+                    _ => "the .loci/ marker exists but holds no index".into(),
+                },
+            )
+            .with_hint("run `loci index`, or set lifecycle.autoCreate = true");
+        return ControlFlow::Break(s);
+    }
+    ControlFlow::Continue(())
+}
 
-    // A user who may not write the index can read it (queries work) but no run of
-    // theirs could sync, rebuild or repair it: nothing for the lifecycle to do.
-    if let Some(why) = not_writable(&index_dir, &located.index_path) {
-        let s = Status::new(State::Unavailable, why, ws).with_hint(
+/// A user who may not write the index can read it (queries work) but no run of theirs
+/// could sync, rebuild or repair it: nothing for the lifecycle to do.
+fn maintainable(found: &Indexed) -> Rule<()> {
+    match not_writable(&found.index_dir, &found.located.index_path) {
+        Some(why) => ControlFlow::Break(found.new_status(State::Unavailable, why).with_hint(
             "queries still read the index; run loci as the index's owner to sync or rebuild it, or grant this user write permission",
-        );
-        return (with_facts(s), learned);
+        )),
+        None => ControlFlow::Continue(()),
     }
+}
 
-    // The database itself.
-    let corrupt = |why: String| {
-        with_facts(
-            Status::new(State::Corrupt, why, ws.clone())
-                .with_hint("run `loci rebuild --yes` to rebuild it (the old index is deleted)"),
-        )
-    };
-    let conn = match loci_store::open_index_read_only(&located.index_path) {
+/// What the database itself says, once it opened and passed `quick_check`.
+struct Stored {
+    index_state: Option<String>,
+    completed_before: bool,
+    skipped: loci_index::SkippedFiles,
+    /// `quick_check` was served from the integrity cache.
+    integrity_cached: bool,
+}
+
+/// The database opens, passes `quick_check` (cached while the file is unchanged) and
+/// its state can be read.
+fn database(found: &Indexed, record: &Record, learned: &mut Learned) -> Rule<Stored> {
+    let index_path = &found.located.index_path;
+    let conn = match loci_store::open_index_read_only(index_path) {
         Ok(c) => c,
         Err(e) if e.is_busy() => {
-            let s = Status::new(
+            return ControlFlow::Break(found.new_status(
                 State::Busy,
                 format!("SQLite reports the index locked by another process: {e}"),
-                ws,
-            );
-            return (with_facts(s), learned);
+            ));
         }
-        Err(e @ StoreError::UnknownSchema { .. }) => return (corrupt(e.to_string()), learned),
-        Err(e) => return (corrupt(format!("the index does not open: {e}")), learned),
+        Err(e @ StoreError::UnknownSchema { .. }) => {
+            return ControlFlow::Break(found.corrupt(e.to_string()));
+        }
+        Err(e) => {
+            return ControlFlow::Break(found.corrupt(format!("the index does not open: {e}")));
+        }
     };
-    let stamp = DbStamp::of(&located.index_path);
-    let cached_ok = matches!((record.integrity, stamp), (Some(c), Some(s)) if c.db == s);
-    if !cached_ok {
+    let stamp = DbStamp::of(index_path);
+    let integrity_cached = matches!((record.integrity, stamp), (Some(c), Some(s)) if c.db == s);
+    if !integrity_cached {
         match loci_store::quick_check(&conn) {
             Ok(None) => {
                 learned.integrity = stamp.map(|db| Checked {
@@ -284,125 +353,129 @@ fn classify_inner(
                 });
             }
             Ok(Some(problem)) => {
-                return (corrupt(format!("quick_check failed: {problem}")), learned);
+                return ControlFlow::Break(found.corrupt(format!("quick_check failed: {problem}")));
             }
             Err(e) if is_busy(&e) => {
-                let s = Status::new(State::Busy, "SQLite reports the index locked", ws);
-                return (with_facts(s), learned);
+                return ControlFlow::Break(
+                    found.new_status(State::Busy, "SQLite reports the index locked"),
+                );
             }
-            Err(e) => return (corrupt(format!("quick_check failed: {e}")), learned),
+            Err(e) => return ControlFlow::Break(found.corrupt(format!("quick_check failed: {e}"))),
         }
     }
-    let (index_state, completed_before, skipped) = match (
+    match (
         loci_index::meta_get(&conn, loci_index::MetaKey::State),
         loci_index::meta_get(&conn, loci_index::MetaKey::CompletedAt),
         loci_index::recorded_skips(&conn, STATUS_SKIPPED_LISTED),
     ) {
-        (Ok(v), Ok(c), Ok(skipped)) => (v, c.is_some(), skipped),
+        (Ok(index_state), Ok(completed), Ok(skipped)) => ControlFlow::Continue(Stored {
+            index_state,
+            completed_before: completed.is_some(),
+            skipped,
+            integrity_cached,
+        }),
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-            return (
-                corrupt(format!("cannot read the index state: {e}")),
-                learned,
-            );
+            ControlFlow::Break(found.corrupt(format!("cannot read the index state: {e}")))
         }
-    };
-    drop(conn);
-    if index_state.as_deref() != Some("complete") && completed_before {
+    }
+}
+
+/// The last run completed: an interrupted sync is drift (resumable), an interrupted
+/// first index is `unindexed` (it starts over).
+fn completed(found: &Indexed, stored: &Stored) -> Rule<()> {
+    if stored.index_state.as_deref() == Some("complete") {
+        return ControlFlow::Continue(());
+    }
+    let mut s = if stored.completed_before {
         // A sync after a complete index was interrupted: the index is sound, only
         // behind; the next sync resumes it (no consent needed, nothing destroyed).
-        let mut s = Status::new(
+        found.new_status(
             State::Drift,
             "an interrupted sync left work to finish; the next sync resumes it",
-            ws,
-        );
-        s.facts.index_state = index_state;
-        s.facts.integrity_cached = cached_ok;
-        return (with_facts(s), learned);
-    }
-    if index_state.as_deref() != Some("complete") {
+        )
+    } else {
         // A first index was interrupted (no run ever completed): not corruption, since
         // quick_check passed, but no usable index either. Resuming it is index creation
         // (the gate does it with `lifecycle.autoCreate`); the run starts it over as a
         // first index, which is no slower than a rebuild.
-        let mut s = with_facts(
-            Status::new(
+        let mut s = found
+            .new_status(
                 State::Unindexed,
                 format!(
                     "the first index of this workspace was interrupted before it completed (state {}; nothing is running now)",
-                    index_state.as_deref().unwrap_or("none")
+                    stored.index_state.as_deref().unwrap_or("none")
                 ),
-                ws,
             )
             .with_hint(
                 "run `loci sync` to finish it (it starts over as a first index), or set lifecycle.autoCreate = true and the next session's gate does",
-            ),
-        );
+            );
         s.facts.interrupted = true;
-        s.facts.index_state = index_state;
-        s.facts.integrity_cached = cached_ok;
-        return (s, learned);
-    }
+        s
+    };
+    s.facts.index_state = stored.index_state.clone();
+    s.facts.integrity_cached = stored.integrity_cached;
+    ControlFlow::Break(s)
+}
 
-    // Drift: a stat walk against the stored fingerprints.
+/// Drift or clean: a stat walk against the stored fingerprints.
+fn tree_state(root: &Path, cfg: &Config, found: &Indexed, stored: Stored) -> Status {
     let mut opts = DriftOptions::new(root);
-    opts.index_path = Some(located.index_path.clone());
+    opts.index_path = Some(found.located.index_path.clone());
     opts.max_file_bytes = cfg.max_file_bytes();
-    let mut s = match drift(&opts) {
+    let s = match drift(&opts) {
         Ok(report) if report.is_drift() => {
-            let mut s = Status::new(
-                State::Drift,
-                format!(
-                    "the index is behind the working tree: {} added, {} changed, {} removed{}{}{}{}{}",
-                    report.added,
-                    report.changed,
-                    report.removed,
-                    if report.pending_resolve > 0 {
-                        format!(", {} files to re-resolve", report.pending_resolve)
-                    } else {
-                        String::new()
-                    },
-                    if report.outdated > 0 {
-                        format!(
-                            ", {} files indexed by older extractor rules",
-                            report.outdated
-                        )
-                    } else {
-                        String::new()
-                    },
-                    if report.manifests > 0 {
-                        ", the crate names in Cargo.toml changed"
-                    } else {
-                        ""
-                    },
-                    if report.rules > 0 {
-                        ", the edges were linked by older resolution rules"
-                    } else {
-                        ""
-                    },
-                    if report.module_configs > 0 {
-                        ", the module settings in tsconfig.json/jsconfig.json/go.mod changed"
-                    } else {
-                        ""
-                    }
-                ),
-                ws,
-            )
-            .with_hint("run `loci sync`");
+            let mut s = Status::new(State::Drift, drift_reason(&report), found.ws.clone())
+                .with_hint("run `loci sync`");
             s.facts.drift = Some(report);
             s
         }
         Ok(report) => {
-            let mut s = Status::new(State::Clean, "the index matches the working tree", ws);
+            let mut s = Status::new(
+                State::Clean,
+                "the index matches the working tree",
+                found.ws.clone(),
+            );
             s.facts.drift = Some(report);
             s
         }
-        Err(e) => unknown(ws, located.decider, format!("drift check failed: {e}")),
+        Err(e) => unknown(
+            found.ws.clone(),
+            found.located.decider,
+            format!("drift check failed: {e}"),
+        ),
     };
-    s = with_facts(s);
-    s.facts.index_state = index_state;
-    s.facts.integrity_cached = cached_ok;
-    s.facts.skipped = (skipped.total > 0).then_some(skipped);
-    (s, learned)
+    let mut s = found.status(s);
+    s.facts.index_state = stored.index_state;
+    s.facts.integrity_cached = stored.integrity_cached;
+    s.facts.skipped = (stored.skipped.total > 0).then_some(stored.skipped);
+    s
+}
+
+/// Why the index is behind, in one sentence.
+fn drift_reason(report: &loci_index::drift::DriftReport) -> String {
+    let mut why = format!(
+        "the index is behind the working tree: {} added, {} changed, {} removed",
+        report.added, report.changed, report.removed
+    );
+    if report.pending_resolve > 0 {
+        why.push_str(&format!(", {} files to re-resolve", report.pending_resolve));
+    }
+    if report.outdated > 0 {
+        why.push_str(&format!(
+            ", {} files indexed by older extractor rules",
+            report.outdated
+        ));
+    }
+    if report.manifests > 0 {
+        why.push_str(", the crate names in Cargo.toml changed");
+    }
+    if report.rules > 0 {
+        why.push_str(", the edges were linked by older resolution rules");
+    }
+    if report.module_configs > 0 {
+        why.push_str(", the module settings in tsconfig.json/jsconfig.json/go.mod changed");
+    }
+    why
 }
 
 /// Most skipped files a status lists by name (`loci stats` lists more).
