@@ -28,7 +28,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::parse::{BINARY_SNIFF, is_binary};
-use crate::sync::{DEFAULT_MAX_FILE_BYTES, could_be_source, load_stored, source_lang};
+use crate::sources::{could_be_source, source_lang};
+use crate::sync::{DEFAULT_MAX_FILE_BYTES, load_stored};
 use crate::walk::{self, Found};
 use crate::{crates, module_configs};
 
@@ -152,7 +153,7 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
         .into_iter()
         .partition(|f| module_configs::is_config(&f.abs));
     let crates_changed = crates::map_changed(&conn, &manifests).map_err(err)?;
-    let rules_outdated = crate::sync::rules_outdated(&conn).map_err(err)?;
+    let rules_outdated = crate::settings::rules_outdated(&conn).map_err(err)?;
     let configs_changed = module_configs::configs_changed(&conn, &configs).map_err(err)?;
     drop(conn);
 

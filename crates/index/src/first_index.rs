@@ -15,7 +15,7 @@
 
 use rusqlite::Connection;
 
-use crate::sync::meta_get;
+use crate::meta::meta_get;
 
 /// The tables a first index fills, children before `files` (each delete then finds no
 /// child rows to cascade to, and needs no index to look for them).

@@ -20,13 +20,18 @@ pub mod graph;
 mod header;
 mod lang;
 pub mod lock;
+mod meta;
 mod module_configs;
 mod parse;
 mod parse_pool;
+mod progress;
 mod resolve;
+mod root;
 mod run_writer;
+mod settings;
 mod side_search;
 mod skip_record;
+mod sources;
 mod stored_refs;
 mod sync;
 mod trigram;
@@ -39,12 +44,13 @@ pub use dump::dump;
 pub use extract::SymbolKind;
 pub use first_index::is_interrupted_first_index;
 pub use lang::Lang;
+pub use meta::meta_get;
+pub use progress::{NoProgress, Progress};
 pub use resolve::RULES_VERSION;
+pub use root::{IndexError, workspace_root};
 pub use skip_record::{SkippedFiles, recorded_skips};
-pub use sync::{
-    DEFAULT_MAX_FILE_BYTES, IndexError, IndexOptions, IndexReport, NoProgress, Progress,
-    index_workspace, meta_get, source_files, workspace_root,
-};
+pub use sources::source_files;
+pub use sync::{DEFAULT_MAX_FILE_BYTES, IndexOptions, IndexReport, index_workspace};
 pub use trigram::TermsBuilder;
 pub use vocab::{Confidence, EdgeKind, IndexState, MetaKey};
 pub use walk::{SkipReason, Skipped};

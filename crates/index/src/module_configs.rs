@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
-use crate::sync::{meta_get, meta_set};
+use crate::meta::{meta_get, meta_set};
 use crate::vocab::MetaKey;
 use crate::walk::Found;
 

@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
+use crate::meta::meta_set;
 use crate::parse::{Outcome, Parsed};
+use crate::progress::Progress;
 use crate::resolve;
 use crate::side_search::SideSearch;
-use crate::sync::{Progress, meta_set};
 use crate::trigram::TermsBuilder;
 use crate::walk::{RelPath, Skipped};
 use crate::write::{self, StoredFile};

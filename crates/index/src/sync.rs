@@ -10,47 +10,33 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::budget::FileBudget;
 use crate::crates;
 use crate::first_index;
 use crate::freed_memory;
-use crate::lock::{LockError, WriteLock};
+use crate::lock::WriteLock;
+use crate::meta::{meta_get, meta_set};
 use crate::module_configs;
 use crate::parse::{FileLimits, Outcome};
 use crate::parse_pool::{self, ParseJob};
+use crate::progress::Progress;
+use crate::root::{IndexError, sqlite, workspace_root};
 use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
+use crate::settings::{refresh_configs, refresh_crates, refresh_rules};
 use crate::side_search::SideSearch;
 use crate::skip_record::{RunSkips, SkipRecord};
+use crate::sources::{could_be_source, source_lang};
 use crate::trigram::TermsBuilder;
 use crate::walk::{self, RelPath, Skipped, Stat};
 use crate::write::StoredFile;
-use crate::{IndexState, Lang, MetaKey, resolve};
+use crate::{IndexState, MetaKey, resolve};
 use loci_store::search_index;
 
 /// Default for `index.maxFileBytes`.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
-
-/// Receives progress of the parse phase (a TTY progress bar, or nothing).
-pub trait Progress: Sync {
-    /// The number of files to parse is known.
-    fn start(&self, total: u64);
-    /// `n` more files were parsed.
-    fn advance(&self, n: u64);
-    /// Parsing is done.
-    fn finish(&self);
-}
-
-/// A [`Progress`] that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn start(&self, _: u64) {}
-    fn advance(&self, _: u64) {}
-    fn finish(&self) {}
-}
 
 /// What to index and how.
 #[derive(Debug, Clone)]
@@ -127,55 +113,9 @@ pub struct IndexReport {
     pub elapsed_ms: u64,
 }
 
-/// Why a run failed.
-#[derive(Debug, thiserror::Error)]
-pub enum IndexError {
-    /// The workspace path does not exist.
-    #[error("workspace not found: {0}")]
-    NotFound(PathBuf),
-    /// The workspace path is not a directory.
-    #[error("not a directory: {0}")]
-    NotADirectory(PathBuf),
-    /// The workspace could not be read.
-    #[error("cannot read workspace {path}: {source}")]
-    Unreadable {
-        /// The path.
-        path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Another process is writing this index.
-    #[error(transparent)]
-    Lock(#[from] LockError),
-    /// The database failed.
-    #[error(transparent)]
-    Store(#[from] loci_store::StoreError),
-}
-
-fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
-    move |e| IndexError::Store(loci_store::StoreError::sqlite(path, e))
-}
-
-/// Resolves the workspace root of `path` (canonical, must be a directory).
-pub fn workspace_root(path: &Path) -> Result<PathBuf, IndexError> {
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => IndexError::NotFound(path.to_path_buf()),
-        _ => IndexError::Unreadable {
-            path: path.to_path_buf(),
-            source: e,
-        },
-    })?;
-    if !meta.is_dir() {
-        return Err(IndexError::NotADirectory(path.to_path_buf()));
-    }
-    std::fs::canonicalize(path).map_err(|source| IndexError::Unreadable {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// Builds or updates the index of `opts.root`. Takes the workspace's write lock for the run.
+/// Builds or updates the index of `opts.root`. Takes the workspace's write lock for the
+/// run. The phases, in order: open (and start over what cannot be finished), plan
+/// (walk and diff), refresh the stored settings, parse and write, resolve, finish.
 pub fn index_workspace(
     opts: &IndexOptions,
     progress: &dyn Progress,
@@ -203,47 +143,184 @@ pub fn index_workspace(
         opts.threads
     };
 
-    // An interrupted first index has nothing worth finishing incrementally: it starts
-    // over as a first index (`first_index.rs`).
-    let restarted = first_index::is_interrupted_first_index(&conn).map_err(&err)?;
+    let restarted =
+        start_over_what_cannot_be_finished(&mut conn, &index_dir, started).map_err(&err)?;
+    let stored = load_stored(&conn).map_err(&err)?;
+    let before = SkipRecord::load(&conn).map_err(&err)?;
+    let mut plan = plan(&root, threads, opts, &stored, &before, started);
+    let incomplete =
+        IndexState::from_stored(meta_get(&conn, MetaKey::State).map_err(&err)?.as_deref())
+            != IndexState::Complete;
+    // Crate names first: a changed map makes every Rust file's edges stale, recorded
+    // with the map in one transaction.
+    let crates = refresh_crates(&mut conn, &plan.manifests).map_err(&err)?;
+    let configs = refresh_configs(&mut conn, &plan.configs).map_err(&err)?;
+    let rules_wrote = refresh_rules(&mut conn).map_err(&err)?;
+    let stale = resolve::stale_files(&conn).map_err(&err)?;
+    let settings_wrote = crates.wrote || configs.wrote || rules_wrote;
+
+    if plan.to_read.is_empty() && plan.removed.is_empty() && stale.is_empty() && !incomplete {
+        let mut skipped = std::mem::take(&mut plan.skipped);
+        let wrote = record_skips(&conn, &plan.walked, &mut skipped, &[], &[], &before)
+            .map_err(&err)?
+            || settings_wrote;
+        let counts = Counts {
+            unchanged: plan.unchanged,
+            ..Counts::default()
+        };
+        return finish_report(&conn, &place, skipped, Vec::new(), counts, wrote).map_err(&err);
+    }
+
+    let fresh = stored.is_empty();
+    place.first_index = fresh;
+    place.restarted = restarted;
+    // Files to read may all turn out to be skipped (too large, binary, unreadable) and
+    // not in the index: then the run changes nothing and must write nothing. Unless a
+    // write is certain, the run is marked unfinished in the first transaction that
+    // changes something.
+    let will_write = fresh || incomplete || !plan.removed.is_empty() || !stale.is_empty();
+    if will_write {
+        meta_set(&conn, MetaKey::State, IndexState::Indexing.name()).map_err(&err)?;
+    }
+    crate::git_exclude::ensure_excluded(&root);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .ok();
+    let written = parse_and_write(
+        &mut conn,
+        &index_path,
+        &mut plan,
+        &stored,
+        WriteMode { fresh, will_write },
+        opts,
+        threads,
+        progress,
+        started,
+    )?;
+    let Written {
+        mut counts,
+        lossy,
+        gathered,
+        mut search,
+        marked,
+    } = written;
+    let mut skipped = std::mem::take(&mut plan.skipped);
+    if !marked {
+        // Every file read was skipped, and none was in the index: nothing changed but,
+        // perhaps, which files were skipped.
+        let wrote = record_skips(&conn, &plan.walked, &mut skipped, &[], &[], &before)
+            .map_err(&err)?
+            || crates.wrote
+            || configs.wrote;
+        return finish_report(&conn, &place, skipped, lossy, counts, wrote).map_err(&err);
+    }
+    if let SearchSink::Side(side) = &mut search {
+        side.all_sent();
+    }
+    freed_memory::release();
+    tracing::info!(
+        parsed = counts.parsed,
+        ms = started.elapsed().as_millis() as u64,
+        "parsed and written"
+    );
+
+    let (stale, unresolved) = resolve_stale(
+        &mut conn,
+        gathered,
+        crates.map,
+        configs.configs,
+        fresh,
+        opts.file_budget,
+        pool.as_ref(),
+        started,
+    )
+    .map_err(&err)?;
+    counts.resolved = stale.len() as u64;
+    complete(&mut conn, search, started).map_err(&err)?;
+    record_skips(
+        &conn,
+        &plan.walked,
+        &mut skipped,
+        &unresolved,
+        &stale,
+        &before,
+    )
+    .map_err(&err)?;
+    finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
+}
+
+/// An interrupted first index has nothing worth finishing incrementally: it starts
+/// over as a first index (`first_index.rs`); whether it did. A first index whose
+/// side-built search index was never installed re-indexes every file (a crash left no
+/// way to know which files' terms it had).
+fn start_over_what_cannot_be_finished(
+    conn: &mut Connection,
+    index_dir: &Path,
+    started: Instant,
+) -> rusqlite::Result<bool> {
+    let restarted = first_index::is_interrupted_first_index(conn)?;
     if restarted {
-        first_index::discard(&mut conn).map_err(&err)?;
+        first_index::discard(conn)?;
         tracing::info!(
             ms = started.elapsed().as_millis() as u64,
             "an interrupted first index starts over"
         );
     }
-    // A first index whose side-built search index was never installed: re-index every
-    // file (a crash left no way to know which files' terms it had).
-    if search_index::is_pending(&conn).map_err(&err)? {
-        let _ = std::fs::remove_file(SideSearch::path_in(&index_dir));
-        search_index::reset_for_reindex(&mut conn).map_err(&err)?;
+    if search_index::is_pending(conn)? {
+        let _ = std::fs::remove_file(SideSearch::path_in(index_dir));
+        search_index::reset_for_reindex(conn)?;
     }
-    let stored = load_stored(&conn).map_err(&err)?;
-    let before = SkipRecord::load(&conn).map_err(&err)?;
-    let mut walked = walk::walk(&root, threads, &|p: &Path| {
+    Ok(restarted)
+}
+
+/// What a run will do, from the walk and the stored fingerprints.
+struct Plan {
+    /// Every source file walked.
+    walked: Vec<walk::Found>,
+    /// The `Cargo.toml` files walked.
+    manifests: Vec<walk::Found>,
+    /// The `tsconfig.json`/`jsconfig.json`/`go.mod` files walked.
+    configs: Vec<walk::Found>,
+    /// Files skipped so far (by the walk, or refused by an earlier parse).
+    skipped: Vec<Skipped>,
+    /// Files to read: new, changed by stat, or extracted by older rules.
+    to_read: Vec<ParseJob>,
+    /// Files unchanged by stat.
+    unchanged: u64,
+    /// Ids of indexed files that are gone.
+    removed: Vec<i64>,
+}
+
+/// Walks the tree and diffs it against the stored fingerprints.
+fn plan(
+    root: &Path,
+    threads: usize,
+    opts: &IndexOptions,
+    stored: &HashMap<RelPath, StoredFile>,
+    before: &SkipRecord,
+    started: Instant,
+) -> Plan {
+    let mut walked = walk::walk(root, threads, &|p: &Path| {
         could_be_source(p) || crates::is_manifest(p) || module_configs::is_config(p)
     });
-    let (manifests, sources): (Vec<_>, Vec<_>) = std::mem::take(&mut walked.files)
+    let (settings, sources): (Vec<_>, Vec<_>) = std::mem::take(&mut walked.files)
         .into_iter()
         .partition(|f| crates::is_manifest(&f.abs) || module_configs::is_config(&f.abs));
-    let (configs, manifests): (Vec<_>, Vec<_>) = manifests
+    let (configs, manifests): (Vec<_>, Vec<_>) = settings
         .into_iter()
         .partition(|f| module_configs::is_config(&f.abs));
-    walked.files = sources;
     tracing::info!(
-        files = walked.files.len(),
+        files = sources.len(),
         ms = started.elapsed().as_millis() as u64,
         "walked"
     );
     let mut skipped = walked.skipped;
-
-    // Diff: unchanged by stat, to (re)read, and removed.
     let mut to_read = Vec::new();
     let mut unchanged = 0u64;
     let refusals = before.parse_refusals();
-    let mut seen: HashSet<&RelPath> = HashSet::with_capacity(walked.files.len());
-    for found in &walked.files {
+    let mut seen: HashSet<&RelPath> = HashSet::with_capacity(sources.len());
+    for found in &sources {
         let stored_file = stored.get(&found.rel);
         // Unchanged by stat, still within the size limit (which may have been lowered),
         // and extracted by this build's rules.
@@ -281,98 +358,98 @@ pub fn index_workspace(
         .filter(|(path, _)| !seen.contains(path))
         .map(|(_, s)| s.id)
         .collect();
-    let incomplete =
-        IndexState::from_stored(meta_get(&conn, MetaKey::State).map_err(&err)?.as_deref())
-            != IndexState::Complete;
-    // Crate names first: a changed map makes every Rust file's edges stale, recorded
-    // with the map in one transaction.
-    let crates = refresh_crates(&mut conn, &manifests).map_err(&err)?;
-    let configs = refresh_configs(&mut conn, &configs).map_err(&err)?;
-    let rules_wrote = refresh_rules(&mut conn).map_err(&err)?;
-    let stale = resolve::stale_files(&conn).map_err(&err)?;
-
-    if to_read.is_empty() && removed.is_empty() && stale.is_empty() && !incomplete {
-        let wrote = record_skips(&conn, &walked.files, &mut skipped, &[], &[], &before)
-            .map_err(&err)?
-            || crates.wrote
-            || configs.wrote
-            || rules_wrote;
-        return finish_report(
-            &conn,
-            &place,
-            skipped,
-            Vec::new(),
-            Counts {
-                unchanged,
-                ..Counts::default()
-            },
-            wrote,
-        )
-        .map_err(&err);
+    Plan {
+        walked: sources,
+        manifests,
+        configs,
+        skipped,
+        to_read,
+        unchanged,
+        removed,
     }
+}
 
-    let fresh = stored.is_empty();
-    place.first_index = fresh;
-    place.restarted = restarted;
-    // Files to read may all turn out to be skipped (too large, binary, unreadable) and
-    // not in the index: then the run changes nothing and must write nothing. Unless a
-    // write is certain, the run is marked unfinished in the first transaction that
-    // changes something.
-    let will_write = fresh || incomplete || !removed.is_empty() || !stale.is_empty();
-    if will_write {
-        meta_set(&conn, MetaKey::State, IndexState::Indexing.name()).map_err(&err)?;
-    }
-    crate::git_exclude::ensure_excluded(&root);
-    if fresh {
-        loci_store::drop_fact_indexes(&conn).map_err(&err)?;
+/// How the writer applies a run.
+#[derive(Clone, Copy)]
+struct WriteMode {
+    /// A first index: bulk load (fact indexes dropped), resolution inputs gathered,
+    /// search index built on the side.
+    fresh: bool,
+    /// The run is marked unfinished before its first write (it will surely write).
+    will_write: bool,
+}
+
+/// What the parse-and-write phase leaves for the rest of the run.
+struct Written {
+    counts: Counts,
+    lossy: Vec<String>,
+    gathered: Option<Gathered>,
+    search: SearchSink,
+    /// Whether `meta.state` says the run is unfinished: false when nothing was written.
+    marked: bool,
+}
+
+/// Parses `plan.to_read` on all cores and writes each file through this thread (the
+/// parse pool's outcomes, in transactions of `BATCH_FILES`), then removes
+/// `plan.removed`. The files skipped on the way join `plan.skipped`.
+#[allow(clippy::too_many_arguments)]
+fn parse_and_write(
+    conn: &mut Connection,
+    index_path: &Path,
+    plan: &mut Plan,
+    stored: &HashMap<RelPath, StoredFile>,
+    mode: WriteMode,
+    opts: &IndexOptions,
+    threads: usize,
+    progress: &dyn Progress,
+    started: Instant,
+) -> Result<Written, IndexError> {
+    let err = sqlite(index_path);
+    let index_dir = index_path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    if mode.fresh {
+        loci_store::drop_fact_indexes(conn).map_err(&err)?;
     } else {
-        loci_store::create_fact_indexes(&conn).map_err(&err)?;
+        loci_store::create_fact_indexes(conn).map_err(&err)?;
     }
     let mut counts = Counts {
-        unchanged,
-        removed: removed.len() as u64,
+        unchanged: plan.unchanged,
+        removed: plan.removed.len() as u64,
         ..Counts::default()
     };
     let mut lossy = Vec::new();
-    let mut gathered = fresh.then(Gathered::default);
-    let mut search = match fresh.then(|| SideSearch::start(&index_dir)).flatten() {
+    let mut gathered = mode.fresh.then(Gathered::default);
+    let mut search = match mode.fresh.then(|| SideSearch::start(&index_dir)).flatten() {
         Some(side) => {
-            search_index::mark_pending(&conn).map_err(&err)?;
+            search_index::mark_pending(conn).map_err(&err)?;
             SearchSink::Side(side)
         }
         None => SearchSink::Inline(TermsBuilder::default()),
     };
-
-    // Parse on all cores, write through this thread.
-    progress.start(to_read.len() as u64);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .ok();
+    progress.start(plan.to_read.len() as u64);
     let limits = FileLimits {
         max_bytes: opts.max_file_bytes,
         budget: opts.file_budget,
     };
     let (tx, rx) = crossbeam_channel::bounded::<Outcome>(256);
-    let write_result: Result<bool, IndexError> = std::thread::scope(|scope| {
-        let jobs = std::mem::take(&mut to_read);
+    let jobs = std::mem::take(&mut plan.to_read);
+    let removed = &plan.removed;
+    let skipped = &mut plan.skipped;
+    let marked = std::thread::scope(|scope| {
         scope.spawn(move || {
             parse_pool::parse_all(jobs, threads, limits, &tx);
             tracing::info!(ms = started.elapsed().as_millis() as u64, "parsing done");
         });
         let mut writer = RunWriter {
-            stored: &stored,
-            fresh,
-            marked: will_write,
+            stored,
+            fresh: mode.fresh,
+            marked: mode.will_write,
             counts: &mut counts,
-            skipped: &mut skipped,
+            skipped,
             lossy: &mut lossy,
             gathered: &mut gathered,
             search: &mut search,
         };
-        let writing = writer
-            .write_all(&mut conn, rx, &removed, progress)
-            .map_err(&err)?;
+        let writing = writer.write_all(conn, rx, removed, progress)?;
         tracing::info!(
             ms = writing.as_millis() as u64,
             "time in the writer's transactions"
@@ -380,56 +457,60 @@ pub fn index_workspace(
         Ok(writer.marked)
     });
     progress.finish();
-    if !write_result? {
-        // Every file read was skipped, and none was in the index: nothing changed but,
-        // perhaps, which files were skipped.
-        let wrote = record_skips(&conn, &walked.files, &mut skipped, &[], &[], &before)
-            .map_err(&err)?
-            || crates.wrote
-            || configs.wrote;
-        return finish_report(&conn, &place, skipped, lossy, counts, wrote).map_err(&err);
-    }
-    if let SearchSink::Side(side) = &mut search {
-        side.all_sent();
-    }
-    freed_memory::release();
-    tracing::info!(
-        parsed = counts.parsed,
-        ms = started.elapsed().as_millis() as u64,
-        "parsed and written"
-    );
+    let marked = marked.map_err(&err)?;
+    Ok(Written {
+        counts,
+        lossy,
+        gathered,
+        search,
+        marked,
+    })
+}
 
-    // Resolve every stale file. A fresh index has no edges yet: no deletes are needed,
-    // and the edge indexes are built once at the end.
+/// A file whose resolution was stopped: its id, and why, as a skipped file.
+type StoppedResolution = (i64, Skipped);
+
+/// Resolves every stale file: a first index from the facts it gathered in memory (on
+/// the pool, while this thread builds the fact indexes), any other run from the
+/// index. Returns the stale files' ids and the files whose resolution was stopped.
+#[allow(clippy::too_many_arguments)]
+fn resolve_stale(
+    conn: &mut Connection,
+    gathered: Option<Gathered>,
+    crates: crate::crates::CrateMap,
+    configs: module_configs::ModuleConfigs,
+    fresh: bool,
+    budget: FileBudget,
+    pool: Option<&rayon::ThreadPool>,
+    started: Instant,
+) -> rusqlite::Result<(Vec<i64>, Vec<StoppedResolution>)> {
+    // A fresh index has no edges yet: no deletes are needed, and the edge indexes are
+    // built once at the end.
     if fresh {
-        loci_store::drop_edge_indexes(&conn).map_err(&err)?;
+        loci_store::drop_edge_indexes(conn)?;
     } else {
-        loci_store::create_edge_indexes(&conn).map_err(&err)?;
+        loci_store::create_edge_indexes(conn)?;
     }
-    let stale = resolve::stale_files(&conn).map_err(&err)?;
+    let stale = resolve::stale_files(conn)?;
     let unresolved = match gathered.filter(|g| g.inputs.len() == stale.len()) {
         Some(gathered) => {
-            // A first index: resolve what was just written, from memory, on the pool,
-            // while this thread builds the fact indexes.
             let Gathered {
                 mut table, inputs, ..
             } = gathered;
-            table.set_crates(crates.map);
-            table.set_module_configs(configs.configs);
+            table.set_crates(crates);
+            table.set_module_configs(configs);
             let (resolved, indexed) = std::thread::scope(|scope| {
                 let resolving = scope.spawn(|| {
                     let table = table.build();
-                    on_pool(pool.as_ref(), || {
-                        resolve::resolve_all(&table, &inputs, opts.file_budget)
-                    })
+                    on_pool(pool, || resolve::resolve_all(&table, &inputs, budget))
                 });
-                let indexed = loci_store::create_fact_indexes(&conn);
+                let indexed = loci_store::create_fact_indexes(conn);
                 let resolved = resolving
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 (resolved, indexed)
             });
-            indexed.map_err(&err)?;
+            indexed?;
             tracing::info!(
                 ms = started.elapsed().as_millis() as u64,
                 "resolved in memory"
@@ -437,50 +518,40 @@ pub fn index_workspace(
             // Freeing a million facts takes a while: on the other core, beside the writes.
             std::thread::scope(|scope| {
                 scope.spawn(move || drop(inputs));
-                resolve::write_edges(&mut conn, &resolved, true)
-            })
-            .map_err(&err)?;
-            stopped_resolutions(&conn, &resolved).map_err(&err)?
+                resolve::write_edges(conn, &resolved, true)
+            })?;
+            stopped_resolutions(conn, &resolved)?
         }
         None => {
             // Rebuilt after a bulk load; on any other run this only re-creates what a
             // killed bulk load left missing.
-            loci_store::create_fact_indexes(&conn).map_err(&err)?;
-            resolve_from_index(&mut conn, &stale, fresh, opts.file_budget, pool.as_ref())
-                .map_err(&err)?
+            loci_store::create_fact_indexes(conn)?;
+            resolve_from_index(conn, &stale, fresh, budget, pool)?
         }
     };
     tracing::info!(ms = started.elapsed().as_millis() as u64, "edges written");
-    loci_store::create_edge_indexes(&conn).map_err(&err)?;
+    Ok((stale, unresolved))
+}
+
+/// Builds the edge indexes, installs a side-built search index, and marks the run
+/// complete.
+fn complete(conn: &mut Connection, search: SearchSink, started: Instant) -> rusqlite::Result<()> {
+    loci_store::create_edge_indexes(conn)?;
     if let SearchSink::Side(side) = search {
-        let built = side.finish().map_err(&err)?;
-        search_index::install(&mut conn, &built).map_err(&err)?;
+        let built = side.finish()?;
+        search_index::install(conn, &built)?;
     }
-    counts.resolved = stale.len() as u64;
-    tracing::info!(
-        resolved = counts.resolved,
-        ms = started.elapsed().as_millis() as u64,
-        "resolved"
-    );
-    meta_set(&conn, MetaKey::State, IndexState::Complete.name()).map_err(&err)?;
+    tracing::info!(ms = started.elapsed().as_millis() as u64, "resolved");
+    meta_set(conn, MetaKey::State, IndexState::Complete.name())?;
     // Set once a run has completed: a later interrupted run is then unfinished work
     // (drift the next sync resumes), not an incomplete first index.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    meta_set(&conn, MetaKey::CompletedAt, &now.to_string()).map_err(&err)?;
+    meta_set(conn, MetaKey::CompletedAt, &now.to_string())?;
     // Keep the WAL from growing without bound across runs.
     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-    record_skips(
-        &conn,
-        &walked.files,
-        &mut skipped,
-        &unresolved,
-        &stale,
-        &before,
-    )
-    .map_err(&err)?;
-    finish_report(&conn, &place, skipped, lossy, counts, true).map_err(&err)
+    Ok(())
 }
 
 /// Records the run's skipped files in the index when they changed (whether it wrote),
@@ -531,74 +602,6 @@ fn stopped_resolutions(
         }
     }
     Ok(out)
-}
-
-/// Brings the stored crate map up to date with the walked manifests; when it changed,
-/// marks every Rust file for re-resolution in the same transaction.
-fn refresh_crates(
-    conn: &mut Connection,
-    manifests: &[walk::Found],
-) -> rusqlite::Result<crates::Refreshed> {
-    let tx = conn.transaction()?;
-    let refreshed = crates::refresh(&tx, manifests)?;
-    if refreshed.changed {
-        tx.execute(
-            "UPDATE files SET resolved = 0 WHERE resolved = 1 AND lang = ?1",
-            [Lang::Rust.name()],
-        )?;
-    }
-    tx.commit()?;
-    Ok(refreshed)
-}
-
-/// Whether the stored edges were made by other resolution rules than this build's
-/// ([`resolve::RULES_VERSION`]); an index from before rules had a version counts as other.
-pub(crate) fn rules_outdated(conn: &Connection) -> rusqlite::Result<bool> {
-    Ok(meta_get(conn, MetaKey::ResolverRules)?.as_deref()
-        != Some(resolve::RULES_VERSION.to_string().as_str()))
-}
-
-/// Records this build's resolution rules; when the stored edges were made by others,
-/// marks every file for re-resolution in the same transaction. Whether it wrote.
-fn refresh_rules(conn: &mut Connection) -> rusqlite::Result<bool> {
-    if !rules_outdated(conn)? {
-        return Ok(false);
-    }
-    let tx = conn.transaction()?;
-    tx.execute("UPDATE files SET resolved = 0 WHERE resolved = 1", [])?;
-    meta_set(
-        &tx,
-        MetaKey::ResolverRules,
-        &resolve::RULES_VERSION.to_string(),
-    )?;
-    tx.commit()?;
-    Ok(true)
-}
-
-/// Brings the stored module settings (tsconfig, go.mod) up to date; when the
-/// TypeScript ones changed, marks every JavaScript/TypeScript file for re-resolution,
-/// when the Go modules changed every Go file, in the same transaction.
-fn refresh_configs(
-    conn: &mut Connection,
-    files: &[walk::Found],
-) -> rusqlite::Result<module_configs::Refreshed> {
-    let tx = conn.transaction()?;
-    let refreshed = module_configs::refresh(&tx, files)?;
-    let mut langs = Vec::new();
-    if refreshed.ts_changed {
-        langs.extend([Lang::JavaScript, Lang::TypeScript, Lang::Tsx]);
-    }
-    if refreshed.go_changed {
-        langs.push(Lang::Go);
-    }
-    for lang in langs {
-        tx.execute(
-            "UPDATE files SET resolved = 0 WHERE resolved = 1 AND lang = ?1",
-            [lang.name()],
-        )?;
-    }
-    tx.commit()?;
-    Ok(refreshed)
 }
 
 /// Runs `work` on the run's thread pool (or here if it could not be built).
@@ -680,58 +683,6 @@ pub(crate) fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<RelPath
         ))
     })?;
     rows.collect()
-}
-
-/// Whether a file could be source by its name: a known extension, or no extension
-/// (then its shebang decides).
-pub(crate) fn could_be_source(path: &Path) -> bool {
-    match path.extension() {
-        Some(_) => Lang::detect(path, &[]).is_some(),
-        None => true,
-    }
-}
-
-/// The language an index run parses a walked file as: by its name, else by its shebang;
-/// `None` for a file that is not source.
-pub(crate) fn source_lang(path: &Path) -> Option<Lang> {
-    Lang::detect(path, &[]).or_else(|| sniff_shebang(path))
-}
-
-/// Every file an index run of `root` would consider, with the language it would parse
-/// it as: the same walk, ignore files and language rules (files too large or binary are
-/// only found out by reading them). For tools that must see what the indexer sees, such
-/// as the bench's tree-sitter-alone baseline.
-pub fn source_files(root: &Path) -> Vec<(PathBuf, Lang)> {
-    let walked = walk::walk(root, rayon::current_num_threads().max(1), &could_be_source);
-    walked
-        .files
-        .into_iter()
-        .filter_map(|found| source_lang(&found.abs).map(|lang| (found.abs, lang)))
-        .collect()
-}
-
-fn sniff_shebang(path: &Path) -> Option<Lang> {
-    use std::io::Read;
-    let mut head = [0u8; 128];
-    let mut file = std::fs::File::open(path).ok()?;
-    let n = file.read(&mut head).ok()?;
-    Lang::detect(Path::new(""), &head[..n])
-}
-
-/// Reads a `meta` value.
-pub fn meta_get(conn: &Connection, key: MetaKey) -> rusqlite::Result<Option<String>> {
-    // Cached: every read of a served workspace asks for its state.
-    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?
-        .query_row([key.name()], |r| r.get(0))
-        .optional()
-}
-
-pub(crate) fn meta_set(conn: &Connection, key: MetaKey, value: &str) -> rusqlite::Result<()> {
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
-        params![key.name(), value],
-    )?;
-    Ok(())
 }
 
 /// What every report of a run says about where it ran and since when.
