@@ -5,25 +5,14 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use loci_api::memory::{self as api, NameRequest, StoreTarget};
+use loci_api::memory::{self as api, NameRequest};
 use loci_api::{ApiError, ErrorKind, PageRequest};
 use loci_memory::model::MAX_BODY_BYTES;
 use loci_memory::{Edit, NewMemory};
 
 use super::memory_print as print;
+use super::memory_store::{StoreArgs, target};
 use crate::output;
-use crate::workspace_arg::query_root;
-
-/// Which store and namespace, shared by every memory command.
-#[derive(Args, Clone)]
-pub struct StoreArgs {
-    /// The namespace (default: `default`).
-    #[arg(long, short = 'n')]
-    pub(crate) namespace: Option<String>,
-    /// The user-level store (notes that span workspaces) instead of the workspace's.
-    #[arg(long)]
-    pub(crate) user: bool,
-}
 
 /// Where a body comes from: an argument, `--file`, or stdin (`-` or `--stdin`).
 #[derive(Args)]
@@ -339,17 +328,6 @@ enum EntitiesCommand {
         /// The new name.
         new_name: String,
     },
-}
-
-fn target(workspace: Option<PathBuf>, store: &StoreArgs) -> Result<StoreTarget, ApiError> {
-    Ok(StoreTarget {
-        workspace: if store.user {
-            PathBuf::from(".")
-        } else {
-            query_root(workspace)?
-        },
-        user: store.user,
-    })
 }
 
 fn json_value<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, ApiError> {

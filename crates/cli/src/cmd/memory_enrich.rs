@@ -7,7 +7,7 @@ use clap::Args;
 use loci_api::memory::{self as api, EnrichEstimate, StoreTarget};
 use loci_api::{ApiError, ErrorKind};
 
-use super::memory::StoreArgs;
+use super::memory_store::StoreArgs;
 use crate::output;
 
 #[derive(Args)]

@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod memory;
 mod memory_enrich;
 mod memory_print;
+mod memory_store;
 pub mod models;
 pub mod query;
 pub mod rebuild;
