@@ -22,6 +22,7 @@
 //! See `docs/models.md` for installing, the files' place and the measured figures.
 #![deny(missing_docs)]
 
+mod cpu;
 mod embedder;
 mod encoder;
 mod error;

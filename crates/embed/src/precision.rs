@@ -38,7 +38,7 @@ impl Precision {
     /// The precision to run: `self`, with [`Precision::Auto`] decided for this CPU, and
     /// [`Precision::Int8`] refused where the CPU lacks it.
     pub fn resolve(self) -> Result<Precision, EmbedError> {
-        let int8 = crate::encoder::int8_supported();
+        let int8 = crate::cpu::int8_kernel_supported();
         match self {
             Precision::Auto if int8 => Ok(Precision::Int8),
             Precision::Auto | Precision::F32 => Ok(Precision::F32),

@@ -22,11 +22,6 @@ use weights::Weights;
 use crate::error::EmbedError;
 use crate::precision::Precision;
 
-/// Whether this CPU runs the encoder's 8-bit kernel ([`Precision::Int8`]).
-pub fn int8_supported() -> bool {
-    int8::supported()
-}
-
 /// The work buffers of a forward pass, grown to the largest batch's token count and
 /// reused by every batch of one [`crate::Embedder::embed`] call.
 #[derive(Default)]

@@ -20,20 +20,7 @@ const LANES: usize = 16;
 const MR: usize = 8;
 const NR: usize = 3;
 
-/// Whether this CPU runs the 8-bit kernel (AVX-512 F + BW + VL + VNNI).
-pub fn supported() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-            && std::arch::is_x86_feature_detected!("avx512vnni")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
+pub(crate) use crate::cpu::int8_kernel_supported as supported;
 
 /// A linear layer's weight `W` (`n × k`, as PyTorch stores it) quantised per output
 /// channel and packed: for each block of [`LANES`] channels, for each group of 4 inputs,
