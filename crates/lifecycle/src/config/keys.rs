@@ -1,7 +1,7 @@
 //! The table of every configuration key: its name, environment variable, kind,
 //! default and one-line doc.
 
-use super::{KeyDef, Kind, Value};
+use super::value::{KeyDef, Kind, Value};
 
 /// The file-size caps `index.maxFileBytes` (and `loci index --max-file-bytes`) accept: a
 /// cap of 0 would index nothing, and over 1 GiB one file could exhaust memory.
