@@ -19,39 +19,7 @@ pub const OUTPUT_TOKENS_PER_CALL: u64 = 1_000;
 /// Bytes per token of the estimate (the usual rule of thumb for English and code).
 pub const BYTES_PER_TOKEN: u64 = 4;
 
-/// How the last extraction of a memory ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ExtractionState {
-    /// Entities and relationships were extracted and attached.
-    Done,
-    /// The extraction failed; the memory is stored without them (`reason` says why).
-    Failed,
-}
-
-/// What a memory keeps of its last LLM extraction (absent when none was asked).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Extraction {
-    /// `done` or `failed`.
-    pub state: ExtractionState,
-    /// The tool that ran (or was to run): `claude` or `codex`.
-    pub tool: String,
-    /// When it ended (unix ms).
-    pub at: i64,
-    /// Why it failed (a failed extraction only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The failure's stable kind (`preflight` guards by name: `binary_not_found`...;
-    /// `llm_timed_out`, `invalid_output`...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// Entities extracted (a done extraction).
-    #[serde(default)]
-    pub entities: u32,
-    /// Relationships extracted (a done extraction).
-    #[serde(default)]
-    pub relationships: u32,
-}
+pub use crate::model::{Extraction, ExtractionState};
 
 /// The answer the tool must give: the schema `remember --entities/--relationships`
 /// takes, in one object.

@@ -10,8 +10,8 @@
 //! fusion it replaced (RRF k 10, graph 0.5).
 
 use rustc_hash::FxHashMap;
-
-use crate::recall::{SourceRank, Why};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The vector source's weight against full text's 1: a scaled similarity of 1 (the
 /// best vector candidate) is worth half of the best full-text hit.
@@ -52,6 +52,33 @@ pub fn vector_part(sim: f64, worst: f64, best: f64) -> f64 {
 /// What the graph adds at 1-based `rank`.
 pub fn graph_part(rank: usize) -> f64 {
     GRAPH_WEIGHT / (RRF_K + rank as f64)
+}
+
+/// A source's view of one hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SourceRank {
+    /// 1-based rank within the source.
+    pub rank: usize,
+    /// The source's own score: BM25 (lower is better) for `fts`, cosine distance for
+    /// `vector`, path weight for `graph`.
+    pub score: f64,
+    /// For `graph`: the path that reached the memory (`entity:X`, `code:path:name`...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<String>,
+}
+
+/// Why a hit ranked.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Why {
+    /// Full-text rank and BM25.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fts: Option<SourceRank>,
+    /// Vector rank and cosine distance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector: Option<SourceRank>,
+    /// Graph rank and path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<SourceRank>,
 }
 
 /// Every candidate with its fused score and why, best first (ties by id).

@@ -288,7 +288,7 @@ pub struct Memory {
     pub links: Vec<CodeLink>,
     /// How its last LLM extraction ended (absent when none was asked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extraction: Option<crate::extract::Extraction>,
+    pub extraction: Option<Extraction>,
 }
 
 /// One line of `list` and of recall hits.
@@ -314,7 +314,7 @@ pub struct MemorySummary {
     pub deleted_at: Option<i64>,
     /// How its last LLM extraction ended (absent when none was asked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extraction: Option<crate::extract::Extraction>,
+    pub extraction: Option<Extraction>,
 }
 
 /// What changed a memory.
@@ -606,4 +606,38 @@ fn at(i: usize, list: &str, err: MemoryError) -> MemoryError {
 /// blake3 of `text`, hex.
 pub fn hash_hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
+}
+
+/// How the last extraction of a memory ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractionState {
+    /// Entities and relationships were extracted and attached.
+    Done,
+    /// The extraction failed; the memory is stored without them (`reason` says why).
+    Failed,
+}
+
+/// What a memory keeps of its last LLM extraction (absent when none was asked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Extraction {
+    /// `done` or `failed`.
+    pub state: ExtractionState,
+    /// The tool that ran (or was to run): `claude` or `codex`.
+    pub tool: String,
+    /// When it ended (unix ms).
+    pub at: i64,
+    /// Why it failed (a failed extraction only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The failure's stable kind (`preflight` guards by name: `binary_not_found`...;
+    /// `llm_timed_out`, `invalid_output`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Entities extracted (a done extraction).
+    #[serde(default)]
+    pub entities: u32,
+    /// Relationships extracted (a done extraction).
+    #[serde(default)]
+    pub relationships: u32,
 }

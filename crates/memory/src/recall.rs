@@ -88,32 +88,7 @@ impl Signals {
     };
 }
 
-/// A source's view of one hit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct SourceRank {
-    /// 1-based rank within the source.
-    pub rank: usize,
-    /// The source's own score: BM25 (lower is better) for `fts`, cosine distance for
-    /// `vector`, path weight for `graph`.
-    pub score: f64,
-    /// For `graph`: the path that reached the memory (`entity:X`, `code:path:name`...).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub path: Vec<String>,
-}
-
-/// Why a hit ranked.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Why {
-    /// Full-text rank and BM25.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fts: Option<SourceRank>,
-    /// Vector rank and cosine distance.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vector: Option<SourceRank>,
-    /// Graph rank and path.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub graph: Option<SourceRank>,
-}
+pub use crate::fusion::{SourceRank, Why};
 
 /// One recalled memory.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
