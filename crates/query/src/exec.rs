@@ -1,7 +1,6 @@
 //! Running one statement on a [`ReadOnlyConnection`]: the request and result
 //! types, the per-statement guard checks, the deadline and the cancel flag.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use loci_store::rusqlite::{self, ErrorCode, Statement};
@@ -24,23 +23,7 @@ pub const DEFAULT_MAX_BYTES: usize = 64 << 20;
 /// does not end.
 pub const MAX_BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Identifies a request, so another thread can cancel it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct QueryId(pub u64);
-
-impl QueryId {
-    /// A process-wide unique id.
-    pub fn next() -> QueryId {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        QueryId(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
-
-impl std::fmt::Display for QueryId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
+pub use crate::id::QueryId;
 
 /// One request: a statement, its parameters and its limits.
 #[derive(Debug, Clone)]

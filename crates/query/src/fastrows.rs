@@ -309,6 +309,16 @@ pub(crate) fn parse_answer(s: &[u8]) -> Option<Answer> {
     (id && ok && c.peek().is_none()).then_some(a)
 }
 
+/// Decodes one line from the worker: this fast path for the shapes the worker writes
+/// (batches and final answers), serde for everything else and as the reference when
+/// the fast path declines.
+pub(crate) fn decode(line: &[u8]) -> Result<Answer, String> {
+    match parse_answer(line) {
+        Some(answer) => Ok(answer),
+        None => Answer::parse_with_serde(line),
+    }
+}
+
 /// Decodes `[[v, ...], ...]`; `None` when the input is anything else.
 #[cfg(test)]
 pub(crate) fn parse_rows(s: &[u8]) -> Option<Vec<Vec<Value>>> {
@@ -320,6 +330,53 @@ pub(crate) fn parse_rows(s: &[u8]) -> Option<Vec<Vec<Value>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_parse_the_same_on_the_fast_path_and_through_serde() {
+        let lines: [&[u8]; 5] = [
+            br#"{"id":3,"ok":true,"columns":["a","b"],"truncated":false,"elapsed_us":5,"rows":[[{"$int":"9223372036854775807"},{"$blob":"AP8="}]]}"#,
+            br#"{"id":4,"ok":true,"more":true,"rows":[[1,"x\"y",null,2.5],[]]}"#,
+            br#"{"id":0,"ok":true,"ready":true}"#,
+            br#"{"id":5,"ok":false,"error":{"kind":"timeout","message":"m"}}"#,
+            br#"{"id":6,"ok":true,"rows":[[{"$real":"inf"}]]}"#,
+        ];
+        for line in lines {
+            let serde: crate::protocol::Response = serde_json::from_slice(line).unwrap();
+            let rows: Vec<Vec<Value>> = serde
+                .rows
+                .map(|r| serde_json::from_str(r.get()).unwrap())
+                .unwrap_or_default();
+            let a = decode(line).unwrap();
+            assert_eq!(
+                (
+                    a.id,
+                    a.ok,
+                    a.more,
+                    &a.columns,
+                    &a.rows,
+                    a.truncated,
+                    &a.error
+                ),
+                (
+                    serde.id,
+                    serde.ok,
+                    serde.more,
+                    &serde.columns,
+                    &rows,
+                    serde.truncated,
+                    &serde.error
+                ),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let a = decode(lines[0]).unwrap();
+        assert_eq!(
+            a.rows,
+            vec![vec![Value::Integer(i64::MAX), Value::Blob(vec![0, 255])]]
+        );
+        assert!(decode(b"{\"id\":").is_err());
+    }
 
     #[test]
     fn agrees_with_serde_on_every_value_shape() {

@@ -33,7 +33,7 @@ use loci_store::rusqlite::limits::Limit;
 use loci_store::rusqlite::{Connection, InterruptHandle};
 
 use crate::error::QueryError;
-use crate::exec::QueryId;
+use crate::id::QueryId;
 
 /// The longest statement text accepted, in bytes.
 pub const MAX_SQL_BYTES: usize = 100_000;

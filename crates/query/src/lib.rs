@@ -50,6 +50,7 @@ mod error;
 mod exec;
 mod fastrows;
 mod guard;
+mod id;
 mod in_process;
 mod protocol;
 mod queue;

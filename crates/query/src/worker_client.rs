@@ -209,7 +209,7 @@ impl WorkerClient {
             .capture_cap(16 * 1024)
             .on_stdout(move |chunk| {
                 splitter.push(chunk, |line| {
-                    let _ = line_tx.send(Msg::Answer(Answer::parse(line)));
+                    let _ = line_tx.send(Msg::Answer(crate::fastrows::decode(line)));
                 });
                 ControlFlow::Continue(())
             });
