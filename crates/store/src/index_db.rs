@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 use crate::StoreError;
 use crate::guard;
@@ -82,30 +82,6 @@ pub fn open_index_read_only(path: &Path) -> Result<Connection, StoreError> {
         });
     }
     Ok(conn)
-}
-
-/// Opens the existing file at exactly `path` read-only (no create), never as
-/// a URI: every read-only open in loci goes through here.
-///
-/// The bundled SQLite is built with `SQLITE_USE_URI`, so dropping
-/// `SQLITE_OPEN_URI` is not enough: a name that starts with `file:` would
-/// still be parsed as a URI (`?immutable=1`, `?vfs=`, `?mode=` honoured, the
-/// rest taken as another file's name). Such a relative name is opened as
-/// `./file:...`, which SQLite takes literally; `?` and `#` elsewhere in a
-/// plain name are ordinary characters.
-pub(crate) fn open_read_only_file(path: &Path) -> rusqlite::Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(literal_name(path), flags)
-}
-
-/// `path` as a name SQLite cannot read as a URI.
-fn literal_name(path: &Path) -> std::borrow::Cow<'_, Path> {
-    use std::os::unix::ffi::OsStrExt;
-    if path.as_os_str().as_bytes().starts_with(b"file:") {
-        std::borrow::Cow::Owned(Path::new(".").join(path))
-    } else {
-        std::borrow::Cow::Borrowed(path)
-    }
 }
 
 /// Runs `PRAGMA quick_check`; `Ok(None)` when the file is sound, else the first problem.

@@ -90,8 +90,7 @@ impl Stamp {
 /// busy wait, for the caller to set its own.
 pub fn open_read_only(path: &Path) -> Result<ReadOnlyDb, StoreError> {
     // The name is a file name, never a URI (`file:x?immutable=1` opens `./file:x...`).
-    let conn =
-        crate::index_db::open_read_only_file(path).map_err(|e| StoreError::sqlite(path, e))?;
+    let conn = open_read_only_file(path).map_err(|e| StoreError::sqlite(path, e))?;
     conn.busy_timeout(Duration::ZERO)
         .map_err(|e| StoreError::sqlite(path, e))?;
     match header_read(&conn) {
@@ -184,6 +183,30 @@ fn file_uri(path: &Path) -> String {
         }
     }
     uri
+}
+
+/// Opens the existing file at exactly `path` read-only (no create), never as
+/// a URI: every read-only open in loci goes through here.
+///
+/// The bundled SQLite is built with `SQLITE_USE_URI`, so dropping
+/// `SQLITE_OPEN_URI` is not enough: a name that starts with `file:` would
+/// still be parsed as a URI (`?immutable=1`, `?vfs=`, `?mode=` honoured, the
+/// rest taken as another file's name). Such a relative name is opened as
+/// `./file:...`, which SQLite takes literally; `?` and `#` elsewhere in a
+/// plain name are ordinary characters.
+pub(crate) fn open_read_only_file(path: &Path) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(literal_name(path), flags)
+}
+
+/// `path` as a name SQLite cannot read as a URI.
+fn literal_name(path: &Path) -> std::borrow::Cow<'_, Path> {
+    use std::os::unix::ffi::OsStrExt;
+    if path.as_os_str().as_bytes().starts_with(b"file:") {
+        std::borrow::Cow::Owned(Path::new(".").join(path))
+    } else {
+        std::borrow::Cow::Borrowed(path)
+    }
 }
 
 #[cfg(test)]
