@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use crate::{Confidence, EdgeKind};
 
-use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, resolve_selector, symbol_from_row};
+use super::handle::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
+use super::select::resolve_selector;
 
 /// One use of the target.
 #[derive(Debug, Clone, Serialize, JsonSchema)]

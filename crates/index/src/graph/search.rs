@@ -7,8 +7,8 @@ use rayon::prelude::*;
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 
+use super::handle::{Graph, QueryError};
 use super::select::check_length;
-use super::{Graph, QueryError};
 use crate::walk::RelPath;
 
 /// How to search.

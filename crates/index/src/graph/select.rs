@@ -3,7 +3,7 @@
 
 use rusqlite::types::Value;
 
-use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
+use super::handle::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
 use crate::Lang;
 use crate::extract::SymbolKind;
 

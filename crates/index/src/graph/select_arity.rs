@@ -4,7 +4,7 @@
 //! Kotlin), so the name alone is ambiguous between them; the arity recorded with each
 //! definition (`symbols.params`) tells them apart.
 
-use super::{Graph, QueryError, SymbolInfo};
+use super::handle::{Graph, QueryError, SymbolInfo};
 use crate::extract::Arity;
 
 /// The arity a selector asks for.

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use crate::{Confidence, EdgeKind};
 
-use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, resolve_selector, symbol_from_row};
+use super::handle::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
+use super::select::resolve_selector;
 
 /// Most nodes a traversal reports before it stops and says so.
 const MAX_REACHED: usize = 5000;
