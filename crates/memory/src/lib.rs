@@ -28,6 +28,7 @@
 
 pub mod chunk;
 pub mod code;
+mod cosine;
 mod error;
 pub mod extract;
 pub mod fusion;

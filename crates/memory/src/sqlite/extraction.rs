@@ -4,7 +4,7 @@
 
 use rusqlite::params;
 
-use super::SqliteStore;
+use super::handle::SqliteStore;
 use super::write::{attach, bump, in_tx, live_id};
 use crate::MemoryError;
 use crate::extract::{Extracted, Extraction};
@@ -14,12 +14,6 @@ use crate::model::{Memory, Operation};
 pub(crate) const COUNT_FAILED: &str = "SELECT count(*) FROM memories
      WHERE (?1 IS NULL OR namespace = ?1) AND deleted_at IS NULL
        AND json_extract(extraction, '$.state') = 'failed'";
-
-/// The record stored in the `extraction` column (one this build cannot read is shown
-/// as absent rather than failing the read).
-pub(crate) fn from_column(text: Option<String>) -> Option<Extraction> {
-    text.and_then(|t| serde_json::from_str(&t).ok())
-}
 
 fn to_column(x: &Extraction) -> String {
     serde_json::to_string(x).unwrap_or_else(|_| "null".into())

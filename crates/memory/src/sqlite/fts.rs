@@ -18,8 +18,9 @@
 use rusqlite::{ToSql, params_from_iter};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::handle::SqliteStore;
 use super::read::filter_sql_by_id;
-use super::{SqliteStore, placeholders};
+use super::rows::placeholders;
 use crate::MemoryError;
 use crate::store::Filter;
 

@@ -5,8 +5,9 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::handle::SqliteStore;
+use super::rows::now_ms;
 use super::write::{bump, id_in, in_tx, live_id, write_chunks};
-use super::{SqliteStore, now_ms};
 use crate::MemoryError;
 use crate::model::{Memory, Operation, check_body, hash_hex};
 

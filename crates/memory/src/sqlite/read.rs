@@ -3,7 +3,8 @@
 
 use rusqlite::{ToSql, params_from_iter};
 
-use super::{LINK_COLUMNS, SUMMARY_COLUMNS, SqliteStore, link_at, placeholders, summary_from_row};
+use super::handle::SqliteStore;
+use super::rows::{LINK_COLUMNS, SUMMARY_COLUMNS, link_at, placeholders, summary_from_row};
 use crate::MemoryError;
 use crate::model::{CodeKey, CodeLink, EntityInfo, Memory, MemorySummary, Relationship, Version};
 use crate::store::{EntityEdge, Filter, PendingChunk, StoreStats};
@@ -100,7 +101,7 @@ impl SqliteStore {
                     op: crate::model::Operation::parse(&r.get::<_, String>(1)?)
                         .unwrap_or(crate::model::Operation::Edit),
                     name: r.get(2)?,
-                    memory_type: super::parse_type(&r.get::<_, String>(3)?),
+                    memory_type: super::rows::parse_type(&r.get::<_, String>(3)?),
                     description: r.get(4)?,
                     body: r.get(5)?,
                     metadata: serde_json::from_str(&r.get::<_, String>(6)?)

@@ -1,6 +1,6 @@
 //! [`SqliteStore`] behind the storage seam.
 
-use super::SqliteStore;
+use super::handle::SqliteStore;
 use crate::MemoryError;
 use crate::model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, NewCodeLink,

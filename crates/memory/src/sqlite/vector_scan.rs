@@ -15,7 +15,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::vector::dot;
+use crate::cosine::dot;
 
 /// Candidates scored exactly before the bound is checked, per requested hit. Two is
 /// where the recall bench's queries stop gaining: the bound then adds a few more.
@@ -470,7 +470,7 @@ mod tests {
         }
         fn unit(&mut self, dim: usize) -> Vec<f32> {
             let mut v: Vec<f32> = (0..dim).map(|_| self.next()).collect();
-            crate::vector::normalize(&mut v);
+            crate::cosine::normalize(&mut v);
             v
         }
     }
@@ -516,7 +516,7 @@ mod tests {
             for _ in 0..chunks {
                 let b = &bases[rng.0 as usize % bases.len()];
                 let mut x: Vec<f32> = b.iter().map(|b| b + 0.01 * rng.next()).collect();
-                crate::vector::normalize(&mut x);
+                crate::cosine::normalize(&mut x);
                 v.push(o, &x);
             }
         }
@@ -528,7 +528,7 @@ mod tests {
                 rng.unit(dim)
             } else {
                 let mut x: Vec<f32> = bases[t % 4].iter().map(|b| b + 0.02 * rng.next()).collect();
-                crate::vector::normalize(&mut x);
+                crate::cosine::normalize(&mut x);
                 x
             };
             for (pass, k) in [(&all, 50), (&some, 10), (&all, 1), (&some, 2_000)] {

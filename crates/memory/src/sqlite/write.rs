@@ -7,7 +7,8 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use rustc_hash::FxHashMap;
 
-use super::{SqliteStore, now_ms};
+use super::handle::SqliteStore;
+use super::rows::now_ms;
 use crate::MemoryError;
 use crate::chunk;
 use crate::model::{
@@ -239,7 +240,7 @@ pub(super) fn id_in(
     )
     .optional()
     .map_err(e)?
-    .ok_or_else(|| super::not_found(ns, name))
+    .ok_or_else(|| super::rows::not_found(ns, name))
 }
 
 pub(super) fn live_id(
