@@ -63,6 +63,12 @@ pub(crate) struct Collector<'s> {
     deferred: Vec<Deferred>,
     /// Receiver types: what the file says about the types of names (see [`receivers`](super::receivers)).
     types: super::receivers::Types,
+    /// The last type-like definition of each name so far ([`Collector::find_type`]): a
+    /// scan of every definition for each method of a type (20,000 methods of one Go
+    /// type) took the square of the file's size.
+    last_type: rustc_hash::FxHashMap<String, u32>,
+    /// The names of the functions and methods defined so far ([`Collector::defines_callable`]).
+    callables: rustc_hash::FxHashSet<String>,
 }
 
 /// Longest qualifier kept for a reference or base (`a.b(c).d` chains can be long), in bytes.
@@ -86,6 +92,8 @@ impl<'s> Collector<'s> {
             name_field: tree.language().field_id_for_name("name"),
             deferred: Vec::new(),
             types: super::receivers::Types::default(),
+            last_type: Default::default(),
+            callables: Default::default(),
         }
     }
 
@@ -205,19 +213,12 @@ impl<'s> Collector<'s> {
 
     /// The last definition recorded in this file with this name and a type-like kind.
     pub(crate) fn find_type(&self, name: &str) -> Option<u32> {
-        self.facts
-            .symbols
-            .iter()
-            .rposition(|s| s.name == name && s.kind.is_type())
-            .map(|i| i as u32)
+        self.last_type.get(name).copied()
     }
 
     /// Whether this file has defined a function or method of this name so far.
     pub(crate) fn defines_callable(&self, name: &str) -> bool {
-        self.facts
-            .symbols
-            .iter()
-            .any(|s| s.name == name && matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+        self.callables.contains(name)
     }
 
     /// The kind of the innermost enclosing definition, if any.
@@ -275,6 +276,12 @@ impl<'s> Collector<'s> {
                 t => Some(t.to_string()),
             });
         let id = self.facts.symbols.len() as u32;
+        if kind.is_type() {
+            self.last_type.insert(name.to_string(), id);
+        }
+        if matches!(kind, SymbolKind::Function | SymbolKind::Method) {
+            self.callables.insert(name.to_string());
+        }
         self.facts.symbols.push(Symbol {
             name: name.to_string(),
             qualified_name,
@@ -736,8 +743,58 @@ pub(crate) fn clean_docstring(raw: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use std::time::{Duration, Instant};
+
     use super::*;
+    use crate::Lang;
+
+    /// Most [`growth_ratio`] a linear piece of work shows on this shared machine: 16 on a
+    /// quiet one, up to three times that with allocation and other builds; quadratic is 256.
+    pub(crate) const MAX_GROWTH: f64 = 100.0;
+
+    /// How many times longer `work(16 × n)` takes than `work(n)`, the fastest of three
+    /// runs each: about 16 for linear work, 256 for quadratic.
+    pub(crate) fn growth_ratio(n: usize, work: impl Fn(usize)) -> f64 {
+        let fastest = |size: usize| -> Duration {
+            (0..3)
+                .map(|_| {
+                    let started = Instant::now();
+                    work(size);
+                    started.elapsed()
+                })
+                .min()
+                .unwrap_or_default()
+        };
+        let small = fastest(n);
+        let ratio = fastest(16 * n).as_secs_f64() / small.as_secs_f64().max(1e-9);
+        eprintln!("{n} in {small:?}; 16× that: ×{ratio:.1}");
+        ratio
+    }
+
+    #[test]
+    fn finding_a_type_or_a_function_by_name_does_not_scan_every_definition() {
+        let source = "struct T;";
+        let tree = crate::extract::new_parser(Lang::Rust)
+            .unwrap()
+            .parse(source, None)
+            .unwrap();
+        let node = tree.root_node();
+        let ratio = growth_ratio(4_000, |n| {
+            let mut c = Collector::new(source, "::", &tree);
+            c.def(node, "T", SymbolKind::Struct, None);
+            for i in 0..n {
+                c.def(node, &format!("f{i}"), SymbolKind::Function, None);
+                // A Go method's receiver type, a Python `m = f`'s function.
+                assert_eq!(c.find_type("T"), Some(0));
+                assert!(c.defines_callable("f0") && !c.defines_callable("g"));
+            }
+        });
+        assert!(
+            ratio < MAX_GROWTH,
+            "16× the definitions took ×{ratio:.1} the time"
+        );
+    }
 
     #[test]
     fn splits_qualified_names_on_any_separator() {
