@@ -66,6 +66,12 @@ pub(crate) struct Collector<'s> {
     deferred: Vec<Deferred>,
     /// Receiver types: what the file says about the types of names (see [`receivers`](super::receivers)).
     types: super::receivers::Types,
+    /// The last type-like definition of each name so far ([`Collector::find_type`]): a
+    /// scan of every definition for each method of a type (20,000 methods of one Go
+    /// type) took the square of the file's size.
+    last_type: rustc_hash::FxHashMap<String, u32>,
+    /// The names of the functions and methods defined so far ([`Collector::defines_callable`]).
+    callables: rustc_hash::FxHashSet<String>,
 }
 
 /// Longest qualifier kept for a reference or base (`a.b(c).d` chains can be long), in bytes.
@@ -74,6 +80,16 @@ pub(crate) const MAX_QUALIFIER: usize = 200;
 const MAX_SIGNATURE: usize = 240;
 /// Longest doc comment kept, in bytes.
 const MAX_DOC: usize = 2000;
+/// Longest qualified name made from the enclosing scopes, in bytes (past it the outermost
+/// scopes are left out); real code's deepest are a few hundred.
+const MAX_QUALIFIED_NAME: usize = 1024;
+/// Most open scopes a lookup of the enclosing definition or type looks through, innermost
+/// first: one per reference, so input nested thousands of levels deep (`impl A{` repeated,
+/// functions in functions) would otherwise cost the square of its depth. Real code
+/// nests tens.
+const MAX_SCOPES_LOOKED_THROUGH: usize = 256;
+/// What stands for the scopes a qualified name leaves out.
+const ELIDED_SCOPES: &str = "…";
 
 impl<'s> Collector<'s> {
     pub(crate) fn new(
@@ -95,6 +111,8 @@ impl<'s> Collector<'s> {
             name_field: tree.language().field_id_for_name("name"),
             deferred: Vec::new(),
             types: super::receivers::Types::default(),
+            last_type: Default::default(),
+            callables: Default::default(),
         }
     }
 
@@ -108,9 +126,20 @@ impl<'s> Collector<'s> {
     /// (with the file's own positions, so spans need no mapping) finds what they define
     /// and call.
     pub(crate) fn defer(&mut self, range: tree_sitter::Range, fallback: Vec<tree_sitter::Range>) {
+        // Only the scopes a qualified name can show: a copy of every open scope for each
+        // of a thousand macros nested a thousand levels deep is the square of the depth.
+        let kept = self.scopes_within(MAX_QUALIFIED_NAME);
+        let mut scopes = Vec::with_capacity(kept + 1);
+        if kept < self.scopes.len() {
+            scopes.push(Scope {
+                name: ELIDED_SCOPES.to_string(),
+                symbol: self.current_symbol(),
+            });
+        }
+        scopes.extend_from_slice(&self.scopes[self.scopes.len() - kept..]);
         self.deferred.push(Deferred {
             range,
-            scopes: self.scopes.clone(),
+            scopes,
             fallback,
         });
     }
@@ -188,19 +217,26 @@ impl<'s> Collector<'s> {
         node.field(field).map(|n| self.text(n))
     }
 
-    /// The innermost enclosing definition, if any.
+    /// The innermost enclosing definition, if any (among the innermost
+    /// [`MAX_SCOPES_LOOKED_THROUGH`] scopes).
     pub(crate) fn current_symbol(&self) -> Option<u32> {
-        self.scopes.iter().rev().find_map(|s| s.symbol)
+        self.innermost_scopes().find_map(|s| s.symbol)
     }
 
-    /// The enclosing definitions, innermost first.
+    /// The enclosing definitions, innermost first (among the innermost
+    /// [`MAX_SCOPES_LOOKED_THROUGH`] scopes).
     pub(crate) fn enclosing_symbols(&self) -> impl Iterator<Item = Option<u32>> + '_ {
-        self.scopes.iter().rev().filter_map(|s| s.symbol).map(Some)
+        self.innermost_scopes().filter_map(|s| s.symbol).map(Some)
+    }
+
+    /// The open scopes, innermost first, as far out as a lookup goes.
+    fn innermost_scopes(&self) -> impl Iterator<Item = &Scope> + '_ {
+        self.scopes.iter().rev().take(MAX_SCOPES_LOOKED_THROUGH)
     }
 
     /// The name of the innermost enclosing type (a class, a struct, an `impl` block).
     pub(crate) fn enclosing_type(&self) -> Option<&str> {
-        self.scopes.iter().rev().find_map(|s| match s.symbol {
+        self.innermost_scopes().find_map(|s| match s.symbol {
             None => Some(s.name.as_str()),
             Some(i) => {
                 let sym = &self.facts.symbols[i as usize];
@@ -219,19 +255,12 @@ impl<'s> Collector<'s> {
 
     /// The last definition recorded in this file with this name and a type-like kind.
     pub(crate) fn find_type(&self, name: &str) -> Option<u32> {
-        self.facts
-            .symbols
-            .iter()
-            .rposition(|s| s.name == name && s.kind.is_type())
-            .map(|i| i as u32)
+        self.last_type.get(name).copied()
     }
 
     /// Whether this file has defined a function or method of this name so far.
     pub(crate) fn defines_callable(&self, name: &str) -> bool {
-        self.facts
-            .symbols
-            .iter()
-            .any(|s| s.name == name && matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+        self.callables.contains(name)
     }
 
     /// The kind of the innermost enclosing definition, if any.
@@ -274,12 +303,7 @@ impl<'s> Collector<'s> {
         body: Option<Node<'_>>,
         doc: Option<String>,
     ) -> u32 {
-        let mut qualified_name = String::new();
-        for scope in &self.scopes {
-            qualified_name.push_str(&scope.name);
-            qualified_name.push_str(self.separator);
-        }
-        qualified_name.push_str(name);
+        let qualified_name = self.qualified_name(name);
         let signature = self.signature(node, body);
         let returns = matches!(kind, SymbolKind::Function | SymbolKind::Method)
             .then(|| super::receivers::return_type(&signature))
@@ -289,6 +313,12 @@ impl<'s> Collector<'s> {
                 t => Some(t.to_string()),
             });
         let id = self.facts.symbols.len() as u32;
+        if kind.is_type() {
+            self.last_type.insert(name.to_string(), id);
+        }
+        if matches!(kind, SymbolKind::Function | SymbolKind::Method) {
+            self.callables.insert(name.to_string());
+        }
         self.facts.symbols.push(Symbol {
             name: name.to_string(),
             qualified_name,
@@ -301,6 +331,39 @@ impl<'s> Collector<'s> {
             params: None,
         });
         id
+    }
+
+    /// `name` under the enclosing scopes, joined with the separator. Scopes that would take
+    /// it past [`MAX_QUALIFIED_NAME`] bytes are left out, outermost first, and an `…`
+    /// stands for them: a definition nested thousands of levels deep (`mod a{` repeated)
+    /// would otherwise cost the square of the depth in time and memory.
+    fn qualified_name(&self, name: &str) -> String {
+        let kept = self.scopes_within(MAX_QUALIFIED_NAME.saturating_sub(name.len()));
+        let mut qualified_name = String::new();
+        if kept < self.scopes.len() {
+            qualified_name.push_str(ELIDED_SCOPES);
+            qualified_name.push_str(self.separator);
+        }
+        for scope in &self.scopes[self.scopes.len() - kept..] {
+            qualified_name.push_str(&scope.name);
+            qualified_name.push_str(self.separator);
+        }
+        qualified_name.push_str(name);
+        qualified_name
+    }
+
+    /// How many of the innermost scopes fit in `budget` bytes of a qualified name.
+    fn scopes_within(&self, budget: usize) -> usize {
+        let mut used = 0;
+        let mut kept = 0;
+        for scope in self.scopes.iter().rev() {
+            used += scope.name.len() + self.separator.len();
+            if used > budget {
+                break;
+            }
+            kept += 1;
+        }
+        kept
     }
 
     /// Records a definition whose name is written with a qualifier (C++ `void Foo::bar() {}`,
@@ -764,8 +827,90 @@ pub(crate) fn clean_docstring(raw: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use std::time::{Duration, Instant};
+
     use super::*;
+    use crate::Lang;
+
+    /// Most [`growth_ratio`] a linear piece of work shows on this shared machine: 16 on a
+    /// quiet one, up to three times that with allocation and other builds; quadratic is 256.
+    pub(crate) const MAX_GROWTH: f64 = 100.0;
+
+    /// How many times longer `work(16 × n)` takes than `work(n)`, the fastest of three
+    /// runs each: about 16 for linear work, 256 for quadratic.
+    pub(crate) fn growth_ratio(n: usize, work: impl Fn(usize)) -> f64 {
+        let fastest = |size: usize| -> Duration {
+            (0..3)
+                .map(|_| {
+                    let started = Instant::now();
+                    work(size);
+                    started.elapsed()
+                })
+                .min()
+                .unwrap_or_default()
+        };
+        let small = fastest(n);
+        let ratio = fastest(16 * n).as_secs_f64() / small.as_secs_f64().max(1e-9);
+        eprintln!("{n} in {small:?}; 16× that: ×{ratio:.1}");
+        ratio
+    }
+
+    #[test]
+    fn finding_a_type_or_a_function_by_name_does_not_scan_every_definition() {
+        let source = "struct T;";
+        let tree = crate::extract::new_parser(Lang::Rust)
+            .unwrap()
+            .parse(source, None)
+            .unwrap();
+        let node = tree.root_node();
+        let ratio = growth_ratio(4_000, |n| {
+            let mut c = Collector::new(source, "::", &tree);
+            c.def(node, "T", SymbolKind::Struct, None);
+            for i in 0..n {
+                c.def(node, &format!("f{i}"), SymbolKind::Function, None);
+                // A Go method's receiver type, a Python `m = f`'s function.
+                assert_eq!(c.find_type("T"), Some(0));
+                assert!(c.defines_callable("f0") && !c.defines_callable("g"));
+            }
+        });
+        assert!(
+            ratio < MAX_GROWTH,
+            "16× the definitions took ×{ratio:.1} the time"
+        );
+    }
+
+    #[test]
+    fn qualified_names_past_the_limit_keep_their_innermost_scopes() {
+        let depth = 600;
+        let source = format!(
+            "{}fn f() {{ m! {{ fn g() {{}} }} }}{}",
+            "mod a { ".repeat(depth),
+            "}".repeat(depth)
+        );
+        let facts = crate::extract::extract(Lang::Rust, &source).unwrap();
+        let f = facts.symbols.iter().position(|s| s.name == "f").unwrap();
+        let g = &facts.symbols[facts.symbols.iter().position(|s| s.name == "g").unwrap()];
+        for symbol in [&facts.symbols[f], g] {
+            let name = &symbol.qualified_name;
+            assert!(name.starts_with("…::a::a::"), "{name}");
+            assert!(
+                name.len() <= MAX_QUALIFIED_NAME + ELIDED_SCOPES.len() + 2,
+                "{name}"
+            );
+        }
+        assert!(facts.symbols[f].qualified_name.ends_with("a::a::f"));
+        // The macro's definition still has the function around the macro as its parent.
+        assert_eq!(g.parent, Some(f as u32));
+        assert!(
+            g.qualified_name.ends_with("a::a::f::g"),
+            "{}",
+            g.qualified_name
+        );
+        // Shallow names are whole.
+        let facts = crate::extract::extract(Lang::Rust, "mod a { mod b { fn f() {} } }").unwrap();
+        assert_eq!(facts.symbols[2].qualified_name, "a::b::f");
+    }
 
     #[test]
     fn splits_qualified_names_on_any_separator() {

@@ -19,11 +19,13 @@ use super::collector::{split_qualified, strip_generics};
 use super::fields::Fields;
 
 /// The types a file's names are bound to so far. Keyed by the name first, so that a
-/// lookup (one per qualified reference, in each enclosing scope) allocates nothing.
+/// lookup (one per qualified reference, in each enclosing scope) allocates nothing, then
+/// by the scope: a name bound in every one of a file's functions (a parameter `x` in
+/// 40,000 generated functions) is found in constant time, not by a scan of them all.
 #[derive(Default)]
 pub(crate) struct Types {
-    /// name → (enclosing definition, type name), one entry per definition.
-    vars: FxHashMap<String, Vec<(Option<u32>, String)>>,
+    /// name → enclosing definition → type name.
+    vars: FxHashMap<String, FxHashMap<Option<u32>, String>>,
     /// type name → field → type name.
     fields: FxHashMap<String, FxHashMap<String, String>>,
 }
@@ -37,19 +39,12 @@ impl Types {
             Some(bound) => bound,
             None => self.vars.entry(name.to_string()).or_default(),
         };
-        match bound.iter_mut().find(|(s, _)| *s == scope) {
-            Some((_, old)) => *old = ty,
-            None => bound.push((scope, ty)),
-        }
+        bound.insert(scope, ty);
     }
 
     /// What `name` is bound to in `scope` itself.
     fn var(&self, scope: Option<u32>, name: &str) -> Option<&str> {
-        let bound = self.vars.get(name)?;
-        bound
-            .iter()
-            .find(|(s, _)| *s == scope)
-            .map(|(_, ty)| ty.as_str())
+        self.vars.get(name)?.get(&scope).map(String::as_str)
     }
 
     /// Binds field `field` of type `owner` to `ty`.
@@ -676,7 +671,28 @@ pub(crate) fn java(c: &mut Collector<'_>, node: Node<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::type_name;
+    use super::{Types, type_name};
+    use crate::extract::collector::tests::{MAX_GROWTH, growth_ratio};
+
+    #[test]
+    fn a_name_bound_in_every_scope_is_found_without_a_scan() {
+        // A parameter `x` in each of a file's functions.
+        let ratio = growth_ratio(5_000, |n| {
+            let mut types = Types::default();
+            for scope in 0..n as u32 {
+                types.bind_var(Some(scope), "x", format!("T{scope}"));
+                assert_eq!(
+                    types.var(Some(scope), "x"),
+                    Some(format!("T{scope}").as_str())
+                );
+            }
+            assert_eq!(types.var(Some(0), "x"), Some("T0"));
+        });
+        assert!(
+            ratio < MAX_GROWTH,
+            "16× the scopes took ×{ratio:.1} the time"
+        );
+    }
 
     #[test]
     fn signatures_name_the_type_they_return() {
