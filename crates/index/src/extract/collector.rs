@@ -865,7 +865,8 @@ pub(crate) mod tests {
             .unwrap();
         let node = tree.root_node();
         let ratio = growth_ratio(4_000, |n| {
-            let mut c = Collector::new(source, "::", &tree);
+            let deadline = crate::budget::Deadline::after(std::time::Duration::MAX);
+            let mut c = Collector::new(source, "::", &tree, &deadline);
             c.def(node, "T", SymbolKind::Struct, None);
             for i in 0..n {
                 c.def(node, &format!("f{i}"), SymbolKind::Function, None);
