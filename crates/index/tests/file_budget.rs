@@ -138,3 +138,32 @@ fn a_name_with_twenty_thousand_definitions_resolves_within_the_budget() {
     assert!(report.skipped.is_empty(), "{:?}", report.skipped);
     assert_eq!(report.files_indexed, 2);
 }
+
+/// The fuzz campaign's Kotlin input (970 bytes of a real file with mangled lines) that
+/// tree-sitter-kotlin-ng 1.1's own scanner and error recovery take seconds to parse
+/// (6 s in the fuzz build): no extractor loop to fix, so the budget is what bounds it.
+/// Under a one-second budget it is skipped as `timeout` and its neighbour is indexed.
+#[test]
+fn the_fuzz_found_slow_kotlin_input_is_stopped_by_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let slow =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/budget_inputs/kotlin_scanner_slow.kt");
+    std::fs::copy(slow, root.join("Slow.kt")).unwrap();
+    std::fs::write(
+        root.join("Ok.kt"),
+        "fun fine() { helper() }\nfun helper() {}\n",
+    )
+    .unwrap();
+
+    let started = Instant::now();
+    let report = run(root, 1_000);
+    let took = started.elapsed();
+    assert_eq!(
+        reasons(&report),
+        [("Slow.kt".to_string(), "timeout".to_string())]
+    );
+    assert_eq!((report.files_indexed, report.symbols), (1, 2), "{report:?}");
+    // The budget, then at most the watchdog's second budget: never the parse's seconds.
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
