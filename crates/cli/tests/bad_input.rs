@@ -1,7 +1,7 @@
 //! Bad input gets a clear error and a documented exit code, never a panic; files the
 //! indexer cannot use are skipped and reported with their reason.
 
-mod common;
+use crate::common;
 
 use common::Env;
 

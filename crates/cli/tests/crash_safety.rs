@@ -2,7 +2,7 @@
 //! opens, passes `PRAGMA quick_check`, and the next run finishes the job to exactly the
 //! result of a clean index.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -5,7 +5,7 @@
 //! must exit 0, or the code its comment gives as `# exits N`. The few an offline test
 //! cannot run are in [`SKIPPED`], each with the reason.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

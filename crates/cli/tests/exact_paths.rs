@@ -2,7 +2,7 @@
 //! text are two files for `loci index`, `search`, `sync` and `status`, and later runs
 //! keep working (they used to fail on a constraint, forever).
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

@@ -3,7 +3,7 @@
 //! failure has the kind (and so the exit code) the table gives it, and a message that
 //! names the path, the permission or the limit.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

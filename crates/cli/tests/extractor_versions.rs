@@ -1,7 +1,7 @@
 //! A file indexed by older extractor rules is re-extracted by the next `loci sync`,
 //! even though the file itself did not change, and the result equals a fresh index.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! error, and a path-like impact target that matches nothing says so with a hint
 //! built from the user's own input.
 
-mod common;
+use crate::common;
 
 use common::Env;
 use loci_api::ErrorKind;

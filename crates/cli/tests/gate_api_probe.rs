@@ -7,8 +7,8 @@
 //! Every test uses ports of its own (never 8000: other tests and servers share this
 //! machine); see probe_support for the stand-in `loci` that records each server.
 
-mod lifecycle_support;
-mod probe_support;
+use crate::lifecycle_support;
+use crate::probe_support;
 
 use std::net::TcpStream;
 use std::process::Stdio;

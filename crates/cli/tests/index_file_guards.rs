@@ -3,7 +3,7 @@
 //! command, `loci index` and the readers alike, refuses it with a storage error (exit
 //! 10) naming the path, and the file is left byte for byte as it was.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! `loci status`, `loci watch`, `loci sync` and `loci config show` through the real binary.
 
-mod lifecycle_support;
+use crate::lifecycle_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;

@@ -1,6 +1,6 @@
 //! Seed 004's session-start scenarios, through the real `loci gate` and real files.
 
-mod lifecycle_support;
+use crate::lifecycle_support;
 
 use std::io::Write;
 use std::process::Stdio;

@@ -1,7 +1,7 @@
 //! Seed 004's safe-execution scenarios: budgets, teardown, the watcher pin, the
 //! inherited environment, one run per workspace. Real processes throughout.
 
-mod lifecycle_support;
+use crate::lifecycle_support;
 
 use std::io::Read;
 use std::process::Stdio;

@@ -2,7 +2,7 @@
 //! the first-index path again; and a background run outlives the gate that started it.
 //! Real processes throughout: the real `loci`, real signals, real SQLite files.
 
-mod lifecycle_support;
+use crate::lifecycle_support;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;

@@ -2,7 +2,7 @@
 //! the sync it calls for re-resolves the Rust files that name the crate, to exactly
 //! what a fresh index of the renamed tree holds.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! (`tests/mcp/client.py`) lists the tools, calls each, validates the structured output
 //! against the tool's output schema, walks cursors, holds budgets and checks errors.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;

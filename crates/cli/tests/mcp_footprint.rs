@@ -3,7 +3,7 @@
 //! a blocking thread while the connection keeps reading, and once the session-start
 //! gate has answered the process holds little memory of its own.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! `capability_missing` and nothing stored unless the host's `llm.allowSpawn` is on;
 //! with it on, a stand-in `claude` extracts the entities.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

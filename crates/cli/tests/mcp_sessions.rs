@@ -3,7 +3,7 @@
 //! (stdin closed, SIGTERM, SIGINT) with a grandchild still running, and two servers on
 //! one workspace while one of them syncs.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! index: versions and consent, concurrent writers from two processes, staleness
 //! when linked code changes, moves or disappears, and bad input refused whole.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::Stdio;

@@ -4,9 +4,8 @@
 //! architecture installed under the test's `LOCI_HOME`. A model that fails to embed
 //! never costs the memory: it is stored and recalled by full text all the same.
 
-mod common;
-mod serve_support;
-mod tiny_model_support;
+use crate::serve_support;
+use crate::tiny_model_support;
 
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,7 @@
 //! spawn with its own name and exit 16; the memory survives every failure marked
 //! `extraction: failed`, and `memory enrich` clears the mark.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

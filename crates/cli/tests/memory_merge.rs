@@ -4,7 +4,7 @@
 //! into itself, of a missing memory, across namespaces or past the body limit is
 //! refused with its exit code and changes nothing.
 
-mod common;
+use crate::common;
 
 use common::Env;
 use loci_api::ErrorKind;

@@ -3,9 +3,9 @@
 //! uses, separate from each workspace's, with no absolute path in any answer; and a
 //! memory merge over both.
 
-mod common;
-mod mcp_support;
-mod serve_support;
+use crate::common;
+use crate::mcp_support;
+use crate::serve_support;
 
 use common::Env;
 use loci_api::ErrorKind;

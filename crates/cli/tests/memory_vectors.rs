@@ -8,7 +8,7 @@
 //! user's installed copy. Without either the real-model tests fail when `CI` is set and
 //! skip with a reason otherwise.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

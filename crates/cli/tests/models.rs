@@ -3,7 +3,7 @@
 //! installed), a stand-in `python3` for the fetch, and the real wheel when CI provides
 //! it (`LOCI_TEST_MODEL_WHEEL`; CI fails without it).
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 

@@ -3,7 +3,7 @@
 //! changed, and the sync it calls for re-resolves the importers, to exactly what a
 //! fresh index of the changed tree holds. A config touched without such a change is not.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

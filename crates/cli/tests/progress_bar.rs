@@ -1,7 +1,7 @@
 //! `index`, `sync` and `rebuild` draw the same progress bar when stderr is a terminal
 //! (run under a pseudo-terminal with util-linux's `script`), and never with `--json`.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -1,6 +1,6 @@
 //! Every query command, through the real binary: JSON shapes, selectors, ambiguity, depth.
 
-mod common;
+use crate::common;
 
 use common::Env;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! parameters, refusals (exit 5), deadlines (exit 1, kind `timeout`) and
 //! both engines.
 
-mod common;
+use crate::common;
 
 use common::Env;
 

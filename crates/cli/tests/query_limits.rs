@@ -2,7 +2,7 @@
 //! through the real binary: the deadline holds on both engines, a limit is
 //! `limit_exceeded` (exit 1) naming it, and nothing crashes.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! keeps that list equal to the schema of a fresh index (names, order and declared
 //! types, from `PRAGMA table_info` through `loci query` itself).
 
-mod common;
+use crate::common;
 
 use common::Env;
 

@@ -2,8 +2,8 @@
 //! real HTTP client. (Here and not in crates/server/tests: only this package's tests
 //! get the `loci` binary.)
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::io::Read;
 use std::process::Stdio;

@@ -2,8 +2,8 @@
 //! real HTTP client: binding, the key file, timeouts and shutdown. (Here and not in crates/server/tests: only this package's tests
 //! get the `loci` binary.)
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

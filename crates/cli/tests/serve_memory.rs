@@ -4,8 +4,8 @@
 //! over HTTP once a linked function changes and the workspace is re-indexed, and no
 //! absolute path in any answer.
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use common::Env;
 use loci_api::ErrorKind;

@@ -4,8 +4,8 @@
 //! (declared; a stand-in `claude` runs once per memory and its entities are attached;
 //! a failing one leaves the memory marked `extraction: failed`).
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::path::Path;
 

@@ -4,8 +4,8 @@
 //! another project, is a named 409 with nothing made or changed; a hostile project id
 //! is `invalid_input` before anything is made; the OpenAPI document gives the rule.
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::path::PathBuf;
 

@@ -4,8 +4,8 @@
 //! goes away stops its statement, values survive the trip, restarts are single-flight,
 //! and no process outlives the server.
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::io::Write;
 use std::net::TcpStream;

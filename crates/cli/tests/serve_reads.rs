@@ -2,8 +2,8 @@
 //! short ones and `/health` answering beside long ones, and a read past its deadline
 //! answered `timeout` naming the configured deadline.
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use common::Env;
 use serde_json::{Value, json};

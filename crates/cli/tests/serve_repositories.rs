@@ -3,8 +3,8 @@
 //! registry is locked, 403 `forbidden_peer` to any other peer. Real servers, real
 //! sockets, a real registry.
 
-mod lifecycle_support;
-mod probe_support;
+use crate::lifecycle_support;
+use crate::probe_support;
 
 use lifecycle_support::{SOURCES, Ws};
 use loci_api::ErrorKind;

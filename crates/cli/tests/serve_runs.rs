@@ -6,8 +6,8 @@
 //! trickles its headers is cut off at the header timeout while others are served; an
 //! oversized head gets 431).
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -4,8 +4,8 @@
 //! clone policy, the folder picker, one workspace's state, the capabilities, and the
 //! invariant that no route of the OpenAPI document answers a root or a temp path.
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

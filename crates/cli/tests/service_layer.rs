@@ -2,7 +2,7 @@
 //! error table's rows as exit codes, pages with totals and cursors, and freshness on
 //! every answer.
 
-mod common;
+use crate::common;
 
 use common::Env;
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! `loci watch` as a real process: idle means no sync at all, and one change means one sync.
 
-mod lifecycle_support;
+use crate::lifecycle_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};

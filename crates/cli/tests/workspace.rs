@@ -1,7 +1,7 @@
 //! `loci workspace create|ls` through the real binary: refusals exit 5 naming the reason,
 //! creation runs real git, repeated creation is idempotent.
 
-mod common;
+use crate::common;
 
 use common::Env;
 

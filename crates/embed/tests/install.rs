@@ -2,7 +2,7 @@
 //! model (the real one is in real_model.rs): every refusal names the file and digest,
 //! and a failed install never costs the model already installed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! that path there, which `auto_precision_is_int8_exactly_where_the_cpu_has_vnni`
 //! checks.
 
-mod common;
+use crate::common;
 
 use common::{cosine, real_models_dir, write_tiny_model};
 use loci_embed::{Embedder, Precision, pinned};

@@ -5,7 +5,7 @@
 //! tests fail when `CI` is set and no model is available (CI installs the wheel), and
 //! skip with a reason otherwise.
 
-mod common;
+use crate::common;
 
 use common::{candle_reference, cosine, max_abs_diff, real_models_dir};
 use loci_embed::{Embedder, Precision, pinned, status};

@@ -2,7 +2,7 @@
 //! architecture (random weights) built by the test, and the bad inputs a model folder
 //! can hold.
 
-mod common;
+use crate::common;
 
 use common::{TINY_MAX_TOKENS, candle_reference, cosine, max_abs_diff, write_tiny_model};
 use loci_embed::{EmbedError, Embedder, Precision};

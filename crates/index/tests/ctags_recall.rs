@@ -11,7 +11,7 @@
 //! - JavaScript: `npm`'s sources under `/usr/lib/node_modules` when present: classes,
 //!   functions, methods and generators. Reported, not asserted.
 //!
-//! Run with `cargo test -p loci-index --test ctags_recall -- --nocapture` to see the
+//! Run with `cargo test -p loci-index --test integration ctags_recall -- --nocapture` to see the
 //! figures. `LOCI_RECALL_STRIDE=1` compares every file instead of a sample;
 //! `LOCI_RECALL_JS_ROOT=<dir>` compares JavaScript on that tree instead of npm's;
 //! `LOCI_RECALL_MISSES=<dir>` writes every missed definition to `<dir>/<language>.misses`.
@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod common;
+use crate::common;
 
 use loci_index::Lang;
 use loci_index::extract::extract;

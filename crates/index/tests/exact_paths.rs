@@ -3,7 +3,7 @@
 //! files: both are indexed, searched, compared for drift and kept incrementally, and an
 //! index from before (schema v3, keyed by the lossy text) migrates keeping its ids.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

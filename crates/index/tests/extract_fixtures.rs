@@ -13,7 +13,7 @@
 //! ```
 //!
 //! A directory without `expected_facts.txt` is skipped (a fixture being written).
-//! `LOCI_BLESS=1 cargo test -p loci-index --test extract_fixtures` writes the current
+//! `LOCI_BLESS=1 cargo test -p loci-index --test integration extract_fixtures` writes the current
 //! output into every fixture's `expected_facts.txt`; review the diff before committing it.
 
 use std::collections::BTreeSet;

@@ -1,7 +1,7 @@
 //! A `.h` file is C or C++ by its own text, in the index as in extraction, and an edit
 //! that turns a C header into C++ gives, incrementally, the index a fresh run builds.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Incremental indexing must end in exactly the index a fresh full run builds.
 
-mod common;
+use crate::common;
 
 use common::{assert_same_as_fresh, dump, index, write_tree};
 

@@ -3,7 +3,7 @@
 //! class whose `package` line moves it to another package (the file edited in place,
 //! its definitions keeping their qualified names), and the Kotlin equivalents.
 
-mod common;
+use crate::common;
 
 use common::{differs_from_fresh, index, write_tree};
 

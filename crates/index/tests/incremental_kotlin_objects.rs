@@ -4,7 +4,7 @@
 //! appears in the imported package, and the member moves into a companion object; and
 //! when an extension function's file is added, moved to another package or removed.
 
-mod common;
+use crate::common;
 
 use common::{calls_from, index, reindex_equals_fresh, write_tree};
 

@@ -2,7 +2,7 @@
 //! appears inside `cfg_x! { .. }`, a macro definition added and removed (macro
 //! invocations reach only macros), and a call moved into a macro's arguments.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

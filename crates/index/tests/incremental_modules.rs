@@ -2,7 +2,7 @@
 //! imported modules, crate names and re-exports, receiver types and bases, return
 //! types, tsconfig paths, go.mod module paths and new files in a package.
 
-mod common;
+use crate::common;
 
 use common::{calls_from, differs_from_fresh, index, reindex_equals_fresh, write_tree};
 

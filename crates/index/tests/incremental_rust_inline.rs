@@ -3,7 +3,7 @@
 //! paths of files that did not change (`crate::imp::f()` in another file), and so does a
 //! `#[cfg_attr(.., path = "..")]` file that appears or goes.
 
-mod common;
+use crate::common;
 
 use common::{calls_from, index, reindex_equals_fresh, write_tree};
 

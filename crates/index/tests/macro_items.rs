@@ -9,7 +9,7 @@
 //! counts as found when loci has a definition of that name whose span holds the name's
 //! line. Run with `-- --nocapture` for the figures and the misses.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

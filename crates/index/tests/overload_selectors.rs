@@ -3,7 +3,7 @@
 //! calls that reach that overload; an arity no overload takes is a not-found error that
 //! lists the overloads there are.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! the ones its argument count fits, and an incremental index that moves, adds or
 //! removes an overload still equals a fresh one.
 
-mod common;
+use crate::common;
 
 use common::{assert_same_as_fresh, index, write_tree};
 

@@ -5,7 +5,7 @@
 //! Line format: `<KIND> <file>:<src qualified name or -> -> <file>:<dst qualified name or ->`,
 //! a name followed by `@<line>` when its file defines it more than once (overloads).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

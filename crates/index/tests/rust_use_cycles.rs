@@ -4,7 +4,7 @@
 //! made every lookup of that name branch fifty ways at each of its six hops (the index
 //! run never finished).
 
-mod common;
+use crate::common;
 
 use std::sync::mpsc;
 use std::time::Duration;

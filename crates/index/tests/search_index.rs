@@ -1,7 +1,7 @@
 //! The code search index must never hide a match: every line that contains a literal is
 //! found, whatever its characters, case or the runs that changed the file.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

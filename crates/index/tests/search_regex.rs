@@ -2,7 +2,7 @@
 //! files finds, in the same (path, line) order, up to the limit: the trigram prefilter
 //! never hides a match, whatever the pattern's escapes, flags, classes or repetitions.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

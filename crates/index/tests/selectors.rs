@@ -5,7 +5,7 @@
 //! Line format: `<selector> -> <file>:<qualified name>[, <file>:<qualified name>...]`,
 //! or `<selector> -> not found`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Deadlines, cancel, the queue and close for the in-process engine.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

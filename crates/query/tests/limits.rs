@@ -3,7 +3,7 @@
 //! clear `limit_exceeded` naming it, and no statement can crash a thread or a
 //! worker by recursing.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

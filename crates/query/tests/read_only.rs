@@ -1,7 +1,7 @@
 //! Write attempts of every kind are refused by the guarded connection, and
 //! neither the database file nor its directory changes.
 
-mod common;
+use crate::common;
 
 use common::TestDb;
 use loci_query::{MAX_SQL_BYTES, Params, Query, QueryEngine, Value};

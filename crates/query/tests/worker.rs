@@ -8,4 +8,5 @@ fn program() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loci-query-worker"))
 }
 
+#[path = "worker_cases/mod.rs"]
 mod worker_cases;

@@ -5,7 +5,7 @@
 //! The parent that gets SIGKILLed is this test binary itself, re-executed to
 //! run only `harness_process` with [`PARENT_VAR`] naming the database.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -61,7 +61,7 @@ fn a_worker_is_gone_within_a_second_of_its_parent_being_sigkilled_mid_statement(
     let mut parent = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "harness_process",
+            "worker_lifetime::harness_process",
             "--nocapture",
             "--test-threads=1",
         ])

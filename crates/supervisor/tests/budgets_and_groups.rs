@@ -1,6 +1,6 @@
 //! Budgets, cancellation, kill grace and process groups, on real processes.
 
-mod common;
+use crate::common;
 
 use std::ops::ControlFlow;
 use std::sync::mpsc;

@@ -1,7 +1,7 @@
 //! A handed-off child outlives the supervisor that started it: not in the teardown
 //! registry, in its own session and process group, with no pipes to its parent.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

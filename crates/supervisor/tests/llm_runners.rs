@@ -1,7 +1,7 @@
 //! The claude and codex runners against stand-in scripts that record their
 //! argv, environment and stdin and print canned output.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! empty MCP config temp file's removal. (The telemetry test has its own
 //! binary: `preflight_events.rs`.)
 
-mod common;
+use crate::common;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

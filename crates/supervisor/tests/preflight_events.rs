@@ -3,7 +3,7 @@
 //! callsite with no subscriber installed can cache "never" under this test's scoped
 //! subscriber, dropping its events.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsString;
 use std::io::Write;

@@ -1,7 +1,5 @@
 //! Single-flight: concurrent spawns with one key start one process.
 
-mod common;
-
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 

@@ -1,0 +1,57 @@
+//! The integration tests of this crate, in one binary: one link instead of one per
+//! file, which keeps builds and CI fast and small. Each file is a module; shared
+//! helpers are the support modules below.
+
+mod common;
+mod lifecycle_support;
+mod mcp_support;
+mod probe_support;
+mod serve_support;
+mod tiny_model_support;
+
+mod bad_input;
+mod crash_safety;
+mod doc_examples;
+mod exact_paths;
+mod exit_contract;
+mod extractor_versions;
+mod first_steps;
+mod gate_api_probe;
+mod index_file_guards;
+mod lifecycle_commands;
+mod lifecycle_gate;
+mod lifecycle_maintenance;
+mod lifecycle_resume;
+mod manifest_drift;
+mod mcp_clients;
+mod mcp_footprint;
+mod mcp_memory_llm;
+mod mcp_sessions;
+mod memory;
+mod memory_background;
+mod memory_extract;
+mod memory_merge;
+mod memory_user_remote;
+mod memory_vectors;
+mod models;
+mod module_config_drift;
+mod progress_bar;
+mod queries;
+mod query;
+mod query_limits;
+mod query_schema_doc;
+mod query_worker;
+mod serve_http;
+mod serve_lifecycle;
+mod serve_memory;
+mod serve_memory_llm;
+mod serve_projects;
+mod serve_query;
+mod serve_reads;
+mod serve_repositories;
+mod serve_runs;
+mod serve_workspaces;
+mod service_layer;
+mod startup_order;
+mod watch_idle;
+mod workspace;

@@ -1,0 +1,30 @@
+//! The integration tests of this crate, in one binary: one link instead of one per
+//! file, which keeps builds and CI fast and small. Each file is a module; shared
+//! helpers are the support modules below.
+
+mod common;
+
+mod adversarial;
+mod adversarial_files;
+mod ctags_recall;
+mod exact_paths;
+mod extract_fixtures;
+mod extract_scaling;
+mod file_budget;
+mod fuzz_regressions;
+mod header_lang;
+mod incremental;
+mod incremental_java_packages;
+mod incremental_kotlin_objects;
+mod incremental_macros;
+mod incremental_modules;
+mod incremental_rust_inline;
+mod macro_items;
+mod overload_selectors;
+mod overloads;
+mod resolve_fixtures;
+mod rust_use_cycles;
+mod search_index;
+mod search_regex;
+mod selectors;
+mod sweep_short;

@@ -1,0 +1,8 @@
+//! The integration tests of this crate, in one binary: one link instead of one per
+//! file, which keeps builds and CI fast and small. Each file is a module; shared
+//! helpers are the support modules below.
+
+mod fts_ranking;
+mod recall_signals;
+mod store;
+mod vector_cache;

@@ -1,0 +1,9 @@
+//! The integration tests of this crate, in one binary: one link instead of one per
+//! file, which keeps builds and CI fast and small. Each file is a module; shared
+//! helpers are the support modules below.
+
+mod beneath;
+mod contain;
+mod locator;
+mod properties;
+mod segment;
