@@ -8,5 +8,8 @@ fn program() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loci"))
 }
 
+// The query crate's helpers and cases, shared with its own worker tests.
+#[path = "../../query/tests/common/mod.rs"]
+mod common;
 #[path = "../../query/tests/worker_cases/mod.rs"]
 mod worker_cases;

@@ -8,5 +8,7 @@ fn program() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loci-query-worker"))
 }
 
+use crate::common;
+
 #[path = "worker_cases/mod.rs"]
 mod worker_cases;

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use loci_query::{Params, Query, QueryEngine, QueryError, QueryResult, Value, WorkerConfig};
 use loci_supervisor::Supervisor;
 
-#[path = "../common/mod.rs"]
-mod common;
+// The query crate's test helpers, as the including module names them.
+use super::common;
 
 use common::{HUGE_CTE, TestDb, eventually, wait_queued, wait_running};
 
