@@ -154,6 +154,11 @@ fn threads_and_descriptors_return_to_baseline_after_session_churn() {
         after.fds <= base.fds + 2,
         "descriptors {base:?} -> {after:?}"
     );
+    // The heap the sessions freed is handed back (glibc would keep it mapped).
+    assert!(
+        after.rss_kb <= base.rss_kb + base.rss_kb / 10,
+        "memory {base:?} -> {after:?}"
+    );
 }
 
 /// The server's footprint once it stops moving: threads and descriptors at their

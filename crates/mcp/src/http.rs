@@ -58,6 +58,7 @@ impl McpEndpoint {
             config = config.disable_allowed_hosts();
         }
         let sessions = Arc::new(Sessions::new(opts.idle, DISCONNECT_GRACE));
+        sessions.release_heap_after_churn();
         let inner = StreamableHttpService::new(
             move || Ok(LociMcp::new(host.clone())),
             sessions.clone(),

@@ -10,7 +10,8 @@
 //! - **a request whose client went away**: a request's response stream dropped before
 //!   its answer was sent is cancelled, through rmcp's own `notifications/cancelled`,
 //!   so its tool stops (a statement in the worker is killed);
-//! - [`Sessions::live`], what the cap on live sessions counts.
+//! - [`Sessions::live`], what the cap on live sessions counts;
+//! - the heap ended sessions freed, handed back to the kernel once the churn stops.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -32,6 +33,9 @@ use crate::host::lock;
 /// How long a session whose standalone stream dropped waits for its client to come back
 /// (rmcp tells clients to retry after 3 s).
 pub const DISCONNECT_GRACE: Duration = Duration::from_secs(5);
+
+/// How often [`Sessions::release_heap_after_churn`] looks at the live sessions.
+const HEAP_RELEASE_TICK: Duration = Duration::from_secs(3);
 
 /// The live sessions (share it: `Arc`).
 pub struct Sessions {
@@ -71,6 +75,39 @@ impl Sessions {
     /// Sessions alive now (rmcp removes a session once its worker has ended).
     pub async fn live(&self) -> usize {
         self.inner.local.sessions.read().await.len()
+    }
+
+    /// Hands the heap that ended sessions freed back to the kernel, once the number of
+    /// live sessions has fallen and then held still for a tick: glibc keeps the freed
+    /// pages of its arenas mapped, so a burst of sessions would otherwise leave the
+    /// server's memory above its baseline for good. Runs on the current tokio runtime
+    /// (outside one, nothing is started) and ends with the sessions.
+    pub fn release_heap_after_churn(&self) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let weak = Arc::downgrade(&self.inner);
+        rt.spawn(async move {
+            let (mut seen, mut fell) = (0usize, false);
+            let mut tick = tokio::time::interval(HEAP_RELEASE_TICK);
+            loop {
+                tick.tick().await;
+                let Some(shared) = weak.upgrade() else {
+                    return;
+                };
+                let live = shared.local.sessions.read().await.len();
+                drop(shared);
+                if live < seen {
+                    fell = true;
+                } else if live == seen && fell {
+                    fell = false;
+                    // A few milliseconds, on this worker: no blocking-pool thread
+                    // is started (and left idle) for it.
+                    crate::host::release_free_heap();
+                }
+                seen = live;
+            }
+        });
     }
 }
 
