@@ -150,6 +150,13 @@ error_kinds! {
     /// The embedding model's files are not the pinned ones, are damaged, or the source
     /// given to install is not the model.
     ModelInvalid = "model_invalid", InvalidInput, 422;
+    /// A remote caller named a workspace outside the server's roots (a client root, a
+    /// symlink leading out, another scheme or host); nothing was bound or created.
+    OutsideRoots = "outside_roots", InvalidInput, 403;
+    /// A remote session named no workspace (no locator, no client root).
+    NoWorkspace = "no_workspace", Usage, 400;
+    /// The server holds as many live MCP sessions as it allows (`mcp.maxSessions`).
+    TooManySessions = "too_many_sessions", Busy, 503;
     /// A bug in loci.
     Internal = "internal", Internal, 500;
 }

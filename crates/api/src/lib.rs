@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod api_probe;
+pub mod confine;
 mod convert;
 pub mod error;
 pub mod graph;
@@ -53,7 +54,7 @@ pub use loci_index::{SkipReason, Skipped, SkippedFiles};
 pub use loci_lifecycle::Located;
 pub use loci_store::prefer_parallel_reads;
 pub use maintain::{
-    IndexRequest, config, enclosing_workspace, gate, index, locate, open, rebuild, status, sync,
-    watch, workspace_root,
+    IndexRequest, config, enclosing_workspace, gate, gate_in_server, index, locate, open, rebuild,
+    status, sync, watch, workspace_root,
 };
 pub use page::{MAX_LIMIT, PageInfo, PageRequest};

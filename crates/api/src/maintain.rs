@@ -239,6 +239,13 @@ pub fn gate(req: &loci_lifecycle::gate::GateRequest) -> loci_lifecycle::gate::Ga
     loci_lifecycle::gate::evaluate(req, crate::api_probe::gate_probe())
 }
 
+/// [`gate`] inside a loci server (`/mcp` on `loci serve`): the server is the API the
+/// probe chain would ask, and its registry is this process's own, so only the registry
+/// decides; no request is sent and no other server is started.
+pub fn gate_in_server(req: &loci_lifecycle::gate::GateRequest) -> loci_lifecycle::gate::GateAnswer {
+    loci_lifecycle::gate::evaluate(req, crate::api_probe::server_probe())
+}
+
 /// Owns a background run (`index` or `sync`) that a gate handed off: runs it to its
 /// end under the supervisor and records the outcome. Unknown purposes and unreadable
 /// paths are ignored (the gate is fail-open).

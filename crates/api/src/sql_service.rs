@@ -185,6 +185,11 @@ impl SqlService {
         }
     }
 
+    /// The bounds requests are held to.
+    pub fn limits(&self) -> SqlLimits {
+        self.limits
+    }
+
     /// Checks `req` against the limits and gives it its ids; nothing runs yet.
     pub fn prepare(&self, req: &SqlRequest) -> Result<Prepared, ApiError> {
         let qid = QueryId::next();

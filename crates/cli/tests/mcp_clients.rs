@@ -5,7 +5,6 @@
 
 use crate::mcp_support;
 
-use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -23,29 +22,20 @@ impl Drop for Serve {
     }
 }
 
-/// `loci serve` on a free loopback port from `cwd`; returns it and its address.
-fn serve(home: &std::path::Path, cwd: &std::path::Path) -> (Serve, String) {
+/// `loci serve` on a free loopback port from `cwd`, with `base` as its projects base
+/// (`/mcp` binds sessions only inside it); returns it and its address.
+fn serve(home: &std::path::Path, cwd: &std::path::Path, base: &std::path::Path) -> (Serve, String) {
     let mut child = loci(home)
         .args(["serve", "--port", "0", "--json"])
         .env("LOCI_API_KEY", KEY)
+        .env("LOCI_PROJECTS_BASE", base)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("no listening line");
-    let v: Value = serde_json::from_str(&line).unwrap();
-    let addr = v["listening"].as_str().unwrap().to_string();
+    let addr = listening_addr(&mut child);
     (Serve(child), addr)
 }
 
@@ -76,12 +66,15 @@ fn python_sdk_over_streamable_http_on_loci_serve_gets_the_same_contract() {
     if !python_sdk_ready() {
         return;
     }
-    let (home, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    indexed_workspace(home.path(), dir.path());
-    // No roots from this client: the session uses the server's working directory.
-    let (_server, addr) = serve(home.path(), dir.path());
+    let (home, base) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let dir = base.path().join("team/app");
+    std::fs::create_dir_all(&dir).unwrap();
+    indexed_workspace(home.path(), &dir);
+    // No roots from this client: the session names its workspace by locator.
+    let (_server, addr) = serve(home.path(), &dir, base.path());
     let url = format!("http://{addr}/mcp");
-    run_client(home.path(), dir.path(), &["contract", "http", &url, KEY]);
+    let locator = r#"{"kind":"mounted","segment":"team/app"}"#;
+    run_client(home.path(), &dir, &["contract", "http", &url, KEY, locator]);
 }
 
 #[test]
@@ -89,19 +82,21 @@ fn each_http_session_is_bound_to_its_own_clients_root() {
     if !python_sdk_ready() {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
-    let (a, b, elsewhere) = (
+    let (home, base, elsewhere) = (
         tempfile::tempdir().unwrap(),
         tempfile::tempdir().unwrap(),
         tempfile::tempdir().unwrap(),
     );
-    indexed_workspace(home.path(), a.path());
-    indexed_workspace(home.path(), b.path());
-    let (_server, addr) = serve(home.path(), elsewhere.path());
+    let (a, b) = (base.path().join("a"), base.path().join("b"));
+    for dir in [&a, &b] {
+        std::fs::create_dir_all(dir).unwrap();
+        indexed_workspace(home.path(), dir);
+    }
+    let (_server, addr) = serve(home.path(), elsewhere.path(), base.path());
     let url = format!("http://{addr}/mcp");
     let (ra, rb) = (
-        std::fs::canonicalize(a.path()).unwrap(),
-        std::fs::canonicalize(b.path()).unwrap(),
+        std::fs::canonicalize(&a).unwrap(),
+        std::fs::canonicalize(&b).unwrap(),
     );
     // Over HTTP a workspace is named by its folder name, never its absolute path.
     let name = |p: &std::path::Path| p.file_name().unwrap().to_str().unwrap().to_string();
@@ -366,7 +361,7 @@ fn a_roots_change_rebinds_the_session() {
 fn mcp_over_http_needs_the_key_and_a_loopback_host_and_origin() {
     let (home, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     indexed_workspace(home.path(), dir.path());
-    let (_server, addr) = serve(home.path(), dir.path());
+    let (_server, addr) = serve(home.path(), dir.path(), dir.path());
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(30)))

@@ -346,6 +346,17 @@ impl Config {
         self.int("api.maxHeaderBytes").unwrap_or(65_536)
     }
 
+    /// `mcp.maxSessions`.
+    pub fn mcp_max_sessions(&self) -> usize {
+        self.int("mcp.maxSessions").map_or(256, |n| n as usize)
+    }
+
+    /// `mcp.sessionIdleMs`.
+    pub fn mcp_session_idle(&self) -> Duration {
+        self.millis("mcp.sessionIdleMs")
+            .unwrap_or(Duration::from_secs(300))
+    }
+
     /// `clone.allowGit`.
     pub fn clone_allow_git(&self) -> bool {
         self.bool("clone.allowGit")

@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
+use loci_api::sql_service::SqlService;
 use loci_api::{ApiError, Workspace};
 use loci_lifecycle::Status;
+use loci_paths::Roots;
 use loci_supervisor::Supervisor;
 
 use crate::fresh::Tracked;
@@ -28,8 +30,14 @@ pub struct HostOptions {
     pub worker_program: Option<PathBuf>,
     /// The deadline of one graph read (default `limits.readDeadlineMs`).
     pub read_deadline: Option<Duration>,
-    /// Name workspaces by folder name only, never by absolute path (over HTTP).
-    pub hide_paths: bool,
+    /// Served by `loci serve` (`/mcp`): a session binds only to a workspace inside these
+    /// roots, named by locator or by a client root whose real path lies inside one;
+    /// answers name no host path; the session-start check asks no API (this process is
+    /// the API). `None`: `loci mcp` on stdio, the user's own machine.
+    pub confine: Option<Roots>,
+    /// User SQL through this service's killable workers (the server shares its own, so
+    /// the HTTP routes see and cancel MCP statements too); `None`: `worker_program`.
+    pub sql: Option<Arc<SqlService>>,
 }
 
 /// The process-lifetime state every session shares.
@@ -39,7 +47,8 @@ pub struct Host {
     pub(crate) cwd: PathBuf,
     pub(crate) worker_program: Option<PathBuf>,
     pub(crate) read_deadline: Duration,
-    hide_paths: bool,
+    pub(crate) confine: Option<Roots>,
+    pub(crate) sql: Option<Arc<SqlService>>,
     workspaces: Mutex<HashMap<PathBuf, Arc<Workspace>>>,
     tracked: Mutex<HashMap<PathBuf, Arc<Tracked>>>,
     snapshots: Mutex<HashMap<PathBuf, Status>>,
@@ -74,7 +83,8 @@ impl Host {
                 .unwrap_or_else(|| PathBuf::from(".")),
             worker_program: opts.worker_program,
             read_deadline: opts.read_deadline.unwrap_or_else(|| cfg.read_deadline()),
-            hide_paths: opts.hide_paths,
+            confine: opts.confine,
+            sql: opts.sql,
             workspaces: Mutex::new(HashMap::new()),
             tracked: Mutex::new(HashMap::new()),
             snapshots: Mutex::new(HashMap::new()),
@@ -118,6 +128,11 @@ impl Host {
             .clone())
     }
 
+    /// The read handle of the workspace at `root`, if one is open (nothing is opened).
+    pub fn open_workspace(&self, root: &Path) -> Option<Arc<Workspace>> {
+        lock(&self.workspaces).get(root).cloned()
+    }
+
     /// The freshness tracking of the workspace at `root` (one per workspace and
     /// process: sessions on one workspace share its checks and its background sync).
     pub fn tracked(&self, root: &Path) -> Arc<Tracked> {
@@ -139,7 +154,7 @@ impl Host {
 
     /// How a workspace is named in answers: its path, or over HTTP its folder name.
     pub fn shown_root(&self, root: &Path) -> String {
-        if self.hide_paths {
+        if self.hides_paths() {
             root.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
@@ -148,9 +163,14 @@ impl Host {
         }
     }
 
-    /// Whether answers hide absolute paths.
+    /// Whether answers hide absolute paths (a served host).
     pub fn hides_paths(&self) -> bool {
-        self.hide_paths
+        self.confine.is_some()
+    }
+
+    /// The roots sessions are confined to, when served by `loci serve`.
+    pub fn confine(&self) -> Option<&Roots> {
+        self.confine.as_ref()
     }
 
     /// Children of this host not yet reaped (its tracked background runs).

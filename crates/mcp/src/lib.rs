@@ -24,24 +24,29 @@
 
 pub mod args;
 pub mod budget;
+pub mod cancel;
 pub mod fresh;
 pub mod host;
+pub mod http;
+pub mod protocol;
 pub mod server;
 pub mod session;
+pub mod sessions;
+pub mod stdio;
 pub mod tools;
 
 use std::sync::Arc;
 
 use loci_api::{ApiError, ErrorKind};
 use rmcp::ServiceExt;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 pub use host::{Host, HostOptions};
+pub use http::{HttpOptions, McpEndpoint};
 pub use server::LociMcp;
 
-/// The streamable-HTTP service type `loci serve` mounts.
-pub type HttpService = StreamableHttpService<LociMcp, LocalSessionManager>;
+/// How long calls in flight may run on once stdin has closed, and the runtime's
+/// shutdown after (the process exits within half a second of stdin's end).
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Serves one MCP client over stdin/stdout until stdin closes (or a signal arrives),
 /// then tears every child this process started down.
@@ -63,32 +68,38 @@ pub fn serve_stdio(host: Arc<Host>) -> Result<(), ApiError> {
         let server = LociMcp::new(host.clone());
         // Pipes (as every host starts a stdio server) are read and written on the
         // runtime's reactor: no blocking-pool thread hop per message each way.
+        let (reader, writer) = rmcp::transport::stdio_pipes();
+        let transport = stdio::StdioTransport::new(reader, writer);
+        let eof = transport.eof();
         let running = server
-            .serve(rmcp::transport::stdio_pipes())
+            .serve(transport)
             .await
             .map_err(|e| ApiError::new(ErrorKind::Failure, format!("MCP handshake failed: {e}")))?;
-        running.waiting().await.map_err(|e| {
+        let mut waiting = std::pin::pin!(running.waiting());
+        let ended = tokio::select! {
+            ended = &mut waiting => ended,
+            // Stdin closed: the client is gone. Calls in flight get a moment to answer
+            // (rmcp would wait up to 5 s for them), then the process stops.
+            _ = eof.notified() => match tokio::time::timeout(EXIT_GRACE, &mut waiting).await {
+                Ok(ended) => ended,
+                Err(_) => return Ok(()),
+            },
+        };
+        ended.map_err(|e| {
             ApiError::new(ErrorKind::Internal, format!("the MCP session failed: {e}"))
         })?;
         Ok(())
     });
-    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    runtime.shutdown_timeout(EXIT_GRACE);
     loci_supervisor::teardown_all_children();
     result
 }
 
 /// The MCP service over streamable HTTP: one session per `initialize` (the
-/// `Mcp-Session-Id` header), each bound to its own workspace, all sharing `host`. The
-/// caller (`loci serve`) puts its API key and `Host`/`Origin` guard in front; the
-/// service itself also accepts only loopback `Host` names unless `allow_remote`.
-pub fn http_service(host: Arc<Host>, allow_remote: bool) -> HttpService {
-    let mut config = StreamableHttpServerConfig::default().with_legacy_session_mode(true);
-    if allow_remote {
-        config = config.disable_allowed_hosts();
-    }
-    StreamableHttpService::new(
-        move || Ok(LociMcp::new(host.clone())),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    )
+/// `Mcp-Session-Id` header), each bound to its own workspace, all sharing `host`,
+/// reaped and capped as `opts` says ([`McpEndpoint`]). The caller (`loci serve`) puts
+/// its API key and `Host`/`Origin` guard in front; the service itself also accepts
+/// only loopback `Host` names unless `allow_remote`.
+pub fn http_service(host: Arc<Host>, opts: HttpOptions) -> McpEndpoint {
+    McpEndpoint::new(host, opts)
 }

@@ -12,6 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use loci_api::ApiError;
+use loci_api::confine::Confined;
 use loci_lifecycle::gate::GateRequest;
 use loci_lifecycle::{Notice, Status};
 
@@ -24,10 +26,14 @@ use crate::host::{Host, lock};
 pub enum Source {
     /// `--workspace`.
     Flag,
-    /// The client's first `file://` root.
+    /// The client's first `file://` root (served: the first inside the roots).
     Roots,
     /// The process's working directory.
     Cwd,
+    /// Served: the `Loci-Workspace` header of the session's `initialize`.
+    Header,
+    /// Served: a tool call's `workspace` argument.
+    Argument,
 }
 
 /// The gate's progress for one binding.
@@ -46,6 +52,8 @@ pub struct Binding {
     pub root: PathBuf,
     /// Where it came from.
     pub source: Source,
+    /// How callers name it, when served (inside the server's roots).
+    pub locator: Option<loci_paths::Locator>,
     /// The binding's number in this session (1 for the first).
     pub generation: u64,
     /// The session's share of background work.
@@ -55,11 +63,14 @@ pub struct Binding {
     notices_delivered: bool,
 }
 
-/// A session's state: its current binding, if any.
+/// A session's state: its current binding, if any, or why nothing is bound.
 #[derive(Debug, Default)]
 pub struct Session {
     binding: Option<Binding>,
     generations: u64,
+    refusal: Option<ApiError>,
+    /// The client's roots were asked for and have not answered yet.
+    pub(crate) roots_pending: bool,
 }
 
 impl Session {
@@ -77,15 +88,38 @@ impl Session {
         let runs = SessionRuns::new(id);
         let gate = Arc::new(Mutex::new(GateView::Pending));
         start_gate(host, &root, &runs, &gate);
+        self.refusal = None;
         self.binding = Some(Binding {
             root,
             source,
+            locator: None,
             generation: self.generations,
             runs,
             gate,
             notices_delivered: false,
         });
         self.binding.as_ref().expect("just bound")
+    }
+
+    /// Binds the session to a workspace inside the server's roots (served), named by
+    /// its locator.
+    pub fn bind_confined(&mut self, host: &Arc<Host>, confined: Confined, source: Source) {
+        self.bind(host, &confined.root, source);
+        if let Some(b) = self.binding.as_mut() {
+            b.locator = Some(confined.locator);
+        }
+    }
+
+    /// Unbinds the session, keeping why: every call answers this error until a
+    /// workspace is named again. Nothing is bound, evaluated or created.
+    pub fn refuse(&mut self, why: ApiError) {
+        self.binding = None;
+        self.refusal = Some(why);
+    }
+
+    /// Why nothing is bound, if a name was refused.
+    pub fn refusal(&self) -> Option<&ApiError> {
+        self.refusal.as_ref()
     }
 
     /// The current binding.
@@ -121,10 +155,17 @@ fn start_gate(host: &Arc<Host>, root: &Path, runs: &SessionRuns, gate: &Arc<Mute
     let spawned = std::thread::Builder::new()
         .name("loci-mcp-gate".into())
         .spawn(move || {
-            let answer = loci_api::gate(&GateRequest {
+            let req = GateRequest {
                 path: root.clone(),
                 session: Some(runs.id.clone()),
-            });
+            };
+            // Inside a server the probe chain must not ask the API (this process) or
+            // start another server: its own registry decides.
+            let answer = if host.hides_paths() {
+                loci_api::gate_in_server(&req)
+            } else {
+                loci_api::gate(&req)
+            };
             let (status, run) = answer.settle_owned(&host.sup);
             if let Some(run) = run {
                 host.tracked(&root).adopt(run, &runs);
@@ -156,27 +197,39 @@ fn random_suffix() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// The workspace a root URI names (`file:///path`), if it is a local directory URI.
+/// The local path a root URI names (`file:///path`, `file://localhost/path`), if it
+/// is one: another scheme or host, a relative path, a backslash, a query or fragment,
+/// a malformed escape and an escaped `/` or NUL (which no path component may hold) are
+/// not local paths. `..` is left in: the ruler refuses it by name.
 pub fn root_from_uri(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
+    use std::os::unix::ffi::OsStringExt;
+    let (scheme, rest) = uri.split_once("://")?;
+    if !scheme.eq_ignore_ascii_case("file") {
         return None;
     }
-    Some(PathBuf::from(percent_decode(path)))
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') || path.contains(['\\', '?', '#', '\0']) {
+        return None;
+    }
+    let decoded = percent_decode(path)?;
+    if decoded.contains(&0) {
+        return None;
+    }
+    Some(PathBuf::from(std::ffi::OsString::from_vec(decoded)))
 }
 
-fn percent_decode(s: &str) -> String {
+/// `s` with its `%XX` escapes decoded; `None` for a malformed escape or an escaped `/`.
+fn percent_decode(s: &str) -> Option<Vec<u8>> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(v) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let v = u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+            if v == b'/' {
+                return None;
+            }
             out.push(v);
             i += 3;
         } else {
@@ -184,7 +237,7 @@ fn percent_decode(s: &str) -> String {
             i += 1;
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    Some(out)
 }
 
 #[cfg(test)]
@@ -202,8 +255,25 @@ mod tests {
             root_from_uri("file://localhost/x"),
             Some(PathBuf::from("/x"))
         );
-        assert_eq!(root_from_uri("https://example.com/x"), None);
-        assert_eq!(root_from_uri("file://host/x"), None);
-        assert_eq!(root_from_uri("file:///a%2"), Some(PathBuf::from("/a%2")));
+        assert_eq!(
+            root_from_uri("file:///a/%2e%2E/b"),
+            Some(PathBuf::from("/a/../b"))
+        );
+        for refused in [
+            "https://example.com/x",
+            "file://host/x",
+            "file:///a%2",
+            "file:///a%zz",
+            "file:///a%2Fb",
+            "file:///a%00",
+            "file:///C:\\x",
+            "file://C:/x",
+            "file:relative",
+            "file:///a?b",
+            "file:///a#b",
+            "\\\\server\\share",
+        ] {
+            assert_eq!(root_from_uri(refused), None, "{refused}");
+        }
     }
 }

@@ -6,7 +6,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use loci_api::CancelToken;
 use loci_mcp::args::Args;
 use loci_mcp::{Host, HostOptions, LociMcp};
 
@@ -54,7 +53,7 @@ fn cross_session_state_survives_the_rebind() {
         ..Default::default()
     });
     let server = LociMcp::new(host.clone());
-    server.start_session(false);
+    server.start_session(false, None);
     assert_eq!(server.generation(), 1);
     let first_id = server.session_id().unwrap();
     assert!(
@@ -74,21 +73,21 @@ fn cross_session_state_survives_the_rebind() {
                 .cloned(),
         )
     };
-    let before = server.call(find, args(), CancelToken::new());
+    let before = server.call(find, args(), loci_mcp::cancel::CallCancel::new());
     assert_eq!(before.is_error, Some(false), "{before:?}");
     let ws_before = host.workspace(&root).unwrap();
     let tracked_before = host.tracked(&root);
     assert!(host.snapshot(&root).is_some());
 
     // The session is replaced (a new `initialize` on the same connection).
-    server.start_session(false);
+    server.start_session(false, None);
     assert_eq!(server.generation(), 2);
     let second_id = server.session_id().unwrap();
     assert_ne!(
         first_id, second_id,
         "the once-per-session records did not re-arm"
     );
-    let after = server.call(find, args(), CancelToken::new());
+    let after = server.call(find, args(), loci_mcp::cancel::CallCancel::new());
     assert_eq!(after.is_error, Some(false), "{after:?}");
 
     // The host's stores and its tracked child are the same ones.

@@ -23,16 +23,16 @@ fn same_api_registration_stays_idempotent() {
     let other = Host::new(HostOptions::default());
     other.install_teardown();
     let server = LociMcp::new(host.clone());
-    server.start_session(false);
-    server.start_session(false);
+    server.start_session(false, None);
+    server.start_session(false, None);
     assert_eq!(
         Host::teardown_installs(),
         1,
         "the teardown hooks were wired more than once"
     );
     assert_eq!(
-        loci_mcp::server::tool_list().as_ptr(),
-        loci_mcp::server::tool_list().as_ptr(),
+        loci_mcp::server::tool_list(false).as_ptr(),
+        loci_mcp::server::tool_list(false).as_ptr(),
         "the tool handlers were registered again"
     );
 }

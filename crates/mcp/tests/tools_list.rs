@@ -60,7 +60,7 @@ fn python_json_len(tools: &[rmcp::model::Tool]) -> usize {
 
 #[test]
 fn tools_list_fits_15_500_bytes_under_the_16_kb_target() {
-    let tools = loci_mcp::server::tool_list();
+    let tools = loci_mcp::server::tool_list(false);
     let bytes = python_json_len(tools);
     for t in tools {
         eprintln!(
@@ -88,7 +88,7 @@ fn tools_list_fits_15_500_bytes_under_the_16_kb_target() {
 
 #[test]
 fn graph_tools_are_read_only_memory_writers_say_so_and_all_have_object_schemas_and_a_budget() {
-    for tool in loci_mcp::server::tool_list() {
+    for tool in loci_mcp::server::tool_list(false) {
         let a = tool.annotations.as_ref().expect("annotations");
         let (read_only, destructive) = match tool.name.as_ref() {
             "remember" => (false, false),
@@ -135,7 +135,7 @@ fn purge_is_not_an_action_of_the_memory_tool() {
 
 #[test]
 fn the_tool_table_is_built_once_per_process() {
-    let a = loci_mcp::server::tool_list().as_ptr();
-    let b = loci_mcp::server::tool_list().as_ptr();
+    let a = loci_mcp::server::tool_list(false).as_ptr();
+    let b = loci_mcp::server::tool_list(false).as_ptr();
     assert_eq!(a, b);
 }

@@ -61,6 +61,8 @@ mod beneath;
 mod contain;
 mod locator;
 mod name;
+mod read;
+mod real;
 mod resolve;
 mod roots;
 mod segment;
@@ -78,6 +80,8 @@ pub use locator::{
     SERVED_MODES,
 };
 pub use name::{MAX_NAME_BYTES, NameError, WorkspaceName};
+pub use read::{open_file_beneath, read_file_beneath};
+pub use real::RealError;
 pub use resolve::ResolveError;
 pub use roots::{
     MANAGED_ROOT_KEY, MANAGED_ROOT_VAR, PROJECTS_BASE_KEY, PROJECTS_BASE_VAR, Root, RootError,

@@ -135,7 +135,7 @@ async fn run(
         let _ = stop_tx.send(true);
     }));
     let app = routes::router()
-        .merge(mcp::routes(state.allow_remote))
+        .merge(mcp::routes(&state))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             guard::guard,

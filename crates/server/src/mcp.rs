@@ -1,9 +1,10 @@
 //! `/mcp`: loci's MCP server over streamable HTTP (`loci_mcp::http_service`), behind the
 //! same guard as every route (API key, loopback `Host`/`Origin` unless
-//! `--allow-remote`). Each `Mcp-Session-Id` is one MCP session bound to its own
-//! workspace (the client's roots, else the server's working directory); all sessions
-//! share one process-lifetime `loci_mcp::Host`, so a host can point every agent session
-//! at one `loci serve` instead of one `loci mcp` process each.
+//! `--allow-remote`). Each `Mcp-Session-Id` is one MCP session, bound only to a
+//! workspace inside this server's roots (`roots.base`, `roots.managed`), named by
+//! locator (the `Loci-Workspace` header or a tool's `workspace` argument) or by a client
+//! root whose real path lies inside one; all sessions share one process-lifetime
+//! `loci_mcp::Host`, whose `query` tool runs in this server's own killable workers.
 
 use axum::Router;
 
@@ -13,10 +14,23 @@ use crate::state::Shared;
 pub const MCP_PATH: &str = "/mcp";
 
 /// The `/mcp` routes. Answers name workspaces by folder name, never by absolute path.
-pub fn routes(allow_remote: bool) -> Router<Shared> {
+pub fn routes(state: &Shared) -> Router<Shared> {
+    let cfg = loci_api::config(None);
+    let roots = crate::create::roots().unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the roots are misconfigured: /mcp binds no workspace");
+        loci_paths::Roots::default()
+    });
     let host = loci_mcp::Host::new(loci_mcp::HostOptions {
-        hide_paths: true,
+        confine: Some(roots),
+        sql: Some(state.sql.clone()),
+        read_deadline: Some(state.read_deadline),
         ..Default::default()
     });
-    Router::new().nest_service(MCP_PATH, loci_mcp::http_service(host, allow_remote))
+    let opts = loci_mcp::HttpOptions {
+        allow_remote: state.allow_remote,
+        max_sessions: cfg.mcp_max_sessions(),
+        idle: cfg.mcp_session_idle(),
+        max_body_bytes: state.max_body_bytes,
+    };
+    Router::new().nest_service(MCP_PATH, loci_mcp::http_service(host, opts))
 }

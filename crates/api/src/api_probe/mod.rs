@@ -51,6 +51,12 @@ pub fn gate_probe() -> Arc<dyn IndexednessProbe> {
     ]))
 }
 
+/// The probe of a gate evaluated inside a loci server: its own registry alone (asking
+/// the API would ask this very process, or start another server).
+pub fn server_probe() -> Arc<dyn IndexednessProbe> {
+    Arc::new(RegistryProbe)
+}
+
 /// The API half of the chain (see the module doc). Reads its configuration for the
 /// workspace it is asked about.
 #[derive(Debug, Default, Clone, Copy)]

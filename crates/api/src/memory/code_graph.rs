@@ -49,7 +49,8 @@ impl IndexCodeGraph {
             })
             .optional()
             .ok()??;
-        let disk = std::fs::read(self.root.join(path)).ok();
+        // Beneath the root: a file swapped for a symlink out of the workspace is not read.
+        let disk = loci_paths::read_file_beneath(&self.root, Path::new(path)).ok();
         let current = disk
             .as_ref()
             .is_some_and(|b| blake3::hash(b).as_bytes()[..] == stored[..]);

@@ -2,7 +2,7 @@
 MCP Python SDK, and checks what an agent relies on. Run by crates/cli/tests/mcp_clients.rs.
 
     client.py contract stdio LOCI WORKSPACE
-    client.py contract http URL KEY
+    client.py contract http URL KEY LOCATOR   (the session named by its Loci-Workspace header)
     client.py huge LOCI WORKSPACE        (callers of __init__: the budget on a huge answer)
     client.py roots LOCI ROOT            (no --workspace: the client's root decides)
     client.py roots_change LOCI ROOT_A ROOT_B  (a roots change rebinds the session)
@@ -252,8 +252,11 @@ def stdio(loci, *args, cwd=None):
     return stdio_client(StdioServerParameters(command=loci, args=["mcp", *args], cwd=cwd))
 
 
-async def over_http(url, key, run, **session_args):
-    http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+async def over_http(url, key, run, header=None, **session_args):
+    headers = {"Authorization": f"Bearer {key}"}
+    if header:
+        headers["Loci-Workspace"] = header
+    http = create_mcp_http_client(headers=headers)
     async with http:
         async with streamable_http_client(url, http_client=http) as (read, write):
             async with ClientSession(read, write, **session_args) as session:
@@ -276,7 +279,7 @@ async def main(argv):
             async with ClientSession(r, w) as s:
                 out = await contract(s)
     elif mode == "contract" and argv[1] == "http":
-        out = await over_http(argv[2], argv[3], contract)
+        out = await over_http(argv[2], argv[3], contract, header=argv[4])
     elif mode == "huge":
         async with stdio(argv[1], "--workspace", argv[2]) as (r, w):
             async with ClientSession(r, w) as s:

@@ -27,6 +27,23 @@ pub const CONTROLLED: &[&str] = &[
     "LOCI_API_KEY",
 ];
 
+/// The address a `loci serve --json` child prints on its first stdout line
+/// (`{"listening": "127.0.0.1:PORT"}`), waited for at most 30 s.
+pub fn listening_addr(child: &mut Child) -> String {
+    let stdout = child.stdout.take().expect("stdout piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("loci serve printed no listening line");
+    let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+    v["listening"].as_str().expect("listening").to_string()
+}
+
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loci"))
 }
@@ -230,6 +247,11 @@ impl Stdio_ {
     pub fn call(&mut self, name: &str, args: Value) -> Value {
         let answer = self.request("tools/call", json!({"name": name, "arguments": args}));
         answer["result"].clone()
+    }
+
+    /// The next message from the server within `wait`, if any.
+    pub fn try_next(&mut self, wait: Duration) -> Option<Value> {
+        self.lines.recv_timeout(wait).ok()
     }
 
     /// Closes stdin (the client went away).

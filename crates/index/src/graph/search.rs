@@ -163,8 +163,9 @@ fn candidate_files(
 
 fn scan_file(root: &Path, candidate: &Candidate, matcher: &Regex, limit: usize) -> Vec<SearchHit> {
     let path = candidate.path.as_str();
-    // By its exact name: the shown one may name another file, or none.
-    let Ok(bytes) = std::fs::read(root.join(candidate.exact.as_path())) else {
+    // By its exact name (the shown one may name another file, or none), beneath the
+    // root: a file swapped for a symlink out of the workspace is not read.
+    let Ok(bytes) = loci_paths::read_file_beneath(root, candidate.exact.as_path()) else {
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&bytes);

@@ -180,6 +180,26 @@ pub const KEYS: &[KeyDef] = &[
         doc: "largest request head (request line and headers) `loci serve` reads",
     },
     KeyDef {
+        key: "mcp.maxSessions",
+        env: "LOCI_MCP_MAX_SESSIONS",
+        kind: Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        default: Some(Value::Int(256)),
+        doc: "live `/mcp` sessions `loci serve` holds at most (more: too_many_sessions)",
+    },
+    KeyDef {
+        key: "mcp.sessionIdleMs",
+        env: "LOCI_MCP_SESSION_IDLE_MS",
+        kind: Kind::Int {
+            min: 100,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(300_000)),
+        doc: "an `/mcp` session without a message for this long is closed",
+    },
+    KeyDef {
         key: "clone.allowGit",
         env: "LOCI_CLONE_ALLOW_GIT",
         kind: Kind::Bool,

@@ -76,6 +76,8 @@ pub struct Ctx<'a> {
     pub root: &'a Path,
     /// The read's deadline and cancel token.
     pub opts: ReadOptions,
+    /// The call's cancellation, for work that the token does not reach.
+    pub cancel: &'a crate::cancel::CallCancel,
     /// The session-start gate's status for this session (`None` while it runs).
     pub session_start: Option<loci_lifecycle::Status>,
 }

@@ -1,7 +1,10 @@
 //! `query`: one read-only SQL statement over the index, with a deadline and a row cap.
 //! The description carries the schema an agent may use.
 
-use loci_api::sql::{Engine, QueryRequest};
+use std::sync::Arc;
+
+use loci_api::sql::{Engine, QueryAnswer, QueryRequest};
+use loci_api::sql_service::{MIN_DEADLINE_MS, SqlRequest, SqlService};
 use loci_api::{ApiError, ErrorKind};
 use serde_json::{Value, json};
 
@@ -58,6 +61,46 @@ WHERE s.kind = 'trait' LIMIT 20.",
     call,
 };
 
+/// Runs the statement in the service's killable worker (as the server's HTTP route
+/// does): within the deadline, and killed at once when the call is cancelled.
+fn in_worker(
+    ctx: &Ctx<'_>,
+    service: &Arc<SqlService>,
+    ws: &loci_api::Workspace,
+    sql: String,
+    params: Option<Value>,
+    timeout_ms: u64,
+    (offset, limit): (usize, usize),
+) -> Result<QueryAnswer, ApiError> {
+    let cap = service.limits().max_rows;
+    if offset >= cap {
+        return Err(ApiError::new(
+            ErrorKind::LimitExceeded,
+            format!("the cursor {offset} is past the server's row cap {cap} (limits.maxRows)"),
+        )
+        .hint("narrow the statement (WHERE, or LIMIT/OFFSET in the SQL)"));
+    }
+    let rows = offset.saturating_add(limit);
+    let prepared = service.prepare(&SqlRequest {
+        sql,
+        params,
+        id: None,
+        deadline_ms: Some(timeout_ms.max(MIN_DEADLINE_MS)),
+        max_rows: Some(rows.min(cap) as u64),
+    })?;
+    let (svc, qid) = (service.clone(), prepared.query_id());
+    ctx.cancel.on_cancel(move || svc.cancel_query(qid));
+    let a = service.execute(ws.index_path(), prepared)?;
+    Ok(QueryAnswer {
+        engine: "worker".into(),
+        row_count: a.row_count,
+        columns: a.columns,
+        rows: a.rows,
+        truncated: a.truncated,
+        elapsed_ms: a.elapsed_ms,
+    })
+}
+
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let sql = args.string("sql")?;
     let offset = super::offset(args);
@@ -75,28 +118,40 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         )
         .hint("pass `page.next_cursor` of the previous answer unchanged"));
     }
-    let timeout_ms = args.opt_u64("timeout_ms")?.unwrap_or(TIMEOUT_MS);
-    if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
+    // Served: the server's own deadline (limits.queryTimeoutMs), as on its HTTP route.
+    let max_ms = ctx.host.sql.as_ref().map_or(MAX_TIMEOUT_MS, |s| {
+        u64::try_from(s.limits().max_deadline.as_millis()).unwrap_or(u64::MAX)
+    });
+    let timeout_ms = args
+        .opt_u64("timeout_ms")?
+        .unwrap_or(TIMEOUT_MS.min(max_ms));
+    if timeout_ms == 0 || timeout_ms > max_ms {
         return Err(ApiError::new(
             ErrorKind::LimitExceeded,
-            format!("`timeout_ms` {timeout_ms} is outside 1..={MAX_TIMEOUT_MS}"),
+            format!("`timeout_ms` {timeout_ms} is outside 1..={max_ms}"),
         ));
     }
     let ws = ctx.workspace()?;
     // The index's own state (and a named `no_index` when there is none).
     let ((), freshness) = ws.read(&ctx.opts, |_| Ok(()))?;
-    let req = QueryRequest {
-        sql,
-        params: args.opt_value("params").cloned(),
-        timeout_ms: Some(timeout_ms),
-        max_rows: Some(offset.saturating_add(limit)),
-        engine: if ctx.host.worker_program.is_some() {
-            Engine::Worker
-        } else {
-            Engine::InProcess
-        },
+    let params = args.opt_value("params").cloned();
+    let answer = match &ctx.host.sql {
+        Some(service) => in_worker(ctx, service, &ws, sql, params, timeout_ms, (offset, limit))?,
+        None => {
+            let req = QueryRequest {
+                sql,
+                params,
+                timeout_ms: Some(timeout_ms),
+                max_rows: Some(offset.saturating_add(limit)),
+                engine: if ctx.host.worker_program.is_some() {
+                    Engine::Worker
+                } else {
+                    Engine::InProcess
+                },
+            };
+            loci_api::sql::query(ws.index_path(), &req, ctx.host.worker_program.as_deref())?
+        }
     };
-    let answer = loci_api::sql::query(ws.index_path(), &req, ctx.host.worker_program.as_deref())?;
     let rows: Vec<Value> = answer
         .rows
         .iter()

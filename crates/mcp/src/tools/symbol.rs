@@ -127,7 +127,8 @@ fn excerpt(
     end_line: u32,
     max: usize,
 ) -> (String, bool) {
-    let Ok(file) = std::fs::File::open(root.join(path)) else {
+    // Beneath the root: a file swapped for a symlink out of the workspace is not read.
+    let Ok(file) = loci_paths::open_file_beneath(root, std::path::Path::new(path)) else {
         return (String::new(), false);
     };
     let first = line.max(1) as usize;
