@@ -4,6 +4,7 @@
 
 mod common;
 mod lifecycle_support;
+mod mcp_served_support;
 mod mcp_support;
 mod probe_support;
 mod serve_support;
@@ -26,6 +27,9 @@ mod manifest_drift;
 mod mcp_clients;
 mod mcp_footprint;
 mod mcp_memory_llm;
+mod mcp_protocol_edges;
+mod mcp_served_roots;
+mod mcp_served_sessions;
 mod mcp_sessions;
 mod memory;
 mod memory_background;

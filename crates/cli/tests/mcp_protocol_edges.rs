@@ -3,8 +3,8 @@
 //! and malformed parameters get JSON-RPC's invalid-params code (-32602) with the
 //! request's id, over stdio and over `/mcp`.
 
-mod mcp_served_support;
-mod mcp_support;
+use crate::mcp_served_support;
+use crate::mcp_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};

@@ -6,10 +6,9 @@
 //! is refused with a named error, binds nothing, creates no file outside the roots, and
 //! no answer carries a host path. The client is the official MCP Python SDK.
 
-mod common;
-mod mcp_served_support;
-mod mcp_support;
-mod serve_support;
+use crate::mcp_served_support;
+use crate::mcp_support;
+use crate::serve_support;
 
 use mcp_served_support::*;
 use mcp_support::python_sdk_ready;

@@ -4,8 +4,8 @@
 //! descriptors come back to their baseline after hundreds of sessions, and the `query`
 //! tool runs in the server's killable worker, stopped by a cancel or a vanished client.
 
-mod mcp_served_support;
-mod mcp_support;
+use crate::mcp_served_support;
+use crate::mcp_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
