@@ -191,6 +191,12 @@ fn check_root(root: &Root, target: &ContainedPath) -> Result<(), BeneathError> {
     Ok(())
 }
 
+/// Whether `name` is one entry name of a directory (`.git` included, which no
+/// segment may hold): not empty, `.` or `..`, no `/` and no NUL.
+fn is_one_component(name: &str) -> bool {
+    !matches!(name, "" | "." | "..") && !name.contains(['/', '\0'])
+}
+
 fn sub_segment(under: Option<&ContainedPath>, name: &str) -> Option<Segment> {
     match under {
         Some(parent) => parent.segment().join(name).ok(),

@@ -31,13 +31,14 @@ pub const SEGMENT_ERROR_KINDS: &[&str] = &[
     "empty_component",
     "current_dir_component",
     "parent_dir_component",
+    "git_dir_component",
     "component_too_long",
     "not_nfc",
     "not_utf8",
 ];
 
 /// A validated relative path under a root: one or more `/`-separated
-/// components, none empty, `.` or `..`, no NUL, control, format or
+/// components, none empty, `.`, `..` or `.git`, no NUL, control, format or
 /// backslash characters, no look-alikes of path syntax, NFC, and within
 /// [`MAX_COMPONENT_BYTES`] and [`MAX_SEGMENT_BYTES`].
 ///
@@ -141,6 +142,15 @@ pub enum SegmentError {
         /// The refused segment.
         segment: String,
     },
+    /// A `.git` component (in any case): a workspace never lives inside another
+    /// repository's git directory, where git would read what it finds as its own.
+    #[error(
+        "segment {segment:?} has a '.git' component: a workspace never goes inside a repository's git directory"
+    )]
+    GitDirComponent {
+        /// The refused segment.
+        segment: String,
+    },
     /// A component longer than [`MAX_COMPONENT_BYTES`].
     #[error("component {component:?} is {len} bytes, over the limit of {max} bytes")]
     ComponentTooLong {
@@ -182,6 +192,7 @@ impl SegmentError {
             Self::EmptyComponent { .. } => "empty_component",
             Self::CurrentDirComponent { .. } => "current_dir_component",
             Self::ParentDirComponent { .. } => "parent_dir_component",
+            Self::GitDirComponent { .. } => "git_dir_component",
             Self::ComponentTooLong { .. } => "component_too_long",
             Self::NotNfc { .. } => "not_nfc",
             Self::NotUtf8 { .. } => "not_utf8",
@@ -343,6 +354,9 @@ fn validate(raw: &str) -> Result<(), SegmentError> {
             "" => return Err(SegmentError::EmptyComponent { segment: owned() }),
             "." => return Err(SegmentError::CurrentDirComponent { segment: owned() }),
             ".." => return Err(SegmentError::ParentDirComponent { segment: owned() }),
+            _ if component.eq_ignore_ascii_case(".git") => {
+                return Err(SegmentError::GitDirComponent { segment: owned() });
+            }
             _ if component.len() > MAX_COMPONENT_BYTES => {
                 return Err(SegmentError::ComponentTooLong {
                     component: component.to_owned(),

@@ -186,7 +186,7 @@ impl OpenedDir {
             segment: format!("{}/{name}", self.target.segment()),
             source,
         };
-        if Segment::parse(name).map(|s| s.depth()) != Ok(1) {
+        if !super::is_one_component(name) {
             return Err(io(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 "not a single path component",
