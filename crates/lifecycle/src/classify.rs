@@ -30,13 +30,14 @@ pub struct Learned {
     pub integrity: Option<Checked>,
 }
 
-/// The executable background runs use: `lifecycle.executable`, else this binary.
+/// The executable background runs use: `lifecycle.executable`, else this binary
+/// (`loci_supervisor::own_executable`: the code this process runs, even after its file
+/// was replaced or deleted by an upgrade).
 pub fn executable(cfg: &Config) -> Result<PathBuf, String> {
     let path = match cfg.executable() {
         Some(p) => p,
-        None => {
-            std::env::current_exe().map_err(|e| format!("cannot find the loci executable: {e}"))?
-        }
+        None => loci_supervisor::own_executable()
+            .map_err(|e| format!("cannot find the loci executable: {e}"))?,
     };
     match rustix::fs::access(&path, rustix::fs::Access::EXEC_OK) {
         Ok(()) if path.is_file() => Ok(path),

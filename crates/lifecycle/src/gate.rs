@@ -149,7 +149,7 @@ impl GateAnswer {
                 return;
             }
         };
-        let owner = match std::env::current_exe() {
+        let owner = match loci_supervisor::own_executable() {
             Ok(owner) => owner,
             Err(e) => {
                 self.status.errors.push(format!(

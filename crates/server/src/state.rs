@@ -115,11 +115,12 @@ impl AppState {
     }
 }
 
-/// The SQL service of this process: its workers run this executable's `loci worker`,
-/// within the configuration's `limits.queryTimeoutMs` and `limits.maxRows`.
+/// The SQL service of this process: its workers run this process's own binary's
+/// `loci worker` (even after an upgrade replaced or deleted its file), within the
+/// configuration's `limits.queryTimeoutMs` and `limits.maxRows`.
 fn sql_service() -> loci_api::sql_service::SqlService {
     use loci_api::sql_service::{SqlLimits, SqlService};
-    let program = std::env::current_exe().unwrap_or_else(|_| "loci".into());
+    let program = loci_supervisor::own_executable().unwrap_or_else(|_| "loci".into());
     SqlService::new(program, SqlLimits::from_config(&loci_api::config(None)))
 }
 

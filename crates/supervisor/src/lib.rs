@@ -48,6 +48,7 @@ mod hand_off;
 mod llm;
 mod monitor;
 mod outcome;
+mod own_exe;
 mod preflight;
 mod registry;
 mod run;
@@ -62,6 +63,7 @@ pub use env::{AUTO_WATCH_VAR, EnvPolicy};
 pub use error::SpawnError;
 pub use llm::{DEFAULT_MAX_OUTPUT, LlmError, LlmRequest, LlmResponse, LlmRunner, LlmTool};
 pub use outcome::{Exit, Outcome};
+pub use own_exe::own_executable;
 pub use preflight::{
     ARG_MAX_MARGIN, EMPTY_MCP_CONFIG, McpConfigFile, PER_ARG_LIMIT, PreflightArgs, PreflightError,
     SKIP_VAR, WALK_UP_LEVELS, preflight_check, write_empty_mcp_config_tempfile,
