@@ -215,8 +215,10 @@ pub fn create(
 /// clone URL (against [`CreateOptions::clone_policy`]),
 /// checks the permit-list, resolves against its own root (never the other),
 /// contains `root + segment`, creates every missing directory beneath the
-/// root handle, runs `git init` or `git clone -- URL .` unless `.git` is
-/// already there, and confirms the workspace in the registry.
+/// root handle, then, holding the folder's exclusive lock (so concurrent creates of
+/// one folder, in any process, run one after the other and agree), runs `git init` or
+/// `git clone -- URL .` unless `.git` is already there, and confirms the workspace in
+/// the registry.
 pub fn create_with(
     roots: &Roots,
     request: &CreateRequest,
@@ -254,6 +256,18 @@ pub fn create_with(
     let opened = root_dir
         .create_dir_all(&target)
         .map_err(|e| beneath(e, root_name, &segment))?;
+    // One creation of a folder at a time, across threads and processes: the others
+    // wait here and then find the repository made and the registry confirmed.
+    crate::exclusive::hold(&opened).map_err(|source| CreateError::Mkdir {
+        root: root_name,
+        segment: segment.clone(),
+        source: BeneathError::Io {
+            op: "lock",
+            root: target.root().path().to_path_buf(),
+            segment: segment.clone(),
+            source,
+        },
+    })?;
     let git_entry = |opened: &loci_paths::OpenedDir| {
         opened
             .probe_entry(".git")

@@ -41,6 +41,7 @@
 mod clone_url;
 mod create;
 mod error;
+mod exclusive;
 mod git;
 mod ls;
 mod project_id;
