@@ -157,6 +157,8 @@ impl From<loci_query::QueryError> for ApiError {
             E::Syntax(_) => ApiError::new(ErrorKind::Syntax, message)
                 .hint("docs/query.md lists the tables and columns an agent may query"),
             E::TooLong(_) => ApiError::new(ErrorKind::TooLong, message),
+            E::NoStatement(_) => ApiError::new(ErrorKind::InvalidInput, message)
+                .hint("send one read-only statement (SELECT, WITH ... SELECT)"),
             E::InvalidParams(_) => ApiError::new(ErrorKind::InvalidParams, message)
                 .hint("params take a JSON array for ? or an object for :name"),
             E::Timeout(_) => ApiError::new(ErrorKind::Timeout, message)

@@ -115,6 +115,11 @@ error_kinds! {
     SpawnFailed = "spawn_failed", Failure, 500;
     /// The file watcher failed.
     Watch = "watch", Failure, 500;
+    /// The route exists but does not take this HTTP method (`Allow` lists those it takes).
+    MethodNotAllowed = "method_not_allowed", Usage, 405;
+    /// The request's head (request line and headers) is larger than the server reads
+    /// (`api.maxHeaderBytes`); the connection is closed.
+    HeadersTooLarge = "headers_too_large", LimitExceeded, 431;
     /// The request carries no valid API key.
     Unauthorized = "unauthorized", Usage, 401;
     /// The request's `Host` or `Origin` is not a loopback name and the server was not

@@ -225,7 +225,55 @@ pub fn scrub(text: &str, paths: &[(String, &str)]) -> String {
             .replace(&format!("{path}/"), "")
             .replace(path.as_str(), shown);
     }
-    scrub_quoted_paths(&out)
+    scrub_host_paths(&scrub_quoted_paths(&out))
+}
+
+/// `text` with every unquoted absolute path of this machine replaced by `<path>`: a
+/// word that starts with `/` (at the start, or after a space, a quote, a bracket, `=`,
+/// `:` or `,`) and whose first component names an entry of `/` here (`/tmp/...`,
+/// `/home/...`, `/usr/...`), up to the next space or quote. Routes (`/api/...`,
+/// `/health`) name nothing at the top of the filesystem and stay.
+pub fn scrub_host_paths(text: &str) -> String {
+    const BEFORE: &[char] = &[
+        ' ', '\t', '\n', '"', '\'', '`', '(', '[', '{', '=', ':', ',',
+    ];
+    const AFTER: &[char] = &[' ', '\t', '\n', '"', '\'', '`', ')', ']', '}', ','];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut at_boundary = true;
+    while let Some(c) = rest.chars().next() {
+        if c == '/' && at_boundary {
+            let end = rest.find(AFTER).unwrap_or(rest.len());
+            let word = &rest[..end];
+            if names_a_top_level_entry(word) {
+                out.push_str("<path>");
+                rest = &rest[end..];
+                at_boundary = false;
+                continue;
+            }
+        }
+        out.push(c);
+        at_boundary = BEFORE.contains(&c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Whether `word`'s first component (`/tmp` of `/tmp/x`) is an entry of `/` on this
+/// machine (listed once per process).
+fn names_a_top_level_entry(word: &str) -> bool {
+    static TOP: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let top = TOP.get_or_init(|| {
+        std::fs::read_dir("/")
+            .map(|dir| {
+                dir.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    });
+    let first = word[1..].split('/').next().unwrap_or("");
+    !first.is_empty() && top.iter().any(|t| t == first)
 }
 
 /// `text` with every quoted absolute path (`"/..."`, as errors quote paths) replaced
@@ -270,5 +318,26 @@ mod tests {
             scrub_quoted_paths(r#""x" resolves to "/tmp/out/side", see "/api/v1/fs" and "/"#),
             r#""x" resolves to "<path>", see "/api/v1/fs" and "/"#
         );
+    }
+
+    #[test]
+    fn unquoted_paths_of_this_machine_are_replaced_and_routes_and_words_stay() {
+        for (text, want) in [
+            ("/tmp/x/memory.db is a directory", "<path> is a directory"),
+            (
+                "cannot copy '/usr/local/share/git-core/templates/a' to 'b'",
+                "cannot copy '<path>' to 'b'",
+            ),
+            ("path=/etc/passwd, then", "path=<path>, then"),
+            ("(see /proc/self/fd/7)", "(see <path>)"),
+            (
+                "GET /api/v1/openapi.json lists routes; /health too",
+                "GET /api/v1/openapi.json lists routes; /health too",
+            ),
+            ("a/tmp/b and 1/2 and / alone", "a/tmp/b and 1/2 and / alone"),
+            ("`/tmp`", "`<path>`"),
+        ] {
+            assert_eq!(scrub_host_paths(text), want, "{text}");
+        }
     }
 }

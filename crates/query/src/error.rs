@@ -22,6 +22,9 @@ pub enum QueryError {
     /// More than one statement in one request.
     #[error("{0}")]
     MultipleStatements(String),
+    /// No statement at all: empty, blank, or only comments and `;`.
+    #[error("{0}")]
+    NoStatement(String),
     /// The statement text is longer than the limit.
     #[error("{0}")]
     TooLong(String),
@@ -73,6 +76,7 @@ impl QueryError {
             QueryError::NotReadOnly(_) => "not_read_only",
             QueryError::Syntax(_) => "syntax",
             QueryError::MultipleStatements(_) => "multiple_statements",
+            QueryError::NoStatement(_) => "no_statement",
             QueryError::TooLong(_) => "too_long",
             QueryError::InvalidParams(_) => "invalid_params",
             QueryError::Timeout(_) => "timeout",
@@ -95,6 +99,7 @@ impl QueryError {
             QueryError::NotReadOnly(_)
                 | QueryError::Syntax(_)
                 | QueryError::MultipleStatements(_)
+                | QueryError::NoStatement(_)
                 | QueryError::TooLong(_)
                 | QueryError::InvalidParams(_)
         )
@@ -107,6 +112,7 @@ impl QueryError {
             "not_read_only" => QueryError::NotReadOnly(message),
             "syntax" => QueryError::Syntax(message),
             "multiple_statements" => QueryError::MultipleStatements(message),
+            "no_statement" => QueryError::NoStatement(message),
             "too_long" => QueryError::TooLong(message),
             "invalid_params" => QueryError::InvalidParams(message),
             "timeout" => QueryError::Timeout(message),
@@ -139,6 +145,7 @@ mod tests {
             QueryError::NotReadOnly("a".into()),
             QueryError::Syntax("b".into()),
             QueryError::MultipleStatements("c".into()),
+            QueryError::NoStatement("c2".into()),
             QueryError::TooLong("d".into()),
             QueryError::InvalidParams("e".into()),
             QueryError::Timeout("f".into()),

@@ -141,6 +141,11 @@ pub(crate) fn run(
             q.sql.len()
         )));
     }
+    if only_blanks_and_comments(&q.sql) {
+        return Err(QueryError::NoStatement(
+            "the request holds no SQL statement (it is empty, blank, or only comments)".into(),
+        ));
+    }
     let depth = nesting_depth(&q.sql);
     if depth > MAX_NESTING {
         return Err(QueryError::LimitExceeded(format!(

@@ -2,7 +2,8 @@
 //! for what `axum::serve` does not expose — a deadline on reading each request's head
 //! (`api.headerReadTimeoutMs`: a client that trickles its headers, slowloris-style, is
 //! disconnected when it passes) and a bound on the head's size (`api.maxHeaderBytes`:
-//! larger gets 431). Each request carries its peer as axum's `ConnectInfo`. On stop,
+//! larger gets 431, with the error envelope: `head_limit`). Each request carries its
+//! peer as axum's `ConnectInfo`. On stop,
 //! accepting ends and every connection finishes its request in flight, then closes.
 
 use std::convert::Infallible;
@@ -80,7 +81,8 @@ async fn connection(
         .header_read_timeout(limits.header_read_timeout)
         .max_header_size(limits.max_header_bytes)
         .keep_alive(true);
-    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    let io = crate::head_limit::HeadLimitAnswer::new(stream, limits.max_header_bytes);
+    let conn = builder.serve_connection(TokioIo::new(io), service);
     tokio::pin!(conn);
     let stopped = async move {
         let _ = stop.wait_for(|s| *s).await;

@@ -1,6 +1,7 @@
 //! What every request passes before a handler: loopback `Host` and `Origin` (unless
-//! `--allow-remote`), the API key (every route but `GET /health`), and the request
-//! deadline (`api.requestTimeoutMs`).
+//! `--allow-remote`), the API key (every route but `GET /health`), a body announced
+//! over `api.maxBodyBytes` (413 before it is read), and the request deadline
+//! (`api.requestTimeoutMs`).
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
@@ -39,6 +40,13 @@ pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Res
     {
         return HttpError(e).into_response();
     }
+    // A body announced over the limit is refused now, before it is read: sent slowly,
+    // it would otherwise meet the request deadline first.
+    if let Some(announced) = content_length(req.headers())
+        && announced > state.max_body_bytes as u64
+    {
+        return HttpError(crate::reply::body_too_large(state.max_body_bytes)).into_response();
+    }
     let limit = state.request_timeout;
     match tokio::time::timeout(limit, next.run(req)).await {
         Ok(response) => response,
@@ -54,6 +62,17 @@ pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Res
         )
         .into_response(),
     }
+}
+
+/// The `Content-Length` the request announces, when it is one number.
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// A client names the capabilities it needs (`X-Loci-Require: a,b`); the request is

@@ -13,6 +13,7 @@
 pub mod conn;
 pub mod create;
 pub mod guard;
+pub mod head_limit;
 pub mod key;
 pub mod mcp;
 pub mod memory_routes;

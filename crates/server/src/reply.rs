@@ -24,14 +24,19 @@ impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let status =
             StatusCode::from_u16(self.0.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, axum::Json(no_quoted_paths(self.0).envelope())).into_response()
+        (status, axum::Json(no_host_paths(self.0).envelope())).into_response()
     }
 }
 
 /// No absolute path crosses the network, even one no handler knew to redact (a
-/// symlink's target): every quoted absolute path of the error becomes `"<path>"`.
-fn no_quoted_paths(mut e: ApiError) -> ApiError {
-    use loci_api::remote::scrub_quoted_paths as scrub;
+/// symlink's target, a file beside an index kept outside its root): every quoted
+/// absolute path of the error, and every unquoted one of this machine, becomes
+/// `<path>`.
+fn no_host_paths(mut e: ApiError) -> ApiError {
+    fn scrub(text: &str) -> String {
+        use loci_api::remote::{scrub_host_paths, scrub_quoted_paths};
+        scrub_host_paths(&scrub_quoted_paths(text))
+    }
     fn walk(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::String(text) => *text = scrub(text),
@@ -68,14 +73,19 @@ where
     }
 }
 
+/// A request body over `api.maxBodyBytes` (`limit`).
+pub fn body_too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        ErrorKind::TooLong,
+        format!("the request body is larger than api.maxBodyBytes ({limit} bytes)"),
+    )
+    .hint("send a smaller body, or raise api.maxBodyBytes (LOCI_API_MAX_BODY_BYTES)")
+}
+
 fn rejected(rejection: &JsonRejection, limit: usize) -> ApiError {
     let status = rejection.status();
     if status == StatusCode::PAYLOAD_TOO_LARGE {
-        return ApiError::new(
-            ErrorKind::TooLong,
-            format!("the request body is larger than api.maxBodyBytes ({limit} bytes)"),
-        )
-        .hint("send a smaller body, or raise api.maxBodyBytes (LOCI_API_MAX_BODY_BYTES)");
+        return body_too_large(limit);
     }
     match rejection {
         JsonRejection::MissingJsonContentType(_) => ApiError::new(

@@ -111,6 +111,19 @@ pub fn router() -> Router<Shared> {
             get(crate::repositories::lookup),
         )
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> HttpError {
+    HttpError(
+        ApiError::new(
+            ErrorKind::MethodNotAllowed,
+            format!("{} does not take {method}", uri.path()),
+        )
+        .hint(format!(
+            "the Allow header lists the methods it takes; GET {PREFIX}/openapi.json lists every route"
+        )),
+    )
 }
 
 async fn health() -> axum::Json<Health> {

@@ -116,7 +116,7 @@ pub fn enrich(
     if req.all != req.names.is_empty() {
         return Err(ApiError::new(
             ErrorKind::Usage,
-            "enrich needs memory names or --all (not both)",
+            "enrich needs memory names or all of them (not both)",
         ));
     }
     let n = ns(&req.namespace)?;

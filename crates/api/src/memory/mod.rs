@@ -434,7 +434,7 @@ pub fn unlink(target: &StoreTarget, req: &UnlinkRequest) -> Result<MemoryView, A
     if req.entity.is_none() && req.code.is_none() {
         return Err(ApiError::new(
             ErrorKind::Usage,
-            "unlink needs --entity NAME or --code TARGET",
+            "unlink needs an entity or a code link to remove",
         ));
     }
     let mut c = Ctx::open(target)?;
@@ -499,7 +499,7 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
     if req.query.trim().is_empty() && req.symbol.is_none() && req.file.is_none() {
         return Err(ApiError::new(
             ErrorKind::Usage,
-            "recall needs a query, --symbol or --file",
+            "recall needs a query (not blank), a symbol or a file",
         ));
     }
     let mut c = Ctx::open(target)?;
