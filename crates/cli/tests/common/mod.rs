@@ -33,7 +33,12 @@ impl Env {
 
     /// A `loci` command with this env's LOCI_HOME, run from the workspace.
     pub fn cmd(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(bin());
+        self.cmd_of(&bin())
+    }
+
+    /// [`Env::cmd`] of another `loci` executable (a copy, say).
+    pub fn cmd_of(&self, program: &Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
         cmd.env("LOCI_HOME", self.home.path())
             .current_dir(self.root())
             .env_remove("LOCI_LOG");

@@ -42,7 +42,23 @@ pub fn indexed() -> Env {
 }
 
 pub fn start(env: &Env, extra: &[&str], vars: &[(&str, &str)]) -> Server {
-    let mut cmd = env.cmd();
+    start_program(env, &crate::common::bin(), extra, vars)
+}
+
+/// [`start`] with owned variables.
+pub fn serve_vars(env: &Env, vars: &[(String, String)]) -> Server {
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    start(env, &[], &vars)
+}
+
+/// [`start`] of another copy of the `loci` binary.
+pub fn start_program(
+    env: &Env,
+    program: &std::path::Path,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> Server {
+    let mut cmd = env.cmd_of(program);
     cmd.args(["serve", "--port", "0", "--json"])
         .args(extra)
         .env("LOCI_API_KEY", KEY)
@@ -262,6 +278,11 @@ pub fn raw(addr: &str, request: &str) -> (u16, String) {
     s.write_all(request.as_bytes()).unwrap();
     let mut text = String::new();
     s.read_to_string(&mut text).unwrap();
+    status_and_body(&text)
+}
+
+/// The status and the body of a raw HTTP answer (0 and "" when there is none).
+pub fn status_and_body(text: &str) -> (u16, String) {
     let status = text
         .split_whitespace()
         .nth(1)
@@ -272,6 +293,25 @@ pub fn raw(addr: &str, request: &str) -> (u16, String) {
         .map(|(_, b)| b.to_string())
         .unwrap_or_default();
     (status, body)
+}
+
+/// A path as text.
+pub fn text(p: &std::path::Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// A POST with the key; the status and the parsed JSON answer.
+pub fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
+    let (status, text) = call(server, "post", path, Some(body), bearer());
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
+    )
+}
+
+/// The creation request of a workspace under the projects base.
+pub fn mounted(segment: &str) -> Value {
+    json!({"locator": {"kind": "mounted", "segment": segment}})
 }
 
 pub fn wait_exit(child: &mut Child, deadline: Duration) -> std::process::ExitStatus {
