@@ -159,9 +159,11 @@ pub fn ls(
 }
 
 /// The clone policy for callers across the network: `https`, `ssh` and scp-like,
-/// plus `git://` with `clone.allowGit` and `http://` with `clone.allowHttp`.
-pub fn remote_clone_policy(cfg: &Config) -> loci_workspace::ClonePolicy {
-    use loci_workspace::{ClonePolicy, CloneScheme};
+/// plus `git://` with `clone.allowGit` and `http://` with `clone.allowHttp`; public
+/// addresses only, plus what `clone.allowAddresses` names (a value it cannot read is
+/// `usage`, naming the key).
+pub fn remote_clone_policy(cfg: &Config) -> Result<loci_workspace::ClonePolicy, ApiError> {
+    use loci_workspace::{Allowance, ClonePolicy, CloneScheme};
     let mut policy = ClonePolicy::remote();
     if cfg.clone_allow_git() {
         policy = policy.allow(CloneScheme::Git);
@@ -169,7 +171,11 @@ pub fn remote_clone_policy(cfg: &Config) -> loci_workspace::ClonePolicy {
     if cfg.clone_allow_http() {
         policy = policy.allow(CloneScheme::Http);
     }
-    policy
+    let allowed = Allowance::parse_list(cfg.clone_allow_addresses().unwrap_or("")).map_err(|why| {
+        ApiError::new(ErrorKind::Usage, format!("clone.allowAddresses: {why}"))
+            .hint("fix clone.allowAddresses (LOCI_CLONE_ALLOW_ADDRESSES) in the server's configuration")
+    })?;
+    Ok(policy.allow_addresses(allowed))
 }
 
 /// [`create`] for a caller across the network: a clone URL must pass
@@ -182,7 +188,7 @@ pub fn create_remote(
     let registry = loci_store::registry::Registry::open_default()?;
     let supervisor = loci_supervisor::Supervisor::new();
     let options = loci_workspace::CreateOptions {
-        clone_policy: remote_clone_policy(cfg),
+        clone_policy: remote_clone_policy(cfg)?,
         ..Default::default()
     };
     Ok(loci_workspace::create_with(

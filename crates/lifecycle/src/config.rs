@@ -367,6 +367,11 @@ impl Config {
         self.bool("clone.allowHttp")
     }
 
+    /// `clone.allowAddresses`, as written (parsed by the clone policy).
+    pub fn clone_allow_addresses(&self) -> Option<&str> {
+        self.text("clone.allowAddresses")
+    }
+
     /// `limits.readDeadlineMs`.
     pub fn read_deadline(&self) -> Duration {
         self.millis("limits.readDeadlineMs")

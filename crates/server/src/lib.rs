@@ -83,6 +83,8 @@ pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
             "loci serve: warning: listening on {addr}, reachable from other machines; every request still needs the API key"
         );
     }
+    // A clone policy it cannot read stops the server now, not the first clone.
+    loci_api::workspaces::remote_clone_policy(&cfg)?;
     let key = key::load()?;
     let max_body = usize::try_from(cfg.api_max_body_bytes()).unwrap_or(usize::MAX);
     let state = Arc::new(AppState::new(

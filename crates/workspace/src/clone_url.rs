@@ -13,6 +13,8 @@
 
 use serde::Serialize;
 
+use crate::address::{AddressPolicy, Allowance, Refusal};
+
 /// The longest clone URL accepted, in bytes.
 pub const MAX_URL_BYTES: usize = 2048;
 
@@ -62,12 +64,13 @@ pub const REMOTE_SCHEMES: &[CloneScheme] = &[CloneScheme::Https, CloneScheme::Ss
 /// Extra schemes an operator may enable for remote callers (never `file`).
 pub const REMOTE_EXTRA_SCHEMES: &[CloneScheme] = &[CloneScheme::Git, CloneScheme::Http];
 
-/// Which clone URLs are accepted.
+/// Which clone URLs are accepted, and which addresses a clone may reach.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClonePolicy {
     schemes: Vec<CloneScheme>,
     credentials: bool,
     remote: bool,
+    addresses: AddressPolicy,
 }
 
 impl Default for ClonePolicy {
@@ -85,6 +88,7 @@ impl ClonePolicy {
             schemes: REMOTE_SCHEMES.to_vec(),
             credentials: false,
             remote: true,
+            addresses: AddressPolicy::public_and(Vec::new()),
         }
     }
 
@@ -101,7 +105,43 @@ impl ClonePolicy {
             ],
             credentials: true,
             remote: false,
+            addresses: AddressPolicy::open(),
         }
+    }
+
+    /// Also lets a remote caller's clone reach these non-public addresses (the
+    /// operator's `clone.allowAddresses`); a local policy reaches every address.
+    pub fn allow_addresses(mut self, allowed: Vec<Allowance>) -> ClonePolicy {
+        if self.remote {
+            self.addresses = AddressPolicy::public_and(allowed);
+        }
+        self
+    }
+
+    /// The addresses a clone may reach.
+    pub fn addresses(&self) -> &AddressPolicy {
+        &self.addresses
+    }
+
+    /// Resolves the host of a checked URL and checks every address it gives against
+    /// the address policy (nothing to do for a local repository, or an open policy).
+    /// The checked addresses, to pin the connection to.
+    pub fn check_destination(
+        &self,
+        url: &CloneUrl,
+    ) -> Result<Vec<std::net::IpAddr>, CloneUrlError> {
+        if self.addresses.is_open() {
+            return Ok(Vec::new());
+        }
+        let Some((host, port)) = url.host_port() else {
+            return Ok(Vec::new());
+        };
+        self.addresses.resolve(&host, port).map_err(|r| match r {
+            Refusal::Forbidden(class) => CloneUrlError::ForbiddenAddress {
+                class: class.name(),
+            },
+            Refusal::Unresolvable => CloneUrlError::UnresolvableHost,
+        })
     }
 
     /// Also allows `scheme` for a remote caller; `file` is never added to a remote
@@ -171,6 +211,65 @@ impl CloneUrl {
     pub fn scheme(&self) -> CloneScheme {
         self.scheme
     }
+
+    /// The host the URL connects to and its port (the scheme's default when none is
+    /// given); `None` for a local repository.
+    pub fn host_port(&self) -> Option<(String, u16)> {
+        let default = match self.scheme {
+            CloneScheme::Https => 443,
+            CloneScheme::Http => 80,
+            CloneScheme::Git => 9418,
+            CloneScheme::Ssh => 22,
+            CloneScheme::File => return None,
+        };
+        let (authority, scp) = match self.text.split_once("://") {
+            Some((_, rest)) => (rest.split(['/', '?', '#']).next().unwrap_or(""), false),
+            // scp-like `[user@]host:path`: the host ends at the first `:` (or `]`).
+            None => (self.text.as_str(), true),
+        };
+        let host_part = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let (host, port) = if let Some(v6) = host_part.strip_prefix('[') {
+            let (host, tail) = v6.split_once(']')?;
+            (host, tail.strip_prefix(':'))
+        } else {
+            match host_part.split_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (host_part, None),
+            }
+        };
+        let port = match port {
+            Some(p) if !scp && !p.is_empty() => p.parse().ok()?,
+            _ => default,
+        };
+        (!host.is_empty()).then(|| (host.to_owned(), port))
+    }
+
+    /// The URL with its host replaced by `ip` (a `git://` clone pinned to the address
+    /// that was checked).
+    pub fn with_address(&self, ip: std::net::IpAddr) -> CloneUrl {
+        let Some((scheme, rest)) = self.text.split_once("://") else {
+            return self.clone();
+        };
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, tail) = rest.split_at(end);
+        let (userinfo, host_port) = match authority.rsplit_once('@') {
+            Some((u, h)) => (format!("{u}@"), h),
+            None => (String::new(), authority),
+        };
+        let port = if let Some(v6) = host_port.strip_prefix('[') {
+            v6.split_once(']').map_or("", |(_, t)| t)
+        } else {
+            host_port.find(':').map_or("", |at| &host_port[at..])
+        };
+        let host = match ip {
+            std::net::IpAddr::V4(v4) => v4.to_string(),
+            std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+        };
+        CloneUrl {
+            text: format!("{scheme}://{userinfo}{host}{port}{tail}"),
+            scheme: self.scheme,
+        }
+    }
 }
 
 /// Why a clone URL was refused; [`kind`](Self::kind) is the stable reason.
@@ -224,6 +323,18 @@ pub enum CloneUrlError {
         /// The allowed ones.
         allowed: String,
     },
+    /// The host resolves to an address the policy does not reach (loopback, link-local,
+    /// private...); only the class is named, never the address or the port.
+    #[error(
+        "the clone URL's host resolves to a {class} address, which this server does not clone from"
+    )]
+    ForbiddenAddress {
+        /// The address's class (`loopback`, `link_local`, `private`...).
+        class: &'static str,
+    },
+    /// The host does not resolve.
+    #[error("the clone URL's host does not resolve")]
+    UnresolvableHost,
     /// A scheme git does not know, or no host.
     #[error("the clone URL `{url}` is malformed: {why}")]
     Malformed {
@@ -237,7 +348,7 @@ pub enum CloneUrlError {
 impl CloneUrlError {
     /// A stable snake_case name: `empty`, `too_long`, `control_character`,
     /// `option_like`, `remote_helper`, `credentials`, `local_repository`,
-    /// `scheme_not_allowed` or `malformed`.
+    /// `scheme_not_allowed`, `malformed`, `forbidden_address` or `unresolvable_host`.
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Empty => "empty",
@@ -249,6 +360,8 @@ impl CloneUrlError {
             Self::LocalRepository => "local_repository",
             Self::SchemeNotAllowed { .. } => "scheme_not_allowed",
             Self::Malformed { .. } => "malformed",
+            Self::ForbiddenAddress { .. } => "forbidden_address",
+            Self::UnresolvableHost => "unresolvable_host",
         }
     }
 }
@@ -409,6 +522,51 @@ mod tests {
             policy.check("file:///srv/app").unwrap_err().kind(),
             "local_repository"
         );
+    }
+
+    #[test]
+    fn hosts_and_ports_come_out_of_every_url_form_and_a_pin_keeps_the_rest() {
+        let local = ClonePolicy::local();
+        for (url, host, port) in [
+            ("https://example.com/app.git", "example.com", 443),
+            ("https://example.com:8443/app.git", "example.com", 8443),
+            ("http://[::1]:8080/app.git", "::1", 8080),
+            ("git://10.0.0.1/app.git", "10.0.0.1", 9418),
+            ("ssh://git@example.com:2222/app.git", "example.com", 2222),
+            ("git@example.com:team/app.git", "example.com", 22),
+            ("example.com:app.git", "example.com", 22),
+        ] {
+            let u = local.check(url).unwrap();
+            assert_eq!(u.host_port(), Some((host.to_owned(), port)), "{url}");
+        }
+        assert_eq!(local.check("/srv/repo.git").unwrap().host_port(), None);
+        let u = ClonePolicy::remote()
+            .allow(CloneScheme::Git)
+            .check("git://example.com:9419/team/app.git")
+            .unwrap();
+        assert_eq!(
+            u.with_address("192.0.2.7".parse().unwrap()).as_str(),
+            "git://192.0.2.7:9419/team/app.git"
+        );
+        assert_eq!(
+            u.with_address("2001:db8::7".parse().unwrap()).as_str(),
+            "git://[2001:db8::7]:9419/team/app.git"
+        );
+    }
+
+    #[test]
+    fn a_remote_destination_on_loopback_is_refused_by_class_unless_allowed() {
+        let remote = ClonePolicy::remote().allow(CloneScheme::Http);
+        let url = remote.check("http://127.0.0.1:1/app.git").unwrap();
+        assert_eq!(
+            remote.check_destination(&url).unwrap_err().kind(),
+            "forbidden_address"
+        );
+        let allowed = remote.allow_addresses(vec![Allowance::Class(
+            crate::address::AddressClass::Loopback,
+        )]);
+        assert!(allowed.check_destination(&url).is_ok());
+        assert!(ClonePolicy::local().check_destination(&url).is_ok());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use loci_supervisor::Supervisor;
 use serde::{Deserialize, Serialize};
 
 use crate::error::invalid;
-use crate::git::GitRun;
+use crate::git::{Destination, GitRun};
 use crate::{ClonePolicy, CreateError, ProjectId};
 
 /// Time budget for `git init` / `git clone`.
@@ -230,7 +230,12 @@ pub fn create_with(
     let clone_url = request
         .clone_url
         .as_deref()
-        .map(|url| options.clone_policy.check(url))
+        .map(|url| {
+            let url = options.clone_policy.check(url)?;
+            // Where it connects is checked before anything is made, too.
+            let addresses = options.clone_policy.check_destination(&url)?;
+            Ok(Destination { url, addresses })
+        })
         .transpose()
         .map_err(|e| CreateError::InvalidCloneUrl(Box::new(e)))?;
     let project_id = request

@@ -147,6 +147,10 @@ impl CreateError {
             Self::NotADirectory { .. } => {
                 Some("move the file out of the way or pick another folder".to_owned())
             }
+            Self::InvalidCloneUrl(e) if e.kind() == "forbidden_address" => Some(
+                "clone from a public address; an operator may allow more with clone.allowAddresses (LOCI_CLONE_ALLOW_ADDRESSES), e.g. `loopback` or `10.1.0.0/16`"
+                    .to_owned(),
+            ),
             Self::InvalidCloneUrl(_) => Some(
                 "give an https://, ssh:// or user@host:path URL without credentials".to_owned(),
             ),

@@ -8,7 +8,15 @@ use std::time::Duration;
 use loci_paths::OpenedDir;
 use loci_supervisor::{EnvPolicy, SpawnSpec, Supervisor};
 
-use crate::{ClonePolicy, CloneUrl, CreateError};
+use crate::egress::EgressProxy;
+use crate::{ClonePolicy, CloneScheme, CloneUrl, CloneUrlError, CreateError};
+
+/// A checked clone URL and the addresses its host resolved to when it was checked
+/// (empty when the policy reaches every address).
+pub(crate) struct Destination {
+    pub(crate) url: CloneUrl,
+    pub(crate) addresses: Vec<std::net::IpAddr>,
+}
 
 /// Protocols a local `git clone` may use (`GIT_ALLOW_PROTOCOL`): everything else,
 /// `ext::` (which runs a command) included, is refused by git itself. A clone's own
@@ -31,13 +39,42 @@ impl GitRun<'_> {
     pub(crate) fn run(
         &self,
         dir: &OpenedDir,
-        clone_url: Option<&CloneUrl>,
+        clone: Option<&Destination>,
     ) -> Result<(), CreateError> {
         let segment = dir.target().segment().to_string();
         let protocols = self.policy.git_protocols();
-        let (action, args): (&'static str, Vec<String>) = match clone_url {
+        let guarded = clone.filter(|_| !self.policy.addresses().is_open());
+        // http(s): every connection, redirects included, goes through the checking
+        // proxy. git://: the URL is pinned to the address that was checked.
+        let proxy = match guarded {
+            Some(d) if matches!(d.url.scheme(), CloneScheme::Http | CloneScheme::Https) => {
+                let proxy = EgressProxy::start(self.policy.addresses().clone()).map_err(|e| {
+                    CreateError::Git {
+                        action: "clone",
+                        segment: segment.clone(),
+                        message: format!("cannot start the clone's proxy: {e}"),
+                    }
+                })?;
+                Some(proxy)
+            }
+            _ => None,
+        };
+        let (action, args): (&'static str, Vec<String>) = match clone {
             None => ("init", vec!["init".into(), "--quiet".into()]),
-            Some(url) => ("clone", clone_args(self.policy, url)),
+            Some(d) => {
+                let pinned = match (guarded, d.addresses.first()) {
+                    (Some(_), Some(ip)) if d.url.scheme() == CloneScheme::Git => {
+                        d.url.with_address(*ip)
+                    }
+                    _ => d.url.clone(),
+                };
+                let mut args = Vec::new();
+                if let Some(proxy) = &proxy {
+                    args.extend(["-c".to_owned(), format!("http.proxy={}", proxy.url())]);
+                }
+                args.extend(clone_args(self.policy, &pinned));
+                ("clone", args)
+            }
         };
         let failed = |message: String| CreateError::Git {
             action,
@@ -56,7 +93,10 @@ impl GitRun<'_> {
                 EnvPolicy::loci_child()
                     .pin("GIT_TERMINAL_PROMPT", "0")
                     .pin("GIT_ALLOW_PROTOCOL", protocols)
-                    .pin("GIT_PROTOCOL_FROM_USER", "0"),
+                    .pin("GIT_PROTOCOL_FROM_USER", "0")
+                    // Nothing bypasses the proxy.
+                    .pin("NO_PROXY", "")
+                    .pin("no_proxy", ""),
             )
             .budget(self.budget)
             .capture_cap(self.output_cap)
@@ -67,6 +107,13 @@ impl GitRun<'_> {
             .map_err(|e| failed(e.to_string()))?;
         if outcome.success() {
             return Ok(());
+        }
+        if let Some(class) = proxy.as_ref().and_then(EgressProxy::refused) {
+            return Err(CreateError::InvalidCloneUrl(Box::new(
+                CloneUrlError::ForbiddenAddress {
+                    class: class.name(),
+                },
+            )));
         }
         let status = if outcome.timed_out {
             format!("timed out after {:?}", self.budget)
@@ -81,6 +128,14 @@ impl GitRun<'_> {
             Some((at, _)) => &stderr[at..],
             None => stderr,
         };
+        if self.policy.is_remote() && action == "clone" {
+            // git's own words would tell a remote caller which ports answer (refused,
+            // timed out, not a repository): they go to the server's log only.
+            tracing::warn!(%segment, %status, stderr = %tail, "git clone failed");
+            return Err(failed(format!(
+                "{status}; the server's log has git's own message"
+            )));
+        }
         Err(failed(if tail.is_empty() {
             status
         } else {

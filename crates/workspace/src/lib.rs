@@ -38,14 +38,17 @@
 
 #![deny(missing_docs)]
 
+mod address;
 mod clone_url;
 mod create;
+mod egress;
 mod error;
 mod exclusive;
 mod git;
 mod ls;
 mod project_id;
 
+pub use address::{AddressClass, AddressPolicy, Allowance, Refusal};
 pub use clone_url::{
     ClonePolicy, CloneScheme, CloneUrl, CloneUrlError, MAX_URL_BYTES, REMOTE_EXTRA_SCHEMES,
     REMOTE_SCHEMES,

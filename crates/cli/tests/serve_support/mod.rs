@@ -359,3 +359,13 @@ pub fn tree_under(top: &std::path::Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// Runs real git with a fixed identity; a failure fails the test.
+pub fn git(args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}

@@ -214,6 +214,13 @@ pub const KEYS: &[KeyDef] = &[
         doc: "HTTP callers may also clone plain http:// URLs",
     },
     KeyDef {
+        key: "clone.allowAddresses",
+        env: "LOCI_CLONE_ALLOW_ADDRESSES",
+        kind: Kind::Text,
+        default: None,
+        doc: "non-public addresses HTTP callers' clones may reach: classes (loopback, unspecified, link_local, private, reserved) and ranges (10.1.0.0/16), comma-separated",
+    },
+    KeyDef {
         key: "limits.readDeadlineMs",
         env: "LOCI_LIMITS_READ_DEADLINE_MS",
         kind: Kind::Int {
