@@ -30,6 +30,7 @@ pub const MAX_DEPTH: u32 = 32;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FindRequest {
     /// A name, or a glob (`parse_*`, `*Error`, `[A-Z]*`).
+    #[schemars(regex(pattern = r"\S"))]
     pub pattern: String,
     /// Only this kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,6 +47,7 @@ pub struct FindRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SymbolRequest {
     /// `name`, `Qualified::name` (any separator) or `path/to/file:name`.
+    #[schemars(regex(pattern = r"\S"))]
     pub symbol: String,
     /// The page.
     #[serde(flatten)]
@@ -68,9 +70,11 @@ pub enum Direction {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct TraversalRequest {
     /// A selector; for `impact`, a file path in the index too.
+    #[schemars(regex(pattern = r"\S"))]
     pub target: String,
     /// Hops to follow, 1..=32 (default 1; 3 for impact).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_DEPTH))]
     pub depth: Option<u32>,
     /// The page.
     #[serde(flatten)]

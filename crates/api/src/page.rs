@@ -18,6 +18,7 @@ pub struct PageRequest {
     pub limit: Option<usize>,
     /// The `next_cursor` of the previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]{1,19}$"))]
     pub cursor: Option<String>,
 }
 

@@ -40,6 +40,7 @@ pub struct FsRequest {
     /// The workspace under it: a name for `managed`, a relative segment for `mounted`
     /// (`team/app`). Absent: the root itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
     pub segment: Option<String>,
     /// A folder inside `segment` (or inside the root), relative (`src/bin`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -274,9 +274,22 @@ fn no_answer_of_any_route_contains_the_workspace_root() {
     assert!(checked >= 18);
 }
 
+/// Schemathesis' own defaults: a schema-valid request may be answered 2xx, 401, 403,
+/// 404, 409 or 429 (a missing or conflicting resource), never 400, 412, 413 or 422
+/// ("schema-valid request rejected": the schemas state every rule the server checks).
+/// The only exemption is what no JSON Schema can state: the grammar of the SQL a
+/// `query` runs and of the regular expression a `search` with `regex` compiles.
 const SCHEMATHESIS_CONFIG: &str = r#"
-[checks.positive_data_acceptance]
-expected-statuses = ["2xx", "400", "401", "403", "404", "409", "412", "413", "422"]
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]
+
+[[operations]]
+include-operation-id = "query"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400"]
+
+[[operations]]
+include-operation-id = "search"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400"]
 "#;
 
 fn on_path(name: &str) -> Option<std::path::PathBuf> {
@@ -298,12 +311,17 @@ fn schemathesis_finds_no_failure_against_the_openapi_document() {
         return;
     };
     let env = indexed();
-    // A real projects base, so creation is fuzzed too (every folder lands inside it).
+    // Real roots, so creation and the picker are fuzzed too (every folder lands inside
+    // them).
     let base = tempfile::tempdir().unwrap();
+    let managed = tempfile::tempdir().unwrap();
     let server = start(
         &env,
         &[],
-        &[("LOCI_PROJECTS_BASE", base.path().to_str().unwrap())],
+        &[
+            ("LOCI_PROJECTS_BASE", base.path().to_str().unwrap()),
+            ("LOCI_MANAGED_ROOT", managed.path().to_str().unwrap()),
+        ],
     );
     assert!(workspace_id(&server) > 0);
     let config = env.home.path().join("schemathesis.toml");

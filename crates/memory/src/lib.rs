@@ -46,7 +46,7 @@ pub use code::{CodeGraph, CodeTarget, LinkState, NoCode};
 pub use error::MemoryError;
 pub use model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, MemoryType,
-    NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
+    NAME_PATTERN, NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
 };
 pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, VectorCacheStats, merged_body};
 pub use store::{Filter, MemoryStore, StoreStats};

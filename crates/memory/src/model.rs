@@ -15,6 +15,10 @@ pub const MAX_DESCRIPTION_CHARS: usize = 500;
 pub const MAX_NAME_BYTES: usize = 200;
 /// Longest namespace, in bytes.
 pub const MAX_NAMESPACE_BYTES: usize = 100;
+/// A name or namespace as the schemas state it ([`check_name`]): not blank, no
+/// control character (the byte limits are stated as `maxLength`).
+pub const NAME_PATTERN: &str =
+    r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$";
 /// The namespace a caller gets when it names none.
 pub const DEFAULT_NAMESPACE: &str = "default";
 
@@ -98,6 +102,7 @@ impl std::fmt::Display for MemoryType {
 #[serde(deny_unknown_fields)]
 pub struct EntityInput {
     /// The entity's name, unique per namespace (case-insensitive).
+    #[schemars(regex(pattern = crate::NAME_PATTERN), length(max = 200))]
     pub name: String,
     /// What it is (`service`, `library`, `person`, `concept`...).
     #[serde(rename = "type")]
@@ -114,8 +119,10 @@ pub struct EntityInput {
 #[serde(deny_unknown_fields)]
 pub struct RelationshipInput {
     /// The source entity's name.
+    #[schemars(regex(pattern = crate::NAME_PATTERN), length(max = 200))]
     pub source: String,
     /// The target entity's name.
+    #[schemars(regex(pattern = crate::NAME_PATTERN), length(max = 200))]
     pub target: String,
     /// The relation (`uses`, `depends_on`, `owns`...).
     pub relation: String,
@@ -219,8 +226,10 @@ pub struct CodeLink {
 pub struct NewMemory {
     /// The namespace (default `default`).
     #[serde(default)]
+    #[schemars(regex(pattern = crate::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// Unique in the namespace.
+    #[schemars(regex(pattern = crate::NAME_PATTERN), length(max = 200))]
     pub name: String,
     /// The type (default `note`).
     #[serde(default, rename = "type")]

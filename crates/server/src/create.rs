@@ -17,11 +17,13 @@ pub enum LocatorBody {
     /// A single name under the managed root (`A-Z a-z 0-9 _ -`, at most 64).
     Managed {
         /// The name.
+        #[schemars(regex(pattern = "^[A-Za-z0-9_-]{1,64}$"))]
         name: String,
     },
     /// A relative path under the projects base, e.g. `team/app`.
     Mounted {
         /// The segment.
+        #[schemars(length(min = 1))]
         segment: String,
     },
 }

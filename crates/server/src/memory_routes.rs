@@ -37,8 +37,10 @@ pub const MEMORY_STATS_PATH_FIELDS: &[&str] = &["path"];
 pub struct MemoryPurgeRequest {
     /// The namespace (default `default`).
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// The memory's name.
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
     pub name: String,
     /// Must be `true`: purging deletes the memory and every version of it. Without it
     /// the answer is 409 `consent_required` and nothing is touched.
@@ -52,6 +54,7 @@ pub struct MemoryPurgeRequest {
 pub struct MemoryNamespaceRequest {
     /// The namespace (entities: default `default`; stats: every namespace).
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
 }
 
@@ -61,9 +64,11 @@ pub struct MemoryNamespaceRequest {
 pub struct MemoryGraphRequest {
     /// The namespace (default `default`).
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// `json`, `dot` or `mermaid` (default `json`).
     #[serde(default)]
+    #[schemars(regex(pattern = "^(json|dot|mermaid)$"))]
     pub format: Option<String>,
 }
 

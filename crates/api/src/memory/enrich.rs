@@ -22,6 +22,7 @@ use crate::error::{ApiError, ErrorKind};
 pub struct EnrichRequest {
     /// The namespace (default `default`).
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// The memories to enrich (again, even if already done).
     #[serde(default)]

@@ -17,10 +17,13 @@ use crate::error::ApiError;
 pub struct MergeMemoriesRequest {
     /// The namespace of both (default `default`): a merge stays within one.
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// The memory folded away (forgotten after, restorable).
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
     pub from: String,
     /// The memory kept.
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
     pub into: String,
 }
 

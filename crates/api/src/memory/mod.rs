@@ -149,8 +149,10 @@ pub fn remember(target: &StoreTarget, req: &RememberRequest) -> Result<MemoryVie
 pub struct NameRequest {
     /// The namespace (default `default`).
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// The memory's name.
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
     pub name: String,
 }
 
@@ -168,15 +170,18 @@ pub fn read(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, ApiEr
 pub struct FilterRequest {
     /// The namespace (default `default`).
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// Only these types.
     #[serde(default)]
     pub types: Vec<MemoryType>,
     /// Changed since: `7d`, `12h`, `30m`, `2026-01-31`, or unix seconds.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::memory::time::PATTERN))]
     pub since: Option<String>,
     /// Changed until (same forms).
     #[serde(default)]
+    #[schemars(regex(pattern = crate::memory::time::PATTERN))]
     pub until: Option<String>,
 }
 
@@ -247,6 +252,12 @@ pub fn list(target: &StoreTarget, req: &ListRequest) -> Result<ListAnswer, ApiEr
 
 /// `edit`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("anyOf" = [
+    {"required": ["body"], "properties": {"body": {"type": "string"}}},
+    {"required": ["description"], "properties": {"description": {"type": "string"}}},
+    {"required": ["type"], "properties": {"type": {"type": "string"}}},
+    {"required": ["metadata"], "properties": {"metadata": {"type": "object"}}}
+]))]
 pub struct EditRequest {
     /// Which memory.
     #[serde(flatten)]
@@ -273,6 +284,7 @@ pub struct RenameRequest {
     #[serde(flatten)]
     pub name: NameRequest,
     /// The new name.
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
     pub new_name: String,
 }
 
@@ -415,8 +427,12 @@ pub fn link(target: &StoreTarget, req: &LinkRequest) -> Result<MemoryView, ApiEr
     )?)
 }
 
-/// `unlink`.
+/// `unlink`: an entity, a code link, or both.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("anyOf" = [
+    {"required": ["entity"], "properties": {"entity": {"type": "string"}}},
+    {"required": ["code"], "properties": {"code": {"type": "string"}}}
+]))]
 pub struct UnlinkRequest {
     /// Which memory.
     #[serde(flatten)]
@@ -467,8 +483,13 @@ pub fn unlink(target: &StoreTarget, req: &UnlinkRequest) -> Result<MemoryView, A
     Ok(ops::read(&mut c.store, &c.code, have, &n, &req.name.name)?)
 }
 
-/// `recall`.
+/// `recall`: a query that is not blank, a symbol or a file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("anyOf" = [
+    {"required": ["query"], "properties": {"query": {"type": "string", "pattern": "\\S"}}},
+    {"required": ["symbol"], "properties": {"symbol": {"type": "string"}}},
+    {"required": ["file"], "properties": {"file": {"type": "string"}}}
+]))]
 pub struct RecallRequest {
     /// Free text (may be empty with `symbol` or `file`).
     #[serde(default)]
@@ -484,6 +505,7 @@ pub struct RecallRequest {
     pub file: Option<String>,
     /// At most this many hits (default 10, at most 200).
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_RECALL_LIMIT))]
     pub limit: Option<usize>,
 }
 
@@ -571,6 +593,7 @@ pub struct RelatedRequest {
     pub name: NameRequest,
     /// Entity hops (1..=5, default 2).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 5))]
     pub depth: Option<u32>,
 }
 
@@ -622,10 +645,13 @@ pub fn entities(
 pub struct MergeRequest {
     /// The namespace.
     #[serde(default)]
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// The entity folded away.
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
     pub from: String,
     /// The entity kept.
+    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
     pub into: String,
 }
 

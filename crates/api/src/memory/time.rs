@@ -3,6 +3,11 @@
 
 use crate::error::{ApiError, ErrorKind};
 
+/// The forms [`parse`] reads, as the schemas state them: unix seconds, a duration
+/// (`7d`, `12h`, `30m`, `45s`) or a date (`2026-01-31`).
+pub(crate) const PATTERN: &str =
+    r"^\s*(-?[0-9]{1,15}[dhms]?|[0-9]{1,6}-(0?[1-9]|1[0-2])-(0?[1-9]|[12][0-9]|3[01]))\s*$";
+
 /// Now, in unix milliseconds.
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
