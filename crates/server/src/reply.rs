@@ -66,10 +66,34 @@ where
     type Rejection = HttpError;
 
     async fn from_request(req: Request, state: &Shared) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(Body(v)),
-            Err(rejection) => Err(HttpError(rejected(&rejection, state.max_body_bytes))),
+        let mut value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
+            Ok(axum::Json(v)) => v,
+            Err(rejection) => return Err(HttpError(rejected(&rejection, state.max_body_bytes))),
+        };
+        integral_numbers(&mut value);
+        serde_json::from_value(value).map(Body).map_err(|e| {
+            HttpError(ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("the request body is not a valid request: {e}"),
+            ))
+        })
+    }
+}
+
+/// Writes every number with no fraction as an integer: JSON (and its schemas) do not
+/// tell `2.0` from `2`, so neither does an integer field here.
+fn integral_numbers(v: &mut serde_json::Value) {
+    /// Past 2^53 a float no longer stands for one integer.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    match v {
+        serde_json::Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= EXACT) {
+                *v = serde_json::Value::from(f as i64);
+            }
         }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        serde_json::Value::Object(map) => map.values_mut().for_each(integral_numbers),
+        _ => {}
     }
 }
 
