@@ -106,9 +106,11 @@ pub struct EntityInput {
     pub name: String,
     /// What it is (`service`, `library`, `person`, `concept`...).
     #[serde(rename = "type")]
+    #[schemars(regex(pattern = r"\S"))]
     pub entity_type: String,
     /// Other names it goes by.
     #[serde(default)]
+    #[schemars(inner(regex(pattern = crate::NAME_PATTERN), length(max = 200)))]
     pub aliases: Vec<String>,
 }
 
@@ -125,6 +127,7 @@ pub struct RelationshipInput {
     #[schemars(regex(pattern = crate::NAME_PATTERN), length(max = 200))]
     pub target: String,
     /// The relation (`uses`, `depends_on`, `owns`...).
+    #[schemars(regex(pattern = r"\S"))]
     pub relation: String,
     /// How strong, 0..=1 (default 1).
     #[serde(default = "one")]
@@ -247,6 +250,7 @@ pub struct NewMemory {
     pub session_id: Option<String>,
     /// A JSON object of anything else.
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub metadata: Option<serde_json::Value>,
     /// Entities the memory is about.
     #[serde(default)]
@@ -426,6 +430,7 @@ pub struct Edit {
     pub memory_type: Option<MemoryType>,
     /// A new metadata object.
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub metadata: Option<serde_json::Value>,
 }
 
