@@ -3,8 +3,8 @@
 //! and a failed clone says nothing of which ports are open (issue #27, item 6). Real
 //! git against real HTTP servers on loopback (python3's `http.server`).
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -4,8 +4,8 @@
 //! whole (405, 413, 431 with the error envelope; errors that name no host path and no
 //! CLI flag). Clone URLs: `serve_clone_reach.rs`. Real binary, real git, real sockets.
 
-mod common;
-mod serve_support;
+use crate::common;
+use crate::serve_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
