@@ -30,8 +30,9 @@ pub struct Operation {
     pub auth: bool,
     /// The success status (200, or 202 for a run started in the background).
     pub status: u16,
-    /// A required string query parameter and its description, if it takes one.
-    pub query: Option<(&'static str, &'static str)>,
+    /// A required string query parameter, if it takes one: its name, description and
+    /// the pattern its value must match.
+    pub query: Option<(&'static str, &'static str, &'static str)>,
 }
 
 /// An operation with the usual defaults: the key required, 200, no query parameter.
@@ -263,7 +264,11 @@ pub const OPERATIONS: &[Operation] = &[
         "Repositories",
     ),
     Operation {
-        query: Some(("path", "The workspace root, absolute, matched exactly.")),
+        query: Some((
+            "path",
+            "The workspace root, absolute, matched exactly.",
+            "^/",
+        )),
         ..op(
             "get",
             "/api/v1/repositories/lookup",
@@ -453,13 +458,13 @@ fn operation(o: &Operation) -> Value {
     if !parameters.is_empty() {
         v["parameters"] = Value::Array(parameters);
     }
-    if let Some((name, description)) = o.query {
+    if let Some((name, description, pattern)) = o.query {
         v["parameters"] = json!([{
             "name": name,
             "in": "query",
             "required": true,
             "description": description,
-            "schema": {"type": "string"},
+            "schema": {"type": "string", "pattern": pattern},
         }]);
     }
     if let Some(req) = o.request {
