@@ -49,6 +49,7 @@ mod llm;
 mod monitor;
 mod outcome;
 mod own_exe;
+mod poison;
 mod preflight;
 mod registry;
 mod run;

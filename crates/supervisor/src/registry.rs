@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
-use crate::run::{Run, StopRequest, lock};
+use crate::poison::lock;
+use crate::run::{Run, StopRequest};
 use crate::sys;
 
 /// Extra time teardown waits beyond a child's kill grace for its supervision

@@ -3,10 +3,11 @@
 use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::outcome::Outcome;
+use crate::poison::lock;
 use crate::stdin::StdinPipe;
 
 /// Why a run is being stopped early, by request.
@@ -38,10 +39,6 @@ pub(crate) struct Run {
     done: Condvar,
     /// The streamed stdin, set once right after spawn (`stdin_stream` runs).
     pub(crate) stdin: OnceLock<Arc<StdinPipe>>,
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Run {

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::run::lock;
+use crate::poison::lock;
 use crate::sys;
 
 /// Our end of a streamed stdin pipe, shared by the writer and the

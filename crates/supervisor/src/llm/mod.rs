@@ -22,8 +22,8 @@ use std::time::Duration;
 use crate::env::EnvPolicy;
 use crate::error::SpawnError;
 use crate::outcome::{Exit, Outcome};
+use crate::poison::lock;
 use crate::preflight::{self, PreflightArgs, PreflightError, preflight_check};
-use crate::run::lock;
 use crate::spec::{DEFAULT_BUDGET, DEFAULT_KILL_GRACE, SpawnSpec};
 use crate::supervisor::Supervisor;
 
