@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use loci_api::CancelToken;
 
-use crate::host::lock;
+use crate::poison::lock;
 
 type Hook = Box<dyn FnOnce() + Send>;
 

@@ -19,10 +19,11 @@ use std::time::{Duration, Instant};
 use loci_api::Freshness;
 use loci_lifecycle::maintenance::{BackgroundRun, Purpose};
 use loci_lifecycle::record::RunResult;
+use loci_supervisor::Supervisor;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::host::{Host, lock};
+use crate::poison::lock;
 
 /// How old a drift check may be before a call starts the next one.
 pub const CHECK_INTERVAL: Duration = Duration::from_secs(3);
@@ -118,7 +119,7 @@ impl Tracked {
     /// starts a check in the background when the last one is stale. Never blocks.
     pub fn observe(
         self: &Arc<Self>,
-        host: &Arc<Host>,
+        sup: &Arc<Supervisor>,
         freshness: Option<Freshness>,
         session: &SessionRuns,
     ) -> IndexNote {
@@ -129,14 +130,14 @@ impl Tracked {
                 .is_none_or(|at| at.elapsed() >= CHECK_INTERVAL);
         if due {
             st.checking = true;
-            let (me, host, session) = (self.clone(), host.clone(), session.clone());
+            let (me, sup, session) = (self.clone(), sup.clone(), session.clone());
             let spawned = std::thread::Builder::new()
                 .name("loci-mcp-drift".into())
                 .spawn(move || {
                     lower_priority();
                     // No heap trim here: malloc_trim holds every arena's lock, and on
                     // this lowest-priority thread the calls would wait behind it.
-                    me.check(&host, &session)
+                    me.check(&sup, &session)
                 });
             if spawned.is_err() {
                 st.checking = false;
@@ -195,7 +196,7 @@ impl Tracked {
             });
     }
 
-    fn check(self: &Arc<Self>, host: &Arc<Host>, session: &SessionRuns) {
+    fn check(self: &Arc<Self>, sup: &Supervisor, session: &SessionRuns) {
         let located = loci_api::locate(&self.root).ok();
         let cfg = loci_api::config(Some(&self.root));
         let mut holder = None;
@@ -246,7 +247,7 @@ impl Tracked {
             return;
         };
         if let Ok(run) = BackgroundRun::start(
-            &host.sup,
+            sup,
             &exe,
             &self.root,
             Purpose::Sync,

@@ -16,6 +16,7 @@ use loci_paths::Roots;
 use loci_supervisor::Supervisor;
 
 use crate::fresh::Tracked;
+use crate::poison::lock;
 
 /// How a host is set up.
 #[derive(Debug, Clone, Default)]
@@ -42,7 +43,7 @@ pub struct HostOptions {
 
 /// The process-lifetime state every session shares.
 pub struct Host {
-    pub(crate) sup: Supervisor,
+    pub(crate) sup: Arc<Supervisor>,
     pub(crate) fixed_workspace: Option<PathBuf>,
     pub(crate) cwd: PathBuf,
     pub(crate) worker_program: Option<PathBuf>,
@@ -75,7 +76,7 @@ impl Host {
     pub fn new(opts: HostOptions) -> Arc<Host> {
         let cfg = loci_api::config(None);
         Arc::new(Host {
-            sup: Supervisor::new(),
+            sup: Arc::new(Supervisor::new()),
             fixed_workspace: opts.workspace,
             cwd: opts
                 .cwd
@@ -190,8 +191,4 @@ pub(crate) fn release_free_heap() {
     unsafe {
         libc::malloc_trim(0);
     }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

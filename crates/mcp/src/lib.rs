@@ -28,6 +28,7 @@ pub mod cancel;
 pub mod fresh;
 pub mod host;
 pub mod http;
+mod poison;
 pub mod protocol;
 pub mod server;
 pub mod session;

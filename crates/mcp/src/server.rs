@@ -22,7 +22,8 @@ use serde_json::{Map, Value, json};
 use crate::args::Args;
 use crate::budget::{self, DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS};
 use crate::cancel::{CallCancel, FireOnDrop};
-use crate::host::{Host, lock};
+use crate::host::Host;
+use crate::poison::lock;
 use crate::session::{Session, Source, root_from_uri};
 use crate::tools::{self, Answer, Ctx, TOOLS, ToolDef};
 
@@ -265,7 +266,7 @@ impl LociMcp {
         let note = self
             .host
             .tracked(&root)
-            .observe(&self.host, reply.freshness, &runs);
+            .observe(&self.host.sup, reply.freshness, &runs);
         let notices = lock(&self.session).take_notices();
         let mut extra = Map::new();
         let mut tail = Vec::new();
@@ -307,7 +308,7 @@ impl LociMcp {
         let note = self
             .host
             .tracked(ctx.root)
-            .observe(&self.host, freshness, runs);
+            .observe(&self.host.sup, freshness, runs);
         let e = self.redact(e, ctx.root);
         let mut result = error_result(&e);
         if let Some(meta) = result.meta.as_mut() {

@@ -18,7 +18,8 @@ use loci_lifecycle::gate::GateRequest;
 use loci_lifecycle::{Notice, Status};
 
 use crate::fresh::SessionRuns;
-use crate::host::{Host, lock};
+use crate::host::Host;
+use crate::poison::lock;
 
 /// Where a binding's workspace came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

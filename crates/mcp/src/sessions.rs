@@ -28,7 +28,7 @@ use rmcp::transport::streamable_http_server::session::{
     RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 
-use crate::host::lock;
+use crate::poison::lock;
 
 /// How long a session whose standalone stream dropped waits for its client to come back
 /// (rmcp tells clients to retry after 3 s).
