@@ -5,6 +5,7 @@ use std::num::NonZeroU16 as FieldId;
 use tree_sitter::{Node, Tree};
 
 use super::fields::Fields;
+use super::written::{split_qualified, strip_generics};
 use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Span, Symbol, SymbolKind};
 use crate::budget::Deadline;
 
@@ -65,7 +66,7 @@ pub(crate) struct Collector<'s> {
     /// Regions to parse again once the walk is over ([`Collector::defer`]).
     deferred: Vec<Deferred>,
     /// Receiver types: what the file says about the types of names (see [`receivers`](super::receivers)).
-    types: super::receivers::Types,
+    types: super::written::Types,
     /// The last type-like definition of each name so far ([`Collector::find_type`]): a
     /// scan of every definition for each method of a type (20,000 methods of one Go
     /// type) took the square of the file's size.
@@ -110,7 +111,7 @@ impl<'s> Collector<'s> {
             field: None,
             name_field: tree.language().field_id_for_name("name"),
             deferred: Vec::new(),
-            types: super::receivers::Types::default(),
+            types: super::written::Types::default(),
             last_type: Default::default(),
             callables: Default::default(),
         }
@@ -245,11 +246,11 @@ impl<'s> Collector<'s> {
         })
     }
 
-    pub(super) fn types(&self) -> &super::receivers::Types {
+    pub(super) fn types(&self) -> &super::written::Types {
         &self.types
     }
 
-    pub(super) fn types_mut(&mut self) -> &mut super::receivers::Types {
+    pub(super) fn types_mut(&mut self) -> &mut super::written::Types {
         &mut self.types
     }
 
@@ -306,7 +307,7 @@ impl<'s> Collector<'s> {
         let qualified_name = self.qualified_name(name);
         let signature = self.signature(node, body);
         let returns = matches!(kind, SymbolKind::Function | SymbolKind::Method)
-            .then(|| super::receivers::return_type(&signature))
+            .then(|| super::written::return_type(&signature))
             .flatten()
             .and_then(|t| match t {
                 "Self" => self.enclosing_type().map(str::to_string),
@@ -752,28 +753,6 @@ pub(crate) fn dotted_type_use(c: &mut Collector<'_>, node: Node<'_>, segment_kin
 pub(crate) fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
     let len = inner.start_byte().saturating_sub(outer.start_byte());
     c.text(outer).get(..len).unwrap_or("")
-}
-
-/// Splits `a::b::C` / `a.b.C` / `a\b\C` into (`Some("a::b")`, `"C"`).
-pub(crate) fn split_qualified(written: &str) -> (Option<&str>, &str) {
-    let written = written.trim();
-    let cut = ["::", ".", "\\", "->"]
-        .iter()
-        .filter_map(|sep| written.rfind(sep).map(|i| (i, sep.len())))
-        .max_by_key(|(i, _)| *i);
-    match cut {
-        Some((i, len)) => {
-            let q = written[..i].trim();
-            (Some(q).filter(|q| !q.is_empty()), written[i + len..].trim())
-        }
-        None => (None, written),
-    }
-}
-
-/// `Foo<T, U>` → `Foo`; `Foo[T]` → `Foo`; `Foo(args)` → `Foo`.
-pub(crate) fn strip_generics(written: &str) -> &str {
-    let end = written.find(['<', '[', '(']).unwrap_or(written.len());
-    written[..end].trim()
 }
 
 fn truncate_at_char(s: &mut String, max: usize) {

@@ -17,8 +17,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{named_children, strip_generics, text_before};
+use super::collector::{named_children, text_before};
 use super::fields::Fields;
+use super::written::strip_generics;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

@@ -18,8 +18,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{MAX_QUALIFIER, compact, named_children, split_qualified, strip_generics};
+use super::collector::{MAX_QUALIFIER, compact, named_children};
 use super::fields::Fields;
+use super::written::{split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

@@ -4,8 +4,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{MAX_QUALIFIER, compact, strip_generics};
+use super::collector::{MAX_QUALIFIER, compact};
 use super::fields::Fields;
+use super::written::strip_generics;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.

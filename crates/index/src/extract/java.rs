@@ -47,8 +47,8 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         "object_creation_expression" => {
             if let Some(ty) = node.field("type") {
-                let written = compact(super::collector::strip_generics(c.text(ty)), MAX_QUALIFIER);
-                let (qualifier, name) = super::collector::split_qualified(&written);
+                let written = compact(super::written::strip_generics(c.text(ty)), MAX_QUALIFIER);
+                let (qualifier, name) = super::written::split_qualified(&written);
                 c.reference(ty, name, qualifier, RefKind::Call);
             }
             return Action::Descend;
@@ -67,7 +67,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "scoped_type_identifier" => {
             if !is_declared_or_constructed(node) {
                 let written = compact(c.text(node), MAX_QUALIFIER);
-                let (qualifier, name) = super::collector::split_qualified(&written);
+                let (qualifier, name) = super::written::split_qualified(&written);
                 c.reference(node, name, qualifier, RefKind::TypeUse);
             }
             return Action::Skip;

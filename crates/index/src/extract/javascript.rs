@@ -191,7 +191,7 @@ fn callback_types(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
             .map(|p| {
                 c.field_text(p, "type")
                     .map(|t| t.trim_start_matches(':').trim())
-                    .and_then(super::receivers::type_name)
+                    .and_then(super::written::type_name)
                     .unwrap_or("")
             })
             .collect();

@@ -22,10 +22,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::{
-    MAX_QUALIFIER, compact, dotted_type_use, named_children, split_qualified, strip_generics,
-    text_before,
-};
+use super::collector::{MAX_QUALIFIER, compact, dotted_type_use, named_children, text_before};
+use super::written::{split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

@@ -31,6 +31,7 @@ mod rust;
 mod rust_tokens;
 mod swift;
 mod version;
+mod written;
 
 use std::time::Duration;
 
@@ -39,10 +40,11 @@ use serde::{Deserialize, Serialize};
 use crate::Lang;
 
 use crate::budget::{Deadline, FileBudget};
-pub(crate) use collector::{Action, Collector, WalkEnd, split_qualified, walk};
+pub(crate) use collector::{Action, Collector, WalkEnd, walk};
 pub use parser::new_parser;
 pub(crate) use version::is_outdated;
 pub use version::version;
+pub(crate) use written::split_qualified;
 
 /// Everything one file says about the code graph, before resolution.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]

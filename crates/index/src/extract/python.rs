@@ -3,10 +3,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{
-    MAX_QUALIFIER, clean_docstring, compact, for_each_descendant, strip_generics,
-};
+use super::collector::{MAX_QUALIFIER, clean_docstring, compact, for_each_descendant};
 use super::fields::Fields;
+use super::written::strip_generics;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.

@@ -17,8 +17,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{named_children, split_qualified};
+use super::collector::named_children;
 use super::fields::Fields;
+use super::written::split_qualified;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

@@ -14,8 +14,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{named_children, split_qualified};
+use super::collector::named_children;
 use super::fields::Fields;
+use super::written::split_qualified;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
@@ -324,7 +325,7 @@ fn impl_block(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let type_text = c.text(ty);
-    let (_, type_name) = split_qualified(super::collector::strip_generics(type_text));
+    let (_, type_name) = split_qualified(super::written::strip_generics(type_text));
     let type_name = type_name.to_string();
     let local = c.find_type(&type_name);
     if let Some(trait_node) = node.field("trait") {
