@@ -18,6 +18,7 @@ mod exit_contract;
 mod extractor_versions;
 mod first_steps;
 mod gate_api_probe;
+mod import_circles;
 mod index_file_guards;
 mod lifecycle_commands;
 mod lifecycle_gate;
