@@ -290,6 +290,11 @@ impl From<loci_memory::MemoryError> for ApiError {
             E::TooLong { .. } => ApiError::new(ErrorKind::TooLong, e.to_string()),
             E::NotFound(_) => ApiError::new(ErrorKind::NotFound, e.to_string())
                 .hint("`loci memory list` shows the memories (`--forgotten` too)"),
+            E::Unresolved(_) => ApiError::new(ErrorKind::NotFound, e.to_string()),
+            E::WrongState(_) => ApiError::new(ErrorKind::MemoryState, e.to_string()),
+            E::NoIndex(_) => {
+                ApiError::new(ErrorKind::NoIndex, e.to_string()).hint("run `loci index` first")
+            }
             E::NameTaken {
                 forgotten,
                 ref name,

@@ -82,6 +82,9 @@ error_kinds! {
     Syntax = "syntax", InvalidInput, 400;
     /// A memory's name is taken in its namespace (by a live or a forgotten memory).
     NameTaken = "name_taken", InvalidInput, 409;
+    /// The memory is not in the state the operation acts on (editing or forgetting a
+    /// forgotten memory, restoring one that is not forgotten).
+    MemoryState = "memory_state", InvalidInput, 409;
     /// An input is longer than its limit.
     TooLong = "too_long", LimitExceeded, 413;
     /// A limit (rows, bytes, depth, count) was exceeded.

@@ -42,7 +42,8 @@ pub struct FsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
     pub segment: Option<String>,
-    /// A folder inside `segment` (or inside the root), relative (`src/bin`).
+    /// A folder inside `segment` (or inside the root), relative (`src/bin`); empty or
+    /// absent: `segment` (or the root) itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// The page.
@@ -96,9 +97,11 @@ pub fn list(roots: &Roots, req: &FsRequest) -> Result<FsListing, ApiError> {
             .detail(serde_json::json!({ "reason": e.kind() }))
         })?;
     }
-    let segment = match (&req.segment, &req.path) {
+    // An empty `path` is the folder `segment` (or the root) itself.
+    let path = req.path.as_deref().filter(|p| !p.is_empty());
+    let segment = match (req.segment.as_deref(), path) {
         (None, None) => None,
-        (Some(s), None) | (None, Some(s)) => Some(s.clone()),
+        (Some(s), None) | (None, Some(s)) => Some(s.to_string()),
         (Some(s), Some(p)) => Some(format!("{s}/{p}")),
     };
     let listing = loci_workspace::ls(roots, req.kind.root_kind(), segment.as_deref())?;

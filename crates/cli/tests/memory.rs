@@ -227,6 +227,40 @@ fn two_processes_editing_at_once_never_lose_a_version() {
 }
 
 #[test]
+fn a_memory_in_the_wrong_state_is_memory_state_and_keeps_its_versions() {
+    let env = indexed();
+    remember(&env, "w", "kept body", &[]);
+    // Restoring a live memory without a version: nothing to undo.
+    let (code, out) = env.json(&["memory", "restore", "w"]);
+    assert_eq!(code, exit(ErrorKind::MemoryState), "{out}");
+    assert_eq!(out["error"]["kind"], "memory_state");
+    assert_eq!(ErrorKind::MemoryState.http_status(), 409);
+    let (code, out) = env.json(&["memory", "forget", "w"]);
+    assert_eq!(code, 0, "{out}");
+    // A forgotten memory is neither edited nor forgotten again.
+    for args in [
+        vec!["memory", "edit", "w", "new body"],
+        vec!["memory", "forget", "w"],
+    ] {
+        let (code, out) = env.json(&args);
+        assert_eq!(code, exit(ErrorKind::MemoryState), "{args:?}: {out}");
+        assert!(
+            out["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("restore it first"),
+            "{out}"
+        );
+    }
+    let (_, h) = env.json(&["memory", "history", "w"]);
+    assert_eq!(h["versions"].as_array().unwrap().len(), 2, "{h}");
+    let (code, out) = env.json(&["memory", "restore", "w"]);
+    assert_eq!(code, 0, "{out}");
+    let (_, read) = env.json(&["memory", "read", "w"]);
+    assert_eq!(read["body"], "kept body");
+}
+
+#[test]
 fn bad_input_is_refused_with_its_exit_code_and_nothing_is_stored() {
     let env = indexed();
     remember(&env, "kept", "the one good memory", &[]);
@@ -281,10 +315,10 @@ fn bad_input_is_refused_with_its_exit_code_and_nothing_is_stored() {
                 "--relationships",
                 r#"[{"source": "A", "target": "Ghost", "relation": "calls"}]"#,
             ],
-            ErrorKind::InvalidInput,
+            ErrorKind::NotFound,
         ),
         (vec!["--type", "gossip"], ErrorKind::InvalidInput),
-        (vec!["--link", "no_such_function"], ErrorKind::InvalidInput),
+        (vec!["--link", "no_such_function"], ErrorKind::NotFound),
     ] {
         let mut full = vec!["remember", "--name", "bad", "body"];
         full.extend(args.iter().copied());

@@ -23,6 +23,18 @@ pub enum MemoryError {
     /// No memory (or entity, or version) by that name.
     #[error("{0}")]
     NotFound(String),
+    /// The memory exists but is not in the state the operation acts on (editing a
+    /// forgotten memory, restoring one that is not forgotten): a conflict with what is
+    /// stored, not a malformed request.
+    #[error("{0}")]
+    WrongState(String),
+    /// A reference in the request names nothing stored: a code link no symbol or file
+    /// matches, a relationship's entity neither in the call nor in the namespace.
+    #[error("{0}")]
+    Unresolved(String),
+    /// Code links were asked for but the workspace has no index to resolve them in.
+    #[error("{0}")]
+    NoIndex(String),
     /// The name is taken in the namespace.
     #[error("a memory named `{name}` already exists in namespace `{namespace}`{}", if *.forgotten { " (forgotten: restore or purge it)" } else { "" })]
     NameTaken {

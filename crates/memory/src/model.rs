@@ -131,6 +131,7 @@ pub struct RelationshipInput {
     pub relation: String,
     /// How strong, 0..=1 (default 1).
     #[serde(default = "one")]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub weight: f64,
 }
 

@@ -104,7 +104,7 @@ pub fn explicit_links(
     texts: &[String],
 ) -> Result<Vec<NewCodeLink>, MemoryError> {
     if !texts.is_empty() && !have_index {
-        return Err(MemoryError::Invalid(format!(
+        return Err(MemoryError::NoIndex(format!(
             "cannot link `{}` to code: the workspace has no index (run `loci index` first)",
             texts[0]
         )));
@@ -115,7 +115,7 @@ pub fn explicit_links(
         let found = code.resolve(&m, 10);
         match found.len() {
             0 => {
-                return Err(MemoryError::Invalid(format!(
+                return Err(MemoryError::Unresolved(format!(
                     "`{text}` names no symbol or file in the index"
                 )));
             }

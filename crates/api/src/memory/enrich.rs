@@ -113,7 +113,6 @@ pub fn enrich(
     req: &EnrichRequest,
     before: &mut dyn FnMut(&EnrichEstimate) -> bool,
 ) -> Result<EnrichAnswer, ApiError> {
-    check_allowed()?;
     if req.all != req.names.is_empty() {
         return Err(ApiError::new(
             ErrorKind::Usage,
@@ -121,6 +120,7 @@ pub fn enrich(
         ));
     }
     let n = ns(&req.namespace)?;
+    check_allowed()?;
     let (path, _code) = super::locate(target)?;
     let mut store = SqliteStore::open(&path)?;
     let batch = batch(&store, &n, req)?;
@@ -190,7 +190,7 @@ fn batch(store: &SqliteStore, n: &str, req: &EnrichRequest) -> Result<Vec<Memory
             let m = store.read(n, name)?;
             if m.deleted_at.is_some() {
                 return Err(ApiError::new(
-                    ErrorKind::InvalidInput,
+                    ErrorKind::MemoryState,
                     format!("the memory `{name}` is forgotten; restore it first"),
                 ));
             }

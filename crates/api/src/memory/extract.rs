@@ -208,7 +208,10 @@ pub(super) fn extract_one(
                 }
                 // The answer named what the store refuses (a relationship to an unknown
                 // entity): the memory stays as it was, marked failed.
-                Err(e @ loci_memory::MemoryError::Invalid(_)) => {
+                Err(
+                    e @ (loci_memory::MemoryError::Invalid(_)
+                    | loci_memory::MemoryError::Unresolved(_)),
+                ) => {
                     let err = ApiError::new(ErrorKind::ExtractionFailed, e.to_string());
                     Err(fail(store, tool, m, err, "invalid_output"))
                 }

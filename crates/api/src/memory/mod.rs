@@ -126,6 +126,9 @@ pub struct RememberRequest {
 /// failure's error.
 pub fn remember(target: &StoreTarget, req: &RememberRequest) -> Result<MemoryView, ApiError> {
     if req.extract.is_some() {
+        // A malformed memory is a 400 whatever the host allows; only a sound one
+        // meets the capability check, before anything is stored.
+        ops::validate(&req.memory)?;
         extract::check_allowed()?;
     }
     let mut c = Ctx::open(target)?;
@@ -314,6 +317,7 @@ pub struct RestoreRequest {
     pub name: NameRequest,
     /// Bring this version's content back (else: undo a forget).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 4_294_967_295_u32))]
     pub version: Option<u32>,
 }
 

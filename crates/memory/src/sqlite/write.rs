@@ -184,7 +184,7 @@ pub(super) fn attach(
     for (i, r) in relationships.iter().enumerate() {
         let end = |which: &str, name: &str| -> Result<i64, MemoryError> {
             known(name)?.ok_or_else(|| {
-                MemoryError::Invalid(format!(
+                MemoryError::Unresolved(format!(
                     "relationships[{i}]: the {which} entity `{name}` is neither among this call's entities nor known in namespace `{ns}`"
                 ))
             })
@@ -251,7 +251,7 @@ pub(super) fn live_id(
 ) -> Result<i64, MemoryError> {
     let (id, deleted) = id_in(tx, e, ns, name)?;
     if deleted {
-        return Err(MemoryError::Invalid(format!(
+        return Err(MemoryError::WrongState(format!(
             "the memory `{name}` in namespace `{ns}` is forgotten; restore it first (`loci memory restore {name}`)"
         )));
     }
@@ -412,7 +412,7 @@ impl SqliteStore {
             let (id, deleted) = id_in(tx, e, ns, name)?;
             match version {
                 None if !deleted => {
-                    return Err(MemoryError::Invalid(format!(
+                    return Err(MemoryError::WrongState(format!(
                         "the memory `{name}` is not forgotten; give a version number to bring an old version back (`loci memory restore {name} N`) (see `loci memory history {name}`)"
                     )));
                 }
