@@ -277,18 +277,51 @@ fn no_answer_of_any_route_contains_the_workspace_root() {
 /// Schemathesis' own defaults: a schema-valid request may be answered 2xx, 401, 403,
 /// 404, 409 or 429 (a missing or conflicting resource), never 400, 412, 413 or 422
 /// ("schema-valid request rejected": the schemas state every rule the server checks).
-/// The only exemption is what no JSON Schema can state: the grammar of the SQL a
-/// `query` runs and of the regular expression a `search` with `regex` compiles.
+/// The only exemptions are what no JSON Schema can state, each named below: the grammar
+/// of the SQL a `query` runs and of the regular expression a `search` compiles, the
+/// server's configuration (LLM tools off, the operator's row limit), a rule across two
+/// fields (a merge of a memory into itself), where a clone URL leads once resolved and
+/// a segment's Unicode rules.
 const SCHEMATHESIS_CONFIG: &str = r#"
 [checks.negative_data_rejection]
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]
 
 [[operations]]
-include-operation-id = "query"
+include-operation-id = "search"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400"]
 
+# Rules no schema can state, each refused with its documented kind:
+# the LLM tools are off on this server (`llm.allowSpawn`): 412 `capability_missing`
+# (a remember with `extract: llm`, an enrich; an enrich names memories or `all`, not
+# both and not neither, a rule across two fields: 400 `usage`);
 [[operations]]
-include-operation-id = "search"
+include-operation-id-regex = "^(user_)?memory_remember$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "412"]
+
+[[operations]]
+include-operation-id-regex = "^(user_)?memory_enrich$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "412", "400"]
+
+# `from` and `into` naming the same memory (a rule across two fields): 400;
+[[operations]]
+include-operation-id-regex = "^(user_)?memory_merge$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400"]
+
+# `max_rows` past the operator's `limits.maxRows`: 422 `limit_exceeded`;
+[[operations]]
+include-operation-id = "query"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400", "422"]
+
+# a clone URL is refused by where it leads once resolved (a private or unreachable
+# address: there is no network here) and git's answer: 400 `invalid_clone_url`, 422 `git`;
+# a segment's rules (NFC, look-alikes of path syntax, `.`/`..`/`.git` components, no
+# leading or doubled `/`) take the one ruler, not a pattern: 400 `invalid_segment`.
+[[operations]]
+include-operation-id = "create_workspace"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400", "422"]
+
+[[operations]]
+include-operation-id = "fs"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400"]
 "#;
 

@@ -28,6 +28,11 @@ pub enum LocatorBody {
     },
 }
 
+/// The outer shape of a clone URL the schema states (a scheme that may reach a remote,
+/// or scp-like `user@host:path`); the clone policy refuses more (credentials, local or
+/// private addresses) once it is resolved.
+const CLONE_URL_SHAPE: &str = r"^(https?://|ssh://|git://|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)\S+$";
+
 /// The request: where to create the workspace, and for which project.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -39,7 +44,7 @@ pub struct CreateWorkspaceRequest {
     /// `git://` / `http://` when the server enables them; never `file://`, a local path,
     /// `ext::`, credentials or an option. Ignored when the folder already is a repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), regex(pattern = CLONE_URL_SHAPE))]
     pub clone: Option<String>,
     /// The caller's project this workspace is for: 1 to 128 of `A-Z a-z 0-9 . _ : -`,
     /// starting with a letter or digit (else `invalid_input`). One workspace per
