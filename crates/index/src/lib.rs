@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod budget;
+mod counts;
 mod crates;
 pub mod drift;
 mod dump;

@@ -221,7 +221,7 @@ pub(crate) fn write_parsed(
             ])?;
         }
     }
-    replace_counts(
+    crate::counts::replace_counts(
         tx,
         file_id,
         "symbol_kind",
@@ -327,29 +327,6 @@ fn clear_file_facts(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<()> 
         "DELETE FROM file_counts WHERE file_id = ?1 AND what != 'symbol_kind'",
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;
-    }
-    Ok(())
-}
-
-/// Replaces, in the caller's transaction, one of a file's breakdowns (`what`) with the
-/// counts of `keys` (which may repeat): what `loci stats` sums.
-pub(crate) fn replace_counts<'k>(
-    tx: &Transaction<'_>,
-    file_id: i64,
-    what: &str,
-    keys: impl IntoIterator<Item = &'k str>,
-) -> rusqlite::Result<()> {
-    let mut counts: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
-    for key in keys {
-        *counts.entry(key).or_insert(0) += 1;
-    }
-    tx.prepare_cached("DELETE FROM file_counts WHERE file_id = ?1 AND what = ?2")?
-        .execute(params![file_id, what])?;
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO file_counts (file_id, what, key, n) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    for (key, n) in counts {
-        insert.execute(params![file_id, what, key, n])?;
     }
     Ok(())
 }

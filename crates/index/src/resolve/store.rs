@@ -361,13 +361,13 @@ pub(crate) fn write_edges(
                     .map(|e| (e.kind, e.confidence))
                     .chain(contained())
             };
-            crate::write::replace_counts(
+            crate::counts::replace_counts(
                 &tx,
                 *file_id,
                 "edge_kind",
                 all().map(|(kind, _)| kind.name()),
             )?;
-            crate::write::replace_counts(
+            crate::counts::replace_counts(
                 &tx,
                 *file_id,
                 "confidence",
