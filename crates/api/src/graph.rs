@@ -6,6 +6,9 @@ use std::path::Path;
 
 use loci_index::graph::{self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo};
 use loci_index::{Lang, SymbolKind};
+
+/// Which way a traversal follows edges (the index's own type, not a copy).
+pub use loci_index::graph::Direction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -52,18 +55,6 @@ pub struct SymbolRequest {
     /// The page.
     #[serde(flatten)]
     pub page: PageRequest,
-}
-
-/// Which way a traversal follows edges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// Who calls the target.
-    Callers,
-    /// What the target calls.
-    Callees,
-    /// What depends on the target (a symbol or a file), transitively.
-    Impact,
 }
 
 /// `callers`, `callees`, `impact`.

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{Confidence, EdgeKind};
 
@@ -14,8 +14,10 @@ use super::select::resolve_selector;
 /// Most nodes a traversal reports before it stops and says so.
 const MAX_REACHED: usize = 5000;
 
-/// Which way edges are followed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which way edges are followed: the one vocabulary every front end parses into
+/// (`callers`, `callees`, `impact` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Who calls the target.
     Callers,
