@@ -10,9 +10,12 @@
 //! requests in flight for at most [`DRAIN`], tear every child down, exit 0).
 #![deny(missing_docs)]
 
+pub mod answers;
+pub mod body;
 pub mod conn;
 pub mod create;
 pub mod guard;
+pub mod handler;
 pub mod head_limit;
 pub mod key;
 pub mod mcp;
@@ -21,6 +24,7 @@ pub mod memory_user_routes;
 pub mod openapi;
 pub mod openapi_memory;
 pub mod openapi_memory_user;
+pub mod openapi_operation;
 pub mod query;
 pub mod reply;
 pub mod repositories;

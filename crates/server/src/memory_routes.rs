@@ -24,8 +24,9 @@ use loci_memory::EntityInfo;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::reply::{Body, HttpError, Reply};
-use crate::routes::{PREFIX, id};
+use crate::body::Body;
+use crate::handler::{PREFIX, id};
+use crate::reply::{HttpError, Reply};
 use crate::state::Shared;
 
 /// The fields of `MemoryStats` that hold absolute paths; the HTTP answer omits them.

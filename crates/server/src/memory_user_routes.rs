@@ -18,12 +18,12 @@ use loci_api::memory::{
 use loci_api::{ApiError, ErrorKind};
 use loci_memory::EntityInfo;
 
+use crate::handler::PREFIX;
 use crate::memory_routes::{
     MemoryGraphRequest, MemoryNamespaceRequest, MemoryPurgeRequest, Object, memory_ops_router,
     plain_memory_ops, purge_with_consent, without_paths,
 };
 use crate::reply::{HttpError, Reply};
-use crate::routes::PREFIX;
 use crate::state::Shared;
 
 /// The prefix of the user store's routes (`{PREFIX}/memory/{op}`).

@@ -3,7 +3,7 @@
 
 use schemars::SchemaGenerator;
 
-use crate::openapi::{Operation, op};
+use crate::openapi_operation::{Operation, op};
 
 /// The memory routes, one `POST .../memory/{op}` each.
 pub const MEMORY_OPERATIONS: &[Operation] = &[

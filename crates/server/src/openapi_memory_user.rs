@@ -5,8 +5,8 @@
 
 use std::sync::LazyLock;
 
-use crate::openapi::Operation;
 use crate::openapi_memory::MEMORY_OPERATIONS;
+use crate::openapi_operation::Operation;
 
 const WORKSPACE_MEMORY: &str = "/api/v1/workspaces/{id}/memory/";
 

@@ -7,8 +7,9 @@ use axum::extract::{Path, State};
 use loci_api::sql_service::{CancelAnswer, CancelGuard, QueriesInFlight, SqlAnswer, SqlRequest};
 use loci_api::{ApiError, ErrorKind};
 
-use crate::reply::{Body, HttpError, Reply};
-use crate::routes::id;
+use crate::body::Body;
+use crate::handler::id;
+use crate::reply::{HttpError, Reply};
 use crate::state::{Shared, redact};
 
 /// Runs one read-only statement in the workspace's worker.

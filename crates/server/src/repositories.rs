@@ -69,7 +69,7 @@ pub struct LookupQuery {
 
 /// `GET /api/v1/repositories`.
 pub async fn list(_: LoopbackPeer) -> Reply<Repositories> {
-    let listed = crate::routes::blocking(repositories::list).await?;
+    let listed = crate::handler::blocking(repositories::list).await?;
     Ok(axum::Json(listed))
 }
 
@@ -87,7 +87,7 @@ pub async fn lookup(
             .hint("GET /api/v1/repositories/lookup?path=/home/me/repo"),
         )
     })?;
-    let found = crate::routes::blocking(move || repositories::lookup(&path)).await?;
+    let found = crate::handler::blocking(move || repositories::lookup(&path)).await?;
     Ok(axum::Json(found))
 }
 

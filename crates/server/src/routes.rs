@@ -8,59 +8,14 @@ use loci_api::graph::{
     self, Direction, FindRequest, OutlineRequest, SearchRequest, SymbolRequest, TraversalRequest,
 };
 use loci_api::{ApiError, ErrorKind};
-use schemars::JsonSchema;
-use serde::Serialize;
 
-use crate::reply::{Body, HttpError, Reply};
+use crate::answers::{
+    Capabilities, Health, STATS_PATH_FIELDS, WorkspaceSummaries, WorkspaceSummary,
+};
+use crate::body::Body;
+use crate::handler::{PREFIX, blocking, id};
+use crate::reply::{HttpError, Reply};
 use crate::state::Shared;
-
-/// The prefix of every versioned route.
-pub const PREFIX: &str = "/api/v1";
-
-/// `GET /health`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Health {
-    /// Always `ok` when the server answers.
-    pub status: String,
-    /// loci's version.
-    pub version: String,
-}
-
-/// `GET /api/v1/capabilities`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Capabilities {
-    /// What this server implements, by name (`graph.read`, `workspaces.list`...).
-    pub capabilities: Vec<String>,
-}
-
-/// One registered workspace, named by id, locator and folder name — never by its
-/// absolute path.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct WorkspaceSummary {
-    /// The registry id (the `{id}` of the workspace routes).
-    pub id: i64,
-    /// The locator it was created under (`managed:NAME`, `mounted:SEGMENT`), if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub locator: Option<String>,
-    /// The project it was confirmed for, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub project_id: Option<String>,
-    /// The last component of its root.
-    pub name: String,
-    /// Files in the index after the last run.
-    pub files: Option<i64>,
-    /// Symbols in the index after the last run.
-    pub symbols: Option<i64>,
-    /// Unix seconds of the last completed index run.
-    pub last_indexed_at: Option<i64>,
-}
-
-/// `GET /api/v1/workspaces`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct WorkspaceSummaries {
-    /// The registered workspaces, by id.
-    pub workspaces: Vec<WorkspaceSummary>,
-}
 
 /// The capabilities this build implements (and nothing it does not).
 pub const CAPABILITIES: &[&str] = &[
@@ -180,16 +135,6 @@ async fn create_workspace(
     Ok(axum::Json(created))
 }
 
-/// Runs `f` on the blocking pool.
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, HttpError> {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(answer) => answer.map_err(HttpError),
-        Err(e) => Err(HttpError(ApiError::new(ErrorKind::Internal, e.to_string()))),
-    }
-}
-
 async fn openapi() -> axum::Json<serde_json::Value> {
     axum::Json(crate::openapi::document())
 }
@@ -220,19 +165,6 @@ async fn workspaces() -> Reply<WorkspaceSummaries> {
         })
         .collect();
     Ok(axum::Json(WorkspaceSummaries { workspaces }))
-}
-
-/// A workspace id from the path: the registry's integer id.
-pub(crate) fn id(raw: &str) -> Result<i64, HttpError> {
-    raw.parse::<i64>().map_err(|_| {
-        HttpError(
-            ApiError::new(
-                ErrorKind::InvalidInput,
-                format!("`{raw}` is not a workspace id (an integer)"),
-            )
-            .hint("GET /api/v1/workspaces lists the workspaces and their ids"),
-        )
-    })
 }
 
 /// Over HTTP a file is named relative to the workspace root: the caller never knows,
@@ -340,9 +272,6 @@ async fn search(
         .await?;
     Ok(axum::Json(answer))
 }
-
-/// The fields of `StatsAnswer` that hold absolute paths; the HTTP answer omits them.
-pub const STATS_PATH_FIELDS: &[&str] = &["workspace", "index_path"];
 
 async fn stats(State(s): State<Shared>, Path(ws): Path<String>) -> Reply<serde_json::Value> {
     let answer = s.read(id(&ws)?, graph::stats).await?;

@@ -15,8 +15,9 @@ use loci_api::{ApiError, ErrorKind};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::reply::{Body, HttpError, Reply};
-use crate::routes::PREFIX;
+use crate::body::Body;
+use crate::handler::PREFIX;
+use crate::reply::{HttpError, Reply};
 use crate::state::Shared;
 
 /// `POST /api/v1/workspaces/{id}/rebuild`.
