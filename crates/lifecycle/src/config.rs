@@ -226,6 +226,17 @@ impl Config {
         self.int(key).map(Duration::from_millis)
     }
 
+    /// A key [`KEYS`] declares with an integer default: its value, else that default.
+    /// The default is written once, in the table, never again at the accessor.
+    fn declared_int(&self, key: &str) -> u64 {
+        self.int(key).unwrap_or_else(|| declared_default(key))
+    }
+
+    /// [`Self::declared_int`] in milliseconds.
+    fn declared_millis(&self, key: &str) -> Duration {
+        Duration::from_millis(self.declared_int(key))
+    }
+
     /// `lifecycle.autoCreate`.
     pub fn auto_create(&self) -> bool {
         self.bool("lifecycle.autoCreate")
@@ -243,14 +254,12 @@ impl Config {
 
     /// `lifecycle.gateBudgetMs`.
     pub fn gate_budget(&self) -> Duration {
-        self.millis("lifecycle.gateBudgetMs")
-            .unwrap_or(Duration::from_millis(50))
+        self.declared_millis("lifecycle.gateBudgetMs")
     }
 
     /// `lifecycle.watchDebounceMs`.
     pub fn watch_debounce(&self) -> Duration {
-        self.millis("lifecycle.watchDebounceMs")
-            .unwrap_or(Duration::from_millis(300))
+        self.declared_millis("lifecycle.watchDebounceMs")
     }
 
     /// `lifecycle.executable`, if configured.
@@ -267,8 +276,7 @@ impl Config {
 
     /// `index.probeTimeoutMs`.
     pub fn probe_timeout(&self) -> Duration {
-        self.millis("index.probeTimeoutMs")
-            .unwrap_or(Duration::from_secs(30))
+        self.declared_millis("index.probeTimeoutMs")
     }
 
     /// `index.maintenanceTimeoutMs`; `None` when no layer sets it, and then the
@@ -279,16 +287,12 @@ impl Config {
 
     /// `index.maxFileBytes`.
     pub fn max_file_bytes(&self) -> u64 {
-        self.int("index.maxFileBytes")
-            .unwrap_or(loci_index::DEFAULT_MAX_FILE_BYTES)
+        self.declared_int("index.maxFileBytes")
     }
 
     /// `index.fileBudgetMs`: the time one file's work may take (per MiB).
     pub fn file_budget(&self) -> loci_index::FileBudget {
-        loci_index::FileBudget::new(
-            self.millis("index.fileBudgetMs")
-                .unwrap_or(loci_index::DEFAULT_FILE_BUDGET),
-        )
+        loci_index::FileBudget::new(self.declared_millis("index.fileBudgetMs"))
     }
 
     /// Sets what an index run allows one file from this configuration: its size
@@ -313,48 +317,43 @@ impl Config {
 
     /// `api.port`.
     pub fn api_port(&self) -> u16 {
-        self.int("api.port")
-            .and_then(|p| u16::try_from(p).ok())
-            .unwrap_or(8000)
+        // The key's range (1..=65535) is checked when it is read.
+        u16::try_from(self.declared_int("api.port")).unwrap_or(u16::MAX)
     }
 
     /// `api.probeDeadlineMs`.
     pub fn api_probe_deadline(&self) -> Duration {
-        self.millis("api.probeDeadlineMs")
-            .unwrap_or(Duration::from_secs(2))
+        self.declared_millis("api.probeDeadlineMs")
     }
 
     /// `api.requestTimeoutMs`.
     pub fn api_request_timeout(&self) -> Duration {
-        self.millis("api.requestTimeoutMs")
-            .unwrap_or(Duration::from_secs(30))
+        self.declared_millis("api.requestTimeoutMs")
     }
 
     /// `api.maxBodyBytes`.
     pub fn api_max_body_bytes(&self) -> u64 {
-        self.int("api.maxBodyBytes").unwrap_or(1 << 20)
+        self.declared_int("api.maxBodyBytes")
     }
 
     /// `api.headerReadTimeoutMs`.
     pub fn api_header_read_timeout(&self) -> Duration {
-        self.millis("api.headerReadTimeoutMs")
-            .unwrap_or(Duration::from_secs(10))
+        self.declared_millis("api.headerReadTimeoutMs")
     }
 
     /// `api.maxHeaderBytes`.
     pub fn api_max_header_bytes(&self) -> u64 {
-        self.int("api.maxHeaderBytes").unwrap_or(65_536)
+        self.declared_int("api.maxHeaderBytes")
     }
 
     /// `mcp.maxSessions`.
     pub fn mcp_max_sessions(&self) -> usize {
-        self.int("mcp.maxSessions").map_or(256, |n| n as usize)
+        usize::try_from(self.declared_int("mcp.maxSessions")).unwrap_or(usize::MAX)
     }
 
     /// `mcp.sessionIdleMs`.
     pub fn mcp_session_idle(&self) -> Duration {
-        self.millis("mcp.sessionIdleMs")
-            .unwrap_or(Duration::from_secs(300))
+        self.declared_millis("mcp.sessionIdleMs")
     }
 
     /// `clone.allowGit`.
@@ -374,14 +373,12 @@ impl Config {
 
     /// `limits.readDeadlineMs`.
     pub fn read_deadline(&self) -> Duration {
-        self.millis("limits.readDeadlineMs")
-            .unwrap_or(Duration::from_secs(10))
+        self.declared_millis("limits.readDeadlineMs")
     }
 
     /// `limits.queryTimeoutMs`.
     pub fn query_timeout(&self) -> Duration {
-        self.millis("limits.queryTimeoutMs")
-            .unwrap_or(Duration::from_secs(10))
+        self.declared_millis("limits.queryTimeoutMs")
     }
 
     /// A text-valued key (`llm.model`, `llm.args`).
@@ -404,7 +401,16 @@ impl Config {
 
     /// `limits.maxRows`.
     pub fn max_rows(&self) -> usize {
-        self.int("limits.maxRows").map_or(1000, |n| n as usize)
+        usize::try_from(self.declared_int("limits.maxRows")).unwrap_or(usize::MAX)
+    }
+}
+
+/// The integer default [`KEYS`] declares for `key` (0 for a key declared without one,
+/// which the tests rule out for every key read through [`Config::declared_int`]).
+fn declared_default(key: &str) -> u64 {
+    match KEYS.iter().find(|d| d.key == key).map(|d| &d.default) {
+        Some(Some(Value::Int(n))) => *n,
+        _ => 0,
     }
 }
 
@@ -493,6 +499,39 @@ mod tests {
         assert_eq!(c.probe_timeout(), Duration::from_millis(30_000));
         assert_eq!(c.maintenance_timeout(), None);
         assert!(c.warnings().is_empty());
+    }
+
+    /// Every accessor that falls back to a declared default finds one (a key declared
+    /// without a default would read as 0), and a setting that lost its value reads as
+    /// the declared default, not as a second literal.
+    #[test]
+    fn accessors_read_the_defaults_the_table_declares() {
+        let (c, _d) = load(&[], &[]);
+        let mut cleared = c.clone();
+        for s in cleared.settings.values_mut() {
+            s.value = None;
+        }
+        for c in [&c, &cleared] {
+            assert_eq!(c.gate_budget(), Duration::from_millis(50));
+            assert_eq!(c.watch_debounce(), Duration::from_millis(300));
+            assert_eq!(c.probe_timeout(), Duration::from_secs(30));
+            assert_eq!(c.max_file_bytes(), loci_index::DEFAULT_MAX_FILE_BYTES);
+            assert_eq!(
+                c.file_budget(),
+                loci_index::FileBudget::new(loci_index::DEFAULT_FILE_BUDGET)
+            );
+            assert_eq!(c.api_port(), 8000);
+            assert_eq!(c.api_probe_deadline(), Duration::from_secs(2));
+            assert_eq!(c.api_request_timeout(), Duration::from_secs(30));
+            assert_eq!(c.api_max_body_bytes(), 1 << 20);
+            assert_eq!(c.api_header_read_timeout(), Duration::from_secs(10));
+            assert_eq!(c.api_max_header_bytes(), 65_536);
+            assert_eq!(c.mcp_max_sessions(), 256);
+            assert_eq!(c.mcp_session_idle(), Duration::from_secs(300));
+            assert_eq!(c.read_deadline(), Duration::from_secs(10));
+            assert_eq!(c.query_timeout(), Duration::from_secs(10));
+            assert_eq!(c.max_rows(), 1000);
+        }
     }
 
     #[test]
