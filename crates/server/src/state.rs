@@ -63,12 +63,7 @@ impl AppState {
         if let Some(ws) = self.lock().get(&id) {
             return Ok(ws.clone());
         }
-        let registry = loci_store::registry::Registry::open_default()?;
-        let entry = registry
-            .list()?
-            .into_iter()
-            .find(|e| e.id == id)
-            .ok_or_else(|| unknown_workspace(id))?;
+        let entry = loci_api::remote::entry(id)?;
         let located = loci_api::locate(Path::new(&entry.root))
             .map_err(|e| redact(e, &entry.root, &entry.index_path))?;
         let ws = Arc::new(Workspace::new(located));
@@ -151,15 +146,6 @@ impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.cancel();
     }
-}
-
-/// No registered workspace has this id.
-pub fn unknown_workspace(id: i64) -> ApiError {
-    ApiError::new(
-        ErrorKind::NotFound,
-        format!("no registered workspace has id {id}"),
-    )
-    .hint("GET /api/v1/workspaces lists the workspaces and their ids")
 }
 
 /// The error with the workspace's absolute paths replaced by placeholders: no
