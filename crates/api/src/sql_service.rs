@@ -408,8 +408,6 @@ impl SqlService {
         );
         match e {
             _ if in_flight_at_stop && self.closed.load(Ordering::SeqCst) => stopping(),
-            QueryError::WorkerKilled(m) => ApiError::new(ErrorKind::WorkerKilled, m)
-                .hint("the statement never started (or its worker died): submit it again"),
             other => other.into(),
         }
     }
