@@ -248,12 +248,18 @@ pub fn gate_in_server(req: &loci_lifecycle::gate::GateRequest) -> loci_lifecycle
 
 /// Owns a background run (`index` or `sync`) that a gate handed off: runs it to its
 /// end under the supervisor and records the outcome. Unknown purposes and unreadable
-/// paths are ignored (the gate is fail-open).
-pub fn own_handed_off_run(path: &Path, purpose: &str, session: Option<&str>) {
+/// paths are ignored (the gate is fail-open). A run past its owner's deadline ends the
+/// process through `end_process` (the binary's `std::process::exit`).
+pub fn own_handed_off_run(
+    path: &Path,
+    purpose: &str,
+    session: Option<&str>,
+    end_process: fn(i32) -> !,
+) {
     let Some(purpose) = loci_lifecycle::maintenance::Purpose::parse(purpose) else {
         return;
     };
     if let Ok(root) = classify::resolve_root(path) {
-        loci_lifecycle::gate::own(&root, purpose, session);
+        loci_lifecycle::gate::own(&root, purpose, session, end_process);
     }
 }

@@ -439,3 +439,60 @@ fn the_checker_finds_a_circle_through_a_reexport() {
     let found = circles(&import_graph(&modules));
     assert_eq!(found, [vec![src.join("a.rs"), src.join("b.rs")]]);
 }
+
+/// Every `std::process::exit` path named in `file` (called, or passed on as a value).
+fn process_exits(file: &syn::File) -> usize {
+    struct Exits(usize);
+    impl<'a> Visit<'a> for Exits {
+        fn visit_path(&mut self, p: &'a syn::Path) {
+            let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+            if names.ends_with(&["process".to_string(), "exit".to_string()]) {
+                self.0 += 1;
+            }
+            syn::visit::visit_path(self, p);
+        }
+    }
+    let mut v = Exits(0);
+    v.visit_file(file);
+    v.0
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Only the binary ends the process: a library that called `process::exit` would skip
+/// its caller's teardown and could not be used inside a server or a test. Libraries
+/// take the binary's `std::process::exit` as a parameter where a watchdog must end it.
+#[test]
+fn no_library_crate_ends_the_process_itself() {
+    let mut offenders = Vec::new();
+    let mut read = 0;
+    for src in crates() {
+        if src.parent().is_some_and(|c| c.ends_with("cli")) {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            read += 1;
+            if process_exits(&parsed) > 0 {
+                offenders.push(f.display().to_string());
+            }
+        }
+    }
+    assert!(read > 200, "only {read} files read: the walk is broken");
+    assert!(
+        offenders.is_empty(),
+        "process::exit below the binary: {offenders:#?}"
+    );
+}

@@ -293,8 +293,15 @@ impl GateAnswer {
 /// teardown on SIGTERM/SIGINT/SIGHUP), waits for it, records the outcome and the run
 /// log, and refreshes the caches after a successful run. Never fails: the outcome is
 /// in the returned record (and the workspace's). The process ends itself at
-/// [`maintenance::owner_deadline`] should anything hang past the run's budget.
-pub fn own(root: &Path, purpose: Purpose, session: Option<&str>) -> RunRecord {
+/// [`maintenance::owner_deadline`] should anything hang past the run's budget, through
+/// `end_process` (the binary's `std::process::exit`: a library never ends the process
+/// on its own).
+pub fn own(
+    root: &Path,
+    purpose: Purpose,
+    session: Option<&str>,
+    end_process: fn(i32) -> !,
+) -> RunRecord {
     let cfg = Config::load(Some(root));
     let budget = cfg
         .maintenance_timeout()
@@ -321,7 +328,7 @@ pub fn own(root: &Path, purpose: Purpose, session: Option<&str>) -> RunRecord {
                 r.last_run = Some(run);
             });
             // exit(3) runs the supervisor's teardown: the run goes with its owner.
-            std::process::exit(i32::from(loci_exit::ExitCode::Failure.code()));
+            end_process(i32::from(loci_exit::ExitCode::Failure.code()));
         });
     let failed = |message: String| {
         let run = RunRecord {

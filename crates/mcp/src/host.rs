@@ -94,14 +94,15 @@ impl Host {
     }
 
     /// Installs the process's teardown on SIGTERM, SIGINT and SIGHUP (tear every child
-    /// down, then exit with the `interrupted` code), exactly once per process.
-    pub fn install_teardown(&self) {
+    /// down, then end the process with the `interrupted` code through `end_process`,
+    /// the binary's `std::process::exit`), exactly once per process.
+    pub fn install_teardown(&self, end_process: fn(i32) -> !) {
         TEARDOWN.call_once(|| {
             TEARDOWN_INSTALLS.fetch_add(1, Ordering::SeqCst);
-            loci_supervisor::on_shutdown_signal(Arc::new(|signal| {
+            loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
                 tracing::info!(signal, "stopping: tearing the session's children down");
                 loci_supervisor::teardown_all_children();
-                std::process::exit(i32::from(loci_api::ErrorKind::Interrupted.exit().code()));
+                end_process(i32::from(loci_api::ErrorKind::Interrupted.exit().code()));
             }));
         });
     }

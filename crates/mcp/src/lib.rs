@@ -18,7 +18,7 @@
 //!
 //! ```no_run
 //! let host = loci_mcp::Host::new(loci_mcp::HostOptions::default());
-//! loci_mcp::serve_stdio(host).unwrap();
+//! loci_mcp::serve_stdio(host, std::process::exit).unwrap();
 //! ```
 #![deny(missing_docs)]
 
@@ -50,9 +50,10 @@ pub use server::LociMcp;
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Serves one MCP client over stdin/stdout until stdin closes (or a signal arrives),
-/// then tears every child this process started down.
-pub fn serve_stdio(host: Arc<Host>) -> Result<(), ApiError> {
-    host.install_teardown();
+/// then tears every child this process started down. On a signal the process ends
+/// through `end_process` (the binary's `std::process::exit`).
+pub fn serve_stdio(host: Arc<Host>, end_process: fn(i32) -> !) -> Result<(), ApiError> {
+    host.install_teardown(end_process);
     // A session's `remember` answers without waiting for its vectors.
     loci_api::memory::embed_in_background(true);
     // An agent has memories extracted by an LLM only when `llm.allowSpawn` is on.

@@ -18,10 +18,10 @@ fn same_api_registration_stays_idempotent() {
         ..Default::default()
     });
     // Registered twice on the same host, and once more by a second host and session.
-    host.install_teardown();
-    host.install_teardown();
+    host.install_teardown(std::process::exit);
+    host.install_teardown(std::process::exit);
     let other = Host::new(HostOptions::default());
-    other.install_teardown();
+    other.install_teardown(std::process::exit);
     let server = LociMcp::new(host.clone());
     server.start_session(false, None);
     server.start_session(false, None);

@@ -100,7 +100,12 @@ fn gate_and_own(args: GateArgs, workspace: Option<PathBuf>, json: bool) {
 /// Its stdio is /dev/null; everything it learns goes to the workspace's record.
 fn own(purpose: &str, path: Option<PathBuf>, session: Option<String>) {
     if let Some(path) = path {
-        loci_api::maintain::own_handed_off_run(&path, purpose, session.as_deref());
+        loci_api::maintain::own_handed_off_run(
+            &path,
+            purpose,
+            session.as_deref(),
+            std::process::exit,
+        );
     }
 }
 

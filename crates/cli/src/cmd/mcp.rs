@@ -21,9 +21,10 @@ pub fn run(args: McpArgs, workspace: Option<std::path::PathBuf>) -> Result<(), A
     } else {
         None
     };
-    loci_mcp::serve_stdio(loci_mcp::Host::new(loci_mcp::HostOptions {
+    let host = loci_mcp::Host::new(loci_mcp::HostOptions {
         workspace,
         worker_program,
         ..Default::default()
-    }))
+    });
+    loci_mcp::serve_stdio(host, std::process::exit)
 }
