@@ -45,6 +45,7 @@ pub mod runs;
 pub mod schema;
 pub mod sql;
 pub mod sql_service;
+pub mod vocab;
 pub mod workspaces;
 
 pub use convert::AMBIGUOUS_SHOWN;

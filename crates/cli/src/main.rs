@@ -138,8 +138,8 @@ fn main() -> ExitCode {
 /// SIGINT, SIGTERM and SIGHUP: tear every child down, report `interrupted` (a JSON
 /// error with `--json`) and exit with its code, instead of dying by the signal.
 fn report_signals(as_json: bool) {
-    loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
-        loci_supervisor::teardown_all_children();
+    loci_api::vocab::process::on_shutdown_signal(Arc::new(move |signal| {
+        loci_api::vocab::process::teardown_all_children();
         let mut e = interrupted();
         e.message = format!("interrupted by signal {signal}");
         output::failure(&e, as_json);

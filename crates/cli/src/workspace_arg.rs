@@ -33,7 +33,7 @@ pub fn target_path(path: Option<PathBuf>, workspace: Option<PathBuf>) -> PathBuf
 
 /// The layered configuration for `root`, each invalid value reported once on stderr
 /// (the value from the layer below applies).
-pub fn load_config(root: Option<&Path>) -> loci_lifecycle::Config {
+pub fn load_config(root: Option<&Path>) -> loci_api::vocab::lifecycle::Config {
     let cfg = loci_api::config(root);
     for w in cfg.warnings() {
         eprintln!("warning: {w}");

@@ -48,7 +48,7 @@ pub fn run(args: ConfigArgs, workspace: Option<PathBuf>, json: bool) -> Result<(
             Some(v) => v.to_string(),
             None if s.key == "index.maintenanceTimeoutMs" => format!(
                 "(unset: supervisor default {} ms)",
-                loci_lifecycle::maintenance::default_budget().as_millis()
+                loci_api::vocab::lifecycle::default_budget().as_millis()
             ),
             None if s.key == "lifecycle.executable" => "(unset: this loci binary)".into(),
             None => "(unset)".into(),

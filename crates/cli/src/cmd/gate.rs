@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use loci_lifecycle::gate::GateRequest;
-use loci_lifecycle::{State, Status};
+use loci_api::vocab::lifecycle::GateRequest;
+use loci_api::vocab::lifecycle::{State, Status};
 
 use loci_api::ApiError;
 
@@ -86,7 +86,7 @@ fn gate_and_own(args: GateArgs, workspace: Option<PathBuf>, json: bool) {
     for w in &answer.config_warnings {
         eprintln!("warning: {w}");
     }
-    let sup = loci_supervisor::Supervisor::new();
+    let sup = loci_api::vocab::process::Supervisor::new();
     answer.start(&sup);
     super::status::print(&answer.status, json);
     let _ = std::io::stdout().flush();

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use loci_api::graph::{self as api, Direction};
+use loci_api::vocab::index::SymbolInfo;
+use loci_api::vocab::index::{Lang, SymbolKind};
 use loci_api::{ApiError, ErrorKind, PageRequest, ReadOptions};
-use loci_index::graph::SymbolInfo;
-use loci_index::{Lang, SymbolKind};
 
 use crate::output;
 use crate::workspace_arg::{load_config, open};

@@ -36,7 +36,7 @@ pub struct IndexArgs {
 /// nothing.
 struct Bar(ProgressBar);
 
-impl loci_index::Progress for Bar {
+impl loci_api::vocab::index::Progress for Bar {
     fn start(&self, total: u64) {
         self.0.set_length(total);
         if total > 0 {
@@ -54,12 +54,12 @@ impl loci_index::Progress for Bar {
 /// Where an index run reports its progress: progress lines on stderr for the process
 /// that started this one as a background run (`LOCI_PROGRESS=lines`), a bar when
 /// stderr is a terminal and the output is not `--json`, else nowhere.
-pub fn progress(json: bool) -> Box<dyn loci_index::Progress> {
-    if loci_lifecycle::progress::lines_requested() {
-        return Box::new(loci_lifecycle::progress::ProgressLines::default());
+pub fn progress(json: bool) -> Box<dyn loci_api::vocab::index::Progress> {
+    if loci_api::vocab::lifecycle::lines_requested() {
+        return Box::new(loci_api::vocab::lifecycle::ProgressLines::default());
     }
     if json || !std::io::stderr().is_terminal() {
-        return Box::new(loci_index::NoProgress);
+        return Box::new(loci_api::vocab::index::NoProgress);
     }
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden()).with_style(
         ProgressStyle::with_template(
@@ -142,11 +142,11 @@ fn warn_if_nested(path: &std::path::Path) {
     let Ok(abs) = std::fs::canonicalize(path) else {
         return;
     };
-    if loci_store::index_path_for(&abs).is_file() {
+    if loci_api::vocab::store::index_path_for(&abs).is_file() {
         return;
     }
     if let Some(outer) = abs.parent().map(loci_api::enclosing_workspace)
-        && loci_store::index_path_for(&outer).is_file()
+        && loci_api::vocab::store::index_path_for(&outer).is_file()
     {
         eprintln!(
             "warning: {} is inside the indexed workspace {}; this creates a separate index \

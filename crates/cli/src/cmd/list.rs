@@ -3,7 +3,7 @@
 
 use clap::Args;
 use loci_api::ApiError;
-use loci_store::registry::WorkspaceEntry;
+use loci_api::vocab::store::WorkspaceEntry;
 
 use crate::output;
 

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use loci_api::memory::{self as api, NameRequest};
+use loci_api::vocab::memory::MAX_BODY_BYTES;
+use loci_api::vocab::memory::{Edit, NewMemory};
 use loci_api::{ApiError, ErrorKind, PageRequest};
-use loci_memory::model::MAX_BODY_BYTES;
-use loci_memory::{Edit, NewMemory};
 
 use super::memory_print as print;
 use super::memory_store::{StoreArgs, target};

@@ -4,10 +4,10 @@ use loci_api::memory::{
     EmbedReport, EntitiesAnswer, HistoryAnswer, ImpactAnswer, ListAnswer, MemoryStats, MemoryView,
     RelatedAnswer,
 };
-use loci_memory::LinkState;
-use loci_memory::code::CheckedLink;
-use loci_memory::extract::{Extraction, ExtractionState};
-use loci_memory::recall::{RecallAnswer, VectorsState, Why};
+use loci_api::vocab::memory::CheckedLink;
+use loci_api::vocab::memory::LinkState;
+use loci_api::vocab::memory::{Extraction, ExtractionState};
+use loci_api::vocab::memory::{RecallAnswer, VectorsState, Why};
 
 use crate::output;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use loci_api::ApiError;
 use loci_api::models::InstallRequest;
-use loci_embed::ModelStatus;
+use loci_api::vocab::embed::ModelStatus;
 
 use crate::output;
 
@@ -34,7 +34,7 @@ struct InstallArgs {
     #[arg(long, value_name = "PROGRAM", conflicts_with = "from")]
     python: Option<std::ffi::OsString>,
     /// The fetch's time budget.
-    #[arg(long, default_value = "10m", value_parser = loci_query::parse_duration, conflicts_with = "from")]
+    #[arg(long, default_value = "10m", value_parser = loci_api::vocab::query::parse_duration, conflicts_with = "from")]
     timeout: Duration,
 }
 

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use loci_api::sql::{Engine, QueryAnswer, QueryRequest};
+use loci_api::vocab::query::Value;
 use loci_api::{ApiError, ErrorKind};
-use loci_query::Value;
 
 use crate::output;
 
@@ -26,7 +26,7 @@ pub struct QueryArgs {
     /// Exactly one read-only SQL statement.
     pub sql: String,
     /// Deadline for the statement (500ms, 10s, 2m).
-    #[arg(long, default_value = "10s", value_parser = loci_query::parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = loci_api::vocab::query::parse_duration)]
     pub timeout: Duration,
     /// Rows returned at most; more set `truncated`.
     #[arg(long, default_value_t = 1000, value_name = "N")]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use loci_api::ApiError;
-use loci_lifecycle::{State, Status};
+use loci_api::vocab::lifecycle::{State, Status};
 
 use crate::output;
 use crate::workspace_arg::target_path;

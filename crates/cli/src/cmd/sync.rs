@@ -45,7 +45,7 @@ pub fn run(args: SyncArgs, workspace: Option<PathBuf>, json: bool) -> Result<(),
 
 /// `LOCI_AUTO_WATCH` set to a true value.
 fn auto_watch() -> bool {
-    std::env::var(loci_supervisor::AUTO_WATCH_VAR)
+    std::env::var(loci_api::vocab::process::AUTO_WATCH_VAR)
         .map(|v| matches!(v.trim(), "1" | "true" | "yes" | "on"))
         .unwrap_or(false)
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use clap::Args;
 use loci_api::ApiError;
-use loci_lifecycle::Config;
+use loci_api::vocab::lifecycle::Config;
 
 use crate::workspace_arg::{load_config, target_path};
 
@@ -27,7 +27,7 @@ pub fn run(args: WatchArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
 /// Watches `root` until the process is stopped.
 pub fn watch_root(root: PathBuf, cfg: &Config, json: bool) -> Result<(), ApiError> {
     let stop = AtomicBool::new(false);
-    let mut report = |e: &loci_lifecycle::watch::WatchEvent| {
+    let mut report = |e: &loci_api::vocab::lifecycle::WatchEvent| {
         let mut out = std::io::stdout().lock();
         if json {
             let _ = serde_json::to_writer(&mut out, e);

@@ -16,5 +16,5 @@ pub struct WorkerArgs {
 
 /// Serves requests from stdin until it ends.
 pub fn run(args: WorkerArgs) -> Result<(), ApiError> {
-    Ok(loci_query::run_worker(&args.db)?)
+    Ok(loci_api::vocab::query::run_worker(&args.db)?)
 }

@@ -1,7 +1,7 @@
 //! `loci workspace create|ls`: workspaces inside the roots loci owns (docs/paths.md).
 
 use clap::{Args, Subcommand};
-use loci_paths::{RootKind, Roots};
+use loci_api::vocab::paths::{RootKind, Roots};
 
 use loci_api::ApiError;
 
@@ -61,8 +61,8 @@ pub fn run(args: WorkspaceArgs, json: bool) -> Result<(), ApiError> {
 
 fn create(roots: &Roots, args: CreateArgs, json: bool) -> Result<(), ApiError> {
     let mut request = match (args.mounted, args.managed) {
-        (Some(segment), _) => loci_workspace::CreateRequest::mounted(segment),
-        (None, Some(name)) => loci_workspace::CreateRequest::managed(name),
+        (Some(segment), _) => loci_api::vocab::workspace::CreateRequest::mounted(segment),
+        (None, Some(name)) => loci_api::vocab::workspace::CreateRequest::managed(name),
         (None, None) => unreachable!("clap requires one of --mounted/--managed"),
     };
     if let Some(url) = args.clone {
