@@ -209,11 +209,26 @@ fn stuck_writer(
         .unwrap();
     let mut w = handle.take_stdin().unwrap();
     let (tx, rx) = mpsc::channel();
+    let (tid_tx, tid_rx) = mpsc::channel();
     std::thread::spawn(move || {
+        // SAFETY: gettid has no preconditions.
+        let _ = tid_tx.send(unsafe { libc::gettid() });
         let r = w.write_all(&vec![b'z'; 8 << 20]);
         let _ = tx.send((r, Instant::now()));
     });
-    std::thread::sleep(Duration::from_millis(200));
+    // Ready when the kernel has the writer asleep in poll(2): the writer polls only
+    // once a write would block, so the pipe is full (64 KiB; the child never reads).
+    let tid = tid_rx.recv().unwrap();
+    let wchan = format!("/proc/self/task/{tid}/wchan");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("poll")) {
+        assert!(
+            Instant::now() < deadline,
+            "the writer never blocked on the full pipe: {:?}",
+            std::fs::read_to_string(&wchan)
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     assert!(
         rx.try_recv().is_err(),
         "the write should be waiting for room"

@@ -112,3 +112,28 @@ pub fn wait_queued(engine: &loci_query::QueryEngine, id: loci_query::QueryId) {
         engine.in_flight()
     );
 }
+
+/// CPU time (user + system, in clock ticks) process `pid` has used, from
+/// `/proc/PID/stat`.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command's closing parenthesis: state is field 3, utime 14,
+    // stime 15 (1-based), so 11 and 12 of the rest.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+/// Waits (10 s at most) until the worker is stepping the running statement: an idle
+/// worker burns no CPU (it blocks reading its stdin), so three clock ticks of CPU
+/// after the statement took its turn mean SQLite is inside it. The worker cannot say
+/// so itself; a cancel sent before this point would find nothing to interrupt.
+pub fn wait_stepping(engine: &loci_query::QueryEngine) {
+    let pid = engine.worker_pid().expect("a worker engine");
+    let start = cpu_ticks(pid).expect("the worker's /proc stat");
+    assert!(
+        eventually(Duration::from_secs(10), || cpu_ticks(pid)
+            .is_some_and(|now| now >= start + 3)),
+        "the worker (pid {pid}) never started stepping its statement"
+    );
+}

@@ -12,7 +12,7 @@ use loci_supervisor::Supervisor;
 // The query crate's test helpers, as the including module names them.
 use super::common;
 
-use common::{HUGE_CTE, TestDb, eventually, wait_queued, wait_running};
+use common::{HUGE_CTE, TestDb, eventually, wait_queued, wait_running, wait_stepping};
 
 fn program() -> PathBuf {
     super::program()
@@ -50,9 +50,9 @@ fn cancel_interrupts_the_running_statement_within_50ms_and_the_queued_one_runs()
     let id = q.id;
     let running = spawn(&engine, q);
     wait_running(&engine, id);
-    // The worker cannot report that its statement has begun stepping; a cancel that
-    // arrives before would find nothing to interrupt and take the kill path instead.
-    std::thread::sleep(Duration::from_millis(200));
+    // A cancel that arrived before the statement began stepping would find nothing
+    // to interrupt and take the kill path instead.
+    wait_stepping(&engine);
     let queued = Query::new("SELECT 42");
     let queued_id = queued.id;
     let queued = spawn(&engine, queued);
@@ -89,9 +89,9 @@ fn a_killed_worker_fails_the_queued_request_too_and_the_next_one_restarts_it() {
     let id = q.id;
     let running = spawn(&engine, q);
     wait_running(&engine, id);
-    // The worker cannot report that its statement has begun stepping; a cancel that
-    // arrives before would find nothing to interrupt and take the kill path instead.
-    std::thread::sleep(Duration::from_millis(200));
+    // A cancel that arrived before the statement began stepping would find nothing
+    // to interrupt and take the kill path instead.
+    wait_stepping(&engine);
     let queued = Query::new("SELECT 42");
     let queued_id = queued.id;
     let queued = spawn(&engine, queued);
