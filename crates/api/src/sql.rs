@@ -29,10 +29,10 @@ pub struct QueryRequest {
     /// Bound parameters: a JSON array for `?`, an object for `:name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<serde_json::Value>,
-    /// Deadline in milliseconds (default 10000).
+    /// Deadline in milliseconds (default `limits.queryTimeoutMs`'s, 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
-    /// Rows returned at most (default 1000); more set `truncated`.
+    /// Rows returned at most (default `limits.maxRows`'s, 1000); more set `truncated`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rows: Option<usize>,
     /// Where it runs (default in-process).
@@ -57,11 +57,6 @@ pub struct QueryAnswer {
     /// Time taken.
     pub elapsed_ms: f64,
 }
-
-/// Default deadline of a statement.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default row cap.
-pub const DEFAULT_MAX_ROWS: usize = 1000;
 
 /// Runs one statement on the index at `index_path`. The worker engine needs the loci
 /// executable that serves `loci worker`.
@@ -94,11 +89,14 @@ pub fn query(
     };
     let q = Query::new(req.sql.clone())
         .params(params)
-        .timeout(
-            req.timeout_ms
-                .map_or(DEFAULT_TIMEOUT, Duration::from_millis),
-        )
-        .max_rows(req.max_rows.unwrap_or(DEFAULT_MAX_ROWS));
+        .timeout(req.timeout_ms.map_or_else(
+            loci_lifecycle::Config::declared_query_timeout,
+            Duration::from_millis,
+        ))
+        .max_rows(
+            req.max_rows
+                .unwrap_or_else(loci_lifecycle::Config::declared_max_rows),
+        );
     let result = engine.execute(&q);
     engine.close();
     let r = result?;

@@ -399,6 +399,17 @@ impl Config {
         self.int(key)
     }
 
+    /// `limits.queryTimeoutMs` as declared, whatever any layer sets: the deadline of a
+    /// statement whose caller names none, for a front end that loads no configuration.
+    pub fn declared_query_timeout() -> Duration {
+        Duration::from_millis(declared_default("limits.queryTimeoutMs"))
+    }
+
+    /// `limits.maxRows` as declared (see [`Config::declared_query_timeout`]).
+    pub fn declared_max_rows() -> usize {
+        usize::try_from(declared_default("limits.maxRows")).unwrap_or(usize::MAX)
+    }
+
     /// `limits.maxRows`.
     pub fn max_rows(&self) -> usize {
         usize::try_from(self.declared_int("limits.maxRows")).unwrap_or(usize::MAX)
@@ -532,6 +543,8 @@ mod tests {
             assert_eq!(c.query_timeout(), Duration::from_secs(10));
             assert_eq!(c.max_rows(), 1000);
         }
+        assert_eq!(Config::declared_query_timeout(), Duration::from_secs(10));
+        assert_eq!(Config::declared_max_rows(), 1000);
     }
 
     #[test]

@@ -25,12 +25,12 @@ pub enum EngineKind {
 pub struct QueryArgs {
     /// Exactly one read-only SQL statement.
     pub sql: String,
-    /// Deadline for the statement (500ms, 10s, 2m).
-    #[arg(long, default_value = "10s", value_parser = loci_api::vocab::query::parse_duration)]
-    pub timeout: Duration,
-    /// Rows returned at most; more set `truncated`.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    pub max_rows: usize,
+    /// Deadline for the statement (500ms, 10s, 2m) [default: 10s].
+    #[arg(long, value_parser = loci_api::vocab::query::parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Rows returned at most; more set `truncated` [default: 1000].
+    #[arg(long, value_name = "N")]
+    pub max_rows: Option<usize>,
     /// Bound parameters: a JSON array (`?`) or object (`:name`).
     #[arg(long, value_name = "JSON")]
     pub params: Option<String>,
@@ -55,8 +55,10 @@ pub fn run(args: QueryArgs, workspace: Option<PathBuf>, json: bool) -> Result<()
     let req = QueryRequest {
         sql: args.sql,
         params,
-        timeout_ms: Some(args.timeout.as_millis().min(u128::from(u64::MAX)) as u64),
-        max_rows: Some(args.max_rows),
+        timeout_ms: args
+            .timeout
+            .map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
+        max_rows: args.max_rows,
         engine: match args.engine {
             EngineKind::InProcess => Engine::InProcess,
             EngineKind::Worker => Engine::Worker,

@@ -14,8 +14,6 @@ use crate::budget::{Listing, clip};
 
 /// Rows per page when the call names no `limit`.
 const ROWS: usize = 200;
-/// The deadline when the call names none.
-const TIMEOUT_MS: u64 = 5_000;
 /// The longest deadline a call may ask for.
 const MAX_TIMEOUT_MS: u64 = 60_000;
 /// Characters of one cell in the text rendering.
@@ -26,7 +24,7 @@ pub static TOOL: ToolDef = ToolDef {
     name: "query",
     title: "Read-only SQL over the index",
     description: "One read-only SQLite statement (SELECT or WITH) over the code graph; `params` binds `?` \
-(array) or `:name` (object); deadline `timeout_ms` (default 5000). Tables: \
+(array) or `:name` (object); deadline `timeout_ms` (default 10000, the server's limits.queryTimeoutMs when served). Tables: \
 files(id, path, lang, lines, resolved, unresolved_refs); \
 symbols(id, file_id, name, qualified_name, kind, signature, doc, start_line, end_line, parent_id); \
 edges(src_file, kind CALLS|REFERENCES|IMPORTS|INHERITS|IMPLEMENTS|CONTAINS, src_symbol, dst_file, dst_symbol, \
@@ -118,13 +116,20 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         )
         .hint("pass `page.next_cursor` of the previous answer unchanged"));
     }
-    // Served: the server's own deadline (limits.queryTimeoutMs), as on its HTTP route.
-    let max_ms = ctx.host.sql.as_ref().map_or(MAX_TIMEOUT_MS, |s| {
-        u64::try_from(s.limits().max_deadline.as_millis()).unwrap_or(u64::MAX)
-    });
-    let timeout_ms = args
-        .opt_u64("timeout_ms")?
-        .unwrap_or(TIMEOUT_MS.min(max_ms));
+    // Served: the server's own deadline (limits.queryTimeoutMs), default and longest,
+    // as on its HTTP route. Over stdio: the key's declared default, up to a minute.
+    let (default_ms, max_ms) = match ctx.host.sql.as_ref() {
+        Some(s) => {
+            let ms = u64::try_from(s.limits().max_deadline.as_millis()).unwrap_or(u64::MAX);
+            (ms, ms)
+        }
+        None => {
+            let declared = loci_api::vocab::lifecycle::Config::declared_query_timeout();
+            let ms = u64::try_from(declared.as_millis()).unwrap_or(u64::MAX);
+            (ms.min(MAX_TIMEOUT_MS), MAX_TIMEOUT_MS)
+        }
+    };
+    let timeout_ms = args.opt_u64("timeout_ms")?.unwrap_or(default_ms);
     if timeout_ms == 0 || timeout_ms > max_ms {
         return Err(ApiError::new(
             ErrorKind::LimitExceeded,
