@@ -175,13 +175,6 @@ pub fn scrub(text: &str, roots: &Roots, workspace: Option<(&Path, &Path)>) -> St
 }
 
 /// [`scrub`] applied to an error's message, hint and detail.
-pub fn scrub_error(mut e: ApiError, roots: &Roots, workspace: Option<(&Path, &Path)>) -> ApiError {
-    let s = |t: &str| scrub(t, roots, workspace);
-    e.message = s(&e.message);
-    e.hint = e.hint.as_deref().map(s);
-    e.detail = e
-        .detail
-        .take()
-        .and_then(|d| serde_json::from_str(&s(&d.to_string())).ok());
-    e
+pub fn scrub_error(e: ApiError, roots: &Roots, workspace: Option<(&Path, &Path)>) -> ApiError {
+    crate::remote::map_error_text(e, |t| scrub(t, roots, workspace))
 }

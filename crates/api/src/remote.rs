@@ -217,15 +217,33 @@ pub fn paths_of(entry: &WorkspaceEntry, canonical_root: &str) -> Vec<(String, &'
 }
 
 /// `text` with each path replaced: a path followed by `/` disappears (what is under
-/// it reads as relative to it), the path alone becomes its placeholder.
+/// it reads as relative to it), the path alone becomes its placeholder. An empty path
+/// replaces nothing.
 pub fn scrub(text: &str, paths: &[(String, &str)]) -> String {
     let mut out = text.to_string();
-    for (path, shown) in paths {
+    for (path, shown) in paths.iter().filter(|(p, _)| !p.is_empty()) {
         out = out
             .replace(&format!("{path}/"), "")
             .replace(path.as_str(), shown);
     }
     scrub_host_paths(&scrub_quoted_paths(&out))
+}
+
+/// `e` with `f` applied to its message, hint and detail: the one walk over an error's
+/// text that every door redacting paths uses.
+pub fn map_error_text(mut e: ApiError, f: impl Fn(&str) -> String) -> ApiError {
+    e.message = f(&e.message);
+    e.hint = e.hint.as_deref().map(&f);
+    e.detail = e
+        .detail
+        .take()
+        .and_then(|d| serde_json::from_str(&f(&d.to_string())).ok());
+    e
+}
+
+/// `e` with each of `paths` replaced by its placeholder, in order (see [`scrub`]).
+pub fn redact_error(e: ApiError, paths: &[(String, &str)]) -> ApiError {
+    map_error_text(e, |t| scrub(t, paths))
 }
 
 /// `text` with every unquoted absolute path of this machine replaced by `<path>`: a

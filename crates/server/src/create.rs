@@ -127,7 +127,7 @@ pub fn create(req: &CreateWorkspaceRequest) -> Result<CreatedWorkspace, ApiError
                     Some((path, shown))
                 })
                 .collect();
-        crate::state::redact_all(e, &shown)
+        loci_api::remote::redact_error(e, &shown)
     })?;
     answer(created)
 }

@@ -63,7 +63,7 @@ async fn on_user_memory<T: Send + 'static>(
             .ok()
             .and_then(|p| p.parent().map(|d| d.to_string_lossy().into_owned()))
             .unwrap_or_default();
-        f(&target).map_err(|e| crate::state::redact_all(e, &[(dir.clone(), "<user-store>")]))
+        f(&target).map_err(|e| loci_api::remote::redact_error(e, &[(dir.clone(), "<user-store>")]))
     })
     .await;
     match joined {

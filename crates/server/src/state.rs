@@ -151,34 +151,11 @@ impl Drop for CancelOnDrop {
 /// The error with the workspace's absolute paths replaced by placeholders: no
 /// absolute path crosses the network.
 pub fn redact(e: ApiError, root: &str, index_path: &str) -> ApiError {
-    redact_all(
+    loci_api::remote::redact_error(
         e,
         &[
             (index_path.to_string(), "<index>"),
             (root.to_string(), "<workspace>"),
         ],
     )
-}
-
-/// The error with each path replaced by its placeholder (a path followed by `/`
-/// disappears, so what is under it reads as relative), in the given order.
-pub fn redact_all(mut e: ApiError, paths: &[(String, &str)]) -> ApiError {
-    let scrub = |s: &str| -> String {
-        let mut out = s.to_string();
-        for (path, shown) in paths {
-            if !path.is_empty() {
-                out = out
-                    .replace(&format!("{path}/"), "")
-                    .replace(path.as_str(), shown);
-            }
-        }
-        out
-    };
-    e.message = scrub(&e.message);
-    e.hint = e.hint.as_deref().map(scrub);
-    e.detail = e.detail.take().map(|d| {
-        let text = scrub(&d.to_string());
-        serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
-    });
-    e
 }

@@ -109,7 +109,7 @@ async fn fs(Body(req): Body<FsRequest>) -> impl IntoResponse {
     let listed = blocking(move || {
         let roots = crate::create::roots()?;
         loci_api::picker::list(&roots, &req)
-            .map_err(|e| crate::state::redact_all(e, &loci_api::picker::root_paths(&roots)))
+            .map_err(|e| loci_api::remote::redact_error(e, &loci_api::picker::root_paths(&roots)))
     })
     .await;
     listed.map(axum::Json::<FsListing>)
