@@ -23,11 +23,24 @@ use serde::{Deserialize, Serialize};
 use crate::error::QueryError;
 use crate::value::Value;
 
+/// What a request line asks the worker to do. An unknown op fails the line's
+/// parse, answered as a bad request line with the line's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Op {
+    /// Run `sql`.
+    Query,
+    /// Cancel request `target`.
+    Cancel,
+    /// Answer at once (liveness).
+    Ping,
+}
+
 /// One request line.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Request {
     pub id: u64,
-    pub op: String,
+    pub op: Op,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sql: Option<String>,
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
@@ -174,6 +187,25 @@ mod tests {
                 let v: serde_json::Value = serde_json::from_slice(l).unwrap();
                 assert_eq!(v["t"], text);
             }
+        }
+    }
+
+    #[test]
+    fn the_op_is_one_of_three_names_and_anything_else_fails_the_line() {
+        for (name, op) in [
+            ("query", Op::Query),
+            ("cancel", Op::Cancel),
+            ("ping", Op::Ping),
+        ] {
+            let line = format!(r#"{{"id": 3, "op": "{name}"}}"#);
+            let r: Request = serde_json::from_str(&line).unwrap();
+            assert_eq!((r.id, r.op), (3, op));
+            assert_eq!(serde_json::to_value(op).unwrap(), name);
+        }
+        for bad in ["Query", "", "drop"] {
+            let line = format!(r#"{{"id": 4, "op": "{bad}"}}"#);
+            let e = serde_json::from_str::<Request>(&line).unwrap_err();
+            assert!(e.to_string().contains("unknown variant"), "{bad}: {e}");
         }
     }
 }

@@ -17,7 +17,7 @@ use loci_supervisor::{
 
 use crate::error::QueryError;
 use crate::exec::{self, Query, QueryId, QueryResult};
-use crate::protocol::{Answer, LineSplitter, Request};
+use crate::protocol::{Answer, LineSplitter, Op, Request};
 use crate::queue::{Cancelled, Queue};
 
 /// How a worker engine starts and bounds its worker process.
@@ -294,7 +294,7 @@ impl WorkerClient {
         let remaining = deadline.saturating_duration_since(Instant::now());
         let req = Request {
             id: q.id.0,
-            op: "query".into(),
+            op: Op::Query,
             sql: Some(q.sql.clone()),
             params: serde_json::to_value(&q.params)
                 .map_err(|e| QueryError::InvalidParams(e.to_string()))?,
@@ -485,7 +485,7 @@ impl WorkerClient {
             *lock(&self.cancel_at) = Some((id, Instant::now()));
             let req = Request {
                 id: QueryId::next().0,
-                op: "cancel".into(),
+                op: Op::Cancel,
                 sql: None,
                 params: serde_json::Value::Null,
                 timeout_ms: None,

@@ -16,7 +16,7 @@ use loci_store::rusqlite::Row;
 use crate::error::QueryError;
 use crate::exec::{self, Query, QueryId, Ran, RowSink};
 use crate::in_process::{InProcess, SQL_THREAD_STACK};
-use crate::protocol::{Failed, Request};
+use crate::protocol::{Failed, Op, Request};
 use crate::value::{Params, write_json};
 
 /// Rows per streamed batch: the parent decodes one batch while the worker
@@ -102,24 +102,20 @@ pub fn serve(
                 continue;
             }
         };
-        match req.op.as_str() {
-            "query" => {
+        match req.op {
+            Op::Query => {
                 if tx.send(req).is_err() {
                     break;
                 }
             }
-            "cancel" => {
+            Op::Cancel => {
                 let cancelled = req.target.is_some_and(|t| engine.cancel(QueryId(t)));
                 send(
                     &out,
                     &serde_json::json!({ "id": req.id, "ok": true, "cancelled": cancelled }),
                 );
             }
-            "ping" => send(&out, &serde_json::json!({ "id": req.id, "ok": true })),
-            other => {
-                let err = QueryError::Worker(format!("unknown op {other:?}"));
-                send(&out, &Failed::new(req.id, &err));
-            }
+            Op::Ping => send(&out, &serde_json::json!({ "id": req.id, "ok": true })),
         }
     }
     // Input ended: the parent closed our stdin, or died (the kernel closes
