@@ -56,13 +56,35 @@ pub struct EnrichEstimate {
     pub needs_consent: bool,
 }
 
+/// How one memory's extraction ended (`done`, `failed`, `skipped` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EnrichState {
+    /// Entities and relationships attached (an `enrich` version written).
+    Done,
+    /// The extraction failed; the memory is kept, marked failed.
+    Failed,
+    /// The run stopped before it (a budget, or an earlier failure's stop).
+    Skipped,
+}
+
+impl std::fmt::Display for EnrichState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EnrichState::Done => "done",
+            EnrichState::Failed => "failed",
+            EnrichState::Skipped => "skipped",
+        })
+    }
+}
+
 /// How one memory's extraction ended.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EnrichResult {
     /// The memory.
     pub name: String,
-    /// `done`, `failed`, or `skipped` (the run stopped before it).
-    pub state: String,
+    /// How it ended.
+    pub state: EnrichState,
     /// Entities attached.
     pub entities: u32,
     /// Relationships attached.
@@ -228,7 +250,7 @@ fn run_batch(
         match extract_one(store, &sup, s, cwd, &m, budget) {
             Ok(done) => results.push(EnrichResult {
                 name: done.name.clone(),
-                state: "done".into(),
+                state: EnrichState::Done,
                 entities: done.extraction.as_ref().map_or(0, |x| x.entities),
                 relationships: done.extraction.as_ref().map_or(0, |x| x.relationships),
                 version: done.version,
@@ -251,7 +273,7 @@ fn run_batch(
                 }
                 results.push(EnrichResult {
                     name: m.name.clone(),
-                    state: "failed".into(),
+                    state: EnrichState::Failed,
                     entities: 0,
                     relationships: 0,
                     version: m.version,
@@ -262,12 +284,12 @@ fn run_batch(
             }
         }
     }
-    let count = |st: &str| results.iter().filter(|r| r.state == st).count() as u64;
+    let count = |st: EnrichState| results.iter().filter(|r| r.state == st).count() as u64;
     let answer = EnrichAnswer {
         estimate,
-        done: count("done"),
-        failed: count("failed"),
-        skipped: count("skipped"),
+        done: count(EnrichState::Done),
+        failed: count(EnrichState::Failed),
+        skipped: count(EnrichState::Skipped),
         results,
     };
     match first_error {
@@ -297,7 +319,7 @@ fn run_batch(
 fn skipped(m: &Memory, why: Option<&str>) -> EnrichResult {
     EnrichResult {
         name: m.name.clone(),
-        state: "skipped".into(),
+        state: EnrichState::Skipped,
         entities: 0,
         relationships: 0,
         version: m.version,

@@ -25,7 +25,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use code_graph::IndexCodeGraph;
-pub use enrich::{EnrichAnswer, EnrichEstimate, EnrichRequest, EnrichResult, enrich};
+pub use enrich::{EnrichAnswer, EnrichEstimate, EnrichRequest, EnrichResult, EnrichState, enrich};
 pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };

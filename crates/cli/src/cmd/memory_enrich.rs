@@ -51,8 +51,8 @@ pub fn run(t: &StoreTarget, a: EnrichArgs, json: bool) -> Result<(), ApiError> {
         output::json(&answer);
     } else {
         for r in &answer.results {
-            match r.state.as_str() {
-                "done" => println!(
+            match r.state {
+                api::EnrichState::Done => println!(
                     "{}: {} entities, {} relationships (version {})",
                     r.name, r.entities, r.relationships, r.version
                 ),
