@@ -5,8 +5,10 @@ use std::num::NonZeroU16 as FieldId;
 use tree_sitter::{Node, Tree};
 
 use super::fields::Fields;
+use super::nodes::span;
+use super::text::{clean_comment, compact, truncate_at_char};
 use super::written::{split_qualified, strip_generics};
-use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Span, Symbol, SymbolKind};
+use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Symbol, SymbolKind};
 use crate::budget::Deadline;
 
 /// What the walker does after a visitor looked at a node.
@@ -79,8 +81,6 @@ pub(crate) struct Collector<'s> {
 pub(crate) const MAX_QUALIFIER: usize = 200;
 /// Longest signature kept, in bytes; longer heads are cut at a char boundary.
 const MAX_SIGNATURE: usize = 240;
-/// Longest doc comment kept, in bytes.
-const MAX_DOC: usize = 2000;
 /// Longest qualified name made from the enclosing scopes, in bytes (past it the outermost
 /// scopes are left out); real code's deepest are a few hundred.
 const MAX_QUALIFIED_NAME: usize = 1024;
@@ -670,141 +670,6 @@ pub(crate) fn walk<'t>(tree: &'t Tree, collector: &mut Collector<'t>, visit: Vis
     }
 }
 
-fn span(node: Node<'_>) -> Span {
-    let start = node.start_position();
-    let end = node.end_position();
-    Span {
-        start_line: start.row as u32 + 1,
-        start_col: start.column as u32 + 1,
-        end_line: end.row as u32 + 1,
-        start_byte: node.start_byte() as u32,
-        end_byte: node.end_byte() as u32,
-    }
-}
-
-/// Visits `node`'s descendants (not `node` itself) in source order without recursion;
-/// `f` returns whether to visit the children of the node it was given.
-pub(crate) fn for_each_descendant<'t>(node: Node<'t>, mut f: impl FnMut(Node<'t>) -> bool) {
-    let mut cursor = node.walk();
-    if !cursor.goto_first_child() {
-        return;
-    }
-    let mut depth = 1usize;
-    loop {
-        if f(cursor.node()) && cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if depth <= 1 || !cursor.goto_parent() {
-                return;
-            }
-            depth -= 1;
-        }
-    }
-}
-
-/// `text` with every run of whitespace collapsed to one space (a qualifier written over
-/// several lines), cut to at most `max` bytes at a char boundary.
-pub(crate) fn compact(text: &str, max: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max));
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.len() > max {
-            break;
-        }
-    }
-    truncate_at_char(&mut out, max);
-    out
-}
-
-/// The named children of `node`, comments left out (base lists, use lists, parameters).
-pub(crate) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect()
-}
-
-/// Records a type use for a dotted type (`a.b.C`): the last child of `segment_kind` is
-/// the name, the text before it the qualifier.
-pub(crate) fn dotted_type_use(c: &mut Collector<'_>, node: Node<'_>, segment_kind: &str) {
-    let segments: Vec<Node<'_>> = named_children(node)
-        .into_iter()
-        .filter(|n| n.kind() == segment_kind)
-        .collect();
-    if let Some(last) = segments.last() {
-        let qualifier = text_before(c, node, *last)
-            .trim()
-            .trim_end_matches('.')
-            .to_string();
-        let name = c.text(*last);
-        c.reference(*last, name, Some(&qualifier), RefKind::TypeUse);
-    }
-}
-
-/// The text of `outer` up to where `inner` (a descendant) starts.
-pub(crate) fn text_before<'s>(c: &Collector<'s>, outer: Node<'_>, inner: Node<'_>) -> &'s str {
-    let len = inner.start_byte().saturating_sub(outer.start_byte());
-    c.text(outer).get(..len).unwrap_or("")
-}
-
-fn truncate_at_char(s: &mut String, max: usize) {
-    if s.len() > max {
-        let mut cut = max;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-    }
-}
-
-/// Strips comment markers (`///`, `//!`, `//`, `#`, `/** */`, leading `*`) from a comment block.
-pub(crate) fn clean_comment(raw: &str) -> String {
-    let mut out = String::new();
-    for line in raw.lines() {
-        let mut l = line.trim();
-        for prefix in ["///", "//!", "//", "/**", "/*!", "/*", "#", "--"] {
-            if let Some(rest) = l.strip_prefix(prefix) {
-                l = rest;
-                break;
-            }
-        }
-        l = l.strip_suffix("*/").unwrap_or(l).trim();
-        l = l.strip_prefix('*').map(str::trim_start).unwrap_or(l);
-        if !out.is_empty() || !l.is_empty() {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(l);
-        }
-    }
-    let mut out = out.trim_end().to_string();
-    truncate_at_char(&mut out, MAX_DOC);
-    out
-}
-
-/// Cleans a docstring literal (Python triple quotes, etc.) into plain text.
-pub(crate) fn clean_docstring(raw: &str) -> String {
-    let mut s = raw.trim();
-    s = s.trim_start_matches(|c: char| c.is_ascii_alphabetic()); // r"", u"", b"" prefixes
-    for q in ["\"\"\"", "'''", "\"", "'"] {
-        if s.starts_with(q) && s.ends_with(q) && s.len() >= 2 * q.len() {
-            s = &s[q.len()..s.len() - q.len()];
-            break;
-        }
-    }
-    let mut out = s.trim().to_string();
-    truncate_at_char(&mut out, MAX_DOC);
-    out
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use std::time::{Duration, Instant};
@@ -899,17 +764,6 @@ pub(crate) mod tests {
         assert_eq!(split_qualified("\\App\\Model"), (Some("\\App"), "Model"));
         assert_eq!(split_qualified("Plain"), (None, "Plain"));
         assert_eq!(strip_generics("Vec<T>"), "Vec");
-    }
-
-    #[test]
-    fn cleans_comment_markers() {
-        assert_eq!(
-            clean_comment("/// Parses a file.\n/// Twice."),
-            "Parses a file.\nTwice."
-        );
-        assert_eq!(clean_comment("/**\n * Javadoc here.\n */"), "Javadoc here.");
-        assert_eq!(clean_comment("# shell doc"), "shell doc");
-        assert_eq!(clean_docstring("\"\"\"Doc string.\"\"\""), "Doc string.");
     }
 
     #[test]

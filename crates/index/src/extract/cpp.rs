@@ -17,8 +17,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{named_children, text_before};
 use super::fields::Fields;
+use super::node_text::text_before;
+use super::nodes::named_children;
 use super::written::strip_generics;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};

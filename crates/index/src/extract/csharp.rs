@@ -18,8 +18,10 @@
 
 use tree_sitter::Node;
 
-use super::collector::{MAX_QUALIFIER, compact, named_children};
+use super::collector::MAX_QUALIFIER;
 use super::fields::Fields;
+use super::nodes::named_children;
+use super::text::compact;
 use super::written::{split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};

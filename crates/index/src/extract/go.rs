@@ -4,8 +4,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{MAX_QUALIFIER, compact};
+use super::collector::MAX_QUALIFIER;
 use super::fields::Fields;
+use super::text::compact;
 use super::written::strip_generics;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

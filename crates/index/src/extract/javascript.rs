@@ -6,9 +6,10 @@
 
 use tree_sitter::Node;
 
-use super::collector::{MAX_QUALIFIER, compact};
+use super::collector::MAX_QUALIFIER;
 use super::fields::Fields;
 use super::js_imports::{export_from, first_string_argument, import_statement, required};
+use super::text::compact;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 
 /// Joins scopes in qualified names.
@@ -162,7 +163,7 @@ fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
 /// The parameters of a function's declaration that receive values (TypeScript's
 /// `this: T` pseudo-parameter does not).
 fn value_parameters<'t>(params: Node<'t>, c: &Collector<'_>) -> Vec<Node<'t>> {
-    super::collector::named_children(params)
+    super::nodes::named_children(params)
         .into_iter()
         .filter(|p| p.kind() != "comment")
         .filter(|p| c.field_text(*p, "pattern") != Some("this"))
@@ -235,7 +236,7 @@ fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
         return;
     };
     let callee = format!("{new}{}", compact(c.text(callee), MAX_QUALIFIER));
-    let Some(index) = super::collector::named_children(args)
+    let Some(index) = super::nodes::named_children(args)
         .into_iter()
         .filter(|a| a.kind() != "comment")
         .position(|a| a.id() == argument.id())
@@ -595,7 +596,7 @@ fn define_property(c: &mut Collector<'_>, node: Node<'_>) -> Option<u32> {
     if c.field_text(node, "function") != Some("Object.defineProperty") {
         return None;
     }
-    let args = super::collector::named_children(node.field("arguments")?);
+    let args = super::nodes::named_children(node.field("arguments")?);
     let [object, key, descriptor] = args.as_slice() else {
         return None;
     };
@@ -604,7 +605,7 @@ fn define_property(c: &mut Collector<'_>, node: Node<'_>) -> Option<u32> {
     }
     let name = c.text(*key).trim_matches(['"', '\'', '`']);
     let owner = member_owner(c.text(*object))?;
-    let function = super::collector::named_children(*descriptor)
+    let function = super::nodes::named_children(*descriptor)
         .into_iter()
         .filter(|p| p.kind() == "pair")
         .filter(|p| matches!(c.field_text(*p, "key"), Some("value" | "get")))

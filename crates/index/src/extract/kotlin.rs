@@ -22,7 +22,10 @@
 
 use tree_sitter::Node;
 
-use super::collector::{MAX_QUALIFIER, compact, dotted_type_use, named_children, text_before};
+use super::collector::MAX_QUALIFIER;
+use super::node_text::{dotted_type_use, text_before};
+use super::nodes::named_children;
+use super::text::compact;
 use super::written::{split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};

@@ -20,6 +20,8 @@ mod java;
 mod javascript;
 mod js_imports;
 mod kotlin;
+mod node_text;
+mod nodes;
 mod parser;
 mod php;
 mod python;
@@ -30,6 +32,7 @@ mod ruby;
 mod rust;
 mod rust_tokens;
 mod swift;
+mod text;
 mod version;
 mod written;
 

@@ -3,8 +3,10 @@
 
 use tree_sitter::Node;
 
-use super::collector::{MAX_QUALIFIER, clean_docstring, compact, for_each_descendant};
+use super::collector::MAX_QUALIFIER;
 use super::fields::Fields;
+use super::nodes::for_each_descendant;
+use super::text::{clean_docstring, compact};
 use super::written::strip_generics;
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 

@@ -337,8 +337,8 @@ pub(crate) fn go(c: &mut Collector<'_>, node: Node<'_>) {
             let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
                 return;
             };
-            let names = super::collector::named_children(left);
-            let values = super::collector::named_children(right);
+            let names = super::nodes::named_children(left);
+            let values = super::nodes::named_children(right);
             for (name, value) in names.iter().zip(&values) {
                 if name.kind() != "identifier" {
                     continue;
@@ -385,7 +385,7 @@ pub(crate) fn python(c: &mut Collector<'_>, node: Node<'_>) {
     match node.kind() {
         "typed_parameter" => {
             let ty = c.field_text(node, "type");
-            let name = super::collector::named_children(node)
+            let name = super::nodes::named_children(node)
                 .into_iter()
                 .find(|n| n.kind() == "identifier")
                 .map(|n| c.text(n));

@@ -8,7 +8,7 @@
 use tree_sitter::Node;
 
 use super::Collector;
-use super::collector::named_children;
+use super::nodes::named_children;
 
 /// Records the types `node` (any node the Kotlin walker visits) binds names to.
 pub(crate) fn kotlin(c: &mut Collector<'_>, node: Node<'_>) {

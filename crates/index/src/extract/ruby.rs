@@ -17,8 +17,8 @@
 
 use tree_sitter::Node;
 
-use super::collector::named_children;
 use super::fields::Fields;
+use super::nodes::named_children;
 use super::written::split_qualified;
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};

@@ -17,8 +17,9 @@
 
 use tree_sitter::Node;
 
-use super::collector::{dotted_type_use, named_children};
 use super::fields::Fields;
+use super::node_text::dotted_type_use;
+use super::nodes::named_children;
 use super::written::{split_qualified, strip_generics};
 
 use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
