@@ -27,6 +27,7 @@ mod parse;
 mod parse_pool;
 mod progress;
 mod resolve;
+mod resolve_chunks;
 mod root;
 mod run_writer;
 mod settings;

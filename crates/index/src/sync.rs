@@ -23,8 +23,9 @@ use crate::module_configs;
 use crate::parse::{FileLimits, Outcome};
 use crate::parse_pool::{self, ParseJob};
 use crate::progress::Progress;
+use crate::resolve_chunks::{Chunking, on_pool, resolve_from_index, stopped_resolutions};
 use crate::root::{IndexError, sqlite, workspace_root};
-use crate::run_writer::{BATCH_FILES, Counts, Gathered, RunWriter, SearchSink};
+use crate::run_writer::{Counts, Gathered, RunWriter, SearchSink};
 use crate::settings::{refresh_configs, refresh_crates, refresh_rules};
 use crate::side_search::SideSearch;
 use crate::skip_record::{RunSkips, SkipRecord};
@@ -526,7 +527,7 @@ fn resolve_stale(
             // Rebuilt after a bulk load; on any other run this only re-creates what a
             // killed bulk load left missing.
             loci_store::create_fact_indexes(conn)?;
-            resolve_from_index(conn, &stale, fresh, budget, pool)?
+            resolve_from_index(conn, &stale, fresh, budget, pool, Chunking::DEFAULT)?
         }
     };
     tracing::info!(ms = started.elapsed().as_millis() as u64, "edges written");
@@ -578,87 +579,6 @@ fn record_skips(
     let wrote = record.store_if_changed(before, conn)?;
     skipped.extend(record.carried_unresolved());
     Ok(wrote)
-}
-
-/// The files whose resolution was stopped, by id and path.
-fn stopped_resolutions(
-    conn: &Connection,
-    resolved: &[resolve::ResolvedFile],
-) -> rusqlite::Result<Vec<(i64, Skipped)>> {
-    let mut path_of = conn.prepare_cached("SELECT path FROM files WHERE id = ?1")?;
-    let mut out = Vec::new();
-    for r in resolved {
-        if let Some((reason, detail)) = &r.stopped {
-            let path: String = path_of.query_row([r.file_id()], |row| row.get(0))?;
-            tracing::warn!(%path, %detail, "a file's resolution was stopped");
-            out.push((
-                r.file_id(),
-                Skipped {
-                    path,
-                    reason: *reason,
-                    detail: Some(detail.clone()),
-                },
-            ));
-        }
-    }
-    Ok(out)
-}
-
-/// Runs `work` on the run's thread pool (or here if it could not be built).
-fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
-    match pool {
-        Some(pool) => pool.install(work),
-        None => work(),
-    }
-}
-
-/// Most definitions for which resolution loads one symbol table of every name (about
-/// 300 bytes each): a larger tree loads each chunk's names only, so resolution's memory
-/// does not grow with the tree (a 1.6 M-definition tree: +3 % time, -0.4 GB peak).
-const WHOLE_TABLE_MAX_SYMBOLS: i64 = 250_000;
-
-/// Reads the stale files' facts back from the index and resolves them, in chunks;
-/// returns the files whose resolution was stopped.
-fn resolve_from_index(
-    conn: &mut Connection,
-    stale: &[i64],
-    fresh: bool,
-    budget: FileBudget,
-    pool: Option<&rayon::ThreadPool>,
-) -> rusqlite::Result<Vec<(i64, Skipped)>> {
-    let mut stopped = Vec::new();
-    let total_files: i64 = conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
-    let symbols: i64 = conn.query_row(
-        "SELECT coalesce(sum(n), 0) FROM file_counts WHERE what = 'symbol_kind'",
-        [],
-        |r| r.get(0),
-    )?;
-    // One table of every name saves loading names chunk by chunk, but its memory grows
-    // with the tree: past WHOLE_TABLE_MAX_SYMBOLS each chunk loads only what it names.
-    let all_names = stale.len() as i64 * 4 >= total_files && symbols <= WHOLE_TABLE_MAX_SYMBOLS;
-    let whole_table = if all_names {
-        Some(resolve::load_table(conn, None)?)
-    } else {
-        None
-    };
-    for chunk in stale.chunks(4 * BATCH_FILES) {
-        let inputs = resolve::load_inputs(conn, chunk)?;
-        let partial;
-        let table = match &whole_table {
-            Some(table) => table,
-            None => {
-                partial = resolve::load_table(conn, Some(&resolve::needed_names(&inputs)))?;
-                &partial
-            }
-        };
-        let resolved = on_pool(pool, || resolve::resolve_all(table, &inputs, budget));
-        resolve::write_edges(conn, &resolved, fresh)?;
-        stopped.extend(stopped_resolutions(conn, &resolved)?);
-        drop(resolved);
-        drop(inputs);
-        freed_memory::release();
-    }
-    Ok(stopped)
 }
 
 /// Every indexed file's fingerprint, by its exact path, and whether its facts came from

@@ -53,7 +53,7 @@ use crate::walk::SkipReason;
 use ctx::{Ctx, ImportedModule, RefKey, SELF_QUALIFIERS};
 pub(crate) use select_path::rust_path_symbols;
 pub(crate) use store::{
-    importers_of, load_inputs, load_table, needed_names, stale_files, write_edges,
+    importers_of, load_inputs, load_symbols, load_table, needed_names, stale_files, write_edges,
 };
 use sym::Sym;
 pub(crate) use table::TableBuilder;
@@ -91,9 +91,12 @@ struct FileInfo {
     path: String,
 }
 
+/// Each name's definitions: the candidates a reference by that name is resolved among.
+type SymbolsByName = HashMap<String, Vec<Sym>>;
+
 /// The slice of the workspace resolution needs: symbols by name and file paths.
 pub(crate) struct SymbolTable {
-    by_name: HashMap<String, Vec<Sym>>,
+    by_name: SymbolsByName,
     files: HashMap<i64, FileInfo>,
     /// Files by the last component of their module path and of their directory,
     /// so an import looks at a handful of files, not all of them.

@@ -64,12 +64,16 @@ pub(crate) fn importers_of(conn: &Connection, added: &[String]) -> rusqlite::Res
     Ok(importers)
 }
 
-/// Loads the refs, imports, bases and own symbols of `file_ids`.
+/// Loads the refs, imports, bases and own symbols of the first of `file_ids`: as many
+/// as hold `max_refs` references together (at least one file), so that one chunk's
+/// inputs and edges take about the same memory however large its files are.
 pub(crate) fn load_inputs(
     conn: &Connection,
     file_ids: &[i64],
+    max_refs: usize,
 ) -> rusqlite::Result<Vec<FileInputs>> {
-    let mut inputs = Vec::with_capacity(file_ids.len());
+    let mut inputs = Vec::new();
+    let mut refs_loaded = 0;
     {
         let mut own_stmt = conn.prepare_cached(
             "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE file_id = ?1 ORDER BY id",
@@ -82,6 +86,9 @@ pub(crate) fn load_inputs(
             "SELECT symbol_id, subject, name, qualifier, kind, line FROM bases WHERE file_id = ?1 ORDER BY id",
         )?;
         for &file_id in file_ids {
+            if refs_loaded >= max_refs {
+                break;
+            }
             let own = own_stmt
                 .query_map([file_id], row_to_sym)?
                 .filter_map(|s| s.ok().map(|(_, s)| s))
@@ -125,6 +132,7 @@ pub(crate) fn load_inputs(
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;
+            refs_loaded += refs.len();
             inputs.push(FileInputs {
                 file_id,
                 own,
@@ -137,28 +145,47 @@ pub(crate) fn load_inputs(
     Ok(inputs)
 }
 
-/// Every name resolving `inputs` can look up (for a partial symbol table).
+/// The names resolving `inputs` looks up first (for a partial symbol table): the names
+/// referenced and every identifier of their qualifiers and receivers (`Handle::current()`,
+/// `new C(@0.1)`), of the imports and bases, and of the files' own definitions (the
+/// classes their methods are in). [`load_symbols`] adds what those names lead to.
 pub(crate) fn needed_names(inputs: &[FileInputs]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for f in inputs {
-        names.extend(f.refs.iter().map(|r| r.name.as_str()));
-        names.extend(f.refs.iter().filter_map(|r| r.receiver.as_deref()));
-        names.extend(f.imports.iter().filter_map(|i| i.name.as_deref()));
-        // `import static a.b.C.m` names the file defining `C`.
-        names.extend(f.imports.iter().filter_map(|i| i.module.rsplit('.').next()));
-        names.extend(
-            f.bases
-                .iter()
-                .flat_map(|b| [b.name.as_str(), b.subject.as_str()]),
-        );
+        for r in &f.refs {
+            names.push(&r.name);
+            for text in [&r.qualifier, &r.receiver].into_iter().flatten() {
+                names.extend(identifiers(text));
+            }
+        }
+        for i in &f.imports {
+            names.extend(identifiers(&i.module));
+            names.extend(i.name.as_deref().into_iter().chain(i.alias.as_deref()));
+        }
+        for b in &f.bases {
+            names.extend(identifiers(&b.name));
+            names.extend(identifiers(&b.subject));
+        }
+        for s in &f.own {
+            names.extend(identifiers(&s.qualified_name));
+        }
     }
+    // Looked up by that name: a class's constructor (`new C(cb)` types `cb`'s parameters).
+    names.push("constructor");
     names.sort_unstable();
     names.dedup();
     names
 }
 
+/// The identifiers in a written qualifier, receiver, type or path.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|t| t.chars().next().is_some_and(|c| !c.is_ascii_digit()))
+}
+
 /// Loads the symbols named `names` (every symbol with `None`) and all file paths. A run
-/// that re-resolves most files loads the whole table once for all its chunks.
+/// that re-resolves most files loads the whole table once for all its chunks; one that
+/// resolves in chunks loads the rest once and each chunk's names with [`load_symbols`].
 pub(crate) fn load_table(
     conn: &Connection,
     names: Option<&[&str]>,
@@ -166,23 +193,10 @@ pub(crate) fn load_table(
     let mut table = TableBuilder::default();
     table.set_crates(crate::crates::load(conn)?);
     table.set_module_configs(crate::module_configs::load(conn)?);
-    // Every Rust file's `use`s, for following re-exports; an aliased one (`pub use
-    // a::X as Y`) makes the original name needed too.
-    let uses = load_rust_uses(conn)?;
-    // The names owned, so that the uses move into the table instead of being copied.
-    let expanded: Option<Vec<String>> = names.map(|names| {
-        with_reexported_names(names, &uses)
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
-    });
-    for (file_id, u) in uses {
+    // Every Rust file's `use`s, for following re-exports.
+    for (file_id, u) in load_rust_uses(conn)? {
         table.add_use(file_id, u);
     }
-    let expanded: Option<Vec<&str>> = expanded
-        .as_ref()
-        .map(|names| names.iter().map(String::as_str).collect());
-    let names = expanded.as_deref();
     for (file_id, qualified, start, end) in load_rust_inline_modules(conn)? {
         table.add_rust_inline(file_id, &qualified, start, end);
     }
@@ -217,24 +231,88 @@ pub(crate) fn load_table(
             let (name, sym) = row?;
             table.add_symbol(name, sym);
         }
-    } else {
-        let names = names.unwrap_or_default();
-        let mut stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE name = ?1",
-        )?;
-        for name in names.iter().copied() {
-            for row in stmt.query_map([name], row_to_sym)? {
-                let (name, sym) = row?;
-                table.add_symbol(name, sym);
-            }
-        }
     }
     let mut stmt = conn.prepare("SELECT id, path FROM files")?;
     for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
         let (id, path) = row?;
         table.add_file(id, &path);
     }
-    Ok(table.build())
+    let mut table = table.build();
+    if let Some(names) = names {
+        load_symbols(conn, &mut table, names)?;
+    }
+    Ok(table)
+}
+
+/// Replaces `table`'s definitions with those of `names` and of every name they lead
+/// resolution to: the names they stand for through aliased `use`s (`pub use a::X as Y`
+/// makes `X` needed for `Y`), their types' bases, and the types their functions return or
+/// type their callbacks with (a call's result is a receiver, up to [`super::MAX_RESULT_HOPS`]
+/// calls deep). One chunk's worth: resolution's memory follows the chunk, not the tree,
+/// and the chunk links what one table of every name would.
+pub(crate) fn load_symbols(
+    conn: &Connection,
+    table: &mut SymbolTable,
+    names: &[&str],
+) -> rusqlite::Result<()> {
+    let mut by_name: super::SymbolsByName = Default::default();
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE name = ?1",
+    )?;
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut frontier: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    // Each round loads the names the previous one led to; returned types are followed
+    // as deep as resolution follows calls, aliases and bases to the end (both finite).
+    for round in 0.. {
+        frontier = with_reexported_names(
+            &frontier.iter().map(String::as_str).collect::<Vec<_>>(),
+            table.rust.uses.values().flatten(),
+        )
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+        frontier.extend(base_closure(table, &frontier));
+        frontier.retain(|n| !seen.contains(n));
+        frontier.sort_unstable();
+        frontier.dedup();
+        if frontier.is_empty() {
+            break;
+        }
+        let mut next = Vec::new();
+        for name in frontier.drain(..) {
+            for row in stmt.query_map([&name], row_to_sym)? {
+                let (name, sym) = row?;
+                if round <= super::MAX_RESULT_HOPS
+                    && let Some(returns) = &sym.returns
+                {
+                    next.extend(identifiers(returns).map(str::to_owned));
+                }
+                by_name.entry(name).or_default().push(sym);
+            }
+            seen.insert(name);
+        }
+        frontier = next;
+    }
+    table.set_symbols(by_name);
+    Ok(())
+}
+
+/// The bases of `names`' types, and theirs, by name.
+fn base_closure(table: &SymbolTable, names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut todo: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut seen: std::collections::HashSet<&str> = todo.iter().copied().collect();
+    while let Some(name) = todo.pop() {
+        for base in table.bases.get(name).into_iter().flatten() {
+            for id in identifiers(base) {
+                if seen.insert(id) {
+                    out.push(id.to_owned());
+                    todo.push(id);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn load_rust_uses(conn: &Connection) -> rusqlite::Result<Vec<(i64, Use)>> {
@@ -271,11 +349,14 @@ fn load_rust_inline_modules(conn: &Connection) -> rusqlite::Result<Vec<(i64, Str
 
 /// `names` and the names they stand for through aliased `use`s, to a fixpoint: what a
 /// lookup that follows re-exports can ask the table for.
-fn with_reexported_names<'n>(names: &[&'n str], uses: &'n [(i64, Use)]) -> Vec<&'n str> {
+fn with_reexported_names<'n>(
+    names: &[&'n str],
+    uses: impl Iterator<Item = &'n Use> + Clone,
+) -> Vec<&'n str> {
     let mut all: std::collections::BTreeSet<&str> = names.iter().copied().collect();
     loop {
         let before = all.len();
-        for (_, u) in uses {
+        for u in uses.clone() {
             if let (Some(alias), Some(name)) = (u.alias.as_deref(), u.name.as_deref())
                 && all.contains(alias)
             {

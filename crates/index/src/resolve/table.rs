@@ -200,18 +200,7 @@ impl TableBuilder {
             names.sort_unstable();
             names.dedup();
         }
-        // Symbol ids differ between an incremental and a fresh index: order candidates by
-        // where they are, so every choice below is the same for the same tree.
-        for defs in by_name.values_mut() {
-            defs.sort_by(|a, b| {
-                let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
-                (path(a), &a.qualified_name, a.kind.name()).cmp(&(
-                    path(b),
-                    &b.qualified_name,
-                    b.kind.name(),
-                ))
-            });
-        }
+        order_candidates(&mut by_name, &files);
         SymbolTable {
             by_name,
             files,
@@ -223,6 +212,31 @@ impl TableBuilder {
             java,
             bases,
         }
+    }
+}
+
+impl SymbolTable {
+    /// Replaces the definitions, keeping the files and module graphs: the next chunk of a
+    /// run that resolves in chunks ([`super::load_symbols`]).
+    pub(super) fn set_symbols(&mut self, mut by_name: super::SymbolsByName) {
+        order_candidates(&mut by_name, &self.files);
+        self.by_name = by_name;
+    }
+}
+
+/// Orders each name's candidates by where they are: symbol ids differ between an
+/// incremental and a fresh index, so every choice resolution makes is then the same for
+/// the same tree.
+fn order_candidates(by_name: &mut super::SymbolsByName, files: &HashMap<i64, FileInfo>) {
+    for defs in by_name.values_mut() {
+        defs.sort_by(|a, b| {
+            let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
+            (path(a), &a.qualified_name, a.kind.name()).cmp(&(
+                path(b),
+                &b.qualified_name,
+                b.kind.name(),
+            ))
+        });
     }
 }
 
