@@ -206,6 +206,27 @@ mod tests {
             &manifest.join("tests/fixtures"),
             &dir.path().join("fixtures"),
         );
+        // Found on real code (syn's tests beside boost's headers): `&Self` in an impl for
+        // `[T]` is an empty receiver type, and a macro-made typedef an empty-named type.
+        let shapes = dir.path().join("shapes");
+        std::fs::create_dir_all(&shapes).unwrap();
+        let files = [
+            (
+                "eq.rs",
+                "pub trait Same { fn same(&self, other: &Self) -> bool; }\n\
+                 impl<T: Same> Same for [T] {\n\
+                 fn same(&self, other: &Self) -> bool { self.len() == other.len() }\n}\n",
+            ),
+            ("len.rs", "pub fn len() -> usize { 0 }\n"),
+            (
+                "more.rs",
+                "pub struct B;\nimpl B { pub fn len(&self) -> usize { 1 } }\n",
+            ),
+            ("tag.hpp", "struct tag {\n  typedef MACRO_tester;\n};\n"),
+        ];
+        for (name, text) in files {
+            std::fs::write(shapes.join(name), text).unwrap();
+        }
         crate::index_workspace(
             &crate::IndexOptions::new(dir.path()),
             &crate::progress::NoProgress,

@@ -63,7 +63,7 @@ use table::module_segments;
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 3;
+pub const RULES_VERSION: u32 = 4;
 
 /// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
 const MAX_NAME_ONLY: usize = 3;
@@ -364,7 +364,8 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
             }
         };
         let qualifier = r.qualifier.as_deref();
-        let receiver = r.receiver.as_deref();
+        // An empty receiver type (`&Self` in `impl Tr for [T]`) names no type.
+        let receiver = r.receiver.as_deref().filter(|t| !t.is_empty());
         // `this.m()` where the function declares `this: T` is a call on a `T`.
         let by_caller = qualifier.is_some_and(|q| {
             (SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1)
