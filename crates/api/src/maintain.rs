@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 
-use loci_index::{IndexReport, Progress};
+use loci_index::{IndexReport, Progress, WriteWork};
 use loci_lifecycle::probe::RegistryProbe;
 use loci_lifecycle::rebuild::Consent;
 use loci_lifecycle::state::Decider;
@@ -111,7 +111,7 @@ pub fn index(
         },
         None => locate(&req.path)?,
     };
-    let mut opts = run_options(&located, "index", cfg);
+    let mut opts = run_options(&located, WriteWork::Index, cfg);
     if let Some(cap) = req.max_file_bytes {
         opts.max_file_bytes = cap;
     }
@@ -123,14 +123,14 @@ pub fn index(
 /// reporting the files it parses to `progress`.
 pub fn sync(path: &Path, cfg: &Config, progress: &dyn Progress) -> Result<IndexReport, ApiError> {
     let located = locate(path)?;
-    run(&run_options(&located, "sync", cfg), progress)
+    run(&run_options(&located, WriteWork::Sync, cfg), progress)
 }
 
 /// A run of `located`'s index for `purpose`, with the file limits of `cfg`.
-fn run_options(located: &Located, purpose: &str, cfg: &Config) -> loci_index::IndexOptions {
+fn run_options(located: &Located, purpose: WriteWork, cfg: &Config) -> loci_index::IndexOptions {
     let mut opts = loci_index::IndexOptions::new(&located.root);
     opts.index_path = Some(located.index_path.clone());
-    opts.purpose = purpose.into();
+    opts.purpose = purpose;
     cfg.limit_files(&mut opts);
     opts
 }

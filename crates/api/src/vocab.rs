@@ -5,7 +5,7 @@
 /// The code graph's vocabulary and the index run's progress.
 pub mod index {
     pub use loci_index::graph::SymbolInfo;
-    pub use loci_index::{Lang, NoProgress, Progress, SymbolKind};
+    pub use loci_index::{Lang, NoProgress, Progress, SymbolKind, WriteWork};
 }
 
 /// The lifecycle: configuration, state, the session-start gate and the watcher.

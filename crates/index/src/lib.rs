@@ -46,6 +46,7 @@ pub use dump::dump;
 pub use extract::SymbolKind;
 pub use first_index::is_interrupted_first_index;
 pub use lang::Lang;
+pub use lock::WriteWork;
 pub use meta::meta_get;
 pub use progress::{NoProgress, Progress};
 pub use resolve::RULES_VERSION;

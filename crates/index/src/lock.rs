@@ -15,6 +15,58 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+/// What a write-lock holder is doing: the work loci's runs take the lock for. Written
+/// into the lock file by name; a name this build does not know (a newer loci's) reads
+/// back as [`WriteWork::Other`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteWork {
+    /// Building the first index (`loci index`).
+    Index,
+    /// Bringing the index up to date (`loci sync`, the gate's runs).
+    Sync,
+    /// Deleting the index and building it again (`loci rebuild --yes`).
+    Rebuild,
+    /// Keeping the index up to date as files change (`loci watch`).
+    Watch,
+    /// Work this build does not name.
+    #[serde(other)]
+    Other,
+}
+
+impl WriteWork {
+    /// The work named `name` ([`WriteWork::Other`] for a name this build does not know):
+    /// for records other processes wrote.
+    pub fn parse(name: &str) -> WriteWork {
+        [
+            WriteWork::Index,
+            WriteWork::Sync,
+            WriteWork::Rebuild,
+            WriteWork::Watch,
+        ]
+        .into_iter()
+        .find(|w| w.name() == name)
+        .unwrap_or(WriteWork::Other)
+    }
+
+    /// The name the lock file and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteWork::Index => "index",
+            WriteWork::Sync => "sync",
+            WriteWork::Rebuild => "rebuild",
+            WriteWork::Watch => "watch",
+            WriteWork::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for WriteWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Who holds a workspace's write lock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockRecord {
@@ -22,8 +74,8 @@ pub struct LockRecord {
     pub pid: u32,
     /// The holder's command line (program and subcommand).
     pub command: String,
-    /// What it is doing: `index`, `sync`, `rebuild`, `watch`.
-    pub purpose: String,
+    /// What it is doing.
+    pub purpose: WriteWork,
     /// Unix seconds when it took the lock.
     pub since: u64,
 }
@@ -32,7 +84,7 @@ pub struct LockRecord {
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// Another process holds it.
-    #[error("the index is busy: {} (pid {}) has held it since {} for {}", .holder.as_ref().map(|h| h.command.as_str()).unwrap_or("another process"), .holder.as_ref().map(|h| h.pid).unwrap_or(0), .holder.as_ref().map(|h| h.since).unwrap_or(0), .holder.as_ref().map(|h| h.purpose.as_str()).unwrap_or("unknown work"))]
+    #[error("the index is busy: {} (pid {}) has held it since {} for {}", .holder.as_ref().map(|h| h.command.as_str()).unwrap_or("another process"), .holder.as_ref().map(|h| h.pid).unwrap_or(0), .holder.as_ref().map(|h| h.since).unwrap_or(0), .holder.as_ref().map(|h| h.purpose.name()).unwrap_or("unknown work"))]
     Busy {
         /// What the lock file says about the holder, if readable.
         holder: Option<LockRecord>,
@@ -63,7 +115,7 @@ pub fn lock_path(index_dir: &Path) -> PathBuf {
 impl WriteLock {
     /// Takes the index's write lock (`<index_dir>/index.lock`) without waiting, writing a
     /// record of `purpose` into it.
-    pub fn try_acquire(index_dir: &Path, purpose: &str) -> Result<WriteLock, LockError> {
+    pub fn try_acquire(index_dir: &Path, purpose: WriteWork) -> Result<WriteLock, LockError> {
         std::fs::create_dir_all(index_dir).map_err(|source| LockError::Io {
             path: index_dir.to_path_buf(),
             source,
@@ -72,7 +124,7 @@ impl WriteLock {
     }
 
     /// Takes the lock held on any lock file `path` (the watcher's, say) the same way.
-    pub fn try_acquire_at(path: &Path, purpose: &str) -> Result<WriteLock, LockError> {
+    pub fn try_acquire_at(path: &Path, purpose: WriteWork) -> Result<WriteLock, LockError> {
         let io = |source| LockError::Io {
             path: path.to_path_buf(),
             source,
@@ -92,7 +144,7 @@ impl WriteLock {
         let record = LockRecord {
             pid: std::process::id(),
             command: std::env::args().take(2).collect::<Vec<_>>().join(" "),
-            purpose: purpose.to_string(),
+            purpose,
             since: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map(|d| d.as_secs())
@@ -158,7 +210,7 @@ pub fn holder_at(path: &Path) -> Result<Option<LockRecord>, LockError> {
             return Ok(Some(LockRecord {
                 pid: 0,
                 command: "unknown".into(),
-                purpose: "unknown".into(),
+                purpose: WriteWork::Other,
                 since: 0,
             }));
         }
@@ -268,28 +320,52 @@ mod tests {
     #[test]
     fn second_acquire_is_busy_and_names_the_holder() {
         let dir = tempfile::tempdir().unwrap();
-        let held = WriteLock::try_acquire(dir.path(), "index").unwrap();
-        match WriteLock::try_acquire(dir.path(), "sync") {
+        let held = WriteLock::try_acquire(dir.path(), WriteWork::Index).unwrap();
+        match WriteLock::try_acquire(dir.path(), WriteWork::Sync) {
             Err(LockError::Busy { holder: Some(h) }) => {
                 assert_eq!(h.pid, std::process::id());
-                assert_eq!(h.purpose, "index");
+                assert_eq!(h.purpose, WriteWork::Index);
             }
             other => panic!("expected busy, got {:?}", other.map(|_| ())),
         }
         assert_eq!(
             current_holder(dir.path()).unwrap().map(|h| h.purpose),
-            Some("index".to_string())
+            Some(WriteWork::Index)
         );
         drop(held);
         assert_eq!(current_holder(dir.path()).unwrap(), None);
-        WriteLock::try_acquire(dir.path(), "sync").unwrap();
+        WriteLock::try_acquire(dir.path(), WriteWork::Sync).unwrap();
+    }
+
+    /// A lock file written by a loci that names work this build does not know still
+    /// names its holder (as other work), never "another process".
+    #[test]
+    fn a_holder_doing_unknown_work_is_still_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = r#"{"pid":7,"command":"loci future","purpose":"defrag","since":1}"#;
+        std::fs::write(lock_path(dir.path()), record).unwrap();
+        let _held = {
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(lock_path(dir.path()))
+                .unwrap();
+            assert!(os::try_lock(&file).unwrap());
+            file
+        };
+        match WriteLock::try_acquire(dir.path(), WriteWork::Sync) {
+            Err(LockError::Busy { holder: Some(h) }) => {
+                assert_eq!((h.pid, h.purpose), (7, WriteWork::Other));
+            }
+            other => panic!("expected busy with a holder, got {:?}", other.map(|_| ())),
+        }
     }
 
     #[test]
     fn probes_never_make_a_writer_fail() {
         use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
         let dir = tempfile::tempdir().unwrap();
-        drop(WriteLock::try_acquire(dir.path(), "index").unwrap());
+        drop(WriteLock::try_acquire(dir.path(), WriteWork::Index).unwrap());
         let stop = AtomicBool::new(false);
         let probes = AtomicU64::new(0);
         let failures = std::thread::scope(|scope| {
@@ -303,7 +379,7 @@ mod tests {
             }
             let mut failures = Vec::new();
             for _ in 0..5_000 {
-                match WriteLock::try_acquire(dir.path(), "sync") {
+                match WriteLock::try_acquire(dir.path(), WriteWork::Sync) {
                     Ok(lock) => drop(lock),
                     Err(e) => failures.push(e.to_string()),
                 }

@@ -17,7 +17,7 @@ use crate::budget::FileBudget;
 use crate::crates;
 use crate::first_index;
 use crate::freed_memory;
-use crate::lock::WriteLock;
+use crate::lock::{WriteLock, WriteWork};
 use crate::meta::{meta_get, meta_set};
 use crate::module_configs;
 use crate::parse::{FileLimits, Outcome};
@@ -50,8 +50,8 @@ pub struct IndexOptions {
     pub max_file_bytes: u64,
     /// Threads for walking and parsing (0 → all cores).
     pub threads: usize,
-    /// What the write lock record says this run is (`index`, `sync`, `rebuild`, `watch`).
-    pub purpose: String,
+    /// What the write lock record says this run is.
+    pub purpose: WriteWork,
     /// The time one file's parse, extraction and resolution may take
     /// (`index.fileBudgetMs`); past it the file is skipped as `timeout`.
     pub file_budget: FileBudget,
@@ -65,7 +65,7 @@ impl IndexOptions {
             index_path: None,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             threads: 0,
-            purpose: "index".into(),
+            purpose: WriteWork::Index,
             file_budget: FileBudget::default(),
         }
     }
@@ -128,7 +128,7 @@ pub fn index_workspace(
         .clone()
         .unwrap_or_else(|| loci_store::index_path_for(&root));
     let index_dir = index_path.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let _lock = WriteLock::try_acquire(&index_dir, &opts.purpose)?;
+    let _lock = WriteLock::try_acquire(&index_dir, opts.purpose)?;
     let mut conn = loci_store::open_index(&index_path)?;
     let err = sqlite(&index_path);
     let mut place = RunPlace {

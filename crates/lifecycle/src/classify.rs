@@ -227,7 +227,7 @@ fn indexedness(
 fn no_run_in_flight(found: &Indexed, record: &Record) -> Rule<()> {
     match loci_index::lock::current_holder(&found.index_dir) {
         Ok(Some(holder)) => {
-            let s = match State::of_run(&holder.purpose) {
+            let s = match State::of_run(holder.purpose) {
                 Some(state) => found.new_status(
                     state,
                     format!(
@@ -486,7 +486,7 @@ const STATUS_SKIPPED_LISTED: usize = 20;
 /// (this covers the time before the run takes the write lock, or creates the marker).
 fn run_in_flight(record: &Record, ws: &str) -> Option<Status> {
     let run = record.live_running()?;
-    let state = State::of_run(&run.purpose)?;
+    let state = State::of_run(loci_index::WriteWork::parse(&run.purpose))?;
     Some(Status::new(
         state,
         format!(

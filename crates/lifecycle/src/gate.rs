@@ -161,7 +161,7 @@ impl GateAnswer {
         let session = self.session.as_deref();
         match maintenance::hand_off(sup, &owner, &exe, root, purpose, cfg, session) {
             Ok(started) => {
-                let state = State::of_run(purpose.name()).unwrap_or(State::Syncing);
+                let state = State::of_run(purpose.work()).unwrap_or(State::Syncing);
                 let was = self.status.reason.clone();
                 self.status.state = state;
                 self.status.reason = format!(
@@ -266,7 +266,7 @@ impl GateAnswer {
         };
         match BackgroundRun::start(sup, &exe, &root, purpose, &cfg, self.session.as_deref()) {
             Ok(run) => {
-                self.status.state = State::of_run(purpose.name()).unwrap_or(State::Syncing);
+                self.status.state = State::of_run(purpose.work()).unwrap_or(State::Syncing);
                 self.status.reason = format!(
                     "{}; a background {} (pid {}) was started",
                     self.status.reason,

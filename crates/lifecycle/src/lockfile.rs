@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use loci_index::lock::{LockError, LockRecord, WriteLock, holder_at};
+use loci_index::lock::{LockError, LockRecord, WriteLock, WriteWork, holder_at};
 
 /// The watcher lock file of an index directory.
 pub fn watch_lock_path(index_dir: &Path) -> PathBuf {
@@ -47,7 +47,7 @@ impl WatchLock {
             path: path.clone(),
             source,
         })?;
-        match WriteLock::try_acquire_at(&path, "watch") {
+        match WriteLock::try_acquire_at(&path, WriteWork::Watch) {
             Ok(lock) => Ok(WatchLock { _lock: lock }),
             Err(LockError::Busy { holder }) => Err(WatchLockError::Busy {
                 path,
@@ -71,7 +71,7 @@ fn unknown_holder() -> LockRecord {
     LockRecord {
         pid: 0,
         command: "unknown".into(),
-        purpose: "watch".into(),
+        purpose: WriteWork::Watch,
         since: 0,
     }
 }

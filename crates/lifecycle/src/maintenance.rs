@@ -69,10 +69,15 @@ impl Purpose {
 
     /// The subcommand and lock purpose.
     pub fn name(self) -> &'static str {
+        self.work().name()
+    }
+
+    /// The work its run takes the write lock for.
+    pub fn work(self) -> loci_index::WriteWork {
         match self {
-            Purpose::Index => "index",
-            Purpose::Sync => "sync",
-            Purpose::Rebuild(_) => "rebuild",
+            Purpose::Index => loci_index::WriteWork::Index,
+            Purpose::Sync => loci_index::WriteWork::Sync,
+            Purpose::Rebuild(_) => loci_index::WriteWork::Rebuild,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use loci_index::lock::{LockError, WriteLock};
+use loci_index::lock::{LockError, WriteLock, WriteWork};
 
 /// Proof that the user asked for the destructive step (`--yes`). Only
 /// [`Consent::from_flag`] makes one, so [`rebuild`] cannot be called without it.
@@ -50,7 +50,7 @@ pub fn rebuild(
 ) -> Result<loci_index::IndexReport, RebuildError> {
     let index_dir = index_path.parent().unwrap_or(Path::new("."));
     {
-        let _lock = WriteLock::try_acquire(index_dir, "rebuild")?;
+        let _lock = WriteLock::try_acquire(index_dir, WriteWork::Rebuild)?;
         for suffix in ["", "-wal", "-shm"] {
             let mut p = index_path.as_os_str().to_owned();
             p.push(suffix);
@@ -70,6 +70,6 @@ pub fn rebuild(
     opts.index_path = Some(index_path.to_path_buf());
     opts.max_file_bytes = max_file_bytes;
     opts.file_budget = file_budget;
-    opts.purpose = "rebuild".into();
+    opts.purpose = WriteWork::Rebuild;
     Ok(loci_index::index_workspace(&opts, progress)?)
 }

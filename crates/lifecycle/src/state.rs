@@ -3,7 +3,7 @@
 use std::fmt;
 
 use loci_index::drift::DriftReport;
-use loci_index::lock::LockRecord;
+use loci_index::lock::{LockRecord, WriteWork};
 use serde::{Deserialize, Serialize};
 
 use crate::record::RunRecord;
@@ -64,12 +64,12 @@ impl State {
     }
 
     /// The state a loci maintenance run of `purpose` puts the workspace in.
-    pub fn of_run(purpose: &str) -> Option<State> {
+    pub fn of_run(purpose: WriteWork) -> Option<State> {
         match purpose {
-            "index" => Some(State::Indexing),
-            "sync" => Some(State::Syncing),
-            "rebuild" => Some(State::Rebuilding),
-            _ => None,
+            WriteWork::Index => Some(State::Indexing),
+            WriteWork::Sync => Some(State::Syncing),
+            WriteWork::Rebuild => Some(State::Rebuilding),
+            WriteWork::Watch | WriteWork::Other => None,
         }
     }
 }

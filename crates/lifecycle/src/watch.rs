@@ -210,7 +210,7 @@ fn sync_until_done(
 ) -> bool {
     let mut index = loci_index::IndexOptions::new(&opts.root);
     index.index_path = Some(opts.index_path.clone());
-    index.purpose = "watch".into();
+    index.purpose = loci_index::WriteWork::Watch;
     index.max_file_bytes = opts.max_file_bytes;
     index.file_budget = opts.file_budget;
     loop {

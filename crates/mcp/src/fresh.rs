@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use loci_api::Freshness;
+use loci_api::vocab::index::WriteWork;
 use loci_lifecycle::maintenance::{BackgroundRun, Purpose};
 use loci_lifecycle::record::RunResult;
 use loci_supervisor::Supervisor;
@@ -152,10 +153,12 @@ impl Tracked {
             stale_files: freshness.map_or(0, |f| f.stale_files),
             changed_files: st.changed_files,
             sync_running: st.run.is_some()
-                || st
-                    .holder
-                    .as_ref()
-                    .is_some_and(|h| matches!(h.purpose.as_str(), "sync" | "index" | "rebuild")),
+                || st.holder.as_ref().is_some_and(|h| {
+                    matches!(
+                        h.purpose,
+                        WriteWork::Sync | WriteWork::Index | WriteWork::Rebuild
+                    )
+                }),
             busy: st
                 .holder
                 .as_ref()
