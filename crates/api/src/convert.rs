@@ -412,10 +412,13 @@ impl From<loci_embed::EmbedError> for ApiError {
 mod tests {
     use super::*;
 
-    /// The workspace crate classifies its own errors for its callers; the table must
-    /// agree with it for every kind it can produce.
+    use loci_exit::ExitCode;
+
+    /// The lower crates' errors get their exit codes here and nowhere else: a refusal
+    /// of a workspace request is invalid input, a program that cannot start a failed
+    /// spawn.
     #[test]
-    fn workspace_errors_land_on_rows_with_their_own_exit_codes() {
+    fn lower_errors_land_on_the_rows_of_the_one_table() {
         let roots = loci_paths::Roots::from_values(Default::default(), Default::default())
             .expect("empty roots");
         let sup = loci_supervisor::Supervisor::new();
@@ -426,9 +429,19 @@ mod tests {
             loci_workspace::CreateRequest::managed("../x"),
         ] {
             let e = loci_workspace::create(&roots, &request, &sup, &registry).unwrap_err();
-            let own = e.exit_code();
+            assert!(e.is_refusal(), "{e}");
             let api: ApiError = e.into();
-            assert_eq!(api.exit_code(), own, "{api:?}");
+            assert_eq!(api.exit_code(), ExitCode::InvalidInput, "{api:?}");
         }
+        let spawn = sup
+            .spawn(loci_supervisor::SpawnSpec::new(
+                "/nonexistent/loci-no-such-tool",
+            ))
+            .unwrap_err();
+        let api: ApiError = loci_supervisor::LlmError::Spawn(spawn).into();
+        assert_eq!(
+            (api.kind, api.exit_code()),
+            (ErrorKind::SpawnFailed, ExitCode::Failure)
+        );
     }
 }

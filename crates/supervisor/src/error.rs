@@ -1,6 +1,5 @@
 //! Why a child could not be started.
 
-use loci_exit::ExitCode;
 use std::io;
 
 /// A child could not be started or put under supervision. Names the program
@@ -43,19 +42,6 @@ impl SpawnError {
             SpawnError::Spawn { .. } => "spawn_failed",
             SpawnError::Setup { .. } => "supervision_setup_failed",
             SpawnError::ShuttingDown { .. } => "shutting_down",
-        }
-    }
-
-    /// The exit code from DESIGN.md §6: a program that does not exist is
-    /// "not found" (4), shutting down is "interrupted by signal" (19), the
-    /// rest is a generic failure (1).
-    pub fn exit_code(&self) -> ExitCode {
-        match self {
-            SpawnError::Spawn { source, .. } if source.kind() == io::ErrorKind::NotFound => {
-                ExitCode::NotFound
-            }
-            SpawnError::ShuttingDown { .. } => ExitCode::Interrupted,
-            _ => ExitCode::Failure,
         }
     }
 }

@@ -16,7 +16,6 @@
 //! 7. `CLAUDE_CONFIG_DIR` (as the child will see it) is not a non-empty
 //!    directory.
 
-use loci_exit::ExitCode;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -92,7 +91,7 @@ impl<'a> PreflightArgs<'a> {
 }
 
 /// Why the gate refused a spawn. Every variant names the offending path or
-/// the sizes involved. Maps to exit code 16 ([`PreflightError::EXIT_CODE`]).
+/// the sizes involved. The API maps every one to `preflight` (exit code 16).
 #[derive(Debug, thiserror::Error)]
 pub enum PreflightError {
     /// Guard 1: argv would overflow execve's limit (E2BIG after fork).
@@ -176,14 +175,6 @@ pub enum PreflightError {
 }
 
 impl PreflightError {
-    /// Exit code for every preflight failure.
-    pub const EXIT_CODE: ExitCode = ExitCode::Preflight;
-
-    /// [`PreflightError::EXIT_CODE`], for symmetry with the other errors.
-    pub fn exit_code(&self) -> ExitCode {
-        Self::EXIT_CODE
-    }
-
     /// The variant's name in snake_case, for `--json` error objects and logs.
     pub fn kind(&self) -> &'static str {
         match self {

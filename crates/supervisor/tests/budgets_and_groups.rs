@@ -125,7 +125,7 @@ fn missing_program_is_a_spawn_error_naming_it() {
         err.to_string().contains("/nonexistent/loci-no-such-tool"),
         "{err}"
     );
-    assert_eq!(err.exit_code(), loci_exit::ExitCode::NotFound);
+    assert_eq!(err.kind(), "spawn_failed");
     assert_eq!(sup.live_children(), 0);
 }
 

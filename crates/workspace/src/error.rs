@@ -1,6 +1,5 @@
 //! Why a creation or a listing failed, each with a stable `kind()`.
 
-use loci_exit::ExitCode;
 use std::path::PathBuf;
 
 use loci_paths::{
@@ -126,16 +125,6 @@ impl CreateError {
         )
     }
 
-    /// The exit code from DESIGN.md §6: 5 for a refusal, 10 for the
-    /// registry, 1 otherwise.
-    pub fn exit_code(&self) -> ExitCode {
-        match self {
-            _ if self.is_refusal() => ExitCode::InvalidInput,
-            Self::Registry { .. } | Self::RegistryRead(_) => ExitCode::Storage,
-            _ => ExitCode::Failure,
-        }
-    }
-
     /// What an operator can do about it, when there is something to say.
     pub fn hint(&self) -> Option<String> {
         match self {
@@ -254,18 +243,6 @@ impl ListError {
             Self::NotFound(_) => "not_found",
             Self::NotADirectory(_) => "not_a_directory",
             Self::Io(_) => "io",
-        }
-    }
-
-    /// The exit code from DESIGN.md §6: 5 for a refusal, 4 when the folder
-    /// does not exist, 1 otherwise.
-    pub fn exit_code(&self) -> ExitCode {
-        match self {
-            Self::NoRoot(_) | Self::InvalidSegment { .. } | Self::NotADirectory(_) => {
-                ExitCode::InvalidInput
-            }
-            Self::NotFound(_) => ExitCode::NotFound,
-            Self::Io(_) => ExitCode::Failure,
         }
     }
 }

@@ -140,7 +140,6 @@ fn a_failed_clone_names_git_and_keeps_its_stderr() {
     let request = CreateRequest::mounted("broken").clone_from(missing.to_str().unwrap());
     let err = env.create(&request).unwrap_err();
     assert_eq!(err.kind(), "git", "{err}");
-    assert_eq!(err.exit_code(), loci_exit::ExitCode::Failure);
     assert!(err.to_string().contains("clone"), "{err}");
     assert!(env.registry.list().unwrap().is_empty(), "nothing confirmed");
 }
@@ -198,7 +197,7 @@ fn a_file_in_the_way_is_not_a_directory() {
     for segment in ["file", "file/child"] {
         let err = env.create(&CreateRequest::mounted(segment)).unwrap_err();
         assert_eq!(err.kind(), "not_a_directory", "{segment}: {err}");
-        assert_eq!(err.exit_code(), loci_exit::ExitCode::InvalidInput);
+        assert!(err.is_refusal(), "{segment}: {err}");
     }
 }
 
@@ -209,7 +208,7 @@ fn a_missing_root_variable_is_named() {
     assert_eq!(err.kind(), "no_root");
     assert_eq!(err.reason(), Some("managed_root_not_configured"));
     assert!(err.to_string().contains("LOCI_MANAGED_ROOT"), "{err}");
-    assert_eq!(err.exit_code(), loci_exit::ExitCode::InvalidInput);
+    assert!(err.is_refusal(), "{err}");
     assert!(err.hint().unwrap().contains("LOCI_MANAGED_ROOT"));
     // and it never falls back to the base
     assert!(!env.path("base/app").exists());
@@ -240,7 +239,7 @@ fn invalid_locations_are_refused_with_their_reason() {
         let err = env.create(&request).unwrap_err();
         assert_eq!(err.kind(), "invalid_segment", "{request:?}: {err}");
         assert_eq!(err.reason(), Some(reason), "{request:?}: {err}");
-        assert_eq!(err.exit_code(), loci_exit::ExitCode::InvalidInput);
+        assert!(err.is_refusal(), "{request:?}: {err}");
     }
 }
 
@@ -323,7 +322,6 @@ fn ls_lists_directories_under_a_root_and_never_outside() {
     assert_eq!(err.kind(), "invalid_segment");
     let err = ls(&env.roots, RootKind::Base, Some("nope")).unwrap_err();
     assert_eq!(err.kind(), "not_found");
-    assert_eq!(err.exit_code(), loci_exit::ExitCode::NotFound);
     assert!(
         ls(&env.roots, RootKind::Managed, None)
             .unwrap()

@@ -12,7 +12,6 @@
 mod claude;
 mod codex;
 
-use loci_exit::ExitCode;
 use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -206,17 +205,6 @@ impl LlmError {
             LlmError::Failed { .. } => "llm_failed",
             LlmError::ToolError { .. } => "llm_tool_error",
             LlmError::Parse { .. } => "llm_output_unparsable",
-        }
-    }
-
-    /// The exit code of the contract: preflight for preflight, limit exceeded
-    /// for budget and output size, the spawn error's own code, failure otherwise.
-    pub fn exit_code(&self) -> ExitCode {
-        match self {
-            LlmError::Preflight { .. } => PreflightError::EXIT_CODE,
-            LlmError::Spawn(e) => e.exit_code(),
-            LlmError::TimedOut { .. } | LlmError::OutputTooLarge { .. } => ExitCode::LimitExceeded,
-            _ => ExitCode::Failure,
         }
     }
 }
