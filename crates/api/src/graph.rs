@@ -350,23 +350,7 @@ fn with_similar_files(mut e: ApiError, ws: &Workspace, file: &str, opts: &ReadOp
 /// The indexed paths whose file name is `name` (a scan of `files` on the error path
 /// only; a failure yields none, as the list is only a hint).
 fn same_file_name(g: &graph::Graph, name: &str) -> Vec<String> {
-    let escaped: String = name
-        .chars()
-        .flat_map(|c| match c {
-            '%' | '_' | '\\' => vec!['\\', c],
-            c => vec![c],
-        })
-        .collect();
-    let mut found = Vec::new();
-    if let Ok(mut stmt) = g.connection().prepare(
-        "SELECT path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' ORDER BY path LIMIT ?3",
-    ) && let Ok(rows) = stmt.query_map(
-        rusqlite::params![name, format!("%/{escaped}"), SIMILAR_FILES as i64],
-        |r| r.get::<_, String>(0),
-    ) {
-        found.extend(rows.flatten());
-    }
-    found
+    g.paths_named(name, SIMILAR_FILES).unwrap_or_default()
 }
 
 /// Code text search.

@@ -260,11 +260,7 @@ fn freshness(graph: &Graph, index_path: &Path) -> Result<Freshness, GraphError> 
     let stale_files = if state == IndexState::Complete {
         0
     } else {
-        conn.query_row("SELECT count(*) FROM files WHERE resolved = 0", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map_err(sqlite)?
-        .max(0) as u64
+        graph.stale_file_count()?
     };
     Ok(Freshness { state, stale_files })
 }

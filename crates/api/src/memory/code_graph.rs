@@ -6,10 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use loci_index::graph::{self, Graph, SymbolInfo};
+use loci_index::graph::{self, Graph, SpanQuery, SymbolInfo};
 use loci_memory::mentions::Mention;
 use loci_memory::{CodeGraph, CodeKey, CodeTarget};
-use rusqlite::OptionalExtension;
 
 /// A workspace's index seen as the memory's code graph (read-only).
 pub struct IndexCodeGraph {
@@ -42,13 +41,7 @@ impl IndexCodeGraph {
 
     /// The file's indexed hash and whether the file on disk still has it, with its bytes.
     fn file_state(&self, g: &Graph, path: &str) -> Option<(Vec<u8>, bool, Option<Vec<u8>>)> {
-        let stored: Vec<u8> = g
-            .connection()
-            .query_row("SELECT hash FROM files WHERE path = ?1", [path], |r| {
-                r.get(0)
-            })
-            .optional()
-            .ok()??;
+        let stored: Vec<u8> = g.file_hash(path).ok()??;
         // Beneath the root: a file swapped for a symlink out of the workspace is not read.
         let disk = loci_paths::read_file_beneath(&self.root, Path::new(path)).ok();
         let current = disk
@@ -67,45 +60,24 @@ impl IndexCodeGraph {
         })
     }
 
-    /// Symbols at `path` (and with `qualified`/`kind` when given), with their spans.
-    fn spans(
-        &self,
-        g: &Graph,
-        sql_where: &str,
-        params: &[&dyn rusqlite::ToSql],
-    ) -> Vec<(CodeKey, u32, usize, usize)> {
-        self.spans_ordered(g, sql_where, "f.path, s.start_line", params)
-    }
-
-    fn spans_ordered(
-        &self,
-        g: &Graph,
-        sql_where: &str,
-        order: &str,
-        params: &[&dyn rusqlite::ToSql],
-    ) -> Vec<(CodeKey, u32, usize, usize)> {
-        let sql = format!(
-            "SELECT f.path, s.qualified_name, s.kind, s.start_line, s.start_byte, s.end_byte
-             FROM symbols s JOIN files f ON f.id = s.file_id WHERE {sql_where}
-             ORDER BY {order} LIMIT 50"
-        );
-        let Ok(mut stmt) = g.connection().prepare(&sql) else {
-            return Vec::new();
-        };
-        stmt.query_map(params, |r| {
-            Ok((
-                CodeKey {
-                    path: r.get(0)?,
-                    qualified_name: r.get(1)?,
-                    kind: r.get(2)?,
-                },
-                r.get::<_, u32>(3)?,
-                r.get::<_, i64>(4)? as usize,
-                r.get::<_, i64>(5)? as usize,
-            ))
-        })
-        .map(|rows| rows.flatten().collect())
-        .unwrap_or_default()
+    /// The definitions `query` names, with their spans.
+    fn spans(&self, g: &Graph, query: SpanQuery<'_>) -> Vec<(CodeKey, u32, usize, usize)> {
+        g.spans(query)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| {
+                (
+                    CodeKey {
+                        path: s.path,
+                        qualified_name: s.qualified_name,
+                        kind: s.kind,
+                    },
+                    s.line,
+                    s.start_byte,
+                    s.end_byte,
+                )
+            })
+            .collect()
     }
 
     fn targets(&self, g: &Graph, spans: Vec<(CodeKey, u32, usize, usize)>) -> Vec<CodeTarget> {
@@ -135,8 +107,12 @@ impl IndexCodeGraph {
         for s in found {
             let spans = self.spans(
                 g,
-                "f.path = ?1 AND s.qualified_name = ?2 AND s.kind = ?3 AND s.start_line = ?4",
-                &[&s.path, &s.qualified_name, &s.kind.name(), &s.line],
+                SpanQuery::Exact {
+                    path: &s.path,
+                    qualified_name: &s.qualified_name,
+                    kind: s.kind.name(),
+                    line: Some(s.line),
+                },
             );
             out.extend(self.targets(g, spans));
         }
@@ -177,12 +153,7 @@ impl CodeGraph for IndexCodeGraph {
                 match line {
                     None => vec![file],
                     Some(l) => {
-                        let spans = self.spans_ordered(
-                            g,
-                            "f.path = ?1 AND s.start_line <= ?2 AND s.end_line >= ?2",
-                            "s.end_line - s.start_line, s.start_line",
-                            &[&path, l],
-                        );
+                        let spans = self.spans(g, SpanQuery::Enclosing { path, line: *l });
                         let innermost = spans.into_iter().next();
                         match innermost {
                             Some(s) => self.targets(g, vec![s]),
@@ -201,8 +172,12 @@ impl CodeGraph for IndexCodeGraph {
         }
         let spans = self.spans(
             g,
-            "f.path = ?1 AND s.qualified_name = ?2 AND s.kind = ?3",
-            &[&key.path, &key.qualified_name, &key.kind],
+            SpanQuery::Exact {
+                path: &key.path,
+                qualified_name: &key.qualified_name,
+                kind: &key.kind,
+                line: None,
+            },
         );
         self.targets(g, spans).into_iter().next()
     }
@@ -218,14 +193,7 @@ impl CodeGraph for IndexCodeGraph {
             else {
                 return Vec::new();
             };
-            let paths: Vec<String> = g
-                .connection()
-                .prepare("SELECT path FROM files WHERE hash = ?1 ORDER BY path LIMIT 10")
-                .and_then(|mut s| {
-                    s.query_map([raw], |r| r.get(0))
-                        .map(|rows| rows.flatten().collect())
-                })
-                .unwrap_or_default();
+            let paths = g.paths_with_hash(&raw, 10).unwrap_or_default();
             return paths
                 .iter()
                 .filter_map(|p| self.file_target(g, p))
@@ -233,11 +201,20 @@ impl CodeGraph for IndexCodeGraph {
         }
         let elsewhere = self.spans(
             g,
-            "s.qualified_name = ?1 AND s.kind = ?2 AND f.path != ?3",
-            &[&key.qualified_name, &key.kind, &key.path],
+            SpanQuery::Elsewhere {
+                path: &key.path,
+                qualified_name: &key.qualified_name,
+                kind: &key.kind,
+            },
         );
         let mut out = self.targets(g, elsewhere);
-        let same_file = self.spans(g, "f.path = ?1 AND s.kind = ?2", &[&key.path, &key.kind]);
+        let same_file = self.spans(
+            g,
+            SpanQuery::InFile {
+                path: &key.path,
+                kind: &key.kind,
+            },
+        );
         out.extend(
             self.targets(g, same_file)
                 .into_iter()
