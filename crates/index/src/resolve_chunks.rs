@@ -4,7 +4,7 @@
 //! A chunk is at most [`Chunking::max_files`] files holding at most
 //! [`Chunking::max_refs`] references. The files, paths and module graphs resolution
 //! looks through are loaded once per run; the definitions once too on a small tree,
-//! else per chunk, only those of the names the chunk mentions.
+//! else per chunk, only those the chunk's names lead to ([`resolve::load_symbols`]).
 
 use rusqlite::Connection;
 
