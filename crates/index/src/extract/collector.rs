@@ -6,7 +6,7 @@ use tree_sitter::{Node, Tree};
 
 use super::fields::Fields;
 use super::nodes::span;
-use super::text::{clean_comment, compact, truncate_at_char};
+use super::text::{clean_comment, compact};
 use super::written::{split_qualified, strip_generics};
 use super::{BaseKind, BaseRef, FileFacts, Import, RefKind, Reference, Symbol, SymbolKind};
 use crate::budget::Deadline;
@@ -520,18 +520,10 @@ impl<'s> Collector<'s> {
             }
         };
         let head = self.source.get(node.start_byte()..end).unwrap_or("");
-        let mut out = String::with_capacity(head.len().min(MAX_SIGNATURE));
-        for word in head.split_whitespace() {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(word);
-            if out.len() > MAX_SIGNATURE {
-                break;
-            }
-        }
-        truncate_at_char(&mut out, MAX_SIGNATURE);
-        out.trim_end_matches(['{', ':', '=']).trim_end().to_string()
+        compact(head, MAX_SIGNATURE)
+            .trim_end_matches(['{', ':', '='])
+            .trim_end()
+            .to_string()
     }
 
     /// Contiguous comments ending on the line just above `node` (or above its attributes/decorators).
