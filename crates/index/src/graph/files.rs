@@ -69,66 +69,56 @@ impl Graph {
     /// The definitions `query` names, with their byte ranges (at most 50), ordered by
     /// path and line (innermost first for [`SpanQuery::Enclosing`]).
     pub fn spans(&self, query: SpanQuery<'_>) -> Result<Vec<SymbolSpan>, QueryError> {
-        const SELECT: &str =
-            "SELECT f.path, s.qualified_name, s.kind, s.start_line, s.start_byte, s.end_byte
-             FROM symbols s JOIN files f ON f.id = s.file_id";
-        let by_place = "ORDER BY f.path, s.start_line LIMIT ?5";
-        let (sql, args): (String, [&dyn rusqlite::ToSql; 4]) = match &query {
+        let (filter, order, args): (&str, &str, Vec<&dyn rusqlite::ToSql>) = match &query {
             SpanQuery::Exact {
                 path,
                 qualified_name,
                 kind,
                 line,
             } => (
-                format!(
-                    "{SELECT} WHERE f.path = ?1 AND s.qualified_name = ?2 AND s.kind = ?3
-                     AND (?4 IS NULL OR s.start_line = ?4) {by_place}"
-                ),
-                [path, qualified_name, kind, line],
+                "f.path = ?1 AND s.qualified_name = ?2 AND s.kind = ?3
+                 AND (?4 IS NULL OR s.start_line = ?4)",
+                "f.path, s.start_line",
+                vec![path, qualified_name, kind, line],
             ),
             SpanQuery::Enclosing { path, line } => (
-                format!(
-                    "{SELECT} WHERE f.path = ?1 AND s.start_line <= ?2 AND s.end_line >= ?2
-                     AND ?3 IS NULL AND ?4 IS NULL
-                     ORDER BY s.end_line - s.start_line, s.start_line LIMIT ?5"
-                ),
-                [path, line, &rusqlite::types::Null, &rusqlite::types::Null],
+                "f.path = ?1 AND s.start_line <= ?2 AND s.end_line >= ?2",
+                "s.end_line - s.start_line, s.start_line",
+                vec![path, line],
             ),
             SpanQuery::Elsewhere {
                 path,
                 qualified_name,
                 kind,
             } => (
-                format!(
-                    "{SELECT} WHERE s.qualified_name = ?1 AND s.kind = ?2 AND f.path != ?3
-                     AND ?4 IS NULL {by_place}"
-                ),
-                [qualified_name, kind, path, &rusqlite::types::Null],
+                "s.qualified_name = ?1 AND s.kind = ?2 AND f.path != ?3",
+                "f.path, s.start_line",
+                vec![qualified_name, kind, path],
             ),
             SpanQuery::InFile { path, kind } => (
-                format!(
-                    "{SELECT} WHERE f.path = ?1 AND s.kind = ?2 AND ?3 IS NULL AND ?4 IS NULL
-                     {by_place}"
-                ),
-                [path, kind, &rusqlite::types::Null, &rusqlite::types::Null],
+                "f.path = ?1 AND s.kind = ?2",
+                "f.path, s.start_line",
+                vec![path, kind],
             ),
         };
+        let sql = format!(
+            "SELECT f.path, s.qualified_name, s.kind, s.start_line, s.start_byte, s.end_byte
+             FROM symbols s JOIN files f ON f.id = s.file_id WHERE {filter}
+             ORDER BY {order} LIMIT {MAX_SPANS}"
+        );
         let err = QueryError::sqlite(&self.index_path);
         let mut stmt = self.conn.prepare_cached(&sql).map_err(&err)?;
         let rows = stmt
-            .query_map(
-                params![args[0], args[1], args[2], args[3], MAX_SPANS],
-                |r| {
-                    Ok(SymbolSpan {
-                        path: r.get(0)?,
-                        qualified_name: r.get(1)?,
-                        kind: r.get(2)?,
-                        line: r.get(3)?,
-                        start_byte: r.get::<_, i64>(4)? as usize,
-                        end_byte: r.get::<_, i64>(5)? as usize,
-                    })
-                },
-            )
+            .query_map(rusqlite::params_from_iter(args), |r| {
+                Ok(SymbolSpan {
+                    path: r.get(0)?,
+                    qualified_name: r.get(1)?,
+                    kind: r.get(2)?,
+                    line: r.get(3)?,
+                    start_byte: r.get::<_, i64>(4)? as usize,
+                    end_byte: r.get::<_, i64>(5)? as usize,
+                })
+            })
             .map_err(&err)?;
         rows.collect::<rusqlite::Result<_>>().map_err(&err)
     }
