@@ -68,7 +68,12 @@ pub(crate) fn resolve_from_index(
         }
         let resolved = on_pool(pool, || resolve::resolve_all(&table, &inputs, budget));
         resolve::write_edges(conn, &resolved, fresh)?;
-        tracing::debug!(files = inputs.len(), left = rest.len(), "resolved a chunk");
+        tracing::debug!(
+            files = inputs.len(),
+            symbols = table.symbol_count(),
+            left = rest.len(),
+            "resolved a chunk"
+        );
         stopped.extend(stopped_resolutions(conn, &resolved)?);
         drop(resolved);
         drop(inputs);
@@ -197,18 +202,15 @@ mod tests {
     /// The three ways a run resolves (from the facts a first index gathered, from one
     /// table of every name, and in chunks of a few files each loading its own names)
     /// link the same edges on real code in every language of the fixtures.
-    #[test]
-    fn chunked_resolution_links_what_one_table_links() {
-        let dir = tempfile::tempdir().unwrap();
+    /// loci's index sources, every fixture, and shapes found on real code.
+    fn real_tree(root: &Path) {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        copy_tree(&manifest.join("src"), &dir.path().join("index_src"));
-        copy_tree(
-            &manifest.join("tests/fixtures"),
-            &dir.path().join("fixtures"),
-        );
+        copy_tree(&manifest.join("src"), &root.join("index_src"));
+        copy_tree(&manifest.join("tests/fixtures"), &root.join("fixtures"));
+
         // Found on real code (syn's tests beside boost's headers): `&Self` in an impl for
         // `[T]` is an empty receiver type, and a macro-made typedef an empty-named type.
-        let shapes = dir.path().join("shapes");
+        let shapes = root.join("shapes");
         std::fs::create_dir_all(&shapes).unwrap();
         let files = [
             (
@@ -227,6 +229,12 @@ mod tests {
         for (name, text) in files {
             std::fs::write(shapes.join(name), text).unwrap();
         }
+    }
+
+    #[test]
+    fn chunked_resolution_links_what_one_table_links() {
+        let dir = tempfile::tempdir().unwrap();
+        real_tree(dir.path());
         crate::index_workspace(
             &crate::IndexOptions::new(dir.path()),
             &crate::progress::NoProgress,
@@ -255,5 +263,49 @@ mod tests {
             &gathered,
             "chunks loading their own names",
         );
+    }
+
+    /// A first index past its in-memory fact buffer (a tree too large to resolve from
+    /// what it gathered) closes the side-built search index before resolving in chunks:
+    /// it links what a first index resolving in memory links, and its search index is
+    /// installed and answers.
+    #[test]
+    fn a_first_index_past_its_fact_buffer_links_and_searches_the_same() {
+        let in_memory = tempfile::tempdir().unwrap();
+        let from_index = tempfile::tempdir().unwrap();
+        for dir in [&in_memory, &from_index] {
+            real_tree(dir.path());
+        }
+        crate::index_workspace(
+            &crate::IndexOptions::new(in_memory.path()),
+            &crate::progress::NoProgress,
+        )
+        .unwrap();
+        let mut opts = crate::IndexOptions::new(from_index.path());
+        opts.gather_max_rows = 100;
+        let report = crate::index_workspace(&opts, &crate::progress::NoProgress).unwrap();
+        assert!(report.files_parsed > 100, "{report:?}");
+
+        let open = |dir: &Path| loci_store::open_index(&loci_store::index_path_for(dir)).unwrap();
+        let (expected, got) = (open(in_memory.path()), open(from_index.path()));
+        assert!(resolution(&expected).len() > 1000);
+        assert_same(
+            &resolution(&got),
+            &resolution(&expected),
+            "resolved from the index",
+        );
+        assert!(!loci_store::search_index::is_pending(&got).unwrap());
+        // The same hits from both search indexes (a few terms, each found somewhere).
+        let hits = |dir: &Path, pattern: &str| {
+            let graph = crate::graph::Graph::open(dir).unwrap();
+            let options = crate::graph::SearchOptions::default();
+            let (hits, _) = crate::graph::search(&graph, pattern, &options).unwrap();
+            hits
+        };
+        for pattern in ["MACRO_tester", "fn load_symbols", "class"] {
+            let expected = hits(in_memory.path(), pattern);
+            assert!(!expected.is_empty(), "{pattern}");
+            assert_eq!(hits(from_index.path(), pattern), expected, "{pattern}");
+        }
     }
 }

@@ -30,16 +30,30 @@ pub(crate) const GATHER_MAX_ROWS: usize = 1_000_000;
 pub(crate) enum SearchSink {
     Side(SideSearch),
     Inline(TermsBuilder),
+    /// A side build finished early (before chunked resolution), waiting to be installed.
+    SideBuilt(std::path::PathBuf),
 }
 
 /// Resolution inputs gathered while a first index is written, so that resolution does
 /// not read back what was just written. Dropped (the index is read instead) past
-/// [`GATHER_MAX_ROWS`].
-#[derive(Default)]
+/// `max_rows` ([`GATHER_MAX_ROWS`] unless a test lowers it).
 pub(crate) struct Gathered {
     pub table: resolve::TableBuilder,
     pub inputs: Vec<resolve::FileInputs>,
     rows: usize,
+    max_rows: usize,
+}
+
+impl Gathered {
+    /// Gathers up to `max_rows` facts.
+    pub(crate) fn with_max_rows(max_rows: usize) -> Self {
+        Gathered {
+            table: Default::default(),
+            inputs: Vec::new(),
+            rows: 0,
+            max_rows,
+        }
+    }
 }
 
 /// What a run did to how many files, for its report.
@@ -128,7 +142,7 @@ impl RunWriter<'_> {
                 let existing = self.stored.get(&parsed.rel).map(|s| s.id);
                 let inline_terms = match &mut *self.search {
                     SearchSink::Inline(terms) => Some(terms),
-                    SearchSink::Side(_) => None,
+                    SearchSink::Side(_) | SearchSink::SideBuilt(_) => None,
                 };
                 // A first index resolves every file: no names to collect for staleness.
                 let names = (!self.fresh).then_some(&mut staled.names);
@@ -149,7 +163,7 @@ impl RunWriter<'_> {
                 }
                 if let Some(g) = self.gathered {
                     g.rows += facts.symbols.len() + facts.refs.len();
-                    if g.rows > GATHER_MAX_ROWS {
+                    if g.rows > g.max_rows {
                         *self.gathered = None;
                         // Up to a million facts were just freed: hand them back now,
                         // not after the parse phase, or they stay resident through it.

@@ -255,6 +255,8 @@ pub(crate) fn load_symbols(
     table: &mut SymbolTable,
     names: &[&str],
 ) -> rusqlite::Result<()> {
+    // The previous chunk's definitions go first: never two chunks' tables at once.
+    table.set_symbols(Default::default());
     let mut by_name: super::SymbolsByName = Default::default();
     let mut stmt = conn.prepare_cached(
         "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE name = ?1",

@@ -222,6 +222,11 @@ impl SymbolTable {
         order_candidates(&mut by_name, &self.files);
         self.by_name = by_name;
     }
+
+    /// How many definitions the table holds (for a chunk's log line).
+    pub(crate) fn symbol_count(&self) -> usize {
+        self.by_name.values().map(Vec::len).sum()
+    }
 }
 
 /// Orders each name's candidates by where they are: symbol ids differ between an
