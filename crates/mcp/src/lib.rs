@@ -101,7 +101,8 @@ pub fn serve_stdio(host: Arc<Host>, end_process: fn(i32) -> !) -> Result<(), Api
 /// `Mcp-Session-Id` header), each bound to its own workspace, all sharing `host`,
 /// reaped and capped as `opts` says ([`McpEndpoint`]). The caller (`loci serve`) puts
 /// its API key and `Host`/`Origin` guard in front; the service itself also accepts
-/// only loopback `Host` names unless `allow_remote`.
+/// only loopback `Host` names unless `allow_remote`. Make it inside the tokio runtime
+/// that serves it: its sessions' heap release runs there.
 pub fn http_service(host: Arc<Host>, opts: HttpOptions) -> McpEndpoint {
     McpEndpoint::new(host, opts)
 }

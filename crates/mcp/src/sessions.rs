@@ -84,6 +84,9 @@ impl Sessions {
     /// (outside one, nothing is started) and ends with the sessions.
     pub fn release_heap_after_churn(&self) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!(
+                "the MCP endpoint was made outside a runtime: the heap its sessions free is not handed back"
+            );
             return;
         };
         let weak = Arc::downgrade(&self.inner);
@@ -130,6 +133,9 @@ impl Shared {
             s.open = s.open.saturating_sub(1);
         }
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!(
+                "the MCP endpoint was made outside a runtime: the heap its sessions free is not handed back"
+            );
             return;
         };
         let me = self.clone();
@@ -149,6 +155,9 @@ impl Shared {
     /// A request's response stream dropped before its answer: cancel the request.
     fn request_abandoned(self: &Arc<Self>, id: SessionId, request: RequestId) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!(
+                "the MCP endpoint was made outside a runtime: the heap its sessions free is not handed back"
+            );
             return;
         };
         let cancelled = serde_json::json!({

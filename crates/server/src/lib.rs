@@ -7,7 +7,8 @@
 //! `GET /health`, loopback-only `Host`/`Origin` unless `--allow-remote`, a body limit
 //! (`api.maxBodyBytes`), a deadline per request (`api.requestTimeoutMs`), no absolute
 //! path in any answer, and a graceful stop (SIGTERM/SIGINT: stop accepting, drain the
-//! requests in flight for at most [`DRAIN`], tear every child down, exit 0).
+//! requests in flight for at most [`DRAIN`], tear every child down, exit 0). The
+//! binary mounts `/mcp` beside the routes ([`mount`]), behind the same guard.
 #![deny(missing_docs)]
 
 pub mod answers;
@@ -18,9 +19,9 @@ pub mod guard;
 pub mod handler;
 pub mod head_limit;
 pub mod key;
-pub mod mcp;
 pub mod memory_routes;
 pub mod memory_user_routes;
+pub mod mount;
 pub mod openapi;
 pub mod openapi_memory;
 pub mod openapi_memory_user;
@@ -41,6 +42,7 @@ use axum::extract::DefaultBodyLimit;
 use loci_api::{ApiError, ErrorKind};
 use tower_http::trace::TraceLayer;
 
+use crate::mount::{Mount, Served};
 use crate::state::AppState;
 
 /// How long in-flight requests may run on after a stop signal.
@@ -62,8 +64,13 @@ pub struct ServeOptions {
     pub json: bool,
 }
 
-/// Runs the server until SIGTERM or SIGINT, then drains and returns `Ok`.
-pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
+/// Runs the server until SIGTERM or SIGINT, then drains and returns `Ok`. `mounts`
+/// adds the front ends the binary serves beside the routes (`/mcp`), given what the
+/// server shares with them; it runs inside the server's runtime.
+pub fn serve(
+    opts: &ServeOptions,
+    mounts: impl FnOnce(&Served) -> Vec<Mount>,
+) -> Result<(), ApiError> {
     // Many concurrent graph reads, no user SQL in this process: SQLite's allocation
     // statistics (a global mutex) would serialise the readers.
     loci_api::prefer_parallel_reads();
@@ -116,7 +123,18 @@ pub fn serve(opts: &ServeOptions) -> Result<(), ApiError> {
         .thread_name("loci-serve")
         .build()
         .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot start the runtime: {e}")))?;
-    let result = runtime.block_on(run(listener, bound, state.clone(), limits, opts.json));
+    let served = Served {
+        sql: state.sql.clone(),
+        read_deadline: state.read_deadline,
+        allow_remote: state.allow_remote,
+        max_body_bytes: state.max_body_bytes,
+    };
+    let result = runtime.block_on(async {
+        // Inside the runtime: a mount may start its own tasks (the MCP sessions' reaper
+        // and heap release).
+        let mounts = mounts(&served);
+        run(listener, bound, state.clone(), mounts, limits, opts.json).await
+    });
     state.runs.shutdown();
     // Reads still running past the drain are cancelled with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -128,6 +146,7 @@ async fn run(
     listener: TcpListener,
     bound: SocketAddr,
     state: Arc<AppState>,
+    mounts: Vec<Mount>,
     limits: conn::ConnLimits,
     json: bool,
 ) -> Result<(), ApiError> {
@@ -141,15 +160,17 @@ async fn run(
         sql.close();
         let _ = stop_tx.send(true);
     }));
-    let app = routes::router()
-        .merge(mcp::routes(&state))
+    let app = mounts
+        .into_iter()
+        .fold(routes::router().with_state(state.clone()), |app, m| {
+            app.merge(m.0)
+        })
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             guard::guard,
         ))
         .layer(DefaultBodyLimit::max(state.max_body_bytes))
-        .layer(TraceLayer::new_for_http())
-        .with_state(state);
+        .layer(TraceLayer::new_for_http());
     let mut serving = tokio::spawn(conn::serve(listener, app, limits, stop_rx.clone()));
 
     eprintln!("loci serve: listening on http://{bound}");
