@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use loci_query::{Params, Query, QueryEngine, QueryError, QueryId, Value, WorkerConfig};
@@ -22,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ApiError, ErrorKind};
+use crate::poison::lock;
 
 /// Shortest deadline a caller may ask for: below it, the round trip to the worker (or
 /// its restart after a kill) is most of the budget, and the answer would be a
@@ -168,10 +169,6 @@ impl std::fmt::Debug for SqlService {
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl SqlService {

@@ -1,22 +1,22 @@
-//! What outlives every MCP session of this process: the supervisor that tracks every
-//! child started for a session, the read handles (one connection pool per workspace),
-//! each workspace's freshness tracking and the last gate snapshot recorded for it. A
-//! session replacement rebinds a session; it never replaces the host.
+//! What outlives every MCP session of this process: how sessions bind (a fixed
+//! workspace, the directory without roots, the confinement of a served host), the
+//! `query` tool's workers, and the api's [`WorkspaceHost`] (read handles, freshness
+//! tracking, gate snapshots and the supervisor of background runs), shared with the
+//! HTTP routes when served. A session replacement rebinds a session; it never
+//! replaces the host.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
+use loci_api::host::WorkspaceHost;
 use loci_api::sql_service::SqlService;
+use loci_api::tracking::Tracked;
 use loci_api::{ApiError, Workspace};
 use loci_lifecycle::Status;
 use loci_paths::Roots;
 use loci_supervisor::Supervisor;
-
-use crate::fresh::Tracked;
-use crate::poison::lock;
 
 /// How a host is set up.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +39,9 @@ pub struct HostOptions {
     /// User SQL through this service's killable workers (the server shares its own, so
     /// the HTTP routes see and cancel MCP statements too); `None`: `worker_program`.
     pub sql: Option<Arc<SqlService>>,
+    /// The workspace state to share (the server's, so `/mcp` and the HTTP routes read
+    /// through one pool per workspace); `None`: a host of its own.
+    pub workspaces: Option<Arc<WorkspaceHost>>,
 }
 
 /// The process-lifetime state every session shares.
@@ -50,9 +53,7 @@ pub struct Host {
     pub(crate) read_deadline: Duration,
     pub(crate) confine: Option<Roots>,
     pub(crate) sql: Option<Arc<SqlService>>,
-    workspaces: Mutex<HashMap<PathBuf, Arc<Workspace>>>,
-    tracked: Mutex<HashMap<PathBuf, Arc<Tracked>>>,
-    snapshots: Mutex<HashMap<PathBuf, Status>>,
+    workspaces: Arc<WorkspaceHost>,
     sessions: AtomicU64,
 }
 
@@ -75,8 +76,9 @@ impl Host {
     /// A host with these options.
     pub fn new(opts: HostOptions) -> Arc<Host> {
         let cfg = loci_api::config(None);
+        let workspaces = opts.workspaces.unwrap_or_else(WorkspaceHost::new);
         Arc::new(Host {
-            sup: Arc::new(Supervisor::new()),
+            sup: workspaces.supervisor().clone(),
             fixed_workspace: opts.workspace,
             cwd: opts
                 .cwd
@@ -86,9 +88,7 @@ impl Host {
             read_deadline: opts.read_deadline.unwrap_or_else(|| cfg.read_deadline()),
             confine: opts.confine,
             sql: opts.sql,
-            workspaces: Mutex::new(HashMap::new()),
-            tracked: Mutex::new(HashMap::new()),
-            snapshots: Mutex::new(HashMap::new()),
+            workspaces,
             sessions: AtomicU64::new(0),
         })
     }
@@ -120,38 +120,28 @@ impl Host {
     /// The read handle of the workspace at `root`, opened on first use and shared by
     /// every session.
     pub fn workspace(&self, root: &Path) -> Result<Arc<Workspace>, ApiError> {
-        if let Some(ws) = lock(&self.workspaces).get(root) {
-            return Ok(ws.clone());
-        }
-        let ws = Arc::new(loci_api::open(root)?);
-        Ok(lock(&self.workspaces)
-            .entry(root.to_path_buf())
-            .or_insert(ws)
-            .clone())
+        self.workspaces.workspace(root)
     }
 
     /// The read handle of the workspace at `root`, if one is open (nothing is opened).
     pub fn open_workspace(&self, root: &Path) -> Option<Arc<Workspace>> {
-        lock(&self.workspaces).get(root).cloned()
+        self.workspaces.open_workspace(root)
     }
 
     /// The freshness tracking of the workspace at `root` (one per workspace and
     /// process: sessions on one workspace share its checks and its background sync).
     pub fn tracked(&self, root: &Path) -> Arc<Tracked> {
-        lock(&self.tracked)
-            .entry(root.to_path_buf())
-            .or_insert_with(|| Arc::new(Tracked::new(root)))
-            .clone()
+        self.workspaces.tracked(root)
     }
 
     /// Records the last gate status of a workspace (kept across sessions).
     pub fn record_snapshot(&self, root: &Path, status: &Status) {
-        lock(&self.snapshots).insert(root.to_path_buf(), status.clone());
+        self.workspaces.record_snapshot(root, status);
     }
 
     /// The last gate status recorded for a workspace, by any session.
     pub fn snapshot(&self, root: &Path) -> Option<Status> {
-        lock(&self.snapshots).get(root).cloned()
+        self.workspaces.snapshot(root)
     }
 
     /// How a workspace is named in answers: its path, or over HTTP its folder name.

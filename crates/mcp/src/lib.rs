@@ -25,7 +25,6 @@
 pub mod args;
 pub mod budget;
 pub mod cancel;
-pub mod fresh;
 pub mod host;
 pub mod http;
 mod poison;

@@ -298,7 +298,7 @@ impl LociMcp {
         &self,
         ctx: &Ctx<'_>,
         e: ApiError,
-        runs: &crate::fresh::SessionRuns,
+        runs: &loci_api::tracking::SessionRuns,
     ) -> CallToolResult {
         let freshness = ctx
             .workspace()

@@ -17,9 +17,9 @@ use loci_api::confine::Confined;
 use loci_lifecycle::gate::GateRequest;
 use loci_lifecycle::{Notice, Status};
 
-use crate::fresh::SessionRuns;
 use crate::host::Host;
 use crate::poison::lock;
+use loci_api::tracking::SessionRuns;
 
 /// Where a binding's workspace came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -128,6 +128,7 @@ pub fn serve(
         read_deadline: state.read_deadline,
         allow_remote: state.allow_remote,
         max_body_bytes: state.max_body_bytes,
+        workspaces: state.workspaces.clone(),
     };
     let result = runtime.block_on(async {
         // Inside the runtime: a mount may start its own tasks (the MCP sessions' reaper

@@ -141,7 +141,7 @@ async fn on_memory<T: Send + 'static>(
             user: false,
         };
         f(&target).map_err(|e| {
-            crate::state::redact(
+            loci_api::host::redact_paths(
                 e,
                 &root.to_string_lossy(),
                 &w.index_path().to_string_lossy(),

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::IntoResponse;
+use loci_api::host::WorkspaceHost;
 use loci_api::sql_service::SqlService;
 
 /// What the server shares with a mounted front end.
@@ -22,6 +23,9 @@ pub struct Served {
     pub allow_remote: bool,
     /// `api.maxBodyBytes`.
     pub max_body_bytes: usize,
+    /// The server's workspace handles (so a mount and the routes share one connection
+    /// pool per workspace).
+    pub workspaces: Arc<WorkspaceHost>,
 }
 
 /// A service answering every request under one path.

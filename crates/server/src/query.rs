@@ -10,7 +10,9 @@ use loci_api::{ApiError, ErrorKind};
 use crate::body::Body;
 use crate::handler::id;
 use crate::reply::{HttpError, Reply};
-use crate::state::{Shared, redact};
+use loci_api::host::redact_paths;
+
+use crate::state::Shared;
 
 /// Runs one read-only statement in the workspace's worker.
 pub async fn run(
@@ -80,7 +82,7 @@ pub async fn in_flight(State(s): State<Shared>, Path(ws): Path<String>) -> Reply
 }
 
 fn scrub(e: ApiError, w: &loci_api::Workspace) -> ApiError {
-    redact(
+    redact_paths(
         e,
         &w.root().to_string_lossy(),
         &w.index_path().to_string_lossy(),

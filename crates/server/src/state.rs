@@ -1,11 +1,11 @@
-//! What every request shares: the key, the limits, and one read handle per workspace
-//! (created on first use, so reads of a workspace share its connection pool).
+//! What every request shares: the key, the limits, and the api's workspace host (one
+//! read handle per workspace, created on first use, so reads of a workspace share its
+//! connection pool with each other and with `/mcp`).
 
-use std::collections::HashMap;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use loci_api::host::WorkspaceHost;
 use loci_api::{ApiError, CancelToken, ErrorKind, ReadOptions, Workspace};
 
 use crate::key::ApiKey;
@@ -33,7 +33,8 @@ pub struct AppState {
     pub sql: Arc<loci_api::sql_service::SqlService>,
     /// Graph reads running at once: more wait in line for a permit.
     reads: tokio::sync::Semaphore,
-    workspaces: Mutex<HashMap<i64, Arc<Workspace>>>,
+    /// The read handles of the workspaces, shared with the mounted front ends.
+    pub workspaces: Arc<WorkspaceHost>,
 }
 
 impl AppState {
@@ -54,20 +55,14 @@ impl AppState {
             runs: Arc::new(loci_api::runs::Runs::new()),
             sql: Arc::new(sql_service()),
             reads: tokio::sync::Semaphore::new(concurrent_reads()),
-            workspaces: Mutex::new(HashMap::new()),
+            workspaces: WorkspaceHost::new(),
         }
     }
 
-    /// The read handle of registry workspace `id`, opened on first use.
+    /// The read handle of registry workspace `id`, opened on first use; its errors
+    /// name no host path.
     pub fn workspace(&self, id: i64) -> Result<Arc<Workspace>, ApiError> {
-        if let Some(ws) = self.lock().get(&id) {
-            return Ok(ws.clone());
-        }
-        let entry = loci_api::remote::entry(id)?;
-        let located = loci_api::locate(Path::new(&entry.root))
-            .map_err(|e| redact(e, &entry.root, &entry.index_path))?;
-        let ws = Arc::new(Workspace::new(located));
-        Ok(self.lock().entry(id).or_insert(ws).clone())
+        self.workspaces.registered(id)
     }
 
     /// Runs a read of workspace `id` on the blocking pool, bounded by the read
@@ -104,10 +99,6 @@ impl AppState {
             ))),
         }
     }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<Workspace>>> {
-        self.workspaces.lock().unwrap_or_else(|p| p.into_inner())
-    }
 }
 
 /// The SQL service of this process: its workers run this process's own binary's
@@ -121,7 +112,7 @@ fn sql_service() -> loci_api::sql_service::SqlService {
 
 /// The error with the workspace's paths replaced by placeholders.
 fn redact_for(e: ApiError, ws: &Workspace) -> ApiError {
-    redact(
+    loci_api::host::redact_paths(
         e,
         &ws.root().to_string_lossy(),
         &ws.index_path().to_string_lossy(),
@@ -146,16 +137,4 @@ impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.cancel();
     }
-}
-
-/// The error with the workspace's absolute paths replaced by placeholders: no
-/// absolute path crosses the network.
-pub fn redact(e: ApiError, root: &str, index_path: &str) -> ApiError {
-    loci_api::remote::redact_error(
-        e,
-        &[
-            (index_path.to_string(), "<index>"),
-            (root.to_string(), "<workspace>"),
-        ],
-    )
 }

@@ -37,7 +37,7 @@ pub fn run(args: ServeArgs, json: bool) -> Result<(), ApiError> {
 /// locator (the `Loci-Workspace` header or a tool's `workspace` argument) or by a client
 /// root whose real path lies inside one; answers name workspaces by folder name, never
 /// by absolute path. All sessions share one host, whose `query` tool runs in the
-/// server's own killable workers.
+/// server's own killable workers and whose read handles are the server's.
 fn mcp(served: &Served) -> Mount {
     let cfg = loci_api::config(None);
     let roots = loci_api::workspaces::roots(&cfg).unwrap_or_else(|e| {
@@ -48,6 +48,7 @@ fn mcp(served: &Served) -> Mount {
         confine: Some(roots),
         sql: Some(served.sql.clone()),
         read_deadline: Some(served.read_deadline),
+        workspaces: Some(served.workspaces.clone()),
         ..Default::default()
     });
     let opts = loci_mcp::HttpOptions {

@@ -159,7 +159,7 @@ pub fn output_schema(tool: &ToolDef) -> Value {
         );
         required.push(json!("page"));
     }
-    props.insert("index".into(), crate::fresh::IndexNote::schema());
+    props.insert("index".into(), loci_api::tracking::IndexNote::schema());
     required.push(json!("index"));
     json!({"type": "object", "properties": props, "required": required})
 }

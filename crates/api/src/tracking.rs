@@ -1,6 +1,8 @@
-//! Freshness in every result, and drift repaired in the background.
+//! Freshness in every answer of a long-lived front end, and drift repaired in the
+//! background.
 //!
-//! Each workspace a session touches is [`Tracked`] once per process. A tool call reads
+//! Each workspace a session touches is [`Tracked`] once per process (by
+//! [`crate::host::WorkspaceHost`]). A tool call reads
 //! what is known (never waits): the index's own state from the read, the files the
 //! last check found changed since the last sync, whether a sync runs and who else holds
 //! the index. When the last check is older than [`CHECK_INTERVAL`], the call starts one
@@ -16,8 +18,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use loci_api::Freshness;
-use loci_api::vocab::index::WriteWork;
+use crate::Freshness;
+use crate::vocab::index::WriteWork;
 use loci_lifecycle::maintenance::{BackgroundRun, Purpose};
 use loci_lifecycle::record::RunResult;
 use loci_supervisor::Supervisor;
@@ -200,8 +202,8 @@ impl Tracked {
     }
 
     fn check(self: &Arc<Self>, sup: &Supervisor, session: &SessionRuns) {
-        let located = loci_api::locate(&self.root).ok();
-        let cfg = loci_api::config(Some(&self.root));
+        let located = crate::locate(&self.root).ok();
+        let cfg = crate::config(Some(&self.root));
         let mut holder = None;
         let mut changed = None;
         if let Some(l) = &located

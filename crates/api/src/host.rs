@@ -1,0 +1,167 @@
+//! What a long-lived front end (the MCP host of `loci mcp`, the HTTP server and its
+//! `/mcp`) keeps for the life of its process: one read handle per workspace (so every
+//! session and request on a workspace shares its connection pool), each workspace's
+//! freshness tracking ([`Tracked`]), the last gate status recorded for it, and the
+//! supervisor of the background runs those start. Front ends hold one and convert;
+//! none keeps a cache of its own (as rust-analyzer's `AnalysisHost` is the state its
+//! LSP crate only converts to and from).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use loci_lifecycle::Status;
+use loci_supervisor::Supervisor;
+
+use crate::error::ApiError;
+use crate::handle::Workspace;
+use crate::poison::lock;
+use crate::tracking::Tracked;
+
+/// The process-lifetime state every session and request shares.
+pub struct WorkspaceHost {
+    sup: Arc<Supervisor>,
+    workspaces: Mutex<HashMap<PathBuf, Arc<Workspace>>>,
+    registered: Mutex<HashMap<i64, Arc<Workspace>>>,
+    tracked: Mutex<HashMap<PathBuf, Arc<Tracked>>>,
+    snapshots: Mutex<HashMap<PathBuf, Status>>,
+}
+
+impl std::fmt::Debug for WorkspaceHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkspaceHost")
+            .field("open", &lock(&self.workspaces).len())
+            .finish()
+    }
+}
+
+impl WorkspaceHost {
+    /// A host holding nothing yet.
+    pub fn new() -> Arc<WorkspaceHost> {
+        Arc::new(WorkspaceHost {
+            sup: Arc::new(Supervisor::new()),
+            workspaces: Mutex::default(),
+            registered: Mutex::default(),
+            tracked: Mutex::default(),
+            snapshots: Mutex::default(),
+        })
+    }
+
+    /// The supervisor of every child this host's workspaces start (background syncs).
+    pub fn supervisor(&self) -> &Arc<Supervisor> {
+        &self.sup
+    }
+
+    /// The read handle of the workspace at `root`, opened on first use.
+    pub fn workspace(&self, root: &Path) -> Result<Arc<Workspace>, ApiError> {
+        if let Some(ws) = lock(&self.workspaces).get(root) {
+            return Ok(ws.clone());
+        }
+        let ws = Arc::new(crate::open(root)?);
+        Ok(lock(&self.workspaces)
+            .entry(root.to_path_buf())
+            .or_insert(ws)
+            .clone())
+    }
+
+    /// The read handle of the workspace at `root`, if one is open (nothing is opened).
+    pub fn open_workspace(&self, root: &Path) -> Option<Arc<Workspace>> {
+        lock(&self.workspaces).get(root).cloned()
+    }
+
+    /// The read handle of registry workspace `id`, opened on first use. Its errors
+    /// name no host path (`<workspace>`, `<index>`): a caller across a socket is told
+    /// what failed, not where.
+    pub fn registered(&self, id: i64) -> Result<Arc<Workspace>, ApiError> {
+        if let Some(ws) = lock(&self.registered).get(&id) {
+            return Ok(ws.clone());
+        }
+        let entry = crate::remote::entry(id)?;
+        let located = crate::locate(Path::new(&entry.root))
+            .map_err(|e| redact_paths(e, &entry.root, &entry.index_path))?;
+        let ws = Arc::new(Workspace::new(located));
+        Ok(lock(&self.registered).entry(id).or_insert(ws).clone())
+    }
+
+    /// The freshness tracking of the workspace at `root` (one per workspace and
+    /// process: sessions on one workspace share its checks and its background sync).
+    pub fn tracked(&self, root: &Path) -> Arc<Tracked> {
+        lock(&self.tracked)
+            .entry(root.to_path_buf())
+            .or_insert_with(|| Arc::new(Tracked::new(root)))
+            .clone()
+    }
+
+    /// Records the last gate status of a workspace (kept across sessions).
+    pub fn record_snapshot(&self, root: &Path, status: &Status) {
+        lock(&self.snapshots).insert(root.to_path_buf(), status.clone());
+    }
+
+    /// The last gate status recorded for a workspace, by any session.
+    pub fn snapshot(&self, root: &Path) -> Option<Status> {
+        lock(&self.snapshots).get(root).cloned()
+    }
+
+    /// Children of this host not yet reaped (its tracked background runs).
+    pub fn live_children(&self) -> usize {
+        self.sup.live_children()
+    }
+}
+
+/// `e` with a workspace's absolute paths replaced by placeholders: no absolute path
+/// crosses the network.
+pub fn redact_paths(e: ApiError, root: &str, index_path: &str) -> ApiError {
+    crate::remote::redact_error(
+        e,
+        &[
+            (index_path.to_string(), "<index>"),
+            (root.to_string(), "<workspace>"),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every caller of one host reads a workspace through one handle (one connection
+    /// pool), opened on first use, and shares one freshness tracking of it.
+    #[test]
+    fn one_handle_and_one_tracking_per_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "pub fn a() {}\n").unwrap();
+        loci_index::index_workspace(
+            &loci_index::IndexOptions::new(dir.path()),
+            &loci_index::NoProgress,
+        )
+        .unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let host = WorkspaceHost::new();
+        assert!(host.open_workspace(&root).is_none());
+        let first = host.workspace(&root).unwrap();
+        let again = host.workspace(&root).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(Arc::ptr_eq(&host.open_workspace(&root).unwrap(), &first));
+        assert!(Arc::ptr_eq(&host.tracked(&root), &host.tracked(&root)));
+
+        // A folder that is not there is an error, and nothing is kept for it.
+        let gone = root.join("gone");
+        assert!(host.workspace(&gone).is_err());
+        assert!(host.open_workspace(&gone).is_none());
+    }
+
+    /// What a remote caller is told about a failure names no host path.
+    #[test]
+    fn redacted_errors_name_no_host_path() {
+        let e = ApiError::new(
+            crate::ErrorKind::NotFound,
+            "no index at /srv/w/.loci/index.db for /srv/w",
+        );
+        let shown = redact_paths(e, "/srv/w", "/srv/w/.loci/index.db").to_string();
+        assert!(!shown.contains("/srv/w"), "{shown}");
+        assert!(
+            shown.contains("<index>") && shown.contains("<workspace>"),
+            "{shown}"
+        );
+    }
+}
