@@ -19,6 +19,7 @@ pub mod guard;
 pub mod handler;
 pub mod head_limit;
 pub mod key;
+mod memory_operations;
 pub mod memory_routes;
 pub mod memory_user_routes;
 pub mod mount;

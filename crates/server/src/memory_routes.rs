@@ -12,7 +12,6 @@ use std::path::PathBuf;
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::routing::post;
 use loci_api::memory::{
     self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
     ListRequest, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView, NameRequest,
@@ -26,6 +25,7 @@ use serde::Deserialize;
 
 use crate::body::Body;
 use crate::handler::{PREFIX, id};
+use crate::memory_operations::{memory_operations, memory_router};
 use crate::reply::{HttpError, Reply};
 use crate::state::Shared;
 
@@ -73,40 +73,10 @@ pub struct MemoryGraphRequest {
     pub format: Option<String>,
 }
 
-/// The memory's operations, one table for the workspace store and the user store:
-/// expands to a router with a `POST` route at `$path(op)` for each, served by the
-/// handler of that name in the module that expands it (each module has the same set).
-macro_rules! memory_ops_router {
-    ($path:expr) => {
-        axum::Router::new()
-            .route(&$path("remember"), post(remember))
-            .route(&$path("recall"), post(recall))
-            .route(&$path("read"), post(read))
-            .route(&$path("list"), post(list))
-            .route(&$path("edit"), post(edit))
-            .route(&$path("rename"), post(rename))
-            .route(&$path("forget"), post(forget))
-            .route(&$path("restore"), post(restore))
-            .route(&$path("purge"), post(purge))
-            .route(&$path("history"), post(history))
-            .route(&$path("link"), post(link))
-            .route(&$path("unlink"), post(unlink))
-            .route(&$path("merge"), post(merge))
-            .route(&$path("related"), post(related))
-            .route(&$path("entities"), post(entities))
-            .route(&$path("entities/merge"), post(merge_entities))
-            .route(&$path("entities/rename"), post(rename_entity))
-            .route(&$path("graph"), post(graph))
-            .route(&$path("stats"), post(stats))
-            .route(&$path("enrich"), post(enrich))
-    };
-}
-pub(crate) use memory_ops_router;
-
 /// These routes, without layers.
 pub fn router() -> Router<Shared> {
     let m = |op: &str| format!("{PREFIX}/workspaces/{{id}}/memory/{op}");
-    memory_ops_router!(m)
+    memory_operations!(memory_router, m)
 }
 
 /// `memory/enrich`: a batch over the estimate's threshold needs `"yes": true` (there

@@ -8,7 +8,6 @@
 
 use axum::Router;
 use axum::extract::State;
-use axum::routing::post;
 use loci_api::memory::{
     self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
     ListRequest, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView, NameRequest, Purged,
@@ -19,9 +18,10 @@ use loci_api::{ApiError, ErrorKind};
 use loci_memory::EntityInfo;
 
 use crate::handler::PREFIX;
+use crate::memory_operations::{memory_operations, memory_router};
 use crate::memory_routes::{
-    MemoryGraphRequest, MemoryNamespaceRequest, MemoryPurgeRequest, Object, memory_ops_router,
-    plain_memory_ops, purge_with_consent, without_paths,
+    MemoryGraphRequest, MemoryNamespaceRequest, MemoryPurgeRequest, Object, plain_memory_ops,
+    purge_with_consent, without_paths,
 };
 use crate::reply::{HttpError, Reply};
 use crate::state::Shared;
@@ -33,7 +33,7 @@ pub const USER_MEMORY: &str = "/api/v1/memory";
 pub fn router() -> Router<Shared> {
     debug_assert!(USER_MEMORY.starts_with(PREFIX));
     let m = |op: &str| format!("{USER_MEMORY}/{op}");
-    memory_ops_router!(m)
+    memory_operations!(memory_router, m)
 }
 
 /// `memory/enrich` on the user store: a batch over the estimate's threshold needs
