@@ -188,13 +188,7 @@ pub fn find(
     let window = req.page.window(FIND_LIMIT)?;
     let fetch = window.wanted().max(FIND_COUNT_CAP);
     let ((found, capped), index) = ws.read(opts, |g| {
-        graph::find(
-            g,
-            &req.pattern,
-            req.kind.map(SymbolKind::name),
-            req.lang.map(Lang::name),
-            fetch,
-        )
+        graph::find(g, &req.pattern, req.kind, req.lang, fetch)
     })?;
     let (symbols, page) = window.slice(found, !capped);
     Ok(SymbolsPage {

@@ -226,44 +226,20 @@ fn by_crate_path(graph: &Graph, segs: &[String]) -> Result<Vec<SymbolInfo>, Quer
 }
 
 /// The definitions whose name matches `pattern` (exact, or a glob with `*`, `?`, `[...]`),
-/// optionally of one kind and language, at most `limit`. Returns the matches and whether
+/// optionally of one kind and language (parsed at the front ends), at most `limit`. Returns the matches and whether
 /// more were left out.
 pub fn find(
     graph: &Graph,
     pattern: &str,
-    kind: Option<&str>,
-    lang: Option<&str>,
+    kind: Option<SymbolKind>,
+    lang: Option<Lang>,
     limit: usize,
 ) -> Result<(Vec<SymbolInfo>, bool), QueryError> {
     if pattern.trim().is_empty() {
         return Err(QueryError::Invalid("empty pattern".into()));
     }
     check_length("name pattern", pattern)?;
-    let kind = match kind {
-        Some(k) => Some(
-            SymbolKind::from_name(k)
-                .ok_or_else(|| {
-                    let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.name()).collect();
-                    QueryError::Invalid(format!("unknown kind `{k}`; one of: {}", all.join(", ")))
-                })?
-                .name(),
-        ),
-        None => None,
-    };
-    let lang = match lang {
-        Some(l) => Some(
-            Lang::from_name(l)
-                .ok_or_else(|| {
-                    let all: Vec<&str> = Lang::ALL.iter().map(|l| l.name()).collect();
-                    QueryError::Invalid(format!(
-                        "unknown language `{l}`; one of: {}",
-                        all.join(", ")
-                    ))
-                })?
-                .name(),
-        ),
-        None => None,
-    };
+    let (kind, lang) = (kind.map(SymbolKind::name), lang.map(Lang::name));
     let is_glob = pattern.contains(['*', '?', '[']);
     let (name_clause, name_value) = if is_glob {
         ("s.name GLOB ?1", Value::Text(pattern.to_string()))
