@@ -45,6 +45,7 @@ pub mod runs;
 pub mod schema;
 pub mod sql;
 pub mod sql_service;
+pub mod tool_schema;
 pub mod vocab;
 pub mod workspaces;
 
