@@ -5,9 +5,10 @@ use std::io::Write;
 use serde::Serialize;
 
 /// What the tool definitions may cost a client's context at most, as the MCP Python
-/// SDK's `json.dumps` of the listed tools counts it (the target is 16,000:
-/// this keeps a margin under it for the next field).
-const TOOLS_LIST_MAX_BYTES: usize = 15_500;
+/// SDK's `json.dumps` of the listed tools counts it: under the target of
+/// 16,000, and at most 5 % over the 15,123 the hand-written schemas took before they
+/// were generated from types (enums for every fixed vocabulary, typed array items).
+const TOOLS_LIST_MAX_BYTES: usize = 15_900;
 
 /// JSON as Python's `json.dumps` writes it by default: `", "` and `": "` between
 /// items, every non-ASCII character as a `\uXXXX` escape.
@@ -59,7 +60,7 @@ fn python_json_len(tools: &[rmcp::model::Tool]) -> usize {
 }
 
 #[test]
-fn tools_list_fits_15_500_bytes_under_the_16_kb_target() {
+fn tools_list_fits_15_900_bytes_under_the_16_kb_target() {
     let tools = loci_mcp::server::tool_list(false);
     let bytes = python_json_len(tools);
     for t in tools {

@@ -176,11 +176,6 @@ pub(crate) fn output_of<T: JsonSchema>() -> Value {
     tool_schema::<T>(Side::Output)
 }
 
-/// An object schema from its properties and required names.
-pub(crate) fn object(props: Value, required: &[&str]) -> Value {
-    json!({"properties": props, "required": required})
-}
-
 /// The compact form of a definition in lists, as JSON.
 pub(crate) fn symbol_item(s: &loci_index::graph::SymbolInfo) -> Value {
     serde_json::to_value(item::SymbolItem::of(s)).unwrap_or(Value::Null)

@@ -39,7 +39,21 @@ schema_type!(
 );
 
 schema_type!(
+    /// One string or an array of them.
+    Strings,
+    {"type": ["array", "string"], "items": {"type": "string"}}
+);
+
+schema_type!(
     /// SQL parameters: an array binds `?`, an object binds `:name`.
     Params,
     {"type": ["array", "object"], "items": true}
+);
+
+schema_type!(
+    /// An object whose fields the tool's description and docs/mcp.md name (a memory,
+    /// a hit): typed field by field it would cost every client's context more than it
+    /// says.
+    Object,
+    {"type": "object"}
 );
