@@ -22,7 +22,7 @@ pub mod lifecycle {
 pub mod memory {
     pub use loci_memory::code::CheckedLink;
     pub use loci_memory::extract::{Extraction, ExtractionState};
-    pub use loci_memory::model::{MAX_BODY_BYTES, MemoryType};
+    pub use loci_memory::model::MAX_BODY_BYTES;
     pub use loci_memory::recall::{RecallAnswer, VectorsState, Why};
     pub use loci_memory::{Edit, LinkState, NewMemory};
 }

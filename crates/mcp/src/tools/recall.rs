@@ -4,7 +4,6 @@
 
 use loci_api::ApiError;
 use loci_api::memory::{self as mem, RecallRequest};
-use loci_api::vocab::memory::MemoryType;
 use schemars::JsonSchema;
 use serde_json::json;
 
@@ -22,7 +21,8 @@ struct Input {
     file: Option<String>,
     namespace: Option<String>,
     scope: Option<Scope>,
-    types: Option<Vec<MemoryType>>,
+    // Strings, as `type` in remember and memory (see MemoryArgs).
+    types: Option<Vec<String>>,
     since: Option<String>,
     until: Option<String>,
     limit: Option<Number>,

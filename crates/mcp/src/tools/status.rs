@@ -1,12 +1,11 @@
 //! `status`: the session's workspace, its index state at session start, what the index
 //! holds, and how fresh it is now.
 
-use std::collections::BTreeMap;
-
 use loci_api::{ApiError, ErrorKind};
 use schemars::JsonSchema;
 use serde_json::{Value, json};
 
+use super::wire::Object;
 use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 
@@ -40,7 +39,7 @@ struct Counts {
     files: u64,
     symbols: u64,
     edges: u64,
-    languages: BTreeMap<String, u64>,
+    languages: Object,
 }
 
 /// The tool.
