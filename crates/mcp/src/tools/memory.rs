@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::wire::{Number, Object, Strings};
-use super::{Answer, Ctx, Reply, ToolDef};
+use super::{Answer, Ctx, Reply, ToolDef, to_value};
 use crate::args::Args;
 use crate::budget::{DEFAULT_MAX_CHARS, MAX_MAX_CHARS, clip};
 
@@ -356,10 +356,6 @@ pub(crate) fn view(
     let mut value = to_value(&m)?;
     clip_body(&mut value, budget);
     Ok(("memory", value, text))
-}
-
-pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ApiError> {
-    serde_json::to_value(v).map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))
 }
 
 /// An array argument as its typed items (`invalid_input` naming what did not fit).

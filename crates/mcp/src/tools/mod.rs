@@ -176,6 +176,11 @@ pub(crate) fn output_of<T: JsonSchema>() -> Value {
     tool_schema::<T>(Side::Output)
 }
 
+/// A typed answer (an item, a page) as JSON; failing only on a type that cannot be JSON.
+pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError::new(loci_api::ErrorKind::Internal, e.to_string()))
+}
+
 /// The compact form of a definition in lists, as JSON.
 pub(crate) fn symbol_item(s: &loci_index::graph::SymbolInfo) -> Value {
     serde_json::to_value(item::SymbolItem::of(s)).unwrap_or(Value::Null)

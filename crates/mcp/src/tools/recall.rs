@@ -7,9 +7,9 @@ use loci_api::memory::{self as mem, RecallRequest};
 use schemars::JsonSchema;
 use serde_json::json;
 
-use super::memory::{Scope, freshness, target, to_value};
+use super::memory::{Scope, freshness, target};
 use super::wire::{Number, Object};
-use super::{Answer, Ctx, Reply, ToolDef};
+use super::{Answer, Ctx, Reply, ToolDef, to_value};
 use crate::args::Args;
 
 /// The arguments.

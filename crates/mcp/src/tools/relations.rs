@@ -155,7 +155,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 .refs
                 .iter()
                 .map(|h| {
-                    super::memory::to_value(&Relation::new(
+                    super::to_value(&Relation::new(
                         h.from.as_ref(),
                         (&h.path, h.line, 1),
                         (h.edge, h.confidence),
@@ -208,7 +208,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 .reached
                 .iter()
                 .map(|r| {
-                    super::memory::to_value(&Relation::new(
+                    super::to_value(&Relation::new(
                         r.symbol.as_ref(),
                         (&r.path, r.line, r.depth),
                         (r.edge, r.confidence),

@@ -85,7 +85,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         .hits
         .iter()
         .map(|h| {
-            super::memory::to_value(&Hit {
+            super::to_value(&Hit {
                 path: h.path.clone(),
                 line: h.line,
                 col: h.col,

@@ -125,7 +125,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             line.push_str("\n  | ");
             line.push_str(l);
         }
-        items.push(super::memory::to_value(&def)?);
+        items.push(super::to_value(&def)?);
         lines.push(line);
     }
     Ok(Reply {
