@@ -47,6 +47,7 @@ pub mod runs;
 pub mod schema;
 pub mod sql;
 pub mod sql_service;
+pub mod tool_schema;
 pub mod tracking;
 pub mod vocab;
 pub mod workspaces;

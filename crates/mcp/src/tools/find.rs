@@ -2,11 +2,30 @@
 
 use loci_api::ApiError;
 use loci_api::graph::FindRequest;
-use serde_json::json;
+use loci_api::vocab::index::{Lang, SymbolKind};
+use schemars::JsonSchema;
 
-use super::{Answer, Ctx, Reply, ToolDef, object, symbol_item, symbol_item_schema};
+use super::item::SymbolItem;
+use super::{Answer, Ctx, Reply, ToolDef, symbol_item};
 use crate::args::Args;
 use crate::budget::Listing;
+
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    /// name or glob
+    pattern: String,
+    kind: Option<SymbolKind>,
+    lang: Option<Lang>,
+}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as a Listing")]
+struct Output {
+    symbols: Vec<SymbolItem>,
+}
 
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
@@ -16,22 +35,8 @@ pub static TOOL: ToolDef = ToolDef {
 `pattern`: an exact name or a glob (`parse_*`, `*Error`, `[A-Z]*`), optionally of one `kind` and `lang`. \
 Each hit: path:line, kind, qualified name, signature; exact names first. `symbol` shows one \
 definition's body, `relations` its callers.",
-    input: || {
-        object(
-            json!({
-                "pattern": {"type": "string", "description": "name or glob"},
-                "kind": {"type": "string", "description": "function, method, class, struct, enum, trait, interface, type_alias, module, constant, macro"},
-                "lang": {"type": "string", "description": "rust, python, javascript, typescript, tsx, go, java, c, cpp, csharp, ruby, php, kotlin, swift, bash"}
-            }),
-            &["pattern"],
-        )
-    },
-    output: || {
-        object(
-            json!({"symbols": {"type": "array", "items": symbol_item_schema()}}),
-            &["symbols"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: Some("symbols"),
     read_only: true,
     destructive: false,

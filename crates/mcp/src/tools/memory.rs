@@ -9,17 +9,118 @@ use loci_api::memory::{
     RelatedRequest, RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
 };
 use loci_api::{ApiError, ErrorKind, Freshness, PageRequest};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Reply, ToolDef, object};
+use super::wire::{Number, Object, Strings};
+use super::{Answer, Ctx, Reply, ToolDef, to_value};
 use crate::args::Args;
 use crate::budget::{DEFAULT_MAX_CHARS, MAX_MAX_CHARS, clip};
 
-/// The actions, in the order the schema lists them.
-const ACTIONS: &[&str] = &[
-    "read", "list", "edit", "rename", "forget", "restore", "history", "link", "unlink", "merge",
-    "related", "entities", "stats",
-];
+/// What a `memory` call does, in the order the schema lists them (no purge: an agent
+/// forgets, a person purges).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Action {
+    Read,
+    List,
+    Edit,
+    Rename,
+    Forget,
+    Restore,
+    History,
+    Link,
+    Unlink,
+    Merge,
+    Related,
+    Entities,
+    Stats,
+}
+
+impl Action {
+    /// The action named `name`, or `invalid_input` listing them all.
+    fn parse(name: &str) -> Result<Action, ApiError> {
+        serde_json::from_value(Value::String(name.to_string())).map_err(|_| {
+            let schema = super::input_of::<Action>();
+            let names: Vec<&str> = schema["enum"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            ApiError::new(
+                ErrorKind::InvalidInput,
+                format!("`action` {name:?} is not one of {}", names.join(", ")),
+            )
+            .hint("purge is not offered over MCP: forget instead (restorable)")
+        })
+    }
+}
+
+/// Which store a memory tool reads and writes (absent: `workspace`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Scope {
+    /// The session's workspace's store.
+    Workspace,
+    /// The user-level store, shared by every workspace.
+    User,
+}
+
+/// What `remember` and `memory` take about a memory besides its name and body.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+pub(crate) struct MemoryArgs {
+    // A string, not loci_memory's MemoryType: its nine values in the memory tools'
+    // schemas would take tools/list past its bound (tests/tools_list.rs); remember's
+    // description lists them, and a wrong one is an error that lists them.
+    #[serde(rename = "type")]
+    memory_type: Option<String>,
+    description: Option<String>,
+    namespace: Option<String>,
+    scope: Option<Scope>,
+    entities: Option<Vec<Object>>,
+    relationships: Option<Vec<Object>>,
+}
+
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    action: Action,
+    name: Option<String>,
+    body: Option<String>,
+    #[serde(flatten)]
+    memory: MemoryArgs,
+    new_name: Option<String>,
+    into: Option<String>,
+    version: Option<Number>,
+    code: Option<Strings>,
+    entity: Option<String>,
+    depth: Option<Number>,
+    limit: Option<Number>,
+    cursor: Option<String>,
+}
+
+/// The answer: `action` and the one field it fills.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as JSON")]
+struct Output {
+    action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<Object>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memories: Option<Vec<Object>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    versions: Option<Vec<Object>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    related: Option<Vec<Object>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entities: Option<Vec<Object>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stats: Option<Object>,
+}
 
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
@@ -28,44 +129,8 @@ pub static TOOL: ToolDef = ToolDef {
     description: "One memory by `name` and `action`: read (`stale`: its code changed), list, edit (versioned), \
 rename (new_name), forget (soft), restore (version?), history, link, unlink, merge (into), related, entities, stats. \
 No purge.",
-    input: || {
-        object(
-            json!({
-                "action": {"type": "string", "enum": ACTIONS},
-                "name": {"type": "string"},
-                "namespace": {"type": "string"},
-                "body": {"type": "string"},
-                "description": {"type": "string"},
-                "type": {"type": "string"},
-                "new_name": {"type": "string"},
-                "into": {"type": "string"},
-                "scope": scope(),
-                "version": {"type": ["integer", "string"]},
-                "entities": {"type": "array"},
-                "relationships": {"type": "array"},
-                "code": {"type": ["array", "string"]},
-                "entity": {"type": "string"},
-                "depth": {"type": ["integer", "string"]},
-                "limit": {"type": ["integer", "string"]},
-                "cursor": {"type": "string"}
-            }),
-            &["action"],
-        )
-    },
-    output: || {
-        object(
-            json!({
-                "action": {"type": "string"},
-                "memory": {"type": "object"},
-                "memories": {"type": "array"},
-                "versions": {"type": "array"},
-                "related": {"type": "array"},
-                "entities": {"type": "array"},
-                "stats": {"type": "object"}
-            }),
-            &["action"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: None,
     read_only: false,
     destructive: true,
@@ -76,6 +141,7 @@ No purge.",
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let action = args.string("action")?;
     let t = target(ctx, args)?;
+    let act = Action::parse(&action)?;
     let name = || -> Result<NameRequest, ApiError> {
         Ok(NameRequest {
             namespace: args.opt_string("namespace")?,
@@ -83,21 +149,21 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         })
     };
     let budget = body_budget(args)?;
-    let (key, value, text) = match action.as_str() {
-        "read" => view("read", mem::read(&t, &name()?)?, budget)?,
-        "forget" => view("forgot", mem::forget(&t, &name()?)?, budget)?,
-        "edit" => {
+    let (key, value, text) = match act {
+        Action::Read => view("read", mem::read(&t, &name()?)?, budget)?,
+        Action::Forget => view("forgot", mem::forget(&t, &name()?)?, budget)?,
+        Action::Edit => {
             let req = edit_request(args, name()?)?;
             view("edited", mem::edit(&t, &req)?, budget)?
         }
-        "rename" => {
+        Action::Rename => {
             let req = RenameRequest {
                 name: name()?,
                 new_name: args.string("new_name")?,
             };
             view("renamed", mem::rename(&t, &req)?, budget)?
         }
-        "restore" => {
+        Action::Restore => {
             let version = args
                 .opt_u64("version")?
                 .map(|v| u32::try_from(v).unwrap_or(u32::MAX));
@@ -107,7 +173,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             };
             view("restored", mem::restore(&t, &req)?, budget)?
         }
-        "link" => {
+        Action::Link => {
             let req = LinkRequest {
                 name: name()?,
                 entities: json_arg(args, "entities")?,
@@ -116,7 +182,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             };
             view("linked", mem::link(&t, &req)?, budget)?
         }
-        "unlink" => {
+        Action::Unlink => {
             let req = UnlinkRequest {
                 name: name()?,
                 entity: args.opt_string("entity")?,
@@ -124,7 +190,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             };
             view("unlinked", mem::unlink(&t, &req)?, budget)?
         }
-        "merge" => {
+        Action::Merge => {
             let req = MergeMemoriesRequest {
                 namespace: args.opt_string("namespace")?,
                 from: args.string("name")?,
@@ -135,7 +201,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             let (_, value, text) = view(&format!("merged `{from}` into"), m.into, budget)?;
             ("memory", json!({"into": value, "from": m.from}), text)
         }
-        "history" => {
+        Action::History => {
             let h = mem::history(&t, &name()?)?;
             let mut versions = to_value(&h.versions)?;
             for v in versions.as_array_mut().into_iter().flatten() {
@@ -153,7 +219,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 format!("history of `{}`:\n{text}", h.name),
             )
         }
-        "list" => {
+        Action::List => {
             let mut req = ListRequest {
                 page: PageRequest {
                     limit: args.opt_usize_max("limit", loci_api::MAX_LIMIT as u64)?,
@@ -172,7 +238,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             let text = format!("{} of {} memories:\n{text}", l.memories.len(), l.page.total);
             ("memories", to_value(&l.memories)?, text)
         }
-        "related" => {
+        Action::Related => {
             let depth = args
                 .opt_u64("depth")?
                 .map(|d| u32::try_from(d).unwrap_or(u32::MAX));
@@ -186,7 +252,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             let text = format!("{} memories related to `{}`", r.related.len(), r.name);
             ("related", to_value(&r.related)?, text)
         }
-        "entities" => {
+        Action::Entities => {
             let e = mem::entities(&t, &args.opt_string("namespace")?)?;
             let text = e
                 .entities
@@ -200,20 +266,13 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 format!("entities: {text}"),
             )
         }
-        "stats" => {
+        Action::Stats => {
             let mut s = to_value(&mem::stats(&t, &args.opt_string("namespace")?)?)?;
             if let Some(m) = s.as_object_mut() {
                 m.remove("path");
             }
             let text = format!("memory: {s}");
             ("stats", s, text)
-        }
-        other => {
-            return Err(ApiError::new(
-                ErrorKind::InvalidInput,
-                format!("`action` {other:?} is not one of {}", ACTIONS.join(", ")),
-            )
-            .hint("purge is not offered over MCP: forget instead (restorable)"));
         }
     };
     let key = if value.is_object() && key != "stats" {
@@ -230,27 +289,21 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     })
 }
 
-/// The `scope` property of the three memory tools' inputs (default `workspace`).
-pub(crate) fn scope() -> Value {
-    json!({"enum": ["workspace", "user"]})
-}
-
 /// The store a call names: the session's workspace's (`scope` absent or `workspace`),
 /// or the user-level one (`user`).
 pub(crate) fn target(ctx: &Ctx<'_>, args: &Args) -> Result<StoreTarget, ApiError> {
-    let user = match args.opt_string("scope")?.as_deref() {
-        None | Some("workspace") => false,
-        Some("user") => true,
-        Some(other) => {
-            return Err(ApiError::new(
+    let scope = match args.opt_string("scope")? {
+        None => Scope::Workspace,
+        Some(name) => serde_json::from_value(Value::String(name.clone())).map_err(|_| {
+            ApiError::new(
                 ErrorKind::InvalidInput,
-                format!("`scope` {other:?} is neither \"workspace\" nor \"user\""),
-            ));
-        }
+                format!("`scope` {name:?} is neither \"workspace\" nor \"user\""),
+            )
+        })?,
     };
     Ok(StoreTarget {
         workspace: ctx.root.to_path_buf(),
-        user,
+        user: scope == Scope::User,
     })
 }
 
@@ -303,10 +356,6 @@ pub(crate) fn view(
     let mut value = to_value(&m)?;
     clip_body(&mut value, budget);
     Ok(("memory", value, text))
-}
-
-pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ApiError> {
-    serde_json::to_value(v).map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))
 }
 
 /// An array argument as its typed items (`invalid_input` naming what did not fit).

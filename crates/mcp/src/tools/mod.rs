@@ -4,20 +4,25 @@
 //! one line to [`TOOLS`]; the server lists and dispatches from that table alone.
 
 pub mod find;
+mod item;
 pub mod memory;
 pub mod query;
 pub mod recall;
 pub mod relations;
 pub mod remember;
 pub mod search;
+mod shared;
 pub mod status;
 pub mod symbol;
+mod wire;
 
 use std::path::Path;
 use std::sync::Arc;
 
+use loci_api::tool_schema::{Side, tool_schema};
 use loci_api::{ApiError, Freshness, ReadOptions, Workspace};
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde_json::{Value, json};
 
 use crate::args::Args;
 use crate::budget::Listing;
@@ -116,25 +121,22 @@ pub struct Reply {
 pub fn input_schema(tool: &ToolDef) -> Value {
     let own = (tool.input)();
     let mut props = own["properties"].as_object().cloned().unwrap_or_default();
-    if tool.list.is_some() {
-        props.insert(
-            "limit".into(),
-            json!({"type": ["integer", "string"], "description": "page size (default 100)"}),
-        );
-        props.insert(
-            "cursor".into(),
-            json!({"type": "string", "description": "a page.next_cursor"}),
-        );
+    let shared = match tool.list {
+        Some(_) => input_of::<shared::PageArgs>(),
+        None => input_of::<shared::BudgetArg>(),
+    };
+    if let Some(Value::Object(more)) = shared.get("properties") {
+        props.extend(more.clone());
     }
-    props.insert(
-        "max_chars".into(),
-        json!({"type": ["integer", "string"], "description": "budget in chars (default 20000)"}),
-    );
-    json!({
-        "type": "object",
-        "properties": props,
-        "required": own.get("required").cloned().unwrap_or(json!([])),
-    })
+    let mut schema = json!({"type": "object", "properties": props});
+    // An empty `required` says nothing: left out, as every optional `null` is.
+    if let Some(required) = own
+        .get("required")
+        .filter(|r| r.as_array().is_some_and(|r| !r.is_empty()))
+    {
+        schema["required"] = required.clone();
+    }
+    schema
 }
 
 /// The full output schema of `tool`.
@@ -164,44 +166,25 @@ pub fn output_schema(tool: &ToolDef) -> Value {
     json!({"type": "object", "properties": props, "required": required})
 }
 
-/// An object schema from its properties and required names.
-pub(crate) fn object(props: Value, required: &[&str]) -> Value {
-    json!({"properties": props, "required": required})
+/// A tool's own input schema: the arguments type `T` describes.
+pub(crate) fn input_of<T: JsonSchema>() -> Value {
+    tool_schema::<T>(Side::Input)
 }
 
-/// The compact form of a definition in lists.
+/// A tool's own output schema: the answer type `T` describes.
+pub(crate) fn output_of<T: JsonSchema>() -> Value {
+    tool_schema::<T>(Side::Output)
+}
+
+/// A typed answer (an item, a page) as JSON; failing only on a type that cannot be JSON.
+pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError::new(loci_api::ErrorKind::Internal, e.to_string()))
+}
+
+/// The compact form of a definition in lists, as JSON.
 pub(crate) fn symbol_item(s: &loci_index::graph::SymbolInfo) -> Value {
-    let mut m = Map::new();
-    m.insert("name".into(), json!(s.name));
-    m.insert("qualified_name".into(), json!(s.qualified_name));
-    m.insert("kind".into(), json!(s.kind));
-    m.insert("lang".into(), json!(s.lang));
-    m.insert("path".into(), json!(s.path));
-    m.insert("line".into(), json!(s.line));
-    m.insert("end_line".into(), json!(s.end_line));
-    m.insert(
-        "signature".into(),
-        json!(crate::budget::clip(&s.signature, SIGNATURE_CHARS)),
-    );
-    Value::Object(m)
+    serde_json::to_value(item::SymbolItem::of(s)).unwrap_or(Value::Null)
 }
-
-/// The schema of [`symbol_item`].
-pub(crate) fn symbol_item_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"}, "qualified_name": {"type": "string"},
-            "kind": {"type": "string"}, "lang": {"type": "string"},
-            "path": {"type": "string"}, "line": {"type": "integer"}, "end_line": {"type": "integer"},
-            "signature": {"type": "string"}
-        },
-        "required": ["name", "qualified_name", "kind", "path", "line"]
-    })
-}
-
-/// Characters of a signature shown in a list.
-pub(crate) const SIGNATURE_CHARS: usize = 160;
 
 /// The page request of a list tool's `limit` and `cursor`.
 pub(crate) fn page(args: &Args) -> Result<loci_api::PageRequest, ApiError> {

@@ -6,11 +6,31 @@ use std::sync::Arc;
 use loci_api::sql::{Engine, QueryAnswer, QueryRequest};
 use loci_api::sql_service::{MIN_DEADLINE_MS, SqlRequest, SqlService};
 use loci_api::{ApiError, ErrorKind};
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Reply, ToolDef, object};
+use super::wire::{Number, Params};
+use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 use crate::budget::{Listing, clip};
+
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    sql: String,
+    params: Option<Params>,
+    timeout_ms: Option<Number>,
+}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as a Listing")]
+struct Output {
+    columns: Vec<String>,
+    rows: Vec<Vec<Value>>,
+    elapsed_ms: f64,
+}
 
 /// Rows per page when the call names no `limit`.
 const ROWS: usize = 200;
@@ -32,26 +52,8 @@ confidence exact|import|name, line); imports(file_id, module, name, alias, line)
 bases(file_id, symbol_id, subject, name, kind, line). \
 Example: SELECT s.qualified_name, f.path, s.start_line FROM symbols s JOIN files f ON f.id = s.file_id \
 WHERE s.kind = 'trait' LIMIT 20.",
-    input: || {
-        object(
-            json!({
-                "sql": {"type": "string"},
-                "params": {"type": ["array", "object"]},
-                "timeout_ms": {"type": ["integer", "string"]}
-            }),
-            &["sql"],
-        )
-    },
-    output: || {
-        object(
-            json!({
-                "columns": {"type": "array", "items": {"type": "string"}},
-                "rows": {"type": "array", "items": {"type": "array"}},
-                "elapsed_ms": {"type": "number"}
-            }),
-            &["columns", "rows"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: Some("rows"),
     read_only: true,
     destructive: false,

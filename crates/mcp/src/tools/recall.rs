@@ -4,11 +4,40 @@
 
 use loci_api::ApiError;
 use loci_api::memory::{self as mem, RecallRequest};
+use schemars::JsonSchema;
 use serde_json::json;
 
-use super::memory::{freshness, scope, target, to_value};
-use super::{Answer, Ctx, Reply, ToolDef, object};
+use super::memory::{Scope, freshness, target};
+use super::wire::{Number, Object};
+use super::{Answer, Ctx, Reply, ToolDef, to_value};
 use crate::args::Args;
+
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    query: Option<String>,
+    symbol: Option<String>,
+    file: Option<String>,
+    namespace: Option<String>,
+    scope: Option<Scope>,
+    // Strings, as `type` in remember and memory (see MemoryArgs).
+    types: Option<Vec<String>>,
+    since: Option<String>,
+    until: Option<String>,
+    limit: Option<Number>,
+}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as JSON")]
+struct Output {
+    hits: Vec<Object>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vectors: Option<Object>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cut_by_budget: Option<u64>,
+}
 
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
@@ -16,28 +45,8 @@ pub static TOOL: ToolDef = ToolDef {
     title: "Recall memories",
     description: "Memories for a `query`, or linked to a `symbol` (or code it reaches) or `file`. Each hit \
 says why it ranked and if its code went `stale`.",
-    input: || {
-        object(
-            json!({
-                "query": {"type": "string"},
-                "symbol": {"type": "string"},
-                "file": {"type": "string"},
-                "namespace": {"type": "string"},
-                "scope": scope(),
-                "types": {"type": "array"},
-                "since": {"type": "string"},
-                "until": {"type": "string"},
-                "limit": {"type": ["integer", "string"]}
-            }),
-            &[],
-        )
-    },
-    output: || {
-        object(
-            json!({"hits": {"type": "array"}, "vectors": {"type": "object"}, "cut_by_budget": {"type": "integer"}}),
-            &["hits"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: None,
     read_only: true,
     destructive: false,

@@ -2,12 +2,96 @@
 //! on it — one tool with a `direction` and a `depth`, nearest first.
 
 use loci_api::graph::{Direction, SymbolRequest, TraversalRequest};
+use loci_api::vocab::index::{Confidence, EdgeKind, SymbolInfo, SymbolKind};
 use loci_api::{ApiError, ErrorKind};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Reply, ToolDef, object};
+use super::wire::Number;
+use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 use crate::budget::Listing;
+
+/// Which relation a call asks for: a traversal's [`Direction`], or every use (`refs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Toward {
+    Callers,
+    Callees,
+    Refs,
+    Impact,
+}
+
+impl Toward {
+    /// The traversal it names; `None` for `refs` (every use, one hop).
+    fn traversal(self) -> Option<Direction> {
+        match self {
+            Toward::Callers => Some(Direction::Callers),
+            Toward::Callees => Some(Direction::Callees),
+            Toward::Impact => Some(Direction::Impact),
+            Toward::Refs => None,
+        }
+    }
+}
+
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    /// selector or (impact) file path
+    target: String,
+    direction: Toward,
+    /// hops, 1..32
+    depth: Option<Number>,
+}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as a Listing")]
+struct Output {
+    direction: String,
+    targets: Vec<String>,
+    relations: Vec<Relation>,
+}
+
+/// One definition (or a file's top level) reached, and the edge that reached it.
+#[derive(Serialize, JsonSchema)]
+struct Relation {
+    symbol: Option<String>,
+    #[schemars(with = "Option<String>")]
+    kind: Option<SymbolKind>,
+    path: String,
+    line: u32,
+    depth: u32,
+    // Strings, as `kind`: the tool's description names the values.
+    #[schemars(with = "String")]
+    edge: EdgeKind,
+    #[schemars(with = "String")]
+    confidence: Confidence,
+    site: String,
+}
+
+impl Relation {
+    /// The item of an edge to `from` at `path:line` (its site `site`).
+    fn new(
+        from: Option<&SymbolInfo>,
+        (path, line, depth): (&str, u32, u32),
+        (edge, confidence): (EdgeKind, Confidence),
+        site: String,
+    ) -> Relation {
+        Relation {
+            symbol: from.map(|s| s.qualified_name.clone()),
+            kind: from.map(|s| s.kind),
+            path: path.to_string(),
+            line,
+            depth,
+            edge,
+            confidence,
+            site,
+        }
+    }
+}
 
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
@@ -18,36 +102,8 @@ pub static TOOL: ToolDef = ToolDef {
 calls, references, imports, inheritance) or `impact` (what depends on it, transitively). `depth` 1..32 hops \
 (default 1; impact 3). Nearest first, then by path: path:line, the definition reached, edge kind, \
 confidence (exact, import, name), call site.",
-    input: || {
-        object(
-            json!({
-                "target": {"type": "string", "description": "selector or (impact) file path"},
-                "direction": {"type": "string", "enum": ["callers", "callees", "refs", "impact"]},
-                "depth": {"type": ["integer", "string"], "description": "hops, 1..32"}
-            }),
-            &["target", "direction"],
-        )
-    },
-    output: || {
-        object(
-            json!({
-                "direction": {"type": "string"},
-                "targets": {"type": "array", "items": {"type": "string"}},
-                "relations": {"type": "array", "items": {
-                    "type": "object",
-                    "properties": {
-                        "symbol": {"type": ["string", "null"]},
-                        "kind": {"type": ["string", "null"]},
-                        "path": {"type": "string"}, "line": {"type": "integer"},
-                        "depth": {"type": "integer"}, "edge": {"type": "string"},
-                        "confidence": {"type": "string"}, "site": {"type": "string"}
-                    },
-                    "required": ["path", "line", "depth", "edge", "confidence"]
-                }}
-            }),
-            &["direction", "targets", "relations"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: Some("relations"),
     read_only: true,
     destructive: false,
@@ -58,109 +114,117 @@ confidence (exact, import, name), call site.",
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let target = args.string("target")?;
     let direction = args.string("direction")?;
+    let toward: Toward = super::parse_enum("direction", &direction)?;
     let depth = args
         .opt_u64("depth")?
         .map(|d| u32::try_from(d).unwrap_or(u32::MAX));
     let ws = ctx.workspace()?;
     let page = super::page(args)?;
-    let (items, lines, total, exact, targets, index) = if direction == "refs" {
-        if depth.is_some_and(|d| d != 1) {
-            return Err(ApiError::new(
-                ErrorKind::InvalidInput,
-                "`depth` applies to callers, callees and impact, not to refs",
+    let (items, lines, total, exact, targets, index) = match toward.traversal() {
+        None => {
+            if depth.is_some_and(|d| d != 1) {
+                return Err(ApiError::new(
+                    ErrorKind::InvalidInput,
+                    "`depth` applies to callers, callees and impact, not to refs",
+                )
+                .hint("drop `depth`, or ask `callers` with a depth"));
+            }
+            let r = loci_api::graph::refs(
+                &ws,
+                &SymbolRequest {
+                    symbol: target.clone(),
+                    page,
+                },
+                &ctx.opts,
+            )?;
+            let lines = r
+                .refs
+                .iter()
+                .map(|h| {
+                    let from = h
+                        .from
+                        .as_ref()
+                        .map_or("(top level)", |s| s.qualified_name.as_str());
+                    format!(
+                        "{}:{} {} {} ({})",
+                        h.path, h.line, from, h.edge, h.confidence
+                    )
+                })
+                .collect();
+            let items = r
+                .refs
+                .iter()
+                .map(|h| {
+                    super::to_value(&Relation::new(
+                        h.from.as_ref(),
+                        (&h.path, h.line, 1),
+                        (h.edge, h.confidence),
+                        format!("{}:{}", h.path, h.line),
+                    ))
+                })
+                .collect::<Result<Vec<Value>, _>>()?;
+            let targets = vec![format!(
+                "{}:{} {}",
+                r.target.path, r.target.line, r.target.qualified_name
+            )];
+            (
+                items,
+                lines,
+                r.page.total,
+                r.page.total_exact,
+                targets,
+                r.index,
             )
-            .hint("drop `depth`, or ask `callers` with a depth"));
         }
-        let r = loci_api::graph::refs(
-            &ws,
-            &SymbolRequest {
-                symbol: target.clone(),
+        Some(dir) => {
+            let req = TraversalRequest {
+                target: target.clone(),
+                depth,
                 page,
-            },
-            &ctx.opts,
-        )?;
-        let lines = r
-            .refs
-            .iter()
-            .map(|h| {
-                let from = h
-                    .from
-                    .as_ref()
-                    .map_or("(top level)", |s| s.qualified_name.as_str());
-                format!(
-                    "{}:{} {} {} ({})",
-                    h.path, h.line, from, h.edge, h.confidence
-                )
-            })
-            .collect();
-        let items: Vec<Value> = r
-            .refs
-            .iter()
-            .map(|h| {
-                json!({
-                    "symbol": h.from.as_ref().map(|s| &s.qualified_name),
-                    "kind": h.from.as_ref().map(|s| s.kind),
-                    "path": h.path, "line": h.line, "depth": 1,
-                    "edge": h.edge, "confidence": h.confidence,
-                    "site": format!("{}:{}", h.path, h.line),
+            };
+            let t = loci_api::graph::traverse(&ws, dir, &req, &ctx.opts)?;
+            let lines = t
+                .reached
+                .iter()
+                .map(|r| {
+                    let name = r
+                        .symbol
+                        .as_ref()
+                        .map_or("(top level)", |s| s.qualified_name.as_str());
+                    format!(
+                        "d{} {}:{} {} ({} {}) at {}:{}",
+                        r.depth,
+                        r.path,
+                        r.line,
+                        name,
+                        r.edge,
+                        r.confidence,
+                        r.site.path,
+                        r.site.line
+                    )
                 })
-            })
-            .collect();
-        let targets = vec![format!(
-            "{}:{} {}",
-            r.target.path, r.target.line, r.target.qualified_name
-        )];
-        (
-            items,
-            lines,
-            r.page.total,
-            r.page.total_exact,
-            targets,
-            r.index,
-        )
-    } else {
-        let dir: Direction = super::parse_enum("direction", &direction)?;
-        let req = TraversalRequest {
-            target: target.clone(),
-            depth,
-            page,
-        };
-        let t = loci_api::graph::traverse(&ws, dir, &req, &ctx.opts)?;
-        let lines = t
-            .reached
-            .iter()
-            .map(|r| {
-                let name = r
-                    .symbol
-                    .as_ref()
-                    .map_or("(top level)", |s| s.qualified_name.as_str());
-                format!(
-                    "d{} {}:{} {} ({} {}) at {}:{}",
-                    r.depth, r.path, r.line, name, r.edge, r.confidence, r.site.path, r.site.line
-                )
-            })
-            .collect();
-        let items: Vec<Value> = t
-            .reached
-            .iter()
-            .map(|r| {
-                json!({
-                    "symbol": r.symbol.as_ref().map(|s| &s.qualified_name),
-                    "kind": r.symbol.as_ref().map(|s| s.kind),
-                    "path": r.path, "line": r.line, "depth": r.depth,
-                    "edge": r.edge, "confidence": r.confidence,
-                    "site": format!("{}:{}", r.site.path, r.site.line),
+                .collect();
+            let items = t
+                .reached
+                .iter()
+                .map(|r| {
+                    super::to_value(&Relation::new(
+                        r.symbol.as_ref(),
+                        (&r.path, r.line, r.depth),
+                        (r.edge, r.confidence),
+                        format!("{}:{}", r.site.path, r.site.line),
+                    ))
                 })
-            })
-            .collect();
-        (
-            items,
-            lines,
-            t.page.total,
-            t.page.total_exact,
-            t.targets,
-            t.index,
-        )
+                .collect::<Result<Vec<Value>, _>>()?;
+            (
+                items,
+                lines,
+                t.page.total,
+                t.page.total_exact,
+                t.targets,
+                t.index,
+            )
+        }
     };
     let mut head = serde_json::Map::new();
     head.insert("direction".into(), json!(direction));

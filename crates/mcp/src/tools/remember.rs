@@ -2,12 +2,34 @@
 //! entities and relationships it names and links to the code its body mentions.
 
 use loci_api::ApiError;
-use loci_api::memory::{self as mem, RememberRequest};
+use loci_api::memory::{self as mem, ExtractMode, LlmChoice, RememberRequest};
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::memory::{body_budget, freshness, scope, strings, target, view};
-use super::{Answer, Ctx, Reply, ToolDef, object};
+use super::memory::{MemoryArgs, body_budget, freshness, strings, target, view};
+use super::wire::{Object, Strings};
+use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
+
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    name: String,
+    body: String,
+    #[serde(flatten)]
+    memory: MemoryArgs,
+    links: Option<Strings>,
+    extract: Option<ExtractMode>,
+    llm: Option<LlmChoice>,
+}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as JSON")]
+struct Output {
+    memory: Object,
+}
 
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
@@ -16,25 +38,8 @@ pub static TOOL: ToolDef = ToolDef {
     description: "Stores a memory (`name` unique, `body` <= 512 KiB; type decision|convention|incident|\
 reference|project|user|feedback|skill|note). Code the body names is linked (+ `links`); `entities` \
 [{name,type,aliases?}], `relationships` [{source,target,relation,weight?}]; `extract`: \"llm\" has claude/codex (`llm`) extract them, when the host allows it (llm.allowSpawn).",
-    input: || {
-        object(
-            json!({
-                "name": {"type": "string"},
-                "body": {"type": "string"},
-                "type": {"type": "string"},
-                "description": {"type": "string"},
-                "namespace": {"type": "string"},
-                "scope": scope(),
-                "entities": {"type": "array"},
-                "relationships": {"type": "array"},
-                "links": {"type": ["array", "string"]},
-                "extract": {"type": "string", "enum": ["llm"]},
-                "llm": {"type": "string", "enum": ["claude", "codex"]}
-            }),
-            &["name", "body"],
-        )
-    },
-    output: || object(json!({"memory": {"type": "object"}}), &["memory"]),
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: None,
     read_only: false,
     destructive: false,

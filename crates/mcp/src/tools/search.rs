@@ -3,11 +3,40 @@
 
 use loci_api::ApiError;
 use loci_api::graph::SearchRequest;
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Answer, Ctx, Reply, ToolDef, object};
+use super::wire::Flag;
+use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 use crate::budget::{Listing, clip};
+
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    pattern: String,
+    regex: Option<Flag>,
+    ignore_case: Option<Flag>,
+    /// glob over paths
+    path: Option<String>,
+}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as a Listing")]
+struct Output {
+    hits: Vec<Hit>,
+}
+
+/// One hit.
+#[derive(Serialize, JsonSchema)]
+struct Hit {
+    path: String,
+    line: u32,
+    col: u32,
+    text: String,
+}
 
 /// Characters of a hit's line shown.
 const TEXT_CHARS: usize = 200;
@@ -19,27 +48,8 @@ pub static TOOL: ToolDef = ToolDef {
     description: "Lines of indexed files containing `pattern` (a literal, or a regular expression with \
 `regex: true`), optionally case-insensitive and limited to paths matching the glob `path` (`src/**/*.rs`). \
 Hits in path then line order, each as path:line:col and the line's text.",
-    input: || {
-        object(
-            json!({
-                "pattern": {"type": "string"},
-                "regex": {"type": ["boolean", "string"]},
-                "ignore_case": {"type": ["boolean", "string"]},
-                "path": {"type": "string", "description": "glob over paths"}
-            }),
-            &["pattern"],
-        )
-    },
-    output: || {
-        object(
-            json!({"hits": {"type": "array", "items": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "line": {"type": "integer"}, "col": {"type": "integer"}, "text": {"type": "string"}},
-                "required": ["path", "line", "col", "text"]
-            }}}),
-            &["hits"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: Some("hits"),
     read_only: true,
     destructive: false,
@@ -74,8 +84,15 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let items = page
         .hits
         .iter()
-        .map(|h| json!({"path": h.path, "line": h.line, "col": h.col, "text": clip(&h.text, TEXT_CHARS)}))
-        .collect();
+        .map(|h| {
+            super::to_value(&Hit {
+                path: h.path.clone(),
+                line: h.line,
+                col: h.col,
+                text: clip(&h.text, TEXT_CHARS),
+            })
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Reply {
         answer: Answer::List(Listing {
             key: "hits",

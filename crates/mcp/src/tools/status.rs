@@ -2,10 +2,45 @@
 //! holds, and how fresh it is now.
 
 use loci_api::{ApiError, ErrorKind};
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Reply, ToolDef, object};
+use super::wire::Object;
+use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
+
+/// The arguments: none of its own.
+#[derive(JsonSchema)]
+struct Input {}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as JSON")]
+struct Output {
+    workspace: String,
+    session_start: SessionStart,
+    counts: Option<Counts>,
+}
+
+/// The index state at session start.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as JSON")]
+struct SessionStart {
+    state: String,
+    reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
+}
+
+/// What the index holds.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as JSON")]
+struct Counts {
+    files: u64,
+    symbols: u64,
+    edges: u64,
+    languages: Object,
+}
 
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
@@ -14,30 +49,8 @@ pub static TOOL: ToolDef = ToolDef {
     description: "The workspace this session reads, its index state at session start (clean, drift, \
 syncing, indexing, unindexed, busy, corrupt, unavailable) with the reason and a hint, and what the index \
 holds (files, symbols, edges, languages). Call it first when unsure the workspace is indexed.",
-    input: || object(json!({}), &[]),
-    output: || {
-        object(
-            json!({
-                "workspace": {"type": "string"},
-                "session_start": {
-                    "type": "object",
-                    "properties": {
-                        "state": {"type": "string"}, "reason": {"type": "string"},
-                        "hint": {"type": "string"}
-                    },
-                    "required": ["state", "reason"]
-                },
-                "counts": {
-                    "type": ["object", "null"],
-                    "properties": {
-                        "files": {"type": "integer"}, "symbols": {"type": "integer"},
-                        "edges": {"type": "integer"}, "languages": {"type": "object"}
-                    }
-                }
-            }),
-            &["workspace", "session_start", "counts"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: None,
     read_only: true,
     destructive: false,

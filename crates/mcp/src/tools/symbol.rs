@@ -4,10 +4,14 @@
 use std::io::{BufRead, BufReader};
 
 use loci_api::graph::{OutlineRequest, SymbolRequest};
+use loci_api::vocab::index::SymbolKind;
 use loci_api::{ApiError, PageRequest};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Answer, Ctx, Reply, ToolDef, object, symbol_item, symbol_item_schema};
+use super::item::SymbolItem;
+use super::wire::Number;
+use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 use crate::budget::{Listing, clip};
 
@@ -22,6 +26,48 @@ const DOC_CHARS: usize = 1_200;
 /// Members listed in a definition's outline.
 const OUTLINE_ITEMS: usize = 60;
 
+/// The arguments.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: read through Args")]
+struct Input {
+    /// selector
+    symbol: String,
+    /// body lines to show (default 40, at most 400; 0 for none)
+    body_lines: Option<Number>,
+}
+
+/// The answer.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "schema only: built as a Listing")]
+struct Output {
+    definitions: Vec<Definition>,
+}
+
+/// One definition in full.
+#[derive(Serialize, JsonSchema)]
+struct Definition {
+    #[serde(flatten)]
+    item: SymbolItem,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    doc: Option<String>,
+    /// the first body_lines lines
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_truncated: Option<bool>,
+    members: Vec<Member>,
+}
+
+/// A definition inside another, `depth` levels down.
+#[derive(Serialize, JsonSchema)]
+struct Member {
+    name: String,
+    #[schemars(with = "String")]
+    kind: SymbolKind,
+    line: u32,
+    depth: u32,
+}
+
 /// The tool.
 pub static TOOL: ToolDef = ToolDef {
     name: "symbol",
@@ -29,31 +75,8 @@ pub static TOOL: ToolDef = ToolDef {
     description: "One definition by selector (`name`, `Qualified::name` with any separator, or \
 `path/to/file:name`): signature, doc comment, the first `body_lines` lines of its body (default 40) \
 and the outline of its members. A name defined in several places gives each definition.",
-    input: || {
-        object(
-            json!({
-                "symbol": {"type": "string", "description": "selector"},
-                "body_lines": {"type": ["integer", "string"], "description": "body lines to show (default 40, at most 400; 0 for none)"}
-            }),
-            &["symbol"],
-        )
-    },
-    output: || {
-        let mut def = symbol_item_schema();
-        def["properties"]["doc"] = json!({"type": "string"});
-        def["properties"]["body"] =
-            json!({"type": "string", "description": "the first body_lines lines"});
-        def["properties"]["body_truncated"] = json!({"type": "boolean"});
-        def["properties"]["members"] = json!({"type": "array", "items": {
-            "type": "object",
-            "properties": {"name": {"type": "string"}, "kind": {"type": "string"}, "line": {"type": "integer"}, "depth": {"type": "integer"}},
-            "required": ["name", "kind", "line"]
-        }});
-        object(
-            json!({"definitions": {"type": "array", "items": def}}),
-            &["definitions"],
-        )
-    },
+    input: super::input_of::<Input>,
+    output: super::output_of::<Output>,
     list: Some("definitions"),
     read_only: true,
     destructive: false,
@@ -81,27 +104,28 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let mut items = Vec::with_capacity(defs.symbols.len());
     let mut lines = Vec::with_capacity(defs.symbols.len());
     for s in &defs.symbols {
-        let mut item = symbol_item(s);
-        if let Some(doc) = &s.doc {
-            item["doc"] = json!(clip(doc, DOC_CHARS));
-        }
-        if body_lines > 0 {
+        let (body, body_truncated) = if body_lines > 0 {
             let (body, truncated) = excerpt(ctx.root, &s.path, s.line, s.end_line, body_lines);
-            item["body"] = json!(body);
-            item["body_truncated"] = json!(truncated);
-        }
-        item["members"] = members(ctx, &ws, s);
+            (Some(body), Some(truncated))
+        } else {
+            (None, None)
+        };
+        let def = Definition {
+            item: SymbolItem::of(s),
+            doc: s.doc.as_deref().map(|d| clip(d, DOC_CHARS)),
+            body,
+            body_truncated,
+            members: members(ctx, &ws, s),
+        };
         let mut line = format!(
             "{}:{}-{} {} {}\n  {}",
             s.path, s.line, s.end_line, s.kind, s.qualified_name, s.signature
         );
-        if let Some(b) = item["body"].as_str() {
-            for l in b.lines() {
-                line.push_str("\n  | ");
-                line.push_str(l);
-            }
+        for l in def.body.as_deref().unwrap_or_default().lines() {
+            line.push_str("\n  | ");
+            line.push_str(l);
         }
-        items.push(item);
+        items.push(super::to_value(&def)?);
         lines.push(line);
     }
     Ok(Reply {
@@ -151,26 +175,33 @@ fn excerpt(
 }
 
 /// The definitions inside `s` (its file's outline within its lines).
-fn members(ctx: &Ctx<'_>, ws: &loci_api::Workspace, s: &loci_index::graph::SymbolInfo) -> Value {
+fn members(
+    ctx: &Ctx<'_>,
+    ws: &loci_api::Workspace,
+    s: &loci_index::graph::SymbolInfo,
+) -> Vec<Member> {
     let req = OutlineRequest {
         file: s.path.clone(),
         page: PageRequest::first(loci_api::MAX_LIMIT),
     };
     let Ok(outline) = loci_api::graph::outline(ws, &req, &ctx.opts) else {
-        return json!([]);
+        return Vec::new();
     };
     let base = outline
         .symbols
         .iter()
         .find(|o| o.symbol.line == s.line && o.symbol.name == s.name)
         .map_or(0, |o| o.depth);
-    Value::Array(
-        outline
-            .symbols
-            .iter()
-            .filter(|o| o.symbol.line > s.line && o.symbol.end_line <= s.end_line && o.depth > base)
-            .take(OUTLINE_ITEMS)
-            .map(|o| json!({"name": o.symbol.name, "kind": o.symbol.kind, "line": o.symbol.line, "depth": o.depth - base}))
-            .collect(),
-    )
+    outline
+        .symbols
+        .iter()
+        .filter(|o| o.symbol.line > s.line && o.symbol.end_line <= s.end_line && o.depth > base)
+        .take(OUTLINE_ITEMS)
+        .map(|o| Member {
+            name: o.symbol.name.clone(),
+            kind: o.symbol.kind,
+            line: o.symbol.line,
+            depth: o.depth - base,
+        })
+        .collect()
 }
