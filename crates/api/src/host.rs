@@ -54,10 +54,19 @@ impl WorkspaceHost {
 
     /// The read handle of the workspace at `root`, opened on first use.
     pub fn workspace(&self, root: &Path) -> Result<Arc<Workspace>, ApiError> {
+        self.workspace_or(root, |e| e)
+    }
+
+    /// [`WorkspaceHost::workspace`], with `on_error` applied to a failure to open it.
+    fn workspace_or(
+        &self,
+        root: &Path,
+        on_error: impl FnOnce(ApiError) -> ApiError,
+    ) -> Result<Arc<Workspace>, ApiError> {
         if let Some(ws) = lock(&self.workspaces).get(root) {
             return Ok(ws.clone());
         }
-        let ws = Arc::new(crate::open(root)?);
+        let ws = Arc::new(crate::open(root).map_err(on_error)?);
         Ok(lock(&self.workspaces)
             .entry(root.to_path_buf())
             .or_insert(ws)
@@ -69,17 +78,28 @@ impl WorkspaceHost {
         lock(&self.workspaces).get(root).cloned()
     }
 
-    /// The read handle of registry workspace `id`, opened on first use. Its errors
-    /// name no host path (`<workspace>`, `<index>`): a caller across a socket is told
-    /// what failed, not where.
+    /// The read handle of registry workspace `id`: the one [`WorkspaceHost::workspace`]
+    /// keeps for its root (so a workspace read by id and by root has one pool), found
+    /// through the registry once. Its errors name no host path (`<workspace>`,
+    /// `<index>`): a caller across a socket is told what failed, not where.
     pub fn registered(&self, id: i64) -> Result<Arc<Workspace>, ApiError> {
+        self.registered_at(id, || {
+            crate::remote::entry(id).map(|entry| (entry.root, entry.index_path))
+        })
+    }
+
+    /// [`WorkspaceHost::registered`], with `paths` giving the workspace's root and
+    /// index path (read from the registry) when `id` is not known yet.
+    fn registered_at(
+        &self,
+        id: i64,
+        paths: impl FnOnce() -> Result<(String, String), ApiError>,
+    ) -> Result<Arc<Workspace>, ApiError> {
         if let Some(ws) = lock(&self.registered).get(&id) {
             return Ok(ws.clone());
         }
-        let entry = crate::remote::entry(id)?;
-        let located = crate::locate(Path::new(&entry.root))
-            .map_err(|e| redact_paths(e, &entry.root, &entry.index_path))?;
-        let ws = Arc::new(Workspace::new(located));
+        let (root, index_path) = paths()?;
+        let ws = self.workspace_or(Path::new(&root), |e| redact_paths(e, &root, &index_path))?;
         Ok(lock(&self.registered).entry(id).or_insert(ws).clone())
     }
 
@@ -148,6 +168,39 @@ mod tests {
         let gone = root.join("gone");
         assert!(host.workspace(&gone).is_err());
         assert!(host.open_workspace(&gone).is_none());
+    }
+
+    /// A workspace read by registry id is the handle read by its root (one pool), and
+    /// the registry is asked once; a failure to open it names no host path.
+    #[test]
+    fn a_registered_workspace_shares_the_handle_of_its_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "pub fn a() {}\n").unwrap();
+        loci_index::index_workspace(
+            &loci_index::IndexOptions::new(dir.path()),
+            &loci_index::NoProgress,
+        )
+        .unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let index = root.join(".loci/index.db").to_string_lossy().into_owned();
+        let shown = root.to_string_lossy().into_owned();
+        let host = WorkspaceHost::new();
+        let by_root = host.workspace(&root).unwrap();
+        let by_id = host
+            .registered_at(7, || Ok((shown.clone(), index.clone())))
+            .unwrap();
+        assert!(Arc::ptr_eq(&by_root, &by_id));
+        let again = host
+            .registered_at(7, || panic!("the registry is read once per id"))
+            .unwrap();
+        assert!(Arc::ptr_eq(&again, &by_id));
+
+        let gone = root.join("gone").to_string_lossy().into_owned();
+        let e = host
+            .registered_at(8, || Ok((gone.clone(), format!("{gone}/.loci/index.db"))))
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains(&gone) && e.contains("<workspace>"), "{e}");
     }
 
     /// What a remote caller is told about a failure names no host path.
