@@ -108,7 +108,7 @@ impl WorkspaceHost {
     pub fn tracked(&self, root: &Path) -> Arc<Tracked> {
         lock(&self.tracked)
             .entry(root.to_path_buf())
-            .or_insert_with(|| Arc::new(Tracked::new(root)))
+            .or_insert_with(|| Arc::new(Tracked::new(root, self.sup.clone())))
             .clone()
     }
 

@@ -37,6 +37,8 @@ pub const MAX_FAILURES: u32 = 2;
 #[derive(Debug)]
 pub struct Tracked {
     root: PathBuf,
+    /// The supervisor the background syncs run under (the host's).
+    sup: Arc<Supervisor>,
     state: Mutex<TrackState>,
 }
 
@@ -110,10 +112,11 @@ impl IndexNote {
 }
 
 impl Tracked {
-    /// Nothing known yet about `root`.
-    pub fn new(root: &Path) -> Tracked {
+    /// Nothing known yet about `root`; its background syncs run under `sup`.
+    pub fn new(root: &Path, sup: Arc<Supervisor>) -> Tracked {
         Tracked {
             root: root.to_path_buf(),
+            sup,
             state: Mutex::new(TrackState::default()),
         }
     }
@@ -122,7 +125,6 @@ impl Tracked {
     /// starts a check in the background when the last one is stale. Never blocks.
     pub fn observe(
         self: &Arc<Self>,
-        sup: &Arc<Supervisor>,
         freshness: Option<Freshness>,
         session: &SessionRuns,
     ) -> IndexNote {
@@ -133,14 +135,14 @@ impl Tracked {
                 .is_none_or(|at| at.elapsed() >= CHECK_INTERVAL);
         if due {
             st.checking = true;
-            let (me, sup, session) = (self.clone(), sup.clone(), session.clone());
+            let (me, session) = (self.clone(), session.clone());
             let spawned = std::thread::Builder::new()
                 .name("loci-mcp-drift".into())
                 .spawn(move || {
                     lower_priority();
                     // No heap trim here: malloc_trim holds every arena's lock, and on
                     // this lowest-priority thread the calls would wait behind it.
-                    me.check(&sup, &session)
+                    me.check(&session)
                 });
             if spawned.is_err() {
                 st.checking = false;
@@ -201,7 +203,7 @@ impl Tracked {
             });
     }
 
-    fn check(self: &Arc<Self>, sup: &Supervisor, session: &SessionRuns) {
+    fn check(self: &Arc<Self>, session: &SessionRuns) {
         let located = crate::locate(&self.root).ok();
         let cfg = crate::config(Some(&self.root));
         let mut holder = None;
@@ -252,7 +254,7 @@ impl Tracked {
             return;
         };
         if let Ok(run) = BackgroundRun::start(
-            sup,
+            &self.sup,
             &exe,
             &self.root,
             Purpose::Sync,

@@ -46,7 +46,6 @@ pub struct HostOptions {
 
 /// The process-lifetime state every session shares.
 pub struct Host {
-    pub(crate) sup: Arc<Supervisor>,
     pub(crate) fixed_workspace: Option<PathBuf>,
     pub(crate) cwd: PathBuf,
     pub(crate) worker_program: Option<PathBuf>,
@@ -78,7 +77,6 @@ impl Host {
         let cfg = loci_api::config(None);
         let workspaces = opts.workspaces.unwrap_or_else(WorkspaceHost::new);
         Arc::new(Host {
-            sup: workspaces.supervisor().clone(),
             fixed_workspace: opts.workspace,
             cwd: opts
                 .cwd
@@ -165,9 +163,14 @@ impl Host {
         self.confine.as_ref()
     }
 
+    /// The supervisor of every child started for a session (the workspace host's).
+    pub(crate) fn supervisor(&self) -> &Arc<Supervisor> {
+        self.workspaces.supervisor()
+    }
+
     /// Children of this host not yet reaped (its tracked background runs).
     pub fn live_children(&self) -> usize {
-        self.sup.live_children()
+        self.workspaces.live_children()
     }
 }
 

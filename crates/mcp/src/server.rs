@@ -263,10 +263,7 @@ impl LociMcp {
             Ok(r) => r,
             Err(e) => return self.error(&ctx, e, &runs),
         };
-        let note = self
-            .host
-            .tracked(&root)
-            .observe(&self.host.sup, reply.freshness, &runs);
+        let note = self.host.tracked(&root).observe(reply.freshness, &runs);
         let notices = lock(&self.session).take_notices();
         let mut extra = Map::new();
         let mut tail = Vec::new();
@@ -305,10 +302,7 @@ impl LociMcp {
             .ok()
             .and_then(|ws| ws.read(&ctx.opts, |_| Ok(())).ok())
             .map(|((), f)| f);
-        let note = self
-            .host
-            .tracked(ctx.root)
-            .observe(&self.host.sup, freshness, runs);
+        let note = self.host.tracked(ctx.root).observe(freshness, runs);
         let e = self.redact(e, ctx.root);
         let mut result = error_result(&e);
         if let Some(meta) = result.meta.as_mut() {

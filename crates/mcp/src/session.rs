@@ -167,7 +167,7 @@ fn start_gate(host: &Arc<Host>, root: &Path, runs: &SessionRuns, gate: &Arc<Mute
             } else {
                 loci_api::gate(&req)
             };
-            let (status, run) = answer.settle_owned(&host.sup);
+            let (status, run) = answer.settle_owned(host.supervisor());
             if let Some(run) = run {
                 host.tracked(&root).adopt(run, &runs);
             }
