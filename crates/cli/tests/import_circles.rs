@@ -375,15 +375,8 @@ fn crates() -> Vec<PathBuf> {
     dirs
 }
 
-/// The circles still to undo (issue #28), each as its files joined by ` <-> `. The
-/// check fails on any circle not listed here, and on a listed one that is gone, so the
-/// list only shrinks.
-const KNOWN_CIRCLES: &[&str] = &[
-    "crates/index/src/resolve/ctx.rs <-> crates/index/src/resolve/go_modules.rs <-> crates/index/src/resolve/java_packages.rs <-> crates/index/src/resolve/mod.rs <-> crates/index/src/resolve/rust_paths.rs <-> crates/index/src/resolve/table.rs",
-];
-
 #[test]
-fn no_crate_has_an_import_circle_beyond_the_known_ones() {
+fn no_crate_has_an_import_circle() {
     let root = workspace().canonicalize().unwrap();
     let mut found = BTreeSet::new();
     let mut files = 0;
@@ -405,14 +398,7 @@ fn no_crate_has_an_import_circle_beyond_the_known_ones() {
         }
     }
     assert!(files > 200, "only {files} files read: the walk is broken");
-    let known: BTreeSet<String> = KNOWN_CIRCLES.iter().map(|c| c.to_string()).collect();
-    let new: Vec<&String> = found.difference(&known).collect();
-    let gone: Vec<&String> = known.difference(&found).collect();
-    assert!(new.is_empty(), "new import circles:\n{new:#?}");
-    assert!(
-        gone.is_empty(),
-        "circles undone (take them out of KNOWN_CIRCLES):\n{gone:#?}"
-    );
+    assert!(found.is_empty(), "import circles:\n{found:#?}");
 }
 
 /// The checker sees a circle when there is one: two files of a scratch crate that take

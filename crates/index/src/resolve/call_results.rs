@@ -2,7 +2,10 @@
 //! `rt().handle().spawn(..)`): the type the called function's signature says it returns
 //! decides which members are candidates.
 
-use super::{Confidence, Ctx, MAX_RESULT_HOPS, Sym, overloads, typed};
+use super::{Confidence, Ctx, Sym, overloads, typed};
+
+/// Most calls followed to find the type of a call's result (`rt().handle()` is two).
+pub(super) const MAX_RESULT_HOPS: usize = 4;
 
 impl<'a> Ctx<'a> {
     /// `x.name` where `x` holds the result of `call` (`New()`): when the call resolves to

@@ -1,7 +1,14 @@
-//! The context of one file's resolution (its table, own definitions, directory,
-//! imports) and the rules that pick a reference's candidates from it.
+//! The context of one file's resolution: its table, own definitions, directory and
+//! imports, and what the rules ask of it (its language, a candidate's module). The
+//! rules themselves are written as methods on it in the modules above
+//! ([`super::rules`] orders them); this module names none of them.
 
-use super::*;
+use rustc_hash::FxHashMap as HashMap;
+
+use super::rust_paths::Module;
+use super::sym::Sym;
+use super::table::SymbolTable;
+use crate::Lang;
 
 /// A reference as far as its resolution depends on it: name, qualifier, call or type
 /// use, the caller (only for `self.n`), whether it is a macro invocation, the
@@ -39,100 +46,6 @@ pub(super) const SELF_QUALIFIERS: &[&str] = &[
 ];
 
 impl<'a> Ctx<'a> {
-    /// `x.name` where the file says `x` is a `ty`: only members of `ty` or of its bases
-    /// (followed by name, a few levels up) are candidates; same-named members of other
-    /// types are never linked. Rust paths (`module::f()`) keep their own rule first.
-    pub(super) fn resolve_on(
-        &self,
-        ty: &str,
-        name: &str,
-        qualifier: Option<&str>,
-        from: Option<i64>,
-        wanted: &dyn Fn(&Sym) -> bool,
-    ) -> Vec<(&'a Sym, Confidence)> {
-        // A type the workspace does not define (`Vec`, a generic parameter): its members
-        // are unknown here, so the name-based rules decide. So do an interface's or a
-        // trait's: a call through one reaches its implementations (Go's are not even
-        // declared).
-        let concrete = self.table.by_name.get(ty).is_some_and(|defs| {
-            defs.iter().any(|s| s.kind.is_type())
-                && !defs
-                    .iter()
-                    .any(|s| matches!(s.kind, SymbolKind::Trait | SymbolKind::Interface))
-        });
-        // Java/Kotlin: the types of that name the file's imports and package bind it to
-        // (none: a type outside the workspace).
-        let java_files = concrete.then(|| self.java_receiver_files(ty)).flatten();
-        // Kotlin: a type the workspace does not define (`String`) has none of its
-        // members, but may have its extensions ([`kotlin_extensions`]).
-        let extensions = || self.kotlin_extensions(name, wanted);
-        if !concrete && self.is_builtin_receiver(ty) {
-            return extensions();
-        }
-        let defined = |t: &str| {
-            self.table
-                .by_name
-                .get(t)
-                .is_some_and(|defs| defs.iter().any(|s| s.kind.is_type()))
-        };
-        if !concrete && self.is_kotlin() && !defined(ty) {
-            let found = extensions();
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        if !concrete {
-            return self
-                .resolve_on_interface(ty, name, qualifier, from, wanted)
-                .unwrap_or_else(|| self.resolve(name, qualifier, from, wanted));
-        }
-        if java_files.as_ref().is_some_and(Vec::is_empty) {
-            return self.resolve(name, qualifier, from, wanted);
-        }
-        let Some(all) = self.table.by_name.get(name) else {
-            return Vec::new();
-        };
-        let types = self.with_bases(ty);
-        // The nearest type that has the member wins (an override hides its base's).
-        for t in &types {
-            let mut members: Vec<&Sym> = all
-                .iter()
-                .filter(|s| wanted(s) && s.owned_by(t, name))
-                .filter(|s| *t != ty || java_files.as_ref().is_none_or(|f| f.contains(&s.file_id)))
-                .collect();
-            overloads::one_per_group(&mut members);
-            if members.is_empty() {
-                continue;
-            }
-            // Several types of that name (in other files or crates): the one in this
-            // file, else the ones this file imports, else all of them by name.
-            if members.len() == 1 {
-                return vec![(members[0], Confidence::Exact)];
-            }
-            if let Some(s) = members.iter().find(|s| s.file_id == self.file_id) {
-                return vec![(s, Confidence::Exact)];
-            }
-            let imported: Vec<&Sym> = members
-                .iter()
-                .copied()
-                .filter(|s| {
-                    self.imports
-                        .iter()
-                        .any(|(_, _, _, files)| files.contains(&s.file_id))
-                })
-                .collect();
-            if !imported.is_empty() {
-                return imported
-                    .into_iter()
-                    .map(|s| (s, Confidence::Import))
-                    .collect();
-            }
-            return members.into_iter().map(|s| (s, Confidence::Name)).collect();
-        }
-        // No member: an extension (Kotlin), else nothing.
-        extensions()
-    }
-
     /// Whether the file being resolved is in a language where an unqualified call in a
     /// method may name a method of its own class (Java, Kotlin, C#).
     pub(super) fn implicit_this(&self) -> bool {
@@ -169,207 +82,12 @@ impl<'a> Ctx<'a> {
                 .is_some_and(|f| f.module_path.last().is_some_and(|m| m == module))
     }
 
-    pub(super) fn resolve(
-        &self,
-        name: &str,
-        qualifier: Option<&str>,
-        from: Option<i64>,
-        wanted: &dyn Fn(&Sym) -> bool,
-    ) -> Vec<(&'a Sym, Confidence)> {
-        // A name bound by `import X as name`: resolve X in the imported files.
-        if qualifier.is_none()
-            && let Some((imported, _, _, files)) = self
-                .imports
-                .iter()
-                .find(|(n, alias, _, _)| *alias == Some(name) && n.is_some_and(|n| n != name))
-        {
-            let imported = imported.unwrap_or(name);
-            if let Some(s) = self
-                .table
-                .by_name
-                .get(imported)
-                .and_then(|c| c.iter().find(|s| wanted(s) && files.contains(&s.file_id)))
-            {
-                return vec![(s, Confidence::Import)];
-            }
-        }
-        let Some(all) = self.table.by_name.get(name) else {
-            return Vec::new();
-        };
-        let mut candidates: Vec<&Sym> = all.iter().filter(|s| wanted(s)).collect();
-        overloads::one_per_group(&mut candidates);
-        // `new Circle()` names the class, not also its constructor `Circle.Circle`.
-        // Only types can be such parents, and most names have none among their candidates.
-        let mut types: Vec<i64> = candidates
-            .iter()
-            .filter(|s| s.kind.is_type())
-            .map(|s| s.id)
-            .collect();
-        if !types.is_empty() {
-            // Sorted and searched: a name with 20,000 definitions (boost's `type`,
-            // `apply`) made a linear `contains` per candidate quadratic.
-            types.sort_unstable();
-            candidates.retain(|s| s.parent.is_none_or(|p| types.binary_search(&p).is_err()));
-        }
-        // A bare `f()` never reaches a method where methods are reached only through a
-        // receiver (`self.m()`, `this.m()`): Python, JavaScript, TypeScript.
-        if qualifier.is_none() && self.methods_need_receiver() {
-            candidates.retain(|s| s.kind != SymbolKind::Method);
-        }
-        if candidates.is_empty() {
-            return Vec::new();
-        }
-        let one = |s: &'a Sym, c| vec![(s, c)];
-        let qualifier_last = qualifier.map(|q| crate::extract::split_qualified(q).1);
-        // 1. self.name: same parent as the caller's enclosing definition.
-        if let (Some(q), Some(from)) = (qualifier_last, from)
-            && SELF_QUALIFIERS.contains(&q)
-        {
-            let caller_parent = self.own_parent.get(&from).copied().flatten();
-            let scope = caller_parent.or(Some(from));
-            if let Some(s) = candidates
-                .iter()
-                .find(|s| s.parent.is_some() && s.parent == scope)
-            {
-                return one(s, Confidence::Exact);
-            }
-        }
-        // Java/Kotlin: the package the written name is bound to (imports, the file's
-        // package, on-demand imports, a name written in full).
-        let type_like = qualifier.is_some() || candidates.iter().all(|s| s.kind.is_type());
-        match self.java_reference(qualifier, name, &candidates, type_like) {
-            java_packages::JavaRule::Decided(found) => return found,
-            java_packages::JavaRule::Exclude(ids) => {
-                candidates.retain(|s| !ids.contains(&s.id));
-                if candidates.is_empty() {
-                    return Vec::new();
-                }
-            }
-            java_packages::JavaRule::NotApplicable => {}
-        }
-        if let Some(found) = self.go_package_member(name, qualifier, wanted) {
-            return found;
-        }
-        // Go: `pkg.F()` reaches the package's top-level `F`; `x.F()` only methods.
-        match self.go_selector(qualifier) {
-            go_calls::Selector::Package(files) => {
-                return self.go_package_call(qualifier.unwrap_or_default(), files, &candidates);
-            }
-            go_calls::Selector::Value => candidates.retain(|s| s.kind == SymbolKind::Method),
-            go_calls::Selector::NotGo => {}
-        }
-        // Rust paths through the module graph (`crate::a::f()`, `loci_index::run()`,
-        // `graph::Graph`): the definition the path names, re-exports followed.
-        if let Some(q) = qualifier.filter(|q| *q != "Self" && !q.contains(['.', '(', '<']))
-            && self.table.rust.paths.contains_key(&self.file_id)
-            && let Some(module) = self.table.rust.module(self.rust_scope(from), q)
-        {
-            let found = self
-                .table
-                .rust
-                .item(self.table, self.file_id, module, name, wanted);
-            if !found.is_empty() {
-                return found.into_iter().map(|s| (s, Confidence::Exact)).collect();
-            }
-        }
-        // 3 (before 2 when written): a qualifier that matches the qualified name, or the
-        // module (file) the candidate lives in (`parser::run()`, `utils.helper()`).
-        if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
-            let mut matching = candidates
-                .iter()
-                .filter(|s| s.owned_by(q, name) || self.in_module(s, q));
-            if let (Some(only), None) = (matching.next(), matching.next()) {
-                return one(only, Confidence::Exact);
-            }
-        }
-        // 2. same file, for an unqualified or `self.`-style call only: `x.m()` on a
-        // receiver of unknown type is no more likely this file's `m` than another's.
-        let on_other = qualifier_last.is_some_and(|q| !SELF_QUALIFIERS.contains(&q));
-        let same_file: Vec<&&Sym> = candidates
-            .iter()
-            .filter(|s| s.file_id == self.file_id && !on_other)
-            .collect();
-        // Where methods call their siblings unqualified (Java's implicit `this`), the
-        // caller's own type's member comes first.
-        let own_type = from
-            .filter(|_| !on_other && self.implicit_this())
-            .map(|f| self.own_parent.get(&f).copied().flatten().unwrap_or(f));
-        let sibling = own_type.and_then(|t| same_file.iter().find(|s| s.parent == Some(t)));
-        if let Some(s) = sibling.or(same_file.first()) {
-            return one(s, Confidence::Exact);
-        }
-        // 4. through an import: by imported name or alias, or by a qualifier naming the module.
-        let qualifier_first = qualifier.map(|q| {
-            q.split(['.', ':', '\\', '/'])
-                .find(|p| !p.is_empty())
-                .unwrap_or(q)
-        });
-        for (imp_name, alias, segs, files) in self.imports {
-            let names_it = *imp_name == Some(name) || *alias == Some(name);
-            let qualifies_item =
-                qualifier_first.is_some_and(|q| *alias == Some(q) || *imp_name == Some(q));
-            // `use crate::runtime::Handle; runtime::spawn_blocking()`: the qualifier names
-            // the module the import is from, so only that module's own functions, not
-            // the members of what was imported from it.
-            let qualifies_module = !qualifies_item
-                && qualifier_first.is_some_and(|q| segs.last().is_some_and(|l| *l == q));
-            let glob = imp_name.is_none() || *imp_name == Some("*");
-            if names_it || qualifies_item || qualifies_module || glob {
-                // Several matches in the imported files (a method name on an unknown
-                // receiver): link them all, up to the same cap as by-name links.
-                let imported: Vec<&Sym> = candidates
-                    .iter()
-                    .copied()
-                    .filter(|s| files.contains(&s.file_id))
-                    .filter(|s| !qualifies_module || names_it || glob || s.parent.is_none())
-                    .collect();
-                if !imported.is_empty() && imported.len() <= MAX_NAME_ONLY {
-                    return imported
-                        .into_iter()
-                        .map(|s| (s, Confidence::Import))
-                        .collect();
-                }
-            }
-        }
-        // 5. by name alone. A call on some other receiver (`x.find()`) can only reach a
-        // member, never a free function of the same name.
-        let candidates: Vec<&Sym> = match qualifier_last {
-            Some(q) if !SELF_QUALIFIERS.contains(&q) => candidates
-                .into_iter()
-                .filter(|s| {
-                    s.parent.is_some()
-                        || s.kind == SymbolKind::Method
-                        || self.in_module(s, q)
-                        || self.is_visible_kotlin_extension(s)
-                })
-                .collect(),
-            _ => candidates,
-        };
-        if candidates.is_empty() {
-            return Vec::new();
-        }
-        if candidates.len() == 1 {
-            return one(candidates[0], Confidence::Name);
-        }
-        let same_dir: Vec<&Sym> = candidates
-            .iter()
-            .copied()
-            .filter(|s| {
-                self.table
-                    .files
-                    .get(&s.file_id)
-                    .is_some_and(|i| i.dir == self.dir)
-            })
-            .collect();
-        if same_dir.len() == 1 {
-            return one(same_dir[0], Confidence::Name);
-        }
-        if candidates.len() <= MAX_NAME_ONLY {
-            return candidates
-                .into_iter()
-                .map(|s| (s, Confidence::Name))
-                .collect();
-        }
-        Vec::new()
+    /// The Rust module a reference from `from` is written in: the file's, or the inline
+    /// `mod` its caller is defined in.
+    pub(super) fn rust_scope(&self, from: Option<i64>) -> Module {
+        let qualified = from
+            .and_then(|id| self.own_symbols.get(&id))
+            .map(|s| s.qualified_name.as_str());
+        self.table.rust.scope_of(self.file_id, qualified)
     }
 }

@@ -82,36 +82,6 @@ pub(super) fn package_name(import: &str) -> &str {
     }
 }
 
-impl<'a> super::Ctx<'a> {
-    /// `x.F` in a Go file where `x` is a package imported through a module of the
-    /// workspace: that package's top-level `F` only (never a same-named `F` elsewhere),
-    /// none if it has no such definition. `None` when `x` is no such package.
-    pub(super) fn go_package_member(
-        &self,
-        name: &str,
-        qualifier: Option<&str>,
-        wanted: &dyn Fn(&super::Sym) -> bool,
-    ) -> Option<Vec<(&'a super::Sym, super::Confidence)>> {
-        let q = qualifier?;
-        let (_, files) = self.go_packages.iter().find(|(local, _)| *local == q)?;
-        Some(
-            self.table
-                .by_name
-                .get(name)
-                .into_iter()
-                .flatten()
-                .filter(|s| {
-                    s.parent.is_none()
-                        && s.kind != super::SymbolKind::Method
-                        && wanted(s)
-                        && files.contains(&s.file_id)
-                })
-                .map(|s| (s, super::Confidence::Import))
-                .collect(),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

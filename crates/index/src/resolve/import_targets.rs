@@ -1,7 +1,8 @@
 //! Where an import points: a Python relative import's file, a Rust `use` through the
 //! module graph.
 
-use super::{ImportRow, SymbolTable};
+use super::SymbolTable;
+use super::rows::ImportRow;
 
 impl SymbolTable {
     /// A Python relative import (`from .queues import Queue` in `asyncio/tasks.py`) names
@@ -77,7 +78,7 @@ impl SymbolTable {
         if let Some(child) = self.rust.module(module, &format!("self::{name}")) {
             return Some((vec![child.file], vec![None]));
         }
-        let found = self.rust.item(self, file, module, name, &|_| true);
+        let found = self.rust.item(&self.by_name, file, module, name, &|_| true);
         if found.is_empty() {
             return None;
         }

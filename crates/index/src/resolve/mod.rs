@@ -13,7 +13,7 @@
 //! 5. a written qualifier that matches the candidate's qualified name (`Foo::n`) → `exact`;
 //! 6. a definition in the same file (unqualified or `self.`-style calls only) → `exact`;
 //! 7. a definition in a file the current file imports (by name, alias or module) → `import`;
-//! 8. the only definition of that name in the workspace, or up to [`MAX_NAME_ONLY`]
+//! 8. the only definition of that name in the workspace, or up to [`rules::MAX_NAME_ONLY`]
 //!    (preferring the caller's directory) → `name`.
 //!
 //! Whatever rule picked a definition, its overloads (Java) are then chosen among by the
@@ -31,9 +31,12 @@ mod go_calls;
 mod go_modules;
 mod import_targets;
 mod java_packages;
+mod java_rules;
 mod js_modules;
 mod kotlin_extensions;
 mod overloads;
+mod rows;
+mod rules;
 mod rust_paths;
 mod select_path;
 mod store;
@@ -46,18 +49,18 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::Lang;
 use crate::budget::{Deadline, FileBudget};
 use crate::extract::SymbolKind;
 use crate::walk::SkipReason;
 use ctx::{Ctx, ImportedModule, RefKey, SELF_QUALIFIERS};
+pub(crate) use rows::FileInputs;
 pub(crate) use select_path::rust_path_symbols;
 pub(crate) use store::{
     importers_of, load_inputs, load_symbols, load_table, needed_names, stale_files, write_edges,
 };
 use sym::Sym;
-pub(crate) use table::TableBuilder;
 use table::module_segments;
+pub(crate) use table::{SymbolTable, TableBuilder};
 
 /// The version of these rules. Bump it with any change that links different edges from
 /// the same stored facts: an index whose edges were made by other rules is then
@@ -65,98 +68,8 @@ use table::module_segments;
 /// extracted by older extractor rules is re-extracted.
 pub const RULES_VERSION: u32 = 4;
 
-/// Most candidates linked by name alone before a reference is left unresolved as too ambiguous.
-const MAX_NAME_ONLY: usize = 3;
-
-/// Most calls followed to find the type of a call's result (`rt().handle()` is two).
-const MAX_RESULT_HOPS: usize = 4;
-
-/// Most types (a receiver's and its bases') looked through for a member.
-const MAX_BASE_TYPES: usize = 16;
-
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
-
-struct FileInfo {
-    /// Path components without the extension; `mod`, `__init__`, `index` dropped.
-    module_path: Vec<String>,
-    /// Directory components.
-    dir: Vec<String>,
-    /// The file name's extension (`rs`, `hpp`), empty if none.
-    ext: String,
-    /// The language of that extension ([`Lang::from_extension`]), for the rules that
-    /// apply to one language only.
-    lang: Option<Lang>,
-    /// The relative path, for a deterministic order of candidates.
-    path: String,
-}
-
-/// Each name's definitions: the candidates a reference by that name is resolved among.
-type SymbolsByName = HashMap<String, Vec<Sym>>;
-
-/// The slice of the workspace resolution needs: symbols by name and file paths.
-pub(crate) struct SymbolTable {
-    by_name: SymbolsByName,
-    files: HashMap<i64, FileInfo>,
-    /// Files by the last component of their module path and of their directory,
-    /// so an import looks at a handful of files, not all of them.
-    by_last_component: HashMap<String, Vec<i64>>,
-    /// Rust's module graph: crates, module files and their `use`s.
-    rust: rust_paths::RustModules,
-    /// Python files by path, for relative imports.
-    python_files: HashMap<String, i64>,
-    /// JavaScript/TypeScript files and the configs that map bare specifiers.
-    js: js_modules::JsModules,
-    /// Go's modules and package folders.
-    go: go_modules::GoModules,
-    /// Java/Kotlin files by declared package.
-    java: java_packages::JavaPackages,
-    /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
-    /// receiver of that type also has.
-    bases: HashMap<String, Vec<String>>,
-}
-
-struct RefRow {
-    from: Option<i64>,
-    name: String,
-    qualifier: Option<String>,
-    /// A call (else a type use).
-    is_call: bool,
-    /// A macro invocation: a call only a macro definition answers (`panic!` is never
-    /// `JoinError::panic`).
-    is_macro: bool,
-    line: i64,
-    /// The qualifier's type, when the file says it.
-    receiver: Option<String>,
-    /// A call's argument count, where overloads are told apart by it (Java).
-    args: Option<u16>,
-}
-
-struct ImportRow {
-    module: String,
-    name: Option<String>,
-    alias: Option<String>,
-    line: i64,
-}
-
-struct BaseRow {
-    symbol: Option<i64>,
-    subject: String,
-    name: String,
-    qualifier: Option<String>,
-    /// `implements` (else `inherits`).
-    implements: bool,
-    line: i64,
-}
-
-/// One file's inputs to resolution.
-pub(crate) struct FileInputs {
-    file_id: i64,
-    own: Vec<Sym>,
-    refs: Vec<RefRow>,
-    imports: Vec<ImportRow>,
-    bases: Vec<BaseRow>,
-}
 
 /// An edge ready to insert.
 pub(crate) struct Edge {
@@ -297,7 +210,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 .unwrap_or(go_modules::package_name(&imp.module));
             go_packages.push((local, files.clone()));
         }
-        let java_files = table.java.import_files(table, f.file_id, &imp.module);
+        let java_files = table
+            .java
+            .import_files(&table.by_name, f.file_id, &imp.module);
         let mut files = match table.python_relative(f.file_id, &imp.module, imp.name.as_deref()) {
             Some(file) => vec![file],
             None if java_files.is_some() => java_files.unwrap_or_default(),

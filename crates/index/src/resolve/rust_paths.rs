@@ -24,8 +24,9 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::{Sym, SymbolKind, SymbolTable};
+use super::sym::{Sym, SymbolsByName};
 use crate::crates::CrateMap;
+use crate::extract::SymbolKind;
 
 /// How many `use` hops a lookup follows (`pub use a::X` in `lib.rs`, then `pub use
 /// self::b::X` in `a/mod.rs`, ...).
@@ -597,7 +598,7 @@ impl RustModules {
     /// files, the item in each of them, unless `from` is one (its own paths stay in it).
     pub(crate) fn item<'t>(
         &self,
-        table: &'t SymbolTable,
+        by_name: &'t SymbolsByName,
         from: i64,
         module: Module,
         name: &str,
@@ -608,13 +609,20 @@ impl RustModules {
             .get(&module.file)
             .filter(|files| module.inline == 0 && !files.contains(&from))
         else {
-            return self.item_hops(table, module, name, wanted, MAX_HOPS, &mut Visiting::new());
+            return self.item_hops(
+                by_name,
+                module,
+                name,
+                wanted,
+                MAX_HOPS,
+                &mut Visiting::new(),
+            );
         };
         // A module with several declared files: the item in each that has it.
         let mut found: Vec<&Sym> = Vec::new();
         for &file in files {
             let m = Module::file(file);
-            for s in self.item_hops(table, m, name, wanted, MAX_HOPS, &mut Visiting::new()) {
+            for s in self.item_hops(by_name, m, name, wanted, MAX_HOPS, &mut Visiting::new()) {
                 if !found.iter().any(|f| f.id == s.id) {
                     found.push(s);
                 }
@@ -625,7 +633,7 @@ impl RustModules {
 
     fn item_hops<'t>(
         &self,
-        table: &'t SymbolTable,
+        by_name: &'t SymbolsByName,
         module: Module,
         name: &str,
         wanted: &dyn Fn(&Sym) -> bool,
@@ -634,8 +642,7 @@ impl RustModules {
     ) -> Vec<&'t Sym> {
         let inline = self.inline_path(module);
         let qualified = (!inline.is_empty()).then(|| format!("{}::{name}", inline.join("::")));
-        let own: Vec<&Sym> = table
-            .by_name
+        let own: Vec<&Sym> = by_name
             .get(name)
             .into_iter()
             .flatten()
@@ -670,7 +677,7 @@ impl RustModules {
                 continue;
             };
             if let Some(target) = self.module_segs(module, &segs(&u.module), hops, visiting) {
-                let found = self.item_hops(table, target, original, wanted, hops, visiting);
+                let found = self.item_hops(by_name, target, original, wanted, hops, visiting);
                 if !found.is_empty() {
                     return found;
                 }
@@ -680,23 +687,12 @@ impl RustModules {
             if let Some(target) = self.module_segs(module, &segs(&u.module), hops, visiting)
                 && target != module
             {
-                let found = self.item_hops(table, target, name, wanted, hops, visiting);
+                let found = self.item_hops(by_name, target, name, wanted, hops, visiting);
                 if !found.is_empty() {
                     return found;
                 }
             }
         }
         Vec::new()
-    }
-}
-
-impl super::Ctx<'_> {
-    /// The Rust module a reference from `from` is written in: the file's, or the inline
-    /// `mod` its caller is defined in.
-    pub(super) fn rust_scope(&self, from: Option<i64>) -> Module {
-        let qualified = from
-            .and_then(|id| self.own_symbols.get(&id))
-            .map(|s| s.qualified_name.as_str());
-        self.table.rust.scope_of(self.file_id, qualified)
     }
 }

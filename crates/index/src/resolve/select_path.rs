@@ -42,7 +42,7 @@ fn follow(table: &SymbolTable, segs: &[String]) -> Vec<i64> {
                 rust.module(root, &format!("self::{}", segs[1..split].join("::")))
             };
             let Some(module) = module else { continue };
-            let items = rust.item(table, root.file, module, &segs[split], &|_| true);
+            let items = rust.item(&table.by_name, root.file, module, &segs[split], &|_| true);
             if items.is_empty() {
                 continue;
             }

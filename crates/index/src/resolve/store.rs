@@ -4,12 +4,10 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::rows::{BaseRow, FileInputs, ImportRow, RefRow};
 use super::rust_paths::Use;
 use super::table::{ImportPattern, file_lookup_keys, import_lookup_keys};
-use super::{
-    BaseRow, Confidence, FileInputs, ImportRow, RefRow, ResolvedFile, Sym, SymbolTable,
-    TableBuilder,
-};
+use super::{Confidence, ResolvedFile, Sym, SymbolTable, TableBuilder};
 use crate::extract::{RefKind, SymbolKind};
 use crate::stored_refs;
 use crate::vocab::EdgeKind;
@@ -247,7 +245,7 @@ pub(crate) fn load_table(
 /// Replaces `table`'s definitions with those of `names` and of every name they lead
 /// resolution to: the names they stand for through aliased `use`s (`pub use a::X as Y`
 /// makes `X` needed for `Y`), their types' bases, and the types their functions return or
-/// type their callbacks with (a call's result is a receiver, up to [`super::MAX_RESULT_HOPS`]
+/// type their callbacks with (a call's result is a receiver, up to [`super::call_results::MAX_RESULT_HOPS`]
 /// calls deep). One chunk's worth: resolution's memory follows the chunk, not the tree,
 /// and the chunk links what one table of every name would.
 pub(crate) fn load_symbols(
@@ -257,7 +255,7 @@ pub(crate) fn load_symbols(
 ) -> rusqlite::Result<()> {
     // The previous chunk's definitions go first: never two chunks' tables at once.
     table.set_symbols(Default::default());
-    let mut by_name: super::SymbolsByName = Default::default();
+    let mut by_name: super::sym::SymbolsByName = Default::default();
     let mut stmt = conn.prepare_cached(
         "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE name = ?1",
     )?;
@@ -284,7 +282,7 @@ pub(crate) fn load_symbols(
         for name in frontier.drain(..) {
             for row in stmt.query_map([&name], row_to_sym)? {
                 let (name, sym) = row?;
-                if round <= super::MAX_RESULT_HOPS
+                if round <= super::call_results::MAX_RESULT_HOPS
                     && let Some(returns) = &sym.returns
                 {
                     next.extend(identifiers(returns).map(str::to_owned));

@@ -1,7 +1,12 @@
 //! A candidate definition as resolution sees it, and how a qualifier written at a call
 //! (`Foo::new()`, `pkg.Class.m()`) is matched against its qualified name.
 
+use rustc_hash::FxHashMap as HashMap;
+
 use crate::extract::SymbolKind;
+
+/// Each name's definitions: the candidates a reference by that name is resolved among.
+pub(super) type SymbolsByName = HashMap<String, Vec<Sym>>;
 
 #[derive(Debug, Clone)]
 pub(super) struct Sym {

@@ -3,10 +3,52 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::go_modules::GoModules;
+use super::java_packages::JavaPackages;
+use super::js_modules::JsModules;
+use super::rows::{BaseRow, FileInputs, ImportRow, RefRow};
 use super::rust_paths::{RustModules, Use};
-use super::{BaseRow, FileInfo, FileInputs, ImportRow, RefRow, Sym, SymbolTable};
+use super::sym::{Sym, SymbolsByName};
+use crate::Lang;
 use crate::crates::CrateMap;
 use crate::extract::{BaseKind, FileFacts, RefKind};
+
+/// The slice of the workspace resolution needs: symbols by name and file paths.
+pub(crate) struct SymbolTable {
+    pub(super) by_name: SymbolsByName,
+    pub(super) files: HashMap<i64, FileInfo>,
+    /// Files by the last component of their module path and of their directory,
+    /// so an import looks at a handful of files, not all of them.
+    pub(super) by_last_component: HashMap<String, Vec<i64>>,
+    /// Rust's module graph: crates, module files and their `use`s.
+    pub(super) rust: RustModules,
+    /// Python files by path, for relative imports.
+    pub(super) python_files: HashMap<String, i64>,
+    /// JavaScript/TypeScript files and the configs that map bare specifiers.
+    pub(super) js: JsModules,
+    /// Go's modules and package folders.
+    pub(super) go: GoModules,
+    /// Java/Kotlin files by declared package.
+    pub(super) java: JavaPackages,
+    /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
+    /// receiver of that type also has.
+    pub(super) bases: HashMap<String, Vec<String>>,
+}
+
+/// What resolution knows of one file: where it sits and its language.
+pub(super) struct FileInfo {
+    /// Path components without the extension; `mod`, `__init__`, `index` dropped.
+    pub(super) module_path: Vec<String>,
+    /// Directory components.
+    pub(super) dir: Vec<String>,
+    /// The file name's extension (`rs`, `hpp`), empty if none.
+    pub(super) ext: String,
+    /// The language of that extension ([`Lang::from_extension`]), for the rules that
+    /// apply to one language only.
+    pub(super) lang: Option<Lang>,
+    /// The relative path, for a deterministic order of candidates.
+    pub(super) path: String,
+}
 
 /// Collects a [`SymbolTable`] from the index or, on a first index, from the facts as
 /// they are written (so nothing is read back).
@@ -17,9 +59,9 @@ pub(crate) struct TableBuilder {
     by_last_component: HashMap<String, Vec<i64>>,
     rust: RustModules,
     python_files: HashMap<String, i64>,
-    js: super::js_modules::JsModules,
-    go: super::go_modules::GoModules,
-    java: super::java_packages::JavaPackages,
+    js: JsModules,
+    go: GoModules,
+    java: JavaPackages,
     bases: HashMap<String, Vec<String>>,
 }
 
@@ -218,7 +260,7 @@ impl TableBuilder {
 impl SymbolTable {
     /// Replaces the definitions, keeping the files and module graphs: the next chunk of a
     /// run that resolves in chunks ([`super::load_symbols`]).
-    pub(super) fn set_symbols(&mut self, mut by_name: super::SymbolsByName) {
+    pub(super) fn set_symbols(&mut self, mut by_name: SymbolsByName) {
         order_candidates(&mut by_name, &self.files);
         self.by_name = by_name;
     }
@@ -232,7 +274,7 @@ impl SymbolTable {
 /// Orders each name's candidates by where they are: symbol ids differ between an
 /// incremental and a fresh index, so every choice resolution makes is then the same for
 /// the same tree.
-fn order_candidates(by_name: &mut super::SymbolsByName, files: &HashMap<i64, FileInfo>) {
+fn order_candidates(by_name: &mut SymbolsByName, files: &HashMap<i64, FileInfo>) {
     for defs in by_name.values_mut() {
         defs.sort_by(|a, b| {
             let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");

@@ -5,8 +5,11 @@
 //! function declares it (`function f(this: Subscriber<T>) { this.next() }`), which is
 //! then that type, not the enclosing class.
 
-use super::{Confidence, Ctx, MAX_BASE_TYPES, Sym};
+use super::{Confidence, Ctx, Sym};
 use crate::extract::SymbolKind;
+
+/// Most types (a receiver's and its bases') looked through for a member.
+const MAX_BASE_TYPES: usize = 16;
 
 /// What a declared function's stored `returns` holds: the type it returns, then each
 /// callback's parameter types after `;` (`OperatorFunction;0:Observable,Subscriber`).
