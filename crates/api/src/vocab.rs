@@ -23,7 +23,7 @@ pub mod memory {
     pub use loci_memory::code::CheckedLink;
     pub use loci_memory::extract::{Extraction, ExtractionState};
     pub use loci_memory::model::MAX_BODY_BYTES;
-    pub use loci_memory::recall::{RecallAnswer, VectorsState, Why};
+    pub use loci_memory::recall::{RecallAnswer, Vectors, VectorsState, Why};
     pub use loci_memory::{Edit, LinkState, NewMemory};
 }
 

@@ -22,7 +22,7 @@
 //! ops::remember(&mut store, &NoCode, false, &m, &[]).unwrap();
 //! let req = recall::RecallRequest { query: "retry".into(), filter: loci_memory::Filter { namespace: "default".into(), ..Default::default() }, ..Default::default() };
 //! let answer = recall::recall(&mut store, &NoCode, false, None, &req).unwrap();
-//! assert_eq!(answer.vectors.state, "off");
+//! assert_eq!(answer.vectors.state, recall::Vectors::Off);
 //! ```
 #![deny(missing_docs)]
 

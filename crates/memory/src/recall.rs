@@ -112,12 +112,45 @@ pub struct RecallHit {
     pub links: Vec<CheckedLink>,
 }
 
+/// How the vector source stands: the one vocabulary of a [`VectorsState`]'s `state`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Vectors {
+    /// Vectors ran (or every chunk has one).
+    On,
+    /// No model, or vectors not asked for.
+    #[default]
+    Off,
+    /// Some chunks are not embedded yet.
+    Pending,
+    /// The last try to embed failed.
+    Failed,
+}
+
+impl Vectors {
+    /// The name written in answers (`on`, `off`, `pending`, `failed`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Vectors::On => "on",
+            Vectors::Off => "off",
+            Vectors::Pending => "pending",
+            Vectors::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for Vectors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Whether the vector source ran.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VectorsState {
     /// `on` or `off`; for one memory (or a store) whose chunks are not all embedded yet,
     /// `pending`, or `failed` when the last try to embed them failed.
-    pub state: String,
+    pub state: Vectors,
     /// The model, when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -211,7 +244,7 @@ pub fn recall(
             let hits = vector::nearest(&*store, m.model_id(), &req.filter, &q, CANDIDATES)?;
             (
                 VectorsState {
-                    state: "on".into(),
+                    state: Vectors::On,
                     model: Some(m.model_id().into()),
                     hint: None,
                     ..VectorsState::default()
@@ -221,7 +254,7 @@ pub fn recall(
         }
         Some(m) => (
             VectorsState {
-                state: "on".into(),
+                state: Vectors::On,
                 model: Some(m.model_id().into()),
                 hint: None,
                 ..VectorsState::default()
@@ -230,7 +263,7 @@ pub fn recall(
         ),
         None if installed => (
             VectorsState {
-                state: "off".into(),
+                state: Vectors::Off,
                 model: None,
                 hint: Some("vectors were not asked for (signals)".into()),
                 ..VectorsState::default()
@@ -239,7 +272,7 @@ pub fn recall(
         ),
         None => (
             VectorsState {
-                state: "off".into(),
+                state: Vectors::Off,
                 model: None,
                 hint: Some(
                     "no embedding model is installed: recall ran full text and graph only; install the local model (all-MiniLM-L6-v2) to turn vectors on (see docs/memory.md#vectors)".into(),
@@ -456,4 +489,21 @@ pub fn checked_links(
             .push(CheckedLink { link, status });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Vectors;
+
+    /// The wire form of each state is the name the CLI prints and the docs list, so a
+    /// renamed variant cannot change an answer unnoticed.
+    #[test]
+    fn each_vectors_state_is_written_as_its_name() {
+        for v in [Vectors::On, Vectors::Off, Vectors::Pending, Vectors::Failed] {
+            let wire = serde_json::to_value(v).unwrap();
+            assert_eq!(wire, serde_json::json!(v.name()));
+            assert_eq!(serde_json::from_value::<Vectors>(wire).unwrap(), v);
+        }
+        assert!(serde_json::from_value::<Vectors>(serde_json::json!("maybe")).is_err());
+    }
 }

@@ -291,7 +291,7 @@ fn recall_reaches_through_entities_and_says_why_each_hit_ranked() {
         ..RecallRequest::default()
     };
     let a = recall(&mut s, &NoCode, false, None, &req).unwrap();
-    assert_eq!(a.vectors.state, "off");
+    assert_eq!(a.vectors.state, loci_memory::recall::Vectors::Off);
     assert!(
         a.vectors
             .hint
@@ -333,7 +333,7 @@ fn vectors_are_filled_after_remember_and_join_the_fusion() {
         ..RecallRequest::default()
     };
     let a = recall(&mut s, &NoCode, false, Some(&Buckets), &req).unwrap();
-    assert_eq!(a.vectors.state, "on");
+    assert_eq!(a.vectors.state, loci_memory::recall::Vectors::On);
     let top = &a.hits[0];
     assert_eq!(top.memory.name, "ledger");
     let v = top.why.vector.as_ref().unwrap();

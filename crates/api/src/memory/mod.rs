@@ -16,7 +16,7 @@ mod vectors;
 
 use std::path::{Path, PathBuf};
 
-use loci_memory::recall::{RecallAnswer, VectorsState};
+use loci_memory::recall::{RecallAnswer, Vectors, VectorsState};
 use loci_memory::{
     CodeKey, Edit, EntityInfo, EntityInput, Filter, MemoryStore, MemorySummary, MemoryType,
     NewMemory, RelationshipInput, SqliteStore, StoreStats, Version, graph, ops, recall,
@@ -552,7 +552,7 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
         Err(loci_memory::MemoryError::Embed(why)) => {
             let mut a = recall::recall(&mut c.store, &c.code, have, None, &r)?;
             a.vectors = VectorsState {
-                state: "failed".into(),
+                state: Vectors::Failed,
                 error: Some(why),
                 hint: Some(
                     "recall ran full text and graph only; `loci models status` checks the model"
@@ -564,7 +564,7 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
         }
         other => other?,
     };
-    if answer.vectors.state == "off" {
+    if answer.vectors.state == Vectors::Off {
         answer.vectors = vectors::off_state();
     }
     Ok(answer)

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use loci_memory::recall::VectorsState;
+use loci_memory::recall::{Vectors, VectorsState};
 use loci_memory::{SqliteStore, vector};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -94,7 +94,7 @@ pub fn off_state() -> VectorsState {
         _ => INSTALL_HINT.to_string(),
     };
     VectorsState {
-        state: "off".into(),
+        state: Vectors::Off,
         hint: Some(hint),
         ..VectorsState::default()
     }
@@ -120,7 +120,11 @@ pub fn state_of(
     let model = loci_memory::Embedder::model_id(m);
     let pending = store.missing_vectors(model, memory_id, ns)?;
     Ok(VectorsState {
-        state: if pending == 0 { "on" } else { "pending" }.into(),
+        state: if pending == 0 {
+            Vectors::On
+        } else {
+            Vectors::Pending
+        },
         model: Some(model.into()),
         hint: (pending > 0).then(|| "`loci memory embed` fills the missing vectors".into()),
         pending: Some(pending),
@@ -147,7 +151,7 @@ pub(crate) fn after_write(store: &mut SqliteStore, memory_id: i64) -> VectorsSta
 
 fn failed(m: &ModelEmbedder, why: String) -> VectorsState {
     VectorsState {
-        state: "failed".into(),
+        state: Vectors::Failed,
         model: Some(loci_memory::Embedder::model_id(m).into()),
         hint: Some(
             "the memory is stored; `loci memory embed` retries its vectors (`loci models status` checks the model)"
