@@ -14,6 +14,7 @@ use std::net::TcpStream;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::free_port;
 use lifecycle_support::{SOURCES, Ws, alive, notice_ids, parse, state, wait_for};
 use probe_support::*;
 use serde_json::Value;

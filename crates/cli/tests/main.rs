@@ -4,7 +4,6 @@
 
 mod common;
 mod lifecycle_support;
-mod mcp_served_support;
 mod mcp_support;
 mod probe_support;
 mod serve_support;

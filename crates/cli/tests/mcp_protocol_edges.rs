@@ -3,13 +3,12 @@
 //! and malformed parameters get JSON-RPC's invalid-params code (-32602) with the
 //! request's id, over stdio and over `/mcp`.
 
-use crate::mcp_served_support;
 use crate::mcp_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use mcp_served_support::*;
+use crate::serve_support::mcp::*;
 use mcp_support::*;
 use serde_json::{Value, json};
 

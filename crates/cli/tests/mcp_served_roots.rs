@@ -6,11 +6,10 @@
 //! is refused with a named error, binds nothing, creates no file outside the roots, and
 //! no answer carries a host path. The client is the official MCP Python SDK.
 
-use crate::mcp_served_support;
 use crate::mcp_support;
 use crate::serve_support;
 
-use mcp_served_support::*;
+use crate::serve_support::mcp::*;
 use mcp_support::python_sdk_ready;
 use serde_json::{Value, json};
 use serve_support::tree_under as tree;

@@ -4,14 +4,13 @@
 //! descriptors come back to their baseline after hundreds of sessions, and the `query`
 //! tool runs in the server's killable worker, stopped by a cancel or a vanished client.
 
-use crate::mcp_served_support;
 use crate::mcp_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use mcp_served_support::*;
+use crate::serve_support::mcp::*;
 use mcp_support::python_sdk_ready;
 use serde_json::{Value, json};
 

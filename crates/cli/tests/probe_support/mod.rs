@@ -61,15 +61,6 @@ pub fn serve(ws: &Ws, home: &Path, key: Option<&str>, extra: &[&str]) -> Server 
     Server { child, port }
 }
 
-/// A port nothing listens on right now.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A plain listener that never answers: it holds its port and counts connections.
 pub struct Recorder {
     pub listener: TcpListener,
