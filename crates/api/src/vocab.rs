@@ -15,7 +15,7 @@ pub mod lifecycle {
     pub use loci_lifecycle::maintenance::default_budget;
     pub use loci_lifecycle::progress::{ProgressLines, lines_requested};
     pub use loci_lifecycle::watch::WatchEvent;
-    pub use loci_lifecycle::{Config, State, Status};
+    pub use loci_lifecycle::{Config, Notice, State, Status};
 }
 
 /// Memory's model and what recall answers.
@@ -25,11 +25,12 @@ pub mod memory {
     pub use loci_memory::model::MAX_BODY_BYTES;
     pub use loci_memory::recall::{RecallAnswer, Vectors, VectorsState, Why};
     pub use loci_memory::{Edit, LinkState, NewMemory};
+    pub use loci_memory::{EntityInfo, NAME_PATTERN};
 }
 
 /// The roots loci owns.
 pub mod paths {
-    pub use loci_paths::{RootKind, Roots};
+    pub use loci_paths::{Locator, RootKind, Roots, open_file_beneath};
 }
 
 /// Read-only SQL: its values, its duration syntax and the worker's entry point.
@@ -41,18 +42,19 @@ pub mod query {
 pub mod store {
     pub use loci_store::index_path_for;
     pub use loci_store::registry::WorkspaceEntry;
+    pub use loci_store::registry::default_registry_path;
 }
 
 /// The process's children: the supervisor and the signal teardown.
 pub mod process {
     pub use loci_supervisor::{
-        AUTO_WATCH_VAR, Supervisor, on_shutdown_signal, teardown_all_children,
+        AUTO_WATCH_VAR, Supervisor, on_shutdown_signal, own_executable, teardown_all_children,
     };
 }
 
 /// Workspace creation.
 pub mod workspace {
-    pub use loci_workspace::CreateRequest;
+    pub use loci_workspace::{Action, CreateRequest, Created, PROJECT_ID_PATTERN};
 }
 
 /// The embedding model.

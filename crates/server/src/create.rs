@@ -4,9 +4,9 @@
 //! name or segment with the one ruler (`invalid_segment` naming the rule) and confirms
 //! the workspace in the registry.
 
+use loci_api::vocab::paths::{Locator, RootKind, Roots};
+use loci_api::vocab::workspace::{Action, CreateRequest, Created};
 use loci_api::{ApiError, ErrorKind};
-use loci_paths::{Locator, RootKind, Roots};
-use loci_workspace::{Action, CreateRequest, Created};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +52,7 @@ pub struct CreateWorkspaceRequest {
     /// the project under another locator, or the locator for another project, is
     /// `project_conflict` (409) and nothing is made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = loci_workspace::PROJECT_ID_PATTERN))]
+    #[schemars(regex(pattern = loci_api::vocab::workspace::PROJECT_ID_PATTERN))]
     pub project_id: Option<String>,
 }
 

@@ -41,7 +41,7 @@ impl ApiKey {
 
 /// Where the generated key lives: `api-key` beside the registry.
 pub fn key_path() -> Result<PathBuf, ApiError> {
-    let registry = loci_store::registry::default_registry_path()?;
+    let registry = loci_api::vocab::store::default_registry_path()?;
     let dir = registry.parent().ok_or_else(|| {
         ApiError::new(
             ErrorKind::Failure,

@@ -140,7 +140,7 @@ pub fn serve(
     state.runs.shutdown();
     // Reads still running past the drain are cancelled with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
-    loci_supervisor::teardown_all_children();
+    loci_api::vocab::process::teardown_all_children();
     result
 }
 
@@ -156,7 +156,7 @@ async fn run(
         .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot listen on {bound}: {e}")))?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let sql = state.sql.clone();
-    loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
+    loci_api::vocab::process::on_shutdown_signal(Arc::new(move |signal| {
         tracing::info!(signal, "stopping: draining requests in flight");
         // User statements are not drained: they are killed and answered now.
         sql.close();

@@ -18,8 +18,8 @@ use loci_api::memory::{
     PurgeRequest, Purged, RecallRequest, RelatedAnswer, RelatedRequest, RememberRequest,
     RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
 };
+use loci_api::vocab::memory::EntityInfo;
 use loci_api::{ApiError, ErrorKind};
-use loci_memory::EntityInfo;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -38,10 +38,10 @@ pub const MEMORY_STATS_PATH_FIELDS: &[&str] = &["path"];
 pub struct MemoryPurgeRequest {
     /// The namespace (default `default`).
     #[serde(default)]
-    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
+    #[schemars(regex(pattern = loci_api::vocab::memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// The memory's name.
-    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 200))]
+    #[schemars(regex(pattern = loci_api::vocab::memory::NAME_PATTERN), length(max = 200))]
     pub name: String,
     /// Must be `true`: purging deletes the memory and every version of it. Without it
     /// the answer is 409 `consent_required` and nothing is touched.
@@ -55,7 +55,7 @@ pub struct MemoryPurgeRequest {
 pub struct MemoryNamespaceRequest {
     /// The namespace (entities: default `default`; stats: every namespace).
     #[serde(default)]
-    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
+    #[schemars(regex(pattern = loci_api::vocab::memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
 }
 
@@ -65,7 +65,7 @@ pub struct MemoryNamespaceRequest {
 pub struct MemoryGraphRequest {
     /// The namespace (default `default`).
     #[serde(default)]
-    #[schemars(regex(pattern = loci_memory::NAME_PATTERN), length(max = 100))]
+    #[schemars(regex(pattern = loci_api::vocab::memory::NAME_PATTERN), length(max = 100))]
     pub namespace: Option<String>,
     /// `json`, `dot` or `mermaid` (default `json`).
     #[serde(default)]
@@ -172,7 +172,7 @@ macro_rules! plain_memory_ops {
         $handler!(
             recall,
             RecallRequest,
-            loci_memory::recall::RecallAnswer,
+            loci_api::vocab::memory::RecallAnswer,
             mem::recall
         );
         $handler!(read, NameRequest, MemoryView, mem::read);

@@ -14,8 +14,8 @@ use loci_api::memory::{
     RecallRequest, RelatedAnswer, RelatedRequest, RememberRequest, RenameRequest, RestoreRequest,
     StoreTarget, UnlinkRequest,
 };
+use loci_api::vocab::memory::EntityInfo;
 use loci_api::{ApiError, ErrorKind};
-use loci_memory::EntityInfo;
 
 use crate::handler::PREFIX;
 use crate::memory_operations::{memory_operations, memory_router};

@@ -30,7 +30,7 @@ pub fn schemas(generator: &mut SchemaGenerator, own: &mut impl FnMut(&str, schem
     );
     own(
         "MemoryRecallAnswer",
-        generator.root_schema_for::<loci_memory::recall::RecallAnswer>(),
+        generator.root_schema_for::<loci_api::vocab::memory::RecallAnswer>(),
     );
     own(
         "MemoryNameRequest",
@@ -122,6 +122,6 @@ pub fn schemas(generator: &mut SchemaGenerator, own: &mut impl FnMut(&str, schem
     );
     own(
         "MemoryEntity",
-        generator.root_schema_for::<loci_memory::EntityInfo>(),
+        generator.root_schema_for::<loci_api::vocab::memory::EntityInfo>(),
     );
 }

@@ -106,7 +106,7 @@ impl AppState {
 /// configuration's `limits.queryTimeoutMs` and `limits.maxRows`.
 fn sql_service() -> loci_api::sql_service::SqlService {
     use loci_api::sql_service::{SqlLimits, SqlService};
-    let program = loci_supervisor::own_executable().unwrap_or_else(|_| "loci".into());
+    let program = loci_api::vocab::process::own_executable().unwrap_or_else(|_| "loci".into());
     SqlService::new(program, SqlLimits::from_config(&loci_api::config(None)))
 }
 
