@@ -28,3 +28,4 @@ mod search_index;
 mod search_regex;
 mod selectors;
 mod sweep_short;
+mod unresolved_uses;

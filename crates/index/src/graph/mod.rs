@@ -10,6 +10,7 @@ mod search;
 mod select;
 mod select_arity;
 mod traverse;
+mod unresolved;
 
 use std::path::PathBuf;
 
@@ -25,6 +26,10 @@ pub use refs::{RefHit, Refs, refs};
 pub use search::{SearchHit, SearchOptions, search};
 pub use select::{MAX_PATTERN_BYTES, Selector, find, resolve_selector};
 pub use traverse::{Direction, Reached, Traversal, callees, callers, impact, looks_like_file};
+pub use unresolved::{
+    FileCount, MAX_FILES_SCANNED, MAX_SITES, ReasonCount, Unresolved, UnresolvedReason,
+    UnresolvedSite, UseKinds, unresolved_calls_from, unresolved_uses,
+};
 
 /// Counts that `loci stats` prints.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
