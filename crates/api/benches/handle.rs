@@ -123,6 +123,7 @@ fn handle(c: &mut Criterion) {
     let callers_req = TraversalRequest {
         target: selector,
         depth: Some(3),
+        include_unresolved: false,
         page: Default::default(),
     };
     let opts = ReadOptions::default();

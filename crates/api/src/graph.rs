@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use loci_index::graph::{self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo};
+use loci_index::graph::{
+    self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo, Unresolved, UseKinds,
+};
 use loci_index::{Lang, SymbolKind};
 
 /// Which way a traversal follows edges (the index's own type, not a copy).
@@ -57,6 +59,21 @@ pub struct SymbolRequest {
     pub page: PageRequest,
 }
 
+/// `refs`: the uses of one symbol.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RefsRequest {
+    /// `name`, `Qualified::name` (any separator) or `path/to/file:name`.
+    #[schemars(regex(pattern = r"\S"))]
+    pub symbol: String,
+    /// Also list the references by the symbol's name that linked to no definition
+    /// (`unresolved.sites`); without it only their count, reasons and files.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_unresolved: bool,
+    /// The page.
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
 /// `callers`, `callees`, `impact`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct TraversalRequest {
@@ -67,6 +84,10 @@ pub struct TraversalRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = MAX_DEPTH))]
     pub depth: Option<u32>,
+    /// Also list the references the first hop could be missing (`unresolved.sites`);
+    /// without it only their count, reasons and files.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_unresolved: bool,
     /// The page.
     #[serde(flatten)]
     pub page: PageRequest,
@@ -120,6 +141,8 @@ pub struct RefsPage {
     pub target: SymbolInfo,
     /// Its uses, by path and line.
     pub refs: Vec<RefHit>,
+    /// The references by its name that linked to no definition: uses `refs` may miss.
+    pub unresolved: Unresolved,
     /// Where the page stands.
     #[serde(flatten)]
     pub page: PageInfo,
@@ -136,6 +159,10 @@ pub struct TraversalPage {
     pub target_symbols: Vec<SymbolInfo>,
     /// Nodes reached, by depth then path.
     pub reached: Vec<Reached>,
+    /// What the first hop could be missing: references by the targets' names that
+    /// linked to no definition (callers, impact), or calls inside the targets that
+    /// linked to nothing (callees).
+    pub unresolved: Unresolved,
     /// Where the page stands.
     #[serde(flatten)]
     pub page: PageInfo,
@@ -215,13 +242,23 @@ pub fn def(
 }
 
 /// Every use of one definition.
-pub fn refs(ws: &Workspace, req: &SymbolRequest, opts: &ReadOptions) -> Result<RefsPage, ApiError> {
+pub fn refs(ws: &Workspace, req: &RefsRequest, opts: &ReadOptions) -> Result<RefsPage, ApiError> {
     let window = req.page.window(LIST_LIMIT)?;
-    let (found, index) = ws.read(opts, |g| graph::refs(g, &req.symbol))?;
+    let ((found, unresolved), index) = ws.read(opts, |g| {
+        let found = graph::refs(g, &req.symbol)?;
+        let unresolved = graph::unresolved_uses(
+            g,
+            std::slice::from_ref(&found.target),
+            UseKinds::All,
+            req.include_unresolved,
+        )?;
+        Ok((found, unresolved))
+    })?;
     let (refs, page) = window.slice(found.refs, true);
     Ok(RefsPage {
         target: found.target,
         refs,
+        unresolved,
         page,
         index,
     })
@@ -243,11 +280,24 @@ pub fn traverse(
             format!("depth {depth} is outside 1..={MAX_DEPTH}"),
         ));
     }
-    let (t, index) = ws
-        .read(opts, |g| match direction {
-            Direction::Callers => graph::callers(g, &req.target, depth),
-            Direction::Callees => graph::callees(g, &req.target, depth),
-            Direction::Impact => graph::impact(g, &req.target, depth),
+    let list = req.include_unresolved;
+    let ((t, unresolved), index) = ws
+        .read(opts, |g| {
+            let t = match direction {
+                Direction::Callers => graph::callers(g, &req.target, depth),
+                Direction::Callees => graph::callees(g, &req.target, depth),
+                Direction::Impact => graph::impact(g, &req.target, depth),
+            }?;
+            let unresolved = match direction {
+                Direction::Callers => {
+                    graph::unresolved_uses(g, &t.target_symbols, UseKinds::Calls, list)
+                }
+                Direction::Callees => graph::unresolved_calls_from(g, &t.target_symbols, list),
+                Direction::Impact => {
+                    graph::unresolved_uses(g, &t.target_symbols, UseKinds::All, list)
+                }
+            }?;
+            Ok((t, unresolved))
         })
         .map_err(|e| match direction {
             Direction::Impact if graph::looks_like_file(&req.target) => {
@@ -260,6 +310,7 @@ pub fn traverse(
         targets: t.targets,
         target_symbols: t.target_symbols,
         reached,
+        unresolved,
         page,
         index,
     })

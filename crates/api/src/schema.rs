@@ -8,8 +8,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 
 use crate::error::ErrorEnvelope;
 use crate::graph::{
-    FindRequest, OutlinePage, OutlineRequest, RefsPage, SearchPage, SearchRequest, StatsAnswer,
-    SymbolRequest, SymbolsPage, TraversalPage, TraversalRequest,
+    FindRequest, OutlinePage, OutlineRequest, RefsPage, RefsRequest, SearchPage, SearchRequest,
+    StatsAnswer, SymbolRequest, SymbolsPage, TraversalPage, TraversalRequest,
 };
 use crate::sql::{QueryAnswer, QueryRequest};
 use crate::sql_service::{CancelAnswer, QueriesInFlight, SqlAnswer, SqlRequest};
@@ -27,6 +27,7 @@ pub fn schemas() -> BTreeMap<&'static str, Schema> {
     }
     add::<FindRequest>(&mut generator, &mut out, "FindRequest");
     add::<SymbolRequest>(&mut generator, &mut out, "SymbolRequest");
+    add::<RefsRequest>(&mut generator, &mut out, "RefsRequest");
     add::<TraversalRequest>(&mut generator, &mut out, "TraversalRequest");
     add::<OutlineRequest>(&mut generator, &mut out, "OutlineRequest");
     add::<SearchRequest>(&mut generator, &mut out, "SearchRequest");

@@ -4,7 +4,7 @@
 
 /// The code graph's vocabulary and the index run's progress.
 pub mod index {
-    pub use loci_index::graph::SymbolInfo;
+    pub use loci_index::graph::{SymbolInfo, Unresolved, UnresolvedReason};
     pub use loci_index::vocab::{Confidence, EdgeKind};
     pub use loci_index::{Lang, NoProgress, Progress, SymbolKind, WriteWork};
 }

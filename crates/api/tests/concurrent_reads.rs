@@ -66,6 +66,7 @@ fn read_while(ws: &Arc<Workspace>, change: impl FnOnce()) -> (usize, usize) {
                         let req = TraversalRequest {
                             target: "target".into(),
                             depth: Some(2),
+                            include_unresolved: false,
                             page: Default::default(),
                         };
                         traverse(&ws, Direction::Callers, &req, &ReadOptions::default())
@@ -162,6 +163,7 @@ fn a_read_past_its_deadline_or_cancelled_stops_with_its_own_kind() {
     let req = TraversalRequest {
         target: "target".into(),
         depth: Some(32),
+        include_unresolved: false,
         page: Default::default(),
     };
     let started = Instant::now();

@@ -36,7 +36,7 @@ enum Command {
     /// Show where a symbol is defined.
     Def(cmd::graph::SymbolArgs),
     /// List every use of a symbol.
-    Refs(cmd::graph::SymbolArgs),
+    Refs(cmd::graph::RefsArgs),
     /// Who calls a symbol (transitively with --depth).
     Callers(cmd::graph::DepthArgs),
     /// What a symbol calls (transitively with --depth).

@@ -61,6 +61,73 @@ pub fn more(page: &loci_api::PageInfo, shown: usize) {
     }
 }
 
+/// What a graph answer could not link, after its list: one summary line (how many,
+/// named `one` or `many`, why, where), then each one when they were asked for.
+pub fn unresolved(u: &loci_api::vocab::index::Unresolved, one: &str, many: &str) {
+    if u.count == 0 && u.complete {
+        return;
+    }
+    let count = if u.complete {
+        u.count.to_string()
+    } else {
+        format!("at least {}", u.count)
+    };
+    let reasons: Vec<String> = u
+        .reasons
+        .iter()
+        .map(|r| format!("{} {}", r.reason.name().replace('_', " "), r.count))
+        .collect();
+    let files: Vec<String> = u
+        .files
+        .iter()
+        .map(|f| format!("{} ({})", f.path, f.count))
+        .collect();
+    println!(
+        "unresolved: {count} {} ({}) in {}",
+        if u.count == 1 && u.complete {
+            one
+        } else {
+            many
+        },
+        reasons.join(", "),
+        files.join(", ")
+    );
+    match &u.sites {
+        Some(sites) => {
+            for s in sites {
+                let written = match &s.qualifier {
+                    Some(q) => format!("{q}{}{}", path_separator(&s.path, q), s.name),
+                    None => s.name.clone(),
+                };
+                println!(
+                    "  ?  {}:{}  {written}  [{}] in {}",
+                    s.path,
+                    s.line,
+                    s.reason.name().replace('_', " "),
+                    s.from.as_deref().unwrap_or("<top level>")
+                );
+            }
+        }
+        None => println!("  (--include-unresolved lists them)"),
+    }
+}
+
+/// How a qualifier joins a name as written: `a::b::f` for a path (Rust, C++), else
+/// `x.f`.
+fn path_separator(path: &str, qualifier: &str) -> &'static str {
+    let paths = [".rs", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".h"]
+        .iter()
+        .any(|ext| path.ends_with(ext));
+    let is_path = qualifier.contains("::")
+        || qualifier.chars().next().is_some_and(char::is_uppercase)
+        || qualifier == "Self";
+    if paths && !qualifier.contains('.') && is_path {
+        "::"
+    } else {
+        "."
+    }
+}
+
 /// A freshness line when the answer may be partial.
 pub fn freshness(f: &loci_api::Freshness) {
     if f.is_partial() {

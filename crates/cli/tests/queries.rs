@@ -355,3 +355,68 @@ fn callers_of_one_overload_by_arity_and_a_bad_arity_lists_the_overloads() {
         ])
     );
 }
+
+/// A call the resolver could not link (`sem.add_permits` on a value whose type the
+/// file does not say, four same-named methods) is not lost: `callers` and `refs` count
+/// it with its reason and file, list it on request, and the text output says so.
+#[test]
+fn callers_and_refs_say_what_they_could_not_link() {
+    let env = Env::new();
+    let methods: String = ["Semaphore", "Pool", "Batch", "Queue"]
+        .iter()
+        .map(|c| format!("class {c}:\n    def add_permits(self, n):\n        pass\n\n"))
+        .collect();
+    env.write(&[
+        ("pkg/sem.py", methods.as_str()),
+        (
+            "pkg/user.py",
+            "from pkg.sem import Semaphore\n\ndef grow(sem):\n    sem.add_permits(3)\n\ndef typed():\n    s = Semaphore()\n    s.add_permits(4)\n",
+        ),
+    ]);
+    let (code, v) = env.json(&["index"]);
+    assert_eq!(code, 0, "{v}");
+    let (code, out) = env.json(&["callers", "Semaphore.add_permits"]);
+    assert_eq!(code, 0, "{out}");
+    let u = &out["unresolved"];
+    assert_eq!(u["count"], 1, "{out}");
+    assert_eq!(u["complete"], true);
+    assert_eq!(
+        u["reasons"],
+        serde_json::json!([{"reason": "unknown_receiver", "count": 1}])
+    );
+    assert_eq!(
+        u["files"],
+        serde_json::json!([{"path": "pkg/user.py", "count": 1}])
+    );
+    assert!(u.get("sites").is_none(), "sites only on request: {u}");
+
+    let (_, out) = env.json(&["callers", "Semaphore.add_permits", "--include-unresolved"]);
+    assert_eq!(
+        out["unresolved"]["sites"],
+        serde_json::json!([{"path": "pkg/user.py", "line": 4, "name": "add_permits",
+            "qualifier": "sem", "reason": "unknown_receiver", "from": "grow"}])
+    );
+    let (_, out) = env.json(&["refs", "Semaphore.add_permits", "--include-unresolved"]);
+    assert_eq!(out["unresolved"]["count"], 1, "{out}");
+    assert_eq!(out["unresolved"]["sites"][0]["line"], 4);
+
+    let text = env
+        .cmd()
+        .args(["callers", "Semaphore.add_permits"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains(
+            "unresolved: 1 call of `add_permits` that linked to no definition (unknown receiver 1) in pkg/user.py (1)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("--include-unresolved lists them"),
+        "{stdout}"
+    );
+    // A target whose every use linked prints no such line.
+    let text = env.cmd().args(["callers", "typed"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&text.stdout).contains("unresolved:"));
+}

@@ -262,18 +262,24 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
     let cases: &[(&[&str], Vec<&str>)] = &[
         (&["find", "helper"], with_page(&["symbols"])),
         (&["def", "helper"], with_page(&["symbols"])),
-        (&["refs", "helper"], with_page(&["target", "refs"])),
+        (&["refs", "helper"], with_page(&["target", "refs", "unresolved"])),
         (
             &["callers", "helper"],
-            with_page(&["targets", "target_symbols", "reached"]),
+            with_page(&["targets", "target_symbols", "reached", "unresolved"]),
         ),
         (
             &["callees", "a"],
-            with_page(&["targets", "target_symbols", "reached"]),
+            with_page(&["targets", "target_symbols", "reached", "unresolved"]),
         ),
         (
             &["impact", "src/lib.rs"],
-            with_page(&["targets", "target_symbols", "reached", "memories"]),
+            with_page(&[
+                "targets",
+                "target_symbols",
+                "reached",
+                "unresolved",
+                "memories",
+            ]),
         ),
         (&["outline", "src/lib.rs"], with_page(&["path", "symbols"])),
         (&["search", "helper"], with_page(&["hits"])),

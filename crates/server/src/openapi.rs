@@ -78,8 +78,8 @@ pub const OPERATIONS: &[Operation] = &[
         "post",
         "/api/v1/workspaces/{id}/refs",
         "refs",
-        "Every use of a symbol.",
-        Some("SymbolRequest"),
+        "Every use of a symbol, and the references by its name that linked to none.",
+        Some("RefsRequest"),
         "RefsPage",
     ),
     op(

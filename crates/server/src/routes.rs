@@ -5,7 +5,8 @@ use axum::Router;
 use axum::extract::{Path, State};
 use axum::routing::{delete, get, post};
 use loci_api::graph::{
-    self, Direction, FindRequest, OutlineRequest, SearchRequest, SymbolRequest, TraversalRequest,
+    self, Direction, FindRequest, OutlineRequest, RefsRequest, SearchRequest, SymbolRequest,
+    TraversalRequest,
 };
 use loci_api::{ApiError, ErrorKind};
 
@@ -205,7 +206,7 @@ async fn def(
 async fn refs(
     State(s): State<Shared>,
     Path(ws): Path<String>,
-    Body(req): Body<SymbolRequest>,
+    Body(req): Body<RefsRequest>,
 ) -> Reply<graph::RefsPage> {
     let answer = s
         .read(id(&ws)?, move |w, o| graph::refs(w, &req, o))

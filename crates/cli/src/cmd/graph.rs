@@ -54,6 +54,25 @@ pub struct SymbolArgs {
     page: PageArgs,
 }
 
+/// Whether an answer lists what it could not link, beside counting it.
+#[derive(Args)]
+pub struct UnresolvedArgs {
+    /// Also list the references that linked to no definition but could belong to the
+    /// answer (for callees: the calls inside the target that linked to nothing).
+    #[arg(long)]
+    include_unresolved: bool,
+}
+
+#[derive(Args)]
+pub struct RefsArgs {
+    /// `name`, `Qualified::name` (or `pkg.Class.name`) or `path/to/file:name`.
+    symbol: String,
+    #[command(flatten)]
+    unresolved: UnresolvedArgs,
+    #[command(flatten)]
+    page: PageArgs,
+}
+
 #[derive(Args)]
 pub struct DepthArgs {
     /// `name`, `Qualified::name` or `path/to/file:name`.
@@ -61,6 +80,8 @@ pub struct DepthArgs {
     /// Hops to follow (1 = direct only).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
     depth: u32,
+    #[command(flatten)]
+    unresolved: UnresolvedArgs,
     #[command(flatten)]
     page: PageArgs,
 }
@@ -72,6 +93,8 @@ pub struct ImpactArgs {
     /// Hops to follow.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=32))]
     depth: u32,
+    #[command(flatten)]
+    unresolved: UnresolvedArgs,
     #[command(flatten)]
     page: PageArgs,
 }
@@ -190,9 +213,10 @@ pub fn def(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<(
     Ok(())
 }
 
-pub fn refs(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
-    let req = api::SymbolRequest {
+pub fn refs(args: RefsArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let req = api::RefsRequest {
         symbol: args.symbol,
+        include_unresolved: args.unresolved.include_unresolved,
         page: args.page.request(),
     };
     let ws = open(workspace)?;
@@ -219,6 +243,8 @@ pub fn refs(args: SymbolArgs, workspace: Option<PathBuf>, json: bool) -> Result<
         );
     }
     output::more(&result.page, result.refs.len());
+    let (one, many) = uses_label(&result.target.name);
+    output::unresolved(&result.unresolved, &one, &many);
     Ok(())
 }
 
@@ -231,6 +257,7 @@ pub fn traverse(
     let req = api::TraversalRequest {
         target: args.symbol,
         depth: Some(args.depth),
+        include_unresolved: args.unresolved.include_unresolved,
         page: args.page.request(),
     };
     run_traversal(req, direction, workspace, json)
@@ -241,6 +268,7 @@ pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Resul
     let req = api::TraversalRequest {
         target: api::impact_target(&args.target, ws.root(), &cwd()?),
         depth: Some(args.depth),
+        include_unresolved: args.unresolved.include_unresolved,
         page: args.page.request(),
     };
     let answer = loci_api::memory::impact(&ws, &req, &read_options())?;
@@ -249,6 +277,8 @@ pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Resul
         return Ok(());
     }
     print_traversal_page(&answer.traversal);
+    let (one, many) = traversal_label(&answer.traversal, Direction::Impact);
+    output::unresolved(&answer.traversal.unresolved, &one, &many);
     super::memory_print::impact_memories(&answer);
     Ok(())
 }
@@ -274,7 +304,49 @@ fn print_traversal(
         return Ok(());
     }
     print_traversal_page(&t);
+    let (one, many) = traversal_label(&t, direction);
+    output::unresolved(&t.unresolved, &one, &many);
     Ok(())
+}
+
+/// How the unresolved references of a traversal are named: uses of the targets'
+/// names, or (callees) calls inside the targets.
+fn traversal_label(t: &api::TraversalPage, direction: Direction) -> (String, String) {
+    match direction {
+        Direction::Callees => (
+            "call in it that linked to no definition".into(),
+            "calls in it that linked to no definition".into(),
+        ),
+        Direction::Callers => {
+            let name = names_of(t);
+            (
+                format!("call of {name} that linked to no definition"),
+                format!("calls of {name} that linked to no definition"),
+            )
+        }
+        Direction::Impact => uses_label(&names_of(t)),
+    }
+}
+
+/// `` `name` `` of one target, or `its names` of several.
+fn names_of(t: &api::TraversalPage) -> String {
+    match t.target_symbols.as_slice() {
+        [one] => format!("`{}`", one.name),
+        _ => "the targets' names".into(),
+    }
+}
+
+/// How unresolved uses of `name` are named.
+fn uses_label(name: &str) -> (String, String) {
+    let name = if name.starts_with('`') || name.starts_with("the ") {
+        name.to_string()
+    } else {
+        format!("`{name}`")
+    };
+    (
+        format!("reference to {name} that linked to no definition"),
+        format!("references to {name} that linked to no definition"),
+    )
 }
 
 fn print_traversal_page(t: &api::TraversalPage) {

@@ -1,7 +1,7 @@
 //! `relations`: who calls a definition, what it calls, every use of it, or what depends
 //! on it — one tool with a `direction` and a `depth`, nearest first.
 
-use loci_api::graph::{Direction, SymbolRequest, TraversalRequest};
+use loci_api::graph::{Direction, RefsRequest, TraversalRequest};
 use loci_api::vocab::index::{Confidence, EdgeKind, SymbolInfo, SymbolKind};
 use loci_api::{ApiError, ErrorKind};
 use schemars::JsonSchema;
@@ -131,8 +131,9 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             }
             let r = loci_api::graph::refs(
                 &ws,
-                &SymbolRequest {
+                &RefsRequest {
                     symbol: target.clone(),
+                    include_unresolved: false,
                     page,
                 },
                 &ctx.opts,
@@ -180,6 +181,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             let req = TraversalRequest {
                 target: target.clone(),
                 depth,
+                include_unresolved: false,
                 page,
             };
             let t = loci_api::graph::traverse(&ws, dir, &req, &ctx.opts)?;
