@@ -60,3 +60,22 @@ fn every_fixture_selector_names_its_expected_definitions() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 10, "expected selector fixtures, found {checked}");
 }
+
+/// On tokio: `task::spawn_blocking`, written as code inside tokio names it, reaches the
+/// definition `tokio::task::spawn_blocking` reaches (through `task/mod.rs`'s `pub use`).
+#[test]
+fn a_path_relative_to_a_crate_names_what_the_full_path_names_on_tokio() {
+    let tokio = common::newest_registry_crate("tokio-1.");
+    let work = tempfile::tempdir().unwrap();
+    std::fs::copy(tokio.join("Cargo.toml"), work.path().join("Cargo.toml")).unwrap();
+    std::fs::create_dir_all(work.path().join("src")).unwrap();
+    std::fs::copy(tokio.join("src/lib.rs"), work.path().join("src/lib.rs")).unwrap();
+    common::copy_tree(&tokio.join("src/task"), &work.path().join("src/task"));
+    common::index(work.path());
+    let graph = Graph::open(work.path()).unwrap();
+    let full = named(&graph, "tokio::task::spawn_blocking");
+    assert_eq!(full, "src/task/blocking.rs:spawn_blocking");
+    assert_eq!(named(&graph, "task::spawn_blocking"), full);
+    // A path no crate leads through stays not found.
+    assert_eq!(named(&graph, "nowhere::spawn_blocking"), "not found");
+}

@@ -185,6 +185,16 @@ fn resolve_named(graph: &Graph, text: &str) -> Result<Vec<SymbolInfo>, QueryErro
                 || selector.matches_qualified(&module_qualified(s))
         })
         .collect();
+    // A Rust path written from inside a crate (`task::spawn_blocking`): followed from
+    // each crate's root, when nothing else matched.
+    if found.is_empty()
+        && let Selector::Qualified(segs) = &selector
+    {
+        return by_ids(
+            graph,
+            &crate::resolve::crate_relative_path_symbols(&graph.conn, segs).map_err(&err)?,
+        );
+    }
     Ok(found)
 }
 
@@ -213,7 +223,15 @@ fn choose(
 /// it names no crate or cannot be followed.
 fn by_crate_path(graph: &Graph, segs: &[String]) -> Result<Vec<SymbolInfo>, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
-    let ids = crate::resolve::rust_path_symbols(&graph.conn, segs).map_err(&err)?;
+    by_ids(
+        graph,
+        &crate::resolve::rust_path_symbols(&graph.conn, segs).map_err(&err)?,
+    )
+}
+
+/// The definitions with these ids, in this order.
+fn by_ids(graph: &Graph, ids: &[i64]) -> Result<Vec<SymbolInfo>, QueryError> {
+    let err = QueryError::sqlite(&graph.index_path);
     let sql = format!(
         "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1"
     );

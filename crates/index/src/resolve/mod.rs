@@ -54,7 +54,7 @@ use crate::extract::SymbolKind;
 use crate::walk::SkipReason;
 use ctx::{Ctx, ImportedModule, RefKey, SELF_QUALIFIERS};
 pub(crate) use rows::FileInputs;
-pub(crate) use select_path::rust_path_symbols;
+pub(crate) use select_path::{crate_relative_path_symbols, rust_path_symbols};
 pub(crate) use store::{
     importers_of, load_inputs, load_symbols, load_table, needed_names, stale_files, write_edges,
 };

@@ -29,6 +29,42 @@ pub(crate) fn rust_path_symbols(conn: &Connection, segs: &[String]) -> rusqlite:
     Ok(follow(&table, segs))
 }
 
+/// The definitions a Rust path names relative to one of the workspace's crates
+/// (`task::spawn_blocking` for `tokio::task::spawn_blocking`): the path followed from
+/// each crate's root as [`rust_path_symbols`] does, for a path whose first segment is
+/// no crate. Every crate where it leads somewhere contributes, in crate order.
+pub(crate) fn crate_relative_path_symbols(
+    conn: &Connection,
+    segs: &[String],
+) -> rusqlite::Result<Vec<i64>> {
+    if segs.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let crates = crate::crates::load(conn)?;
+    if crates.crates.iter().any(|c| c.name == segs[0]) {
+        return Ok(Vec::new());
+    }
+    let names: Vec<&str> = segs.iter().map(String::as_str).collect();
+    let table = load_table(conn, Some(&names))?;
+    let mut found: Vec<i64> = Vec::new();
+    let mut seen_names: Vec<&str> = Vec::new();
+    for c in &crates.crates {
+        if seen_names.contains(&c.name.as_str()) {
+            continue;
+        }
+        seen_names.push(&c.name);
+        let mut full = Vec::with_capacity(segs.len() + 1);
+        full.push(c.name.clone());
+        full.extend(segs.iter().cloned());
+        for id in follow(&table, &full) {
+            if !found.contains(&id) {
+                found.push(id);
+            }
+        }
+    }
+    Ok(found)
+}
+
 /// [`rust_path_symbols`] over a loaded table: ids in the table's (path) order.
 fn follow(table: &SymbolTable, segs: &[String]) -> Vec<i64> {
     let rust = &table.rust;
