@@ -13,10 +13,10 @@ use std::time::Duration;
 use loci_api::host::WorkspaceHost;
 use loci_api::sql_service::SqlService;
 use loci_api::tracking::Tracked;
+use loci_api::vocab::lifecycle::Status;
+use loci_api::vocab::paths::Roots;
+use loci_api::vocab::process::Supervisor;
 use loci_api::{ApiError, Workspace};
-use loci_lifecycle::Status;
-use loci_paths::Roots;
-use loci_supervisor::Supervisor;
 
 /// How a host is set up.
 #[derive(Debug, Clone, Default)]
@@ -97,9 +97,9 @@ impl Host {
     pub fn install_teardown(&self, end_process: fn(i32) -> !) {
         TEARDOWN.call_once(|| {
             TEARDOWN_INSTALLS.fetch_add(1, Ordering::SeqCst);
-            loci_supervisor::on_shutdown_signal(Arc::new(move |signal| {
+            loci_api::vocab::process::on_shutdown_signal(Arc::new(move |signal| {
                 tracing::info!(signal, "stopping: tearing the session's children down");
-                loci_supervisor::teardown_all_children();
+                loci_api::vocab::process::teardown_all_children();
                 end_process(i32::from(loci_api::ErrorKind::Interrupted.exit().code()));
             }));
         });

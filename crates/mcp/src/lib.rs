@@ -92,7 +92,7 @@ pub fn serve_stdio(host: Arc<Host>, end_process: fn(i32) -> !) -> Result<(), Api
         Ok(())
     });
     runtime.shutdown_timeout(EXIT_GRACE);
-    loci_supervisor::teardown_all_children();
+    loci_api::vocab::process::teardown_all_children();
     result
 }
 

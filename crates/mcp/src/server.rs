@@ -151,7 +151,7 @@ impl LociMcp {
         s.bind(&self.host, &root, source);
     }
 
-    fn bind_served_roots(&self, roots: &loci_paths::Roots, uris: &[String]) {
+    fn bind_served_roots(&self, roots: &loci_api::vocab::paths::Roots, uris: &[String]) {
         let mut refusal: Option<ApiError> = None;
         for uri in uris {
             let named = match root_from_uri(uri) {

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 
 use loci_api::ApiError;
 use loci_api::confine::Confined;
-use loci_lifecycle::gate::GateRequest;
-use loci_lifecycle::{Notice, Status};
+use loci_api::vocab::lifecycle::GateRequest;
+use loci_api::vocab::lifecycle::{Notice, Status};
 
 use crate::host::Host;
 use crate::poison::lock;
@@ -54,7 +54,7 @@ pub struct Binding {
     /// Where it came from.
     pub source: Source,
     /// How callers name it, when served (inside the server's roots).
-    pub locator: Option<loci_paths::Locator>,
+    pub locator: Option<loci_api::vocab::paths::Locator>,
     /// The binding's number in this session (1 for the first).
     pub generation: u64,
     /// The session's share of background work.
@@ -177,7 +177,7 @@ fn start_gate(host: &Arc<Host>, root: &Path, runs: &SessionRuns, gate: &Arc<Mute
         });
     if let Err(e) = spawned {
         let mut s = Status::new(
-            loci_lifecycle::State::Corrupt,
+            loci_api::vocab::lifecycle::State::Corrupt,
             "unknown: the gate could not start",
             shown,
         );

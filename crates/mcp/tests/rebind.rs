@@ -44,7 +44,7 @@ fn cross_session_state_survives_the_rebind() {
         max_file_bytes: None,
         threads: 1,
     };
-    loci_api::index(&req, &cfg, &loci_index::NoProgress).unwrap();
+    loci_api::index(&req, &cfg, &loci_api::vocab::index::NoProgress).unwrap();
     // Drift: the session-start gate starts a background sync (the stand-in sleeps).
     std::fs::write(dir.path().join("new.py"), "def fresh():\n    return 2\n").unwrap();
 
@@ -112,6 +112,6 @@ fn cross_session_state_survives_the_rebind() {
         1,
         "started twice: {pids} / {pids_later}"
     );
-    loci_supervisor::teardown_all_children();
+    loci_api::vocab::process::teardown_all_children();
     assert_eq!(host.live_children(), 0);
 }

@@ -84,7 +84,7 @@ pub struct Ctx<'a> {
     /// The call's cancellation, for work that the token does not reach.
     pub cancel: &'a crate::cancel::CallCancel,
     /// The session-start gate's status for this session (`None` while it runs).
-    pub session_start: Option<loci_lifecycle::Status>,
+    pub session_start: Option<loci_api::vocab::lifecycle::Status>,
 }
 
 impl Ctx<'_> {
@@ -182,7 +182,7 @@ pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ApiError> {
 }
 
 /// The compact form of a definition in lists, as JSON.
-pub(crate) fn symbol_item(s: &loci_index::graph::SymbolInfo) -> Value {
+pub(crate) fn symbol_item(s: &loci_api::vocab::index::SymbolInfo) -> Value {
     serde_json::to_value(item::SymbolItem::of(s)).unwrap_or(Value::Null)
 }
 

@@ -152,7 +152,8 @@ fn excerpt(
     max: usize,
 ) -> (String, bool) {
     // Beneath the root: a file swapped for a symlink out of the workspace is not read.
-    let Ok(file) = loci_paths::open_file_beneath(root, std::path::Path::new(path)) else {
+    let Ok(file) = loci_api::vocab::paths::open_file_beneath(root, std::path::Path::new(path))
+    else {
         return (String::new(), false);
     };
     let first = line.max(1) as usize;
@@ -178,7 +179,7 @@ fn excerpt(
 fn members(
     ctx: &Ctx<'_>,
     ws: &loci_api::Workspace,
-    s: &loci_index::graph::SymbolInfo,
+    s: &loci_api::vocab::index::SymbolInfo,
 ) -> Vec<Member> {
     let req = OutlineRequest {
         file: s.path.clone(),
