@@ -19,6 +19,7 @@ mod first_steps;
 mod gate_api_probe;
 mod import_circles;
 mod index_file_guards;
+mod layers;
 mod lifecycle_commands;
 mod lifecycle_gate;
 mod lifecycle_maintenance;

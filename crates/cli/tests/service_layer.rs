@@ -262,7 +262,10 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
     let cases: &[(&[&str], Vec<&str>)] = &[
         (&["find", "helper"], with_page(&["symbols"])),
         (&["def", "helper"], with_page(&["symbols"])),
-        (&["refs", "helper"], with_page(&["target", "refs", "unresolved"])),
+        (
+            &["refs", "helper"],
+            with_page(&["target", "refs", "unresolved"]),
+        ),
         (
             &["callers", "helper"],
             with_page(&["targets", "target_symbols", "reached", "unresolved"]),
