@@ -218,6 +218,7 @@ pub fn find(
         graph::find(g, &req.pattern, req.kind, req.lang, fetch)
     })?;
     let (symbols, page) = window.slice(found, !capped);
+    let index = ws.checked(opts, index, symbols.iter().map(|s| s.path.as_str()))?;
     Ok(SymbolsPage {
         symbols,
         page,
@@ -234,6 +235,7 @@ pub fn def(
     let window = req.page.window(LIST_LIMIT)?;
     let (found, index) = ws.read(opts, |g| g.def(&req.symbol))?;
     let (symbols, page) = window.slice(found, true);
+    let index = ws.checked(opts, index, symbols.iter().map(|s| s.path.as_str()))?;
     Ok(SymbolsPage {
         symbols,
         page,
@@ -255,6 +257,9 @@ pub fn refs(ws: &Workspace, req: &RefsRequest, opts: &ReadOptions) -> Result<Ref
         Ok((found, unresolved))
     })?;
     let (refs, page) = window.slice(found.refs, true);
+    let paths =
+        std::iter::once(found.target.path.as_str()).chain(refs.iter().map(|r| r.path.as_str()));
+    let index = ws.checked(opts, index, paths)?;
     Ok(RefsPage {
         target: found.target,
         refs,
@@ -306,6 +311,12 @@ pub fn traverse(
             _ => e,
         })?;
     let (reached, page) = window.slice(t.reached, !t.truncated);
+    let paths = t
+        .target_symbols
+        .iter()
+        .map(|s| s.path.as_str())
+        .chain(reached.iter().map(|r| r.path.as_str()));
+    let index = ws.checked(opts, index, paths)?;
     Ok(TraversalPage {
         targets: t.targets,
         target_symbols: t.target_symbols,
@@ -357,6 +368,7 @@ pub fn outline(
         .read(opts, |g| g.outline(&req.file))
         .map_err(|e| with_similar_files(e, ws, &req.file, opts))?;
     let (symbols, page) = window.slice(items, true);
+    let index = ws.checked(opts, index, [req.file.as_str()])?;
     Ok(OutlinePage {
         path: req.file.clone(),
         symbols,
@@ -413,6 +425,7 @@ pub fn search(
     };
     let ((found, more), index) = ws.read(opts, |g| graph::search(g, &req.pattern, &search))?;
     let (hits, page) = window.slice(found, !more);
+    let index = ws.checked(opts, index, hits.iter().map(|h| h.path.as_str()))?;
     Ok(SearchPage { hits, page, index })
 }
 

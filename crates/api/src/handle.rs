@@ -67,19 +67,24 @@ impl Default for ReadOptions {
 
 /// How fresh an answer is: every graph result carries one, so a front end can tell a
 /// partial answer from a complete one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Freshness {
     /// `complete`, or `indexing` while a run writes (or after one was interrupted):
     /// then the answer may be partial.
     pub state: IndexState,
     /// Files whose edges are not resolved yet (0 when `complete`).
     pub stale_files: u64,
+    /// Files this answer reads from that changed on disk (or disappeared) since they
+    /// were indexed, checked when it was made: what it says of them may be out of date
+    /// until the next sync. Absent when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_files: Vec<String>,
 }
 
 impl Freshness {
-    /// Whether the answer may miss something.
+    /// Whether the answer may miss something, or say something the files no longer do.
     pub fn is_partial(&self) -> bool {
-        self.state != IndexState::Complete
+        self.state != IndexState::Complete || !self.changed_files.is_empty()
     }
 }
 
@@ -134,6 +139,21 @@ impl Workspace {
     /// Where the index is and what decided it.
     pub fn located(&self) -> &Located {
         &self.located
+    }
+
+    /// `index` completed with the files among `paths` (an answer's, as it shows them)
+    /// that changed on disk since they were indexed: a stat each, at most
+    /// [`loci_index::graph::MAX_FILES_CHECKED`], so an answer never vouches for a file
+    /// an edit has outrun.
+    pub fn checked<'p>(
+        &self,
+        opts: &ReadOptions,
+        mut index: Freshness,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> Result<Freshness, ApiError> {
+        let (changed, _) = self.read(opts, |g| g.changed_since_indexed(paths))?;
+        index.changed_files = changed;
+        Ok(index)
     }
 
     /// Runs `read` on a pooled connection within `opts`, and says how fresh the index
@@ -262,7 +282,11 @@ fn freshness(graph: &Graph, index_path: &Path) -> Result<Freshness, GraphError> 
     } else {
         graph.stale_file_count()?
     };
-    Ok(Freshness { state, stale_files })
+    Ok(Freshness {
+        state,
+        stale_files,
+        changed_files: Vec::new(),
+    })
 }
 
 fn is_interrupt(e: &GraphError) -> bool {

@@ -148,14 +148,19 @@ impl Tracked {
                 st.checking = false;
             }
         }
-        let state = match freshness {
+        let state = match &freshness {
             None => "missing".to_string(),
             Some(f) => f.state.to_string(),
         };
+        // The answer's own files checked now, or the last check of the whole tree:
+        // whichever saw more changed.
+        let answer_changed = freshness
+            .as_ref()
+            .map_or(0, |f| f.changed_files.len() as u64);
         IndexNote {
             state,
-            stale_files: freshness.map_or(0, |f| f.stale_files),
-            changed_files: st.changed_files,
+            stale_files: freshness.as_ref().map_or(0, |f| f.stale_files),
+            changed_files: st.changed_files.max(answer_changed),
             sync_running: st.run.is_some()
                 || st.holder.as_ref().is_some_and(|h| {
                     matches!(

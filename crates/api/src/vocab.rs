@@ -6,7 +6,7 @@
 pub mod index {
     pub use loci_index::graph::{SymbolInfo, Unresolved, UnresolvedReason};
     pub use loci_index::vocab::{Confidence, EdgeKind};
-    pub use loci_index::{Lang, NoProgress, Progress, SymbolKind, WriteWork};
+    pub use loci_index::{IndexState, Lang, NoProgress, Progress, SymbolKind, WriteWork};
 }
 
 /// The lifecycle: configuration, state, the session-start gate and the watcher.

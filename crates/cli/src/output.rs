@@ -130,10 +130,20 @@ fn path_separator(path: &str, qualifier: &str) -> &'static str {
 
 /// A freshness line when the answer may be partial.
 pub fn freshness(f: &loci_api::Freshness) {
-    if f.is_partial() {
+    if f.state != loci_api::vocab::index::IndexState::Complete {
         eprintln!(
             "note: the index is {} ({} files not yet resolved): this answer may be partial",
             f.state, f.stale_files
+        );
+    }
+    if !f.changed_files.is_empty() {
+        let shown: Vec<&str> = f.changed_files.iter().take(5).map(String::as_str).collect();
+        let more = f.changed_files.len().saturating_sub(shown.len());
+        eprintln!(
+            "note: {} this answer reads changed since indexed ({}{}): `loci sync` updates the index",
+            plural(f.changed_files.len(), "file", "files"),
+            shown.join(", "),
+            if more > 0 { format!(", {more} more") } else { String::new() }
         );
     }
 }

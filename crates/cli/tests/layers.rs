@@ -117,7 +117,10 @@ fn architecture_md_lists_each_crates_dependencies() {
             "none" => Vec::new(),
             list => list.split(", ").map(str::to_string).collect(),
         };
-        if !deps.iter().all(|d| LAYERS.iter().any(|(n, _)| short(n) == *d)) {
+        if !deps
+            .iter()
+            .all(|d| LAYERS.iter().any(|(n, _)| short(n) == *d))
+        {
             continue; // another table of the document
         }
         for name in cells[1].split(", ") {
@@ -134,5 +137,8 @@ fn architecture_md_lists_each_crates_dependencies() {
             (short(&name), deps)
         })
         .collect();
-    assert_eq!(documented, actual, "ARCHITECTURE.md's dependency table is out of date");
+    assert_eq!(
+        documented, actual,
+        "ARCHITECTURE.md's dependency table is out of date"
+    );
 }

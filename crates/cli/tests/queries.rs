@@ -420,3 +420,32 @@ fn callers_and_refs_say_what_they_could_not_link() {
     let text = env.cmd().args(["callers", "typed"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&text.stdout).contains("unresolved:"));
 }
+
+/// An answer given from an index that an edit has outrun says which of its files
+/// changed (JSON `index.changed_files`, a note on stderr), until a sync catches up.
+#[test]
+fn an_answer_names_its_files_that_changed_since_indexed() {
+    let env = indexed();
+    let (_, out) = env.json(&["callers", "tokenize"]);
+    assert!(out["index"].get("changed_files").is_none(), "{out}");
+    std::fs::write(
+        env.root().join("src/parser.rs"),
+        format!("{}\n// edited\n", REPO[0].1),
+    )
+    .unwrap();
+    let (code, out) = env.json(&["callers", "tokenize"]);
+    assert_eq!(code, 0);
+    assert_eq!(out["index"]["changed_files"], serde_json::json!(["src/parser.rs"]));
+    let text = env.cmd().args(["callers", "tokenize"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&text.stderr);
+    assert!(
+        stderr.contains("note: 1 file this answer reads changed since indexed (src/parser.rs)"),
+        "{stderr}"
+    );
+    // A file the answer does not read is not named.
+    let (_, out) = env.json(&["def", "tokenize"]);
+    assert!(out["index"].get("changed_files").is_none(), "{out}");
+    assert_eq!(env.json(&["sync"]).0, 0);
+    let (_, out) = env.json(&["callers", "tokenize"]);
+    assert!(out["index"].get("changed_files").is_none(), "{out}");
+}

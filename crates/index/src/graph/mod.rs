@@ -2,6 +2,7 @@
 //! `callers`, `callees`, `impact`, `outline`, `search` and `stats`, called unchanged by
 //! the CLI and, later, the HTTP and MCP servers.
 
+mod changed;
 mod files;
 mod handle;
 mod prefilter;
@@ -19,6 +20,7 @@ use serde::Serialize;
 
 use crate::IndexState;
 
+pub use changed::MAX_FILES_CHECKED;
 pub use files::{SpanQuery, SymbolSpan};
 pub use handle::{Graph, QueryError, SymbolInfo};
 pub(crate) use handle::{SYMBOL_COLUMNS, symbol_from_row};
