@@ -124,6 +124,9 @@ fn handle(c: &mut Criterion) {
         target: selector,
         depth: Some(3),
         include_unresolved: false,
+        path: None,
+        edges: None,
+        group_by: None,
         page: Default::default(),
     };
     let opts = ReadOptions::default();

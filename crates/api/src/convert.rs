@@ -119,6 +119,12 @@ fn not_found_hint(what: &str) -> String {
     else {
         return "`loci find '*part*'` lists definitions by glob".to_string();
     };
+    if what.starts_with("indexed file matching") {
+        return "a path filter is a glob (`src/**/*.rs`) or a file or folder path relative to \
+                the workspace root (`src/sync`); `loci query \"SELECT path FROM files\"` lists \
+                the indexed paths"
+            .to_string();
+    }
     if what.starts_with("file") {
         let stem = std::path::Path::new(name)
             .file_stem()

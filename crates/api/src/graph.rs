@@ -2,12 +2,13 @@
 //! Each takes a typed request and a [`Workspace`] handle, and answers one page with its
 //! total, its cursor and the index's freshness.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use loci_index::graph::{
     self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo, Unresolved, UseKinds,
 };
-use loci_index::{Lang, SymbolKind};
+use loci_index::{EdgeKind, Lang, SymbolKind};
 
 /// Which way a traversal follows edges (the index's own type, not a copy).
 pub use loci_index::graph::Direction;
@@ -88,9 +89,41 @@ pub struct TraversalRequest {
     /// without it only their count, reasons and files.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub include_unresolved: bool,
+    /// Only nodes in these files: a glob (`src/**/*.rs`), or a file or folder path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"[^./]"))]
+    pub path: Option<String>,
+    /// Only nodes reached through these edge kinds (`CALLS`, `REFERENCES`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Vec<EdgeKind>>,
+    /// `file`: one row per file (its count of nodes and edges by kind) instead of one
+    /// per node; the page then counts files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<GroupBy>,
     /// The page.
     #[serde(flatten)]
     pub page: PageRequest,
+}
+
+/// How a broad traversal is summarized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// One row per file.
+    File,
+}
+
+/// One file of a grouped traversal.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileGroup {
+    /// Relative path.
+    pub path: String,
+    /// Nodes reached in it.
+    pub count: u64,
+    /// The fewest hops from the target to one of them.
+    pub depth: u32,
+    /// Its nodes by the edge kind that reached them.
+    pub edges: BTreeMap<EdgeKind, u64>,
 }
 
 /// `outline`: the definitions of one file.
@@ -114,8 +147,9 @@ pub struct SearchRequest {
     /// Ignore case.
     #[serde(default)]
     pub ignore_case: bool,
-    /// Only files whose path matches this glob.
+    /// Only these files: a glob (`src/**/*.rs`), or a file or folder path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"[^./]"))]
     pub path: Option<String>,
     /// The page.
     #[serde(flatten)]
@@ -157,8 +191,11 @@ pub struct TraversalPage {
     pub targets: Vec<String>,
     /// The definitions it started from.
     pub target_symbols: Vec<SymbolInfo>,
-    /// Nodes reached, by depth then path.
+    /// Nodes reached, by depth then path (empty when grouped).
     pub reached: Vec<Reached>,
+    /// With `group_by: file`: the files reached, most nodes first (the page's items).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<FileGroup>>,
     /// What the first hop could be missing: references by the targets' names that
     /// linked to no definition (callers, impact), or calls inside the targets that
     /// linked to nothing (callees).
@@ -285,6 +322,11 @@ pub fn traverse(
             format!("depth {depth} is outside 1..={MAX_DEPTH}"),
         ));
     }
+    if let Some(text) = &req.path {
+        ws.read(opts, |g| {
+            graph::PathFilter::parse(text)?.require_some(g, text)
+        })?;
+    }
     let list = req.include_unresolved;
     let ((t, unresolved), index) = ws
         .read(opts, |g| {
@@ -298,6 +340,12 @@ pub fn traverse(
                     graph::unresolved_uses(g, &t.target_symbols, UseKinds::Calls, list)
                 }
                 Direction::Callees => graph::unresolved_calls_from(g, &t.target_symbols, list),
+                // A file's impact: only the names few definitions share.
+                Direction::Impact if t.targets.len() > t.target_symbols.len() => {
+                    let names =
+                        graph::distinctive(g, &t.target_symbols, graph::MAX_SHARED_DEFINITIONS)?;
+                    graph::unresolved_uses(g, &names, UseKinds::All, list)
+                }
                 Direction::Impact => {
                     graph::unresolved_uses(g, &t.target_symbols, UseKinds::All, list)
                 }
@@ -310,21 +358,59 @@ pub fn traverse(
             }
             _ => e,
         })?;
-    let (reached, page) = window.slice(t.reached, !t.truncated);
+    let mut all = t.reached;
+    if let Some(text) = &req.path {
+        let filter = graph::PathFilter::parse(text).map_err(ApiError::from)?;
+        all.retain(|r| filter.matches(&r.path));
+    }
+    if let Some(kinds) = &req.edges {
+        all.retain(|r| kinds.contains(&r.edge));
+    }
+    let (reached, groups, page) = match req.group_by {
+        None => {
+            let (reached, page) = window.slice(all, !t.truncated);
+            (reached, None, page)
+        }
+        Some(GroupBy::File) => {
+            let (groups, page) = window.slice(group_by_file(&all), !t.truncated);
+            (Vec::new(), Some(groups), page)
+        }
+    };
     let paths = t
         .target_symbols
         .iter()
         .map(|s| s.path.as_str())
-        .chain(reached.iter().map(|r| r.path.as_str()));
+        .chain(reached.iter().map(|r| r.path.as_str()))
+        .chain(groups.iter().flatten().map(|g| g.path.as_str()));
     let index = ws.checked(opts, index, paths)?;
     Ok(TraversalPage {
         targets: t.targets,
         target_symbols: t.target_symbols,
         reached,
+        groups,
         unresolved,
         page,
         index,
     })
+}
+
+/// The nodes of a traversal by file: most nodes first, then by path.
+fn group_by_file(reached: &[Reached]) -> Vec<FileGroup> {
+    let mut by_path: BTreeMap<&str, FileGroup> = BTreeMap::new();
+    for r in reached {
+        let g = by_path.entry(&r.path).or_insert_with(|| FileGroup {
+            path: r.path.clone(),
+            count: 0,
+            depth: r.depth,
+            edges: BTreeMap::new(),
+        });
+        g.count += 1;
+        g.depth = g.depth.min(r.depth);
+        *g.edges.entry(r.edge).or_default() += 1;
+    }
+    let mut groups: Vec<FileGroup> = by_path.into_values().collect();
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.path.cmp(&b.path)));
+    groups
 }
 
 /// A file argument as the index stores it, relative to the workspace `root`: a relative

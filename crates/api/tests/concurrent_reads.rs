@@ -67,6 +67,9 @@ fn read_while(ws: &Arc<Workspace>, change: impl FnOnce()) -> (usize, usize) {
                             target: "target".into(),
                             depth: Some(2),
                             include_unresolved: false,
+                            path: None,
+                            edges: None,
+                            group_by: None,
                             page: Default::default(),
                         };
                         traverse(&ws, Direction::Callers, &req, &ReadOptions::default())
@@ -164,6 +167,9 @@ fn a_read_past_its_deadline_or_cancelled_stops_with_its_own_kind() {
         target: "target".into(),
         depth: Some(32),
         include_unresolved: false,
+        path: None,
+        edges: None,
+        group_by: None,
         page: Default::default(),
     };
     let started = Instant::now();

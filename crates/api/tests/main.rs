@@ -2,5 +2,6 @@
 //! file, which keeps builds and CI fast and small. Each file is a module; shared
 //! helpers are the support modules below.
 
+mod broad_answers;
 mod concurrent_reads;
 mod docs_agree;

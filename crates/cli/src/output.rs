@@ -143,7 +143,11 @@ pub fn freshness(f: &loci_api::Freshness) {
             "note: {} this answer reads changed since indexed ({}{}): `loci sync` updates the index",
             plural(f.changed_files.len(), "file", "files"),
             shown.join(", "),
-            if more > 0 { format!(", {more} more") } else { String::new() }
+            if more > 0 {
+                format!(", {more} more")
+            } else {
+                String::new()
+            }
         );
     }
 }

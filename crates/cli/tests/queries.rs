@@ -435,7 +435,10 @@ fn an_answer_names_its_files_that_changed_since_indexed() {
     .unwrap();
     let (code, out) = env.json(&["callers", "tokenize"]);
     assert_eq!(code, 0);
-    assert_eq!(out["index"]["changed_files"], serde_json::json!(["src/parser.rs"]));
+    assert_eq!(
+        out["index"]["changed_files"],
+        serde_json::json!(["src/parser.rs"])
+    );
     let text = env.cmd().args(["callers", "tokenize"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&text.stderr);
     assert!(
@@ -448,4 +451,111 @@ fn an_answer_names_its_files_that_changed_since_indexed() {
     assert_eq!(env.json(&["sync"]).0, 0);
     let (_, out) = env.json(&["callers", "tokenize"]);
     assert!(out["index"].get("changed_files").is_none(), "{out}");
+}
+
+/// A broad impact grouped by file: one row per file with its nodes counted by edge
+/// kind (the page counts files), the same nodes as the flat answer; filters by path
+/// (a folder, a glob) and edge kind keep only those; a filter that matches no indexed
+/// file is `not_found`, never an empty answer.
+#[test]
+fn impact_groups_by_file_and_filters_by_path_and_edge_kind() {
+    let env = indexed();
+    let (code, flat) = env.json(&["impact", "src/lexer.rs"]);
+    assert_eq!(code, 0, "{flat}");
+    let reached = flat["reached"].as_array().unwrap();
+    assert!(reached.len() >= 3, "{flat}");
+    assert!(flat.get("groups").is_none());
+
+    let (code, grouped) = env.json(&["impact", "src/lexer.rs", "--group-by", "file"]);
+    assert_eq!(code, 0, "{grouped}");
+    assert_eq!(grouped["reached"], serde_json::json!([]));
+    let groups = grouped["groups"].as_array().unwrap();
+    assert_eq!(grouped["total"].as_u64().unwrap() as usize, groups.len());
+    let counted: u64 = groups.iter().map(|g| g["count"].as_u64().unwrap()).sum();
+    assert_eq!(counted as usize, reached.len(), "{grouped}");
+    let mut files: Vec<&str> = reached
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    files.sort();
+    files.dedup();
+    assert_eq!(groups.len(), files.len());
+    for g in groups {
+        let by_edge: u64 = g["edges"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(by_edge, g["count"].as_u64().unwrap(), "{g}");
+    }
+    let counts: Vec<u64> = groups
+        .iter()
+        .map(|g| g["count"].as_u64().unwrap())
+        .collect();
+    assert!(
+        counts.windows(2).all(|w| w[0] >= w[1]),
+        "most first: {counts:?}"
+    );
+
+    // A folder keeps only the nodes under it; a glob the same way.
+    for filter in ["src/parser.rs", "src/", "src/p*.rs"] {
+        let (code, out) = env.json(&["impact", "src/lexer.rs", "--path", filter]);
+        assert_eq!(code, 0, "{out}");
+        let paths: Vec<&str> = out["reached"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["path"].as_str().unwrap())
+            .collect();
+        assert!(!paths.is_empty(), "{filter}: {out}");
+        if filter != "src/" {
+            assert!(
+                paths.iter().all(|p| *p == "src/parser.rs"),
+                "{filter}: {paths:?}"
+            );
+        }
+    }
+    let (_, calls) = env.json(&["impact", "src/lexer.rs", "--edge", "calls"]);
+    let edges: Vec<&str> = calls["reached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["edge"].as_str().unwrap())
+        .collect();
+    assert!(
+        !edges.is_empty() && edges.iter().all(|e| *e == "CALLS"),
+        "{calls}"
+    );
+
+    let (code, err) = env.json(&["impact", "src/lexer.rs", "--path", "no/such/dir"]);
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(err["error"]["kind"], "not_found");
+    assert!(
+        err["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("path filter"),
+        "{err}"
+    );
+    let (code, _) = env.json(&["impact", "src/lexer.rs", "--edge", "nonsense"]);
+    assert_eq!(code, 2);
+
+    let text = env
+        .cmd()
+        .args(["impact", "src/lexer.rs", "--group-by", "file"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains(&format!("in {} files on this page", groups.len())),
+        "{stdout}"
+    );
+
+    // search's path filter reads a folder the same way.
+    let (code, out) = env.json(&["search", "tokenize", "--path", "src"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out["hits"].as_array().unwrap().is_empty(), "{out}");
+    let (code, _) = env.json(&["search", "tokenize", "--path", "nowhere"]);
+    assert_eq!(code, 4);
 }

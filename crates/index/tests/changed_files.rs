@@ -27,5 +27,9 @@ fn edited_and_removed_files_are_named_and_untouched_ones_are_not() {
     drop(g);
     common::index(dir.path());
     let g = Graph::open(dir.path()).unwrap();
-    assert!(g.changed_since_indexed(["a.py", "b.py"]).unwrap().is_empty());
+    assert!(
+        g.changed_since_indexed(["a.py", "b.py"])
+            .unwrap()
+            .is_empty()
+    );
 }

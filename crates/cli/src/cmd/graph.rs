@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use loci_api::graph::{self as api, Direction};
 use loci_api::vocab::index::SymbolInfo;
-use loci_api::vocab::index::{Lang, SymbolKind};
+use loci_api::vocab::index::{EdgeKind, Lang, SymbolKind};
 use loci_api::{ApiError, ErrorKind, PageRequest, ReadOptions};
 
 use crate::output;
@@ -63,6 +63,36 @@ pub struct UnresolvedArgs {
     include_unresolved: bool,
 }
 
+/// Which nodes of a traversal are kept, and how they are shown.
+#[derive(Args)]
+pub struct TraversalFilterArgs {
+    /// Only nodes in these files: a glob (`src/**/*.rs`), or a file or folder path.
+    #[arg(long)]
+    path: Option<String>,
+    /// Only nodes reached through this edge kind (CALLS, REFERENCES, IMPORTS, INHERITS,
+    /// IMPLEMENTS); repeat for several.
+    #[arg(long = "edge", value_parser = edge_kind)]
+    edges: Vec<EdgeKind>,
+    /// `file`: one line per file (its nodes counted by edge kind) instead of one per node.
+    #[arg(long, value_parser = ["file"])]
+    group_by: Option<String>,
+}
+
+impl TraversalFilterArgs {
+    fn fill(self, req: &mut api::TraversalRequest) {
+        req.path = self.path;
+        req.edges = (!self.edges.is_empty()).then_some(self.edges);
+        req.group_by = self.group_by.map(|_| api::GroupBy::File);
+    }
+}
+
+fn edge_kind(text: &str) -> Result<EdgeKind, String> {
+    EdgeKind::from_name(&text.to_ascii_uppercase()).ok_or_else(|| {
+        let all: Vec<&str> = EdgeKind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown edge kind `{text}`; one of: {}", all.join(", "))
+    })
+}
+
 #[derive(Args)]
 pub struct RefsArgs {
     /// `name`, `Qualified::name` (or `pkg.Class.name`) or `path/to/file:name`.
@@ -83,6 +113,8 @@ pub struct DepthArgs {
     #[command(flatten)]
     unresolved: UnresolvedArgs,
     #[command(flatten)]
+    filter: TraversalFilterArgs,
+    #[command(flatten)]
     page: PageArgs,
 }
 
@@ -95,6 +127,8 @@ pub struct ImpactArgs {
     depth: u32,
     #[command(flatten)]
     unresolved: UnresolvedArgs,
+    #[command(flatten)]
+    filter: TraversalFilterArgs,
     #[command(flatten)]
     page: PageArgs,
 }
@@ -254,23 +288,31 @@ pub fn traverse(
     json: bool,
     direction: Direction,
 ) -> Result<(), ApiError> {
-    let req = api::TraversalRequest {
+    let mut req = api::TraversalRequest {
         target: args.symbol,
         depth: Some(args.depth),
         include_unresolved: args.unresolved.include_unresolved,
+        path: None,
+        edges: None,
+        group_by: None,
         page: args.page.request(),
     };
+    args.filter.fill(&mut req);
     run_traversal(req, direction, workspace, json)
 }
 
 pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
     let ws = open(workspace)?;
-    let req = api::TraversalRequest {
+    let mut req = api::TraversalRequest {
         target: api::impact_target(&args.target, ws.root(), &cwd()?),
         depth: Some(args.depth),
         include_unresolved: args.unresolved.include_unresolved,
+        path: None,
+        edges: None,
+        group_by: None,
         page: args.page.request(),
     };
+    args.filter.fill(&mut req);
     let answer = loci_api::memory::impact(&ws, &req, &read_options())?;
     if json {
         output::json(&answer);
@@ -307,6 +349,35 @@ fn print_traversal(
     let (one, many) = traversal_label(&t, direction);
     output::unresolved(&t.unresolved, &one, &many);
     Ok(())
+}
+
+/// A grouped traversal: a summary line (files, nodes, edges by kind), then a line per
+/// file with its count and the fewest hops to it.
+fn print_groups(groups: &[api::FileGroup]) {
+    let mut by_edge: std::collections::BTreeMap<EdgeKind, u64> = Default::default();
+    for g in groups {
+        for (k, n) in &g.edges {
+            *by_edge.entry(*k).or_default() += n;
+        }
+    }
+    let nodes: u64 = groups.iter().map(|g| g.count).sum();
+    let edges: Vec<String> = by_edge.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    println!(
+        "{} in {} on this page ({})",
+        output::plural(nodes as usize, "node", "nodes"),
+        output::plural(groups.len(), "file", "files"),
+        edges.join(", ")
+    );
+    for g in groups {
+        let edges: Vec<String> = g.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!(
+            "  {:>5}  {}  (depth {}; {})",
+            g.count,
+            g.path,
+            g.depth,
+            edges.join(", ")
+        );
+    }
 }
 
 /// How the unresolved references of a traversal are named: uses of the targets'
@@ -351,15 +422,32 @@ fn uses_label(name: &str) -> (String, String) {
 
 fn print_traversal_page(t: &api::TraversalPage) {
     output::freshness(&t.index);
+    let targets = match t.targets.as_slice() {
+        // A file's impact starts from each of its definitions: name the file.
+        many if many.len() > 3 => format!(
+            "{} (and its {} definitions)",
+            many.last().map_or("", String::as_str),
+            many.len() - 1
+        ),
+        few => few.join(", "),
+    };
     println!(
-        "{} ({} reached)",
-        t.targets.join(", "),
+        "{} ({} {})",
+        targets,
         if t.page.total_exact {
             t.page.total.to_string()
         } else {
             format!("at least {}", t.page.total)
+        },
+        if t.groups.is_some() {
+            "files reached"
+        } else {
+            "reached"
         }
     );
+    if let Some(groups) = &t.groups {
+        print_groups(groups);
+    }
     for r in &t.reached {
         let name = r
             .symbol

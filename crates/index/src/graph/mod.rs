@@ -5,6 +5,7 @@
 mod changed;
 mod files;
 mod handle;
+mod path_filter;
 mod prefilter;
 mod refs;
 mod search;
@@ -24,13 +25,15 @@ pub use changed::MAX_FILES_CHECKED;
 pub use files::{SpanQuery, SymbolSpan};
 pub use handle::{Graph, QueryError, SymbolInfo};
 pub(crate) use handle::{SYMBOL_COLUMNS, symbol_from_row};
+pub use path_filter::PathFilter;
 pub use refs::{RefHit, Refs, refs};
 pub use search::{SearchHit, SearchOptions, search};
 pub use select::{MAX_PATTERN_BYTES, Selector, find, resolve_selector};
 pub use traverse::{Direction, Reached, Traversal, callees, callers, impact, looks_like_file};
 pub use unresolved::{
-    FileCount, MAX_FILES_SCANNED, MAX_SITES, ReasonCount, Unresolved, UnresolvedReason,
-    UnresolvedSite, UseKinds, unresolved_calls_from, unresolved_uses,
+    FileCount, MAX_FILES_SCANNED, MAX_SHARED_DEFINITIONS, MAX_SITES, ReasonCount, Unresolved,
+    UnresolvedReason, UnresolvedSite, UseKinds, distinctive, unresolved_calls_from,
+    unresolved_uses,
 };
 
 /// Counts that `loci stats` prints.

@@ -8,6 +8,7 @@ use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 
 use super::handle::{Graph, QueryError};
+use super::path_filter::PathFilter;
 use super::select::check_length;
 use crate::walk::RelPath;
 
@@ -20,7 +21,7 @@ pub struct SearchOptions {
     pub ignore_case: bool,
     /// Most hits returned.
     pub limit: usize,
-    /// Only files whose relative path matches this glob.
+    /// Only these files: a glob, or a file or folder path ([`PathFilter`]).
     pub path_glob: Option<String>,
 }
 
@@ -64,9 +65,6 @@ pub fn search(
         return Err(QueryError::Invalid("empty search pattern".into()));
     }
     check_length("search pattern", pattern)?;
-    if let Some(glob) = &opts.path_glob {
-        check_length("path glob", glob)?;
-    }
     let source = if opts.regex {
         pattern.to_string()
     } else {
@@ -77,16 +75,16 @@ pub fn search(
         .size_limit(1 << 22)
         .build()
         .map_err(|e| QueryError::Invalid(format!("invalid regex: {e}")))?;
-    let glob = match &opts.path_glob {
-        Some(g) => Some(
-            globset::Glob::new(g)
-                .map_err(|e| QueryError::Invalid(format!("invalid glob: {e}")))?
-                .compile_matcher(),
-        ),
+    let filter = match &opts.path_glob {
+        Some(text) => {
+            let filter = PathFilter::parse(text)?;
+            filter.require_some(graph, text)?;
+            Some(filter)
+        }
         None => None,
     };
     let mut candidates = candidate_files(graph, &source, opts)?;
-    candidates.retain(|c| glob.as_ref().is_none_or(|g| g.is_match(c.path.as_str())));
+    candidates.retain(|c| filter.as_ref().is_none_or(|f| f.matches(c.path.as_str())));
     // Hits come in (path, line) order: candidates are in path order, each chunk of them
     // is read in parallel and kept in order, and a file's hits are in line order. So the
     // first `limit` hits are known once the chunks read hold more than `limit`: a common

@@ -244,6 +244,34 @@ fn uses_within(
     summarize(graph, found, complete, list)
 }
 
+/// Most definitions a name may have for a file's impact to count its unresolved uses.
+pub const MAX_SHARED_DEFINITIONS: usize = 3;
+
+/// The targets whose name at most `max_defs` definitions of the index share. A file's
+/// impact counts only these: names like `new`, `drop` or `poll`, defined all over a
+/// tree, would count every unresolved call of that name.
+pub fn distinctive(
+    graph: &Graph,
+    targets: &[SymbolInfo],
+    max_defs: usize,
+) -> Result<Vec<SymbolInfo>, QueryError> {
+    let err = QueryError::sqlite(&graph.index_path);
+    let mut stmt = graph
+        .conn
+        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM symbols WHERE name = ?1 LIMIT ?2)")
+        .map_err(&err)?;
+    let mut out = Vec::new();
+    for t in targets {
+        let n: i64 = stmt
+            .query_row(rusqlite::params![t.name, max_defs as i64 + 1], |r| r.get(0))
+            .map_err(&err)?;
+        if n as usize <= max_defs {
+            out.push(t.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// The calls written inside `targets` that linked to no definition: what a `callees`
 /// answer cannot show (code outside the index, values of unknown type, macros).
 pub fn unresolved_calls_from(

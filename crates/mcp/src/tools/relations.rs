@@ -182,6 +182,9 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 target: target.clone(),
                 depth,
                 include_unresolved: false,
+                path: None,
+                edges: None,
+                group_by: None,
                 page,
             };
             let t = loci_api::graph::traverse(&ws, dir, &req, &ctx.opts)?;

@@ -1,0 +1,95 @@
+//! Broad answers on real code (tokio's `sync` module, from the crate sources every build
+//! fetches): "what depends on notify.rs" grouped by file is a fraction of the flat
+//! answer and counts the same nodes; an edit makes the answers that read the file say
+//! so until the index catches up.
+
+use std::path::{Path, PathBuf};
+
+use loci_api::graph::{Direction, GroupBy, TraversalRequest, traverse};
+use loci_api::{Located, ReadOptions, Workspace};
+
+/// The newest tokio 1.x in the cargo registry's sources.
+fn tokio() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
+    let mut found: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("tokio-1."))
+        })
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .expect("tokio in the cargo registry (a build fetches it)")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+fn request(group_by: Option<GroupBy>) -> TraversalRequest {
+    TraversalRequest {
+        target: "src/sync/notify.rs".into(),
+        depth: Some(1),
+        include_unresolved: false,
+        path: None,
+        edges: None,
+        group_by,
+        page: loci_api::PageRequest {
+            limit: Some(10_000),
+            cursor: None,
+        },
+    }
+}
+
+#[test]
+fn what_depends_on_a_tokio_file_grouped_is_small_and_counts_the_same() {
+    let work = tempfile::tempdir().unwrap();
+    copy_dir(&tokio().join("src/sync"), &work.path().join("src/sync"));
+    loci_index::index_workspace(
+        &loci_index::IndexOptions::new(work.path()),
+        &loci_index::NoProgress,
+    )
+    .unwrap();
+    let ws = Workspace::new(Located {
+        root: work.path().to_path_buf(),
+        index_path: loci_store::index_path_for(work.path()),
+        decider: loci_lifecycle::state::Decider::Marker,
+    });
+    let opts = ReadOptions::default();
+    let flat = traverse(&ws, Direction::Impact, &request(None), &opts).unwrap();
+    let grouped = traverse(&ws, Direction::Impact, &request(Some(GroupBy::File)), &opts).unwrap();
+    let groups = grouped.groups.as_ref().unwrap();
+    assert!(grouped.reached.is_empty());
+    let counted: u64 = groups.iter().map(|g| g.count).sum();
+    assert_eq!(counted as usize, flat.reached.len());
+    let flat_chars = serde_json::to_string(&flat.reached).unwrap().len();
+    let grouped_chars = serde_json::to_string(groups).unwrap().len();
+    assert!(
+        grouped_chars * 4 < flat_chars,
+        "grouped {grouped_chars} chars vs flat {flat_chars}"
+    );
+    assert!(flat.index.changed_files.is_empty());
+
+    // An edit to a file the answer reads: every answer naming it says so.
+    let edited = groups[0].path.clone();
+    let path = work.path().join(&edited);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}\n// edited\n")).unwrap();
+    let again = traverse(&ws, Direction::Impact, &request(Some(GroupBy::File)), &opts).unwrap();
+    assert_eq!(again.index.changed_files, vec![edited]);
+}
