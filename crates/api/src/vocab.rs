@@ -24,7 +24,7 @@ pub mod memory {
     pub use loci_memory::extract::{Extraction, ExtractionState};
     pub use loci_memory::model::MAX_BODY_BYTES;
     pub use loci_memory::recall::{RecallAnswer, Vectors, VectorsState, Why};
-    pub use loci_memory::{Edit, LinkState, NewMemory};
+    pub use loci_memory::{Edit, EntityInput, LinkState, MemoryType, NewMemory, RelationshipInput};
     pub use loci_memory::{EntityInfo, NAME_PATTERN};
 }
 

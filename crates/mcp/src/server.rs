@@ -20,7 +20,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
 use crate::args::Args;
-use crate::budget::{self, DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS};
+use crate::budget::{self, DEFAULT_MAX_CHARS, MIN_MAX_CHARS};
 use crate::cancel::{CallCancel, FireOnDrop};
 use crate::host::Host;
 use crate::poison::lock;
@@ -220,7 +220,7 @@ impl LociMcp {
         let (root, runs, session_start) = {
             let mut s = lock(&self.session);
             if let Some(roots) = self.host.confine() {
-                if let Some(wire) = args.opt_value(WORKSPACE_ARG) {
+                if let Some(wire) = args.value(WORKSPACE_ARG) {
                     match confine::by_locator(roots, wire) {
                         Ok(c) if s.binding().is_some_and(|b| b.root == c.root) => {}
                         Ok(c) => s.bind_confined(&self.host, c, Source::Argument),
@@ -255,7 +255,7 @@ impl LociMcp {
             cancel: &cancel,
             session_start,
         };
-        let max_chars = match args.opt_usize_max("max_chars", MAX_MAX_CHARS as u64) {
+        let max_chars = match tools::max_chars(&args) {
             Ok(n) => n.unwrap_or(DEFAULT_MAX_CHARS).max(MIN_MAX_CHARS),
             Err(e) => return self.error(&ctx, e, &runs),
         };

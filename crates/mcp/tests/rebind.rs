@@ -1,13 +1,15 @@
-//! Session replacement rebinds the session, never the host (the only test of this
-//! binary: it points LOCI_HOME and the lifecycle's executable at its own temp dirs
-//! before any thread starts).
+//! Session replacement rebinds the session, never the host (in a process of its own:
+//! LOCI_HOME and the lifecycle's executable point at its temp dirs from the start).
 
 use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use loci_mcp::args::Args;
 use loci_mcp::{Host, HostOptions, LociMcp};
+
+use crate::alone;
 
 fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
@@ -22,19 +24,24 @@ fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
 
 #[test]
 fn cross_session_state_survives_the_rebind() {
-    let home = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let scratch = tempfile::tempdir().unwrap();
-    let sync = scratch.path().join("slow-sync");
-    std::fs::write(&sync, "#!/bin/sh\necho $$ >> \"$0.pids\"\nexec sleep 60\n").unwrap();
-    std::fs::set_permissions(&sync, std::fs::Permissions::from_mode(0o755)).unwrap();
-    // SAFETY: the only test of this binary, before it starts any thread.
-    unsafe {
-        std::env::set_var("LOCI_HOME", home.path());
-        std::env::set_var("XDG_CONFIG_HOME", home.path().join("xdg"));
-        std::env::set_var("LOCI_LIFECYCLE_EXECUTABLE", &sync);
-        std::env::set_var("LOCI_LIFECYCLE_GATE_BUDGET_MS", "10000");
+    const TEST: &str = "cross_session_state_survives_the_rebind";
+    if !alone::here(module_path!(), TEST) {
+        let home = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let sync = scratch.path().join("slow-sync");
+        std::fs::write(&sync, "#!/bin/sh\necho $$ >> \"$0.pids\"\nexec sleep 60\n").unwrap();
+        std::fs::set_permissions(&sync, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let xdg = home.path().join("xdg");
+        let env = [
+            ("LOCI_HOME", home.path().as_os_str()),
+            ("XDG_CONFIG_HOME", xdg.as_os_str()),
+            ("LOCI_LIFECYCLE_EXECUTABLE", sync.as_os_str()),
+            ("LOCI_LIFECYCLE_GATE_BUDGET_MS", "10000".as_ref()),
+        ];
+        return alone::run(module_path!(), TEST, &env);
     }
+    let sync = PathBuf::from(std::env::var_os("LOCI_LIFECYCLE_EXECUTABLE").unwrap());
+    let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("lib.py"), "def helper():\n    return 1\n").unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let cfg = loci_api::config(Some(&root));

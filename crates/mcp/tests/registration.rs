@@ -1,17 +1,23 @@
-//! Same-API registration stays idempotent (the only test of this binary: it points
-//! LOCI_HOME at a temp dir before any thread starts).
+//! Same-API registration stays idempotent (in a process of its own: it counts the
+//! process's teardown hooks, with LOCI_HOME at a temp dir).
 
 use loci_mcp::{Host, HostOptions, LociMcp};
 
+use crate::alone;
+
 #[test]
 fn same_api_registration_stays_idempotent() {
-    let home = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    // SAFETY: the only test of this binary, before it starts any thread.
-    unsafe {
-        std::env::set_var("LOCI_HOME", home.path());
-        std::env::set_var("XDG_CONFIG_HOME", home.path().join("xdg"));
+    const TEST: &str = "same_api_registration_stays_idempotent";
+    if !alone::here(module_path!(), TEST) {
+        let home = tempfile::tempdir().unwrap();
+        let xdg = home.path().join("xdg");
+        let env = [
+            ("LOCI_HOME", home.path().as_os_str()),
+            ("XDG_CONFIG_HOME", xdg.as_os_str()),
+        ];
+        return alone::run(module_path!(), TEST, &env);
     }
+    let dir = tempfile::tempdir().unwrap();
     assert_eq!(Host::teardown_installs(), 0);
     let host = Host::new(HostOptions {
         workspace: Some(dir.path().to_path_buf()),

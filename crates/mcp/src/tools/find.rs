@@ -4,6 +4,7 @@ use loci_api::ApiError;
 use loci_api::graph::FindRequest;
 use loci_api::vocab::index::{Lang, SymbolKind};
 use schemars::JsonSchema;
+use serde::Deserialize;
 
 use super::item::SymbolItem;
 use super::{Answer, Ctx, Reply, ToolDef, symbol_item};
@@ -11,8 +12,7 @@ use crate::args::Args;
 use crate::budget::Listing;
 
 /// The arguments.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Input {
     /// name or glob
     pattern: String,
@@ -45,16 +45,14 @@ definition's body, `relations` its callers.",
 };
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
-    let pattern = args.string("pattern")?;
+    let Input {
+        pattern,
+        kind,
+        lang,
+    } = args.parse()?;
     let req = FindRequest {
-        kind: args
-            .opt_string("kind")?
-            .map(|k| super::parse_enum("kind", &k))
-            .transpose()?,
-        lang: args
-            .opt_string("lang")?
-            .map(|l| super::parse_enum("lang", &l))
-            .transpose()?,
+        kind,
+        lang,
         pattern: pattern.clone(),
         page: super::page(args)?,
     };
@@ -81,4 +79,52 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         }),
         freshness: Some(page.index),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use loci_api::vocab::index::{Lang, SymbolKind};
+    use serde_json::json;
+
+    use super::Input;
+    use crate::args::of;
+
+    #[test]
+    fn find_arguments_parse_into_its_input() {
+        let input: Input = of(json!({"pattern": "parse_*", "kind": "function", "lang": "rust"}))
+            .parse()
+            .unwrap();
+        let want = Input {
+            pattern: "parse_*".into(),
+            kind: Some(SymbolKind::Function),
+            lang: Some(Lang::Rust),
+        };
+        assert_eq!(input, want);
+    }
+
+    #[test]
+    fn a_bad_kind_or_lang_is_named() {
+        for (sent, want) in [
+            (
+                json!({"pattern": "x", "kind": "spaceship"}),
+                "`kind` \"spaceship\" is not a known value: unknown variant `spaceship`",
+            ),
+            (
+                json!({"pattern": "x", "kind": 5}),
+                "the argument `kind` must be a string, not 5",
+            ),
+            (
+                json!({"pattern": "x", "lang": "cobol"}),
+                "`lang` \"cobol\" is not a known value",
+            ),
+            (
+                json!({"kind": "function"}),
+                "the argument `pattern` is required",
+            ),
+        ] {
+            let e = of(sent.clone()).parse::<Input>().unwrap_err().error;
+            assert_eq!(e.kind, loci_api::ErrorKind::InvalidInput, "{sent}");
+            assert!(e.message.starts_with(want), "{sent}: {}", e.message);
+        }
+    }
 }

@@ -8,19 +8,20 @@ use loci_api::memory::{
     self as mem, EditRequest, LinkRequest, ListRequest, MergeMemoriesRequest, NameRequest,
     RelatedRequest, RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
 };
-use loci_api::{ApiError, ErrorKind, Freshness, PageRequest};
+use loci_api::vocab::memory::{Edit, EntityInput, MemoryType, RelationshipInput};
+use loci_api::{ApiError, Freshness, PageRequest};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::wire::{Number, Object, Strings};
+use super::wire::{Number, Object, OneOrMany, Strings};
 use super::{Answer, Ctx, Reply, ToolDef, to_value};
-use crate::args::Args;
-use crate::budget::{DEFAULT_MAX_CHARS, MAX_MAX_CHARS, clip};
+use crate::args::{Args, BadArg, required};
+use crate::budget::{DEFAULT_MAX_CHARS, clip};
 
 /// What a `memory` call does, in the order the schema lists them (no purge: an agent
 /// forgets, a person purges).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Action {
     Read,
@@ -38,26 +39,6 @@ enum Action {
     Stats,
 }
 
-impl Action {
-    /// The action named `name`, or `invalid_input` listing them all.
-    fn parse(name: &str) -> Result<Action, ApiError> {
-        serde_json::from_value(Value::String(name.to_string())).map_err(|_| {
-            let schema = super::input_of::<Action>();
-            let names: Vec<&str> = schema["enum"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            ApiError::new(
-                ErrorKind::InvalidInput,
-                format!("`action` {name:?} is not one of {}", names.join(", ")),
-            )
-            .hint("purge is not offered over MCP: forget instead (restorable)")
-        })
-    }
-}
-
 /// Which store a memory tool reads and writes (absent: `workspace`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -69,24 +50,35 @@ pub(crate) enum Scope {
 }
 
 /// What `remember` and `memory` take about a memory besides its name and body.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+/// Flattened into their arguments, where serde loses a bad field's name: each tool
+/// parses it alone first ([`MemoryArgs::check`]), so such an error names it.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 pub(crate) struct MemoryArgs {
-    // A string, not loci_memory's MemoryType: its nine values in the memory tools'
-    // schemas would take tools/list past its bound (tests/tools_list.rs); remember's
-    // description lists them, and a wrong one is an error that lists them.
+    // A string in the schema, not MemoryType's nine values: in the memory tools'
+    // schemas they would take tools/list past its bound (tests/tools_list.rs);
+    // remember's description lists them, and a wrong one is an error that lists them.
     #[serde(rename = "type")]
-    memory_type: Option<String>,
-    description: Option<String>,
-    namespace: Option<String>,
-    scope: Option<Scope>,
-    entities: Option<Vec<Object>>,
-    relationships: Option<Vec<Object>>,
+    #[schemars(with = "Option<String>")]
+    pub memory_type: Option<MemoryType>,
+    pub description: Option<String>,
+    pub namespace: Option<String>,
+    pub scope: Option<Scope>,
+    // Objects in the schema: the description names their fields.
+    #[schemars(with = "Option<Vec<Object>>")]
+    pub entities: Option<Vec<EntityInput>>,
+    #[schemars(with = "Option<Vec<Object>>")]
+    pub relationships: Option<Vec<RelationshipInput>>,
+}
+
+impl MemoryArgs {
+    /// Parses these arguments alone, so that a bad one is named (see the type's doc).
+    pub(crate) fn check(args: &Args) -> Result<(), BadArg> {
+        args.parse::<MemoryArgs>().map(drop)
+    }
 }
 
 /// The arguments.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Input {
     action: Action,
     name: Option<String>,
@@ -105,7 +97,10 @@ struct Input {
 
 /// The answer: `action` and the one field it fills.
 #[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: built as JSON")]
+#[allow(
+    dead_code,
+    reason = "schema only: the answer's key depends on the action and its value"
+)]
 struct Output {
     action: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -139,62 +134,86 @@ No purge.",
 };
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
-    let action = args.string("action")?;
-    let t = target(ctx, args)?;
-    let act = Action::parse(&action)?;
-    let name = || -> Result<NameRequest, ApiError> {
+    let Input {
+        action,
+        name,
+        body,
+        memory,
+        new_name,
+        into,
+        version,
+        code,
+        entity,
+        depth,
+        limit,
+        cursor,
+    } = parse(args)?;
+    let t = target(ctx, memory.scope);
+    let namespace = memory.namespace;
+    let named = || -> Result<NameRequest, ApiError> {
         Ok(NameRequest {
-            namespace: args.opt_string("namespace")?,
-            name: args.string("name")?,
+            namespace: namespace.clone(),
+            name: required("name", name.clone())?,
         })
     };
     let budget = body_budget(args)?;
-    let (key, value, text) = match act {
-        Action::Read => view("read", mem::read(&t, &name()?)?, budget)?,
-        Action::Forget => view("forgot", mem::forget(&t, &name()?)?, budget)?,
+    let (key, value, text) = match action {
+        Action::Read => view("read", mem::read(&t, &named()?)?, budget)?,
+        Action::Forget => view("forgot", mem::forget(&t, &named()?)?, budget)?,
         Action::Edit => {
-            let req = edit_request(args, name()?)?;
+            let req = EditRequest {
+                name: named()?,
+                edit: Edit {
+                    body,
+                    description: memory.description,
+                    memory_type: memory.memory_type,
+                    metadata: None,
+                },
+            };
             view("edited", mem::edit(&t, &req)?, budget)?
         }
         Action::Rename => {
             let req = RenameRequest {
-                name: name()?,
-                new_name: args.string("new_name")?,
+                name: named()?,
+                new_name: required("new_name", new_name)?,
             };
             view("renamed", mem::rename(&t, &req)?, budget)?
         }
         Action::Restore => {
-            let version = args
-                .opt_u64("version")?
-                .map(|v| u32::try_from(v).unwrap_or(u32::MAX));
             let req = RestoreRequest {
-                name: name()?,
-                version,
+                name: named()?,
+                version: version.map(|v| u32::try_from(v.0).unwrap_or(u32::MAX)),
             };
             view("restored", mem::restore(&t, &req)?, budget)?
         }
         Action::Link => {
             let req = LinkRequest {
-                name: name()?,
-                entities: json_arg(args, "entities")?,
-                relationships: json_arg(args, "relationships")?,
-                code: strings(args, "code")?,
+                name: named()?,
+                entities: memory.entities.unwrap_or_default(),
+                relationships: memory.relationships.unwrap_or_default(),
+                code: code.map(Strings::into_vec).unwrap_or_default(),
             };
             view("linked", mem::link(&t, &req)?, budget)?
         }
         Action::Unlink => {
+            let code = match code {
+                None => None,
+                Some(Strings(OneOrMany::One(c))) => Some(c),
+                // One link at a time.
+                Some(Strings(OneOrMany::Many(_))) => return Err(args.wrong("code", "a string")),
+            };
             let req = UnlinkRequest {
-                name: name()?,
-                entity: args.opt_string("entity")?,
-                code: args.opt_string("code")?,
+                name: named()?,
+                entity,
+                code,
             };
             view("unlinked", mem::unlink(&t, &req)?, budget)?
         }
         Action::Merge => {
             let req = MergeMemoriesRequest {
-                namespace: args.opt_string("namespace")?,
-                from: args.string("name")?,
-                into: args.string("into")?,
+                namespace,
+                from: required("name", name)?,
+                into: required("into", into)?,
             };
             let m = mem::merge(&t, &req)?;
             let from = m.from.name.clone();
@@ -202,7 +221,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             ("memory", json!({"into": value, "from": m.from}), text)
         }
         Action::History => {
-            let h = mem::history(&t, &name()?)?;
+            let h = mem::history(&t, &named()?)?;
             let mut versions = to_value(&h.versions)?;
             for v in versions.as_array_mut().into_iter().flatten() {
                 clip_body(v, budget / h.versions.len().max(1));
@@ -222,12 +241,12 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         Action::List => {
             let mut req = ListRequest {
                 page: PageRequest {
-                    limit: args.opt_usize_max("limit", loci_api::MAX_LIMIT as u64)?,
-                    cursor: args.opt_string("cursor")?,
+                    limit: super::within("limit", limit, loci_api::MAX_LIMIT as u64)?,
+                    cursor,
                 },
                 ..ListRequest::default()
             };
-            req.filter.namespace = args.opt_string("namespace")?;
+            req.filter.namespace = namespace;
             let l = mem::list(&t, &req)?;
             let text = l
                 .memories
@@ -239,21 +258,18 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             ("memories", to_value(&l.memories)?, text)
         }
         Action::Related => {
-            let depth = args
-                .opt_u64("depth")?
-                .map(|d| u32::try_from(d).unwrap_or(u32::MAX));
             let r = mem::related(
                 &t,
                 &RelatedRequest {
-                    name: name()?,
-                    depth,
+                    name: named()?,
+                    depth: depth.map(|d| u32::try_from(d.0).unwrap_or(u32::MAX)),
                 },
             )?;
             let text = format!("{} memories related to `{}`", r.related.len(), r.name);
             ("related", to_value(&r.related)?, text)
         }
         Action::Entities => {
-            let e = mem::entities(&t, &args.opt_string("namespace")?)?;
+            let e = mem::entities(&t, &namespace)?;
             let text = e
                 .entities
                 .iter()
@@ -267,7 +283,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             )
         }
         Action::Stats => {
-            let mut s = to_value(&mem::stats(&t, &args.opt_string("namespace")?)?)?;
+            let mut s = to_value(&mem::stats(&t, &namespace)?)?;
             if let Some(m) = s.as_object_mut() {
                 m.remove("path");
             }
@@ -289,22 +305,26 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     })
 }
 
+/// The arguments; an unknown `action` says why purge is not one.
+fn parse(args: &Args) -> Result<Input, ApiError> {
+    MemoryArgs::check(args)?;
+    args.parse().map_err(|bad| {
+        if bad.name == "action" && args.value("action").is_some() {
+            bad.error
+                .hint("purge is not offered over MCP: forget instead (restorable)")
+        } else {
+            bad.error
+        }
+    })
+}
+
 /// The store a call names: the session's workspace's (`scope` absent or `workspace`),
 /// or the user-level one (`user`).
-pub(crate) fn target(ctx: &Ctx<'_>, args: &Args) -> Result<StoreTarget, ApiError> {
-    let scope = match args.opt_string("scope")? {
-        None => Scope::Workspace,
-        Some(name) => serde_json::from_value(Value::String(name.clone())).map_err(|_| {
-            ApiError::new(
-                ErrorKind::InvalidInput,
-                format!("`scope` {name:?} is neither \"workspace\" nor \"user\""),
-            )
-        })?,
-    };
-    Ok(StoreTarget {
+pub(crate) fn target(ctx: &Ctx<'_>, scope: Option<Scope>) -> StoreTarget {
+    StoreTarget {
         workspace: ctx.root.to_path_buf(),
-        user: scope == Scope::User,
-    })
+        user: scope == Some(Scope::User),
+    }
 }
 
 /// The index's freshness, when the workspace has one (code links are checked against it).
@@ -315,10 +335,7 @@ pub(crate) fn freshness(ctx: &Ctx<'_>) -> Option<Freshness> {
 
 /// What a body may take of the answer: half the call's `max_chars`.
 pub(crate) fn body_budget(args: &Args) -> Result<usize, ApiError> {
-    Ok(args
-        .opt_usize_max("max_chars", MAX_MAX_CHARS as u64)?
-        .unwrap_or(DEFAULT_MAX_CHARS)
-        / 2)
+    Ok(super::max_chars(args)?.unwrap_or(DEFAULT_MAX_CHARS) / 2)
 }
 
 /// Cuts a `body` field to `max` characters, saying so in `body_truncated`.
@@ -358,44 +375,47 @@ pub(crate) fn view(
     Ok(("memory", value, text))
 }
 
-/// An array argument as its typed items (`invalid_input` naming what did not fit).
-pub(crate) fn json_arg<T: serde::de::DeserializeOwned>(
-    args: &Args,
-    name: &str,
-) -> Result<Vec<T>, ApiError> {
-    match args.opt_value(name) {
-        None => Ok(Vec::new()),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
-            ApiError::new(
-                ErrorKind::InvalidInput,
-                format!("`{name}` does not match its schema: {e}"),
-            )
-        }),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
 
-/// A string or an array of strings.
-pub(crate) fn strings(args: &Args, name: &str) -> Result<Vec<String>, ApiError> {
-    match args.opt_value(name) {
-        Some(Value::String(s)) => Ok(vec![s.clone()]),
-        _ => json_arg(args, name),
-    }
-}
+    use super::{Action, parse};
+    use crate::args::of;
+    use crate::tools::wire::{Number, OneOrMany, Strings};
 
-/// The edit of `name`: the `body`, `description` and `type` sent.
-fn edit_request(args: &Args, name: NameRequest) -> Result<EditRequest, ApiError> {
-    let mut edit = serde_json::Map::new();
-    edit.insert("name".into(), json!(name.name));
-    edit.insert("namespace".into(), json!(name.namespace));
-    for field in ["body", "description", "type"] {
-        if let Some(v) = args.opt_string(field)? {
-            edit.insert(field.into(), json!(v));
-        }
+    #[test]
+    fn memory_arguments_parse_into_its_input() {
+        let input = parse(&of(
+            json!({"action": "restore", "name": "n", "version": "1"}),
+        ))
+        .unwrap();
+        assert_eq!(
+            (input.action, input.name.as_deref()),
+            (Action::Restore, Some("n"))
+        );
+        assert_eq!(input.version, Some(Number(1)));
+        let input = parse(&of(
+            json!({"action": "link", "name": "n", "code": ["a", "b"]}),
+        ))
+        .unwrap();
+        let code = Strings(OneOrMany::Many(vec!["a".into(), "b".into()]));
+        assert_eq!(input.code, Some(code));
     }
-    serde_json::from_value(Value::Object(edit)).map_err(|e| {
-        ApiError::new(
-            ErrorKind::InvalidInput,
-            format!("the edit is not valid: {e}"),
-        )
-    })
+
+    #[test]
+    fn purge_is_an_unknown_action_that_says_why() {
+        let e = parse(&of(json!({"action": "purge", "name": "n"}))).unwrap_err();
+        assert_eq!(e.kind, loci_api::ErrorKind::InvalidInput);
+        assert!(
+            e.message
+                .starts_with("`action` \"purge\" is not a known value"),
+            "{}",
+            e.message
+        );
+        assert!(e.hint.unwrap().contains("forget instead"));
+        let e = parse(&of(json!({"name": "n"}))).unwrap_err();
+        assert_eq!(e.message, "the argument `action` is required");
+        let e = parse(&of(json!({"action": "read", "scope": "team"}))).unwrap_err();
+        assert!(e.message.starts_with("`scope` \"team\""), "{}", e.message);
+    }
 }

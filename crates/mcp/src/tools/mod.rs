@@ -14,7 +14,7 @@ pub mod search;
 mod shared;
 pub mod status;
 pub mod symbol;
-mod wire;
+pub(crate) mod wire;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -117,16 +117,20 @@ pub struct Reply {
     pub freshness: Option<Freshness>,
 }
 
-/// The full input schema of `tool`.
+/// The full input schema of `tool`: its own arguments, then the page's (a list) and
+/// the budget's, in that order.
 pub fn input_schema(tool: &ToolDef) -> Value {
     let own = (tool.input)();
     let mut props = own["properties"].as_object().cloned().unwrap_or_default();
-    let shared = match tool.list {
-        Some(_) => input_of::<shared::PageArgs>(),
-        None => input_of::<shared::BudgetArg>(),
-    };
-    if let Some(Value::Object(more)) = shared.get("properties") {
-        props.extend(more.clone());
+    let mut shared = Vec::new();
+    if tool.list.is_some() {
+        shared.push(input_of::<shared::PageArgs>());
+    }
+    shared.push(input_of::<shared::BudgetArg>());
+    for more in &shared {
+        if let Some(Value::Object(more)) = more.get("properties") {
+            props.extend(more.clone());
+        }
     }
     let mut schema = json!({"type": "object", "properties": props});
     // An empty `required` says nothing: left out, as every optional `null` is.
@@ -188,31 +192,73 @@ pub(crate) fn symbol_item(s: &loci_api::vocab::index::SymbolInfo) -> Value {
 
 /// The page request of a list tool's `limit` and `cursor`.
 pub(crate) fn page(args: &Args) -> Result<loci_api::PageRequest, ApiError> {
+    let page: shared::PageArgs = args.parse()?;
     Ok(loci_api::PageRequest {
-        limit: args.opt_usize_max("limit", loci_api::MAX_LIMIT as u64)?,
-        cursor: args.opt_string("cursor")?,
+        limit: within("limit", page.limit, loci_api::MAX_LIMIT as u64)?,
+        cursor: page.cursor,
     })
 }
 
 /// Where a page starts (its cursor), for the budget's next cursor.
 pub(crate) fn offset(args: &Args) -> usize {
-    args.opt_string("cursor")
+    args.parse::<shared::PageArgs>()
         .ok()
-        .flatten()
+        .and_then(|p| p.cursor)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0)
 }
 
-/// A value of one of loci's vocabularies (`kind`, `lang`, `direction`), or
-/// `invalid_input` listing the known values.
-pub(crate) fn parse_enum<T: serde::de::DeserializeOwned>(
+/// The call's `max_chars`, as sent (at most [`MAX_MAX_CHARS`](crate::budget::MAX_MAX_CHARS)).
+pub(crate) fn max_chars(args: &Args) -> Result<Option<usize>, ApiError> {
+    let budget: shared::BudgetArg = args.parse()?;
+    within(
+        "max_chars",
+        budget.max_chars,
+        crate::budget::MAX_MAX_CHARS as u64,
+    )
+}
+
+/// A number argument `name` within `max`, or `limit_exceeded` naming the limit.
+pub(crate) fn within(
     name: &str,
-    value: &str,
-) -> Result<T, ApiError> {
-    serde_json::from_value(Value::String(value.to_string())).map_err(|e| {
-        ApiError::new(
-            loci_api::ErrorKind::InvalidInput,
-            format!("`{name}` {value:?} is not a known value: {e}"),
+    n: Option<wire::Number>,
+    max: u64,
+) -> Result<Option<usize>, ApiError> {
+    match n {
+        None => Ok(None),
+        Some(wire::Number(n)) if n <= max => Ok(Some(n as usize)),
+        Some(wire::Number(n)) => Err(ApiError::new(
+            loci_api::ErrorKind::LimitExceeded,
+            format!("`{name}` {n} is above its limit {max}"),
         )
-    })
+        .hint(format!("pass `{name}` at most {max}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use loci_api::ErrorKind;
+    use serde_json::json;
+
+    use crate::args::of;
+
+    #[test]
+    fn the_page_and_the_budget_parse_and_keep_their_limits() {
+        let page = super::page(&of(json!({"limit": "20", "cursor": "40"}))).unwrap();
+        assert_eq!((page.limit, page.cursor.as_deref()), (Some(20), Some("40")));
+        assert_eq!(super::offset(&of(json!({"cursor": "40"}))), 40);
+        let e = super::page(&of(json!({"limit": 20_000}))).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LimitExceeded);
+        assert_eq!(e.message, "`limit` 20000 is above its limit 10000");
+        assert_eq!(
+            super::max_chars(&of(json!({"max_chars": "5000"}))).unwrap(),
+            Some(5000)
+        );
+        let e = super::max_chars(&of(json!({"max_chars": true}))).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidInput);
+        assert_eq!(
+            e.message,
+            "the argument `max_chars` must be a non-negative integer, not true"
+        );
+    }
 }

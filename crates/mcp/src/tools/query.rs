@@ -7,16 +7,17 @@ use loci_api::sql::{Engine, QueryAnswer, QueryRequest};
 use loci_api::sql_service::{MIN_DEADLINE_MS, SqlRequest, SqlService};
 use loci_api::{ApiError, ErrorKind};
 use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::shared::PageArgs;
 use super::wire::{Number, Params};
 use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 use crate::budget::{Listing, clip};
 
 /// The arguments.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Input {
     sql: String,
     params: Option<Params>,
@@ -102,16 +103,17 @@ fn in_worker(
 }
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
-    let sql = args.string("sql")?;
+    let Input {
+        sql,
+        params,
+        timeout_ms,
+    } = args.parse()?;
+    let page: PageArgs = args.parse()?;
     let offset = super::offset(args);
-    let limit = args
-        .opt_usize_max("limit", loci_api::MAX_LIMIT as u64)?
+    let limit = super::within("limit", page.limit, loci_api::MAX_LIMIT as u64)?
         .unwrap_or(ROWS)
         .max(1);
-    if args
-        .opt_string("cursor")?
-        .is_some_and(|c| c.parse::<usize>().is_err())
-    {
+    if page.cursor.is_some_and(|c| c.parse::<usize>().is_err()) {
         return Err(ApiError::new(
             ErrorKind::InvalidInput,
             "`cursor` is not a cursor this tool returned",
@@ -131,7 +133,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             (ms.min(MAX_TIMEOUT_MS), MAX_TIMEOUT_MS)
         }
     };
-    let timeout_ms = args.opt_u64("timeout_ms")?.unwrap_or(default_ms);
+    let timeout_ms = timeout_ms.map_or(default_ms, |n| n.0);
     if timeout_ms == 0 || timeout_ms > max_ms {
         return Err(ApiError::new(
             ErrorKind::LimitExceeded,
@@ -141,7 +143,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let ws = ctx.workspace()?;
     // The index's own state (and a named `no_index` when there is none).
     let ((), freshness) = ws.read(&ctx.opts, |_| Ok(()))?;
-    let params = args.opt_value("params").cloned();
+    let params = params.map(|p| p.0);
     let answer = match &ctx.host.sql {
         Some(service) => in_worker(ctx, service, &ws, sql, params, timeout_ms, (offset, limit))?,
         None => {
@@ -208,4 +210,36 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         }),
         freshness: Some(freshness),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Input;
+    use crate::args::of;
+    use crate::tools::wire::{Number, Params};
+
+    #[test]
+    fn query_arguments_parse_into_its_input() {
+        let input: Input = of(json!({"sql": "SELECT 1", "params": [1, "a"], "timeout_ms": "500"}))
+            .parse()
+            .unwrap();
+        let want = Input {
+            sql: "SELECT 1".into(),
+            params: Some(Params(json!([1, "a"]))),
+            timeout_ms: Some(Number(500)),
+        };
+        assert_eq!(input, want);
+        // Parameters go on as sent: the SQL layer names what is wrong with them.
+        let input: Input = of(json!({"sql": "SELECT 1", "params": 3})).parse().unwrap();
+        assert_eq!(input.params, Some(Params(json!(3))));
+        let e = of(json!({"sql": ["SELECT 1"]}))
+            .parse::<Input>()
+            .unwrap_err();
+        assert_eq!(
+            e.error.message,
+            "the argument `sql` must be a string, not [\"SELECT 1\"]"
+        );
+    }
 }

@@ -4,7 +4,9 @@
 
 use loci_api::ApiError;
 use loci_api::memory::{self as mem, RecallRequest};
+use loci_api::vocab::memory::MemoryType;
 use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 
 use super::memory::{Scope, freshness, target};
@@ -13,16 +15,16 @@ use super::{Answer, Ctx, Reply, ToolDef, to_value};
 use crate::args::Args;
 
 /// The arguments.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Input {
     query: Option<String>,
     symbol: Option<String>,
     file: Option<String>,
     namespace: Option<String>,
     scope: Option<Scope>,
-    // Strings, as `type` in remember and memory (see MemoryArgs).
-    types: Option<Vec<String>>,
+    // Strings in the schema, as `type` in remember and memory (see MemoryArgs).
+    #[schemars(with = "Option<Vec<String>>")]
+    types: Option<Vec<MemoryType>>,
     since: Option<String>,
     until: Option<String>,
     limit: Option<Number>,
@@ -30,7 +32,10 @@ struct Input {
 
 /// The answer.
 #[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: built as JSON")]
+#[allow(
+    dead_code,
+    reason = "schema only: the answer is loci_api's, its hits cut to the budget"
+)]
 struct Output {
     hits: Vec<Object>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,18 +60,29 @@ says why it ranked and if its code went `stale`.",
 };
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let Input {
+        query,
+        symbol,
+        file,
+        namespace,
+        scope,
+        types,
+        since,
+        until,
+        limit,
+    } = args.parse()?;
     let mut req = RecallRequest {
-        query: args.opt_string("query")?.unwrap_or_default(),
-        symbol: args.opt_string("symbol")?,
-        file: args.opt_string("file")?,
-        limit: args.opt_usize_max("limit", mem::MAX_RECALL_LIMIT as u64)?,
+        query: query.unwrap_or_default(),
+        symbol,
+        file,
+        limit: super::within("limit", limit, mem::MAX_RECALL_LIMIT as u64)?,
         ..RecallRequest::default()
     };
-    req.filter.namespace = args.opt_string("namespace")?;
-    req.filter.types = super::memory::json_arg(args, "types")?;
-    req.filter.since = args.opt_string("since")?;
-    req.filter.until = args.opt_string("until")?;
-    let answer = mem::recall(&target(ctx, args)?, &req)?;
+    req.filter.namespace = namespace;
+    req.filter.types = types.unwrap_or_default();
+    req.filter.since = since;
+    req.filter.until = until;
+    let answer = mem::recall(&target(ctx, scope), &req)?;
     let mut text = format!(
         "{} memories (vectors {})",
         answer.hits.len(),
@@ -106,4 +122,53 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         answer: Answer::One { structured, text },
         freshness: freshness(ctx),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use loci_api::vocab::memory::MemoryType;
+    use serde_json::json;
+
+    use super::Input;
+    use crate::args::of;
+    use crate::tools::memory::Scope;
+    use crate::tools::wire::Number;
+
+    #[test]
+    fn recall_arguments_parse_into_its_input() {
+        let sent = json!({"query": "no IO", "scope": "user", "types": ["decision"], "limit": "5", "since": null});
+        let want = Input {
+            query: Some("no IO".into()),
+            symbol: None,
+            file: None,
+            namespace: None,
+            scope: Some(Scope::User),
+            types: Some(vec![MemoryType::Decision]),
+            since: None,
+            until: None,
+            limit: Some(Number(5)),
+        };
+        assert_eq!(of(sent).parse::<Input>().unwrap(), want);
+    }
+
+    #[test]
+    fn a_bad_type_or_scope_is_named() {
+        for (sent, want) in [
+            (
+                json!({"types": ["nope"]}),
+                "`types[0]` \"nope\" is not a known value: unknown variant `nope`",
+            ),
+            (
+                json!({"types": "decision"}),
+                "the argument `types` must be a sequence, not \"decision\"",
+            ),
+            (
+                json!({"scope": "team"}),
+                "`scope` \"team\" is not a known value: unknown variant `team`, expected `workspace` or `user`",
+            ),
+        ] {
+            let e = of(sent.clone()).parse::<Input>().unwrap_err().error;
+            assert!(e.message.starts_with(want), "{sent}: {}", e.message);
+        }
+    }
 }

@@ -33,11 +33,20 @@ impl Toward {
             Toward::Refs => None,
         }
     }
+
+    /// Its name, as sent.
+    fn name(self) -> &'static str {
+        match self {
+            Toward::Callers => "callers",
+            Toward::Callees => "callees",
+            Toward::Refs => "refs",
+            Toward::Impact => "impact",
+        }
+    }
 }
 
 /// The arguments.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Input {
     /// selector or (impact) file path
     target: String,
@@ -112,12 +121,13 @@ confidence (exact, import, name), call site.",
 };
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
-    let target = args.string("target")?;
-    let direction = args.string("direction")?;
-    let toward: Toward = super::parse_enum("direction", &direction)?;
-    let depth = args
-        .opt_u64("depth")?
-        .map(|d| u32::try_from(d).unwrap_or(u32::MAX));
+    let Input {
+        target,
+        direction: toward,
+        depth,
+    } = args.parse()?;
+    let direction = toward.name();
+    let depth = depth.map(|d| u32::try_from(d.0).unwrap_or(u32::MAX));
     let ws = ctx.workspace()?;
     let page = super::page(args)?;
     let (items, lines, total, exact, targets, index) = match toward.traversal() {
@@ -247,4 +257,49 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         }),
         freshness: Some(index),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Input, Toward};
+    use crate::args::of;
+    use crate::tools::wire::Number;
+
+    #[test]
+    fn relations_arguments_parse_into_its_input() {
+        let input: Input = of(json!({"target": "helper", "direction": "impact", "depth": "2"}))
+            .parse()
+            .unwrap();
+        let want = Input {
+            target: "helper".into(),
+            direction: Toward::Impact,
+            depth: Some(Number(2)),
+        };
+        assert_eq!(input, want);
+        assert_eq!(input.direction.name(), "impact");
+    }
+
+    #[test]
+    fn a_bad_direction_is_named() {
+        for (sent, want) in [
+            (
+                json!({"target": "t", "direction": "sideways"}),
+                "`direction` \"sideways\" is not a known value: unknown variant `sideways`, expected one of `callers`, `callees`, `refs`, `impact`",
+            ),
+            (
+                json!({"target": "t"}),
+                "the argument `direction` is required",
+            ),
+            (
+                json!({"target": "t", "direction": "callers", "depth": -2}),
+                "the argument `depth` must be a non-negative integer, not -2",
+            ),
+        ] {
+            let e = of(sent.clone()).parse::<Input>().unwrap_err().error;
+            assert_eq!(e.kind, loci_api::ErrorKind::InvalidInput, "{sent}");
+            assert_eq!(e.message, want, "{sent}");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use loci_api::ApiError;
 use loci_api::graph::SearchRequest;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::wire::Flag;
 use super::{Answer, Ctx, Reply, ToolDef};
@@ -12,8 +12,7 @@ use crate::args::Args;
 use crate::budget::{Listing, clip};
 
 /// The arguments.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Input {
     pattern: String,
     regex: Option<Flag>,
@@ -58,12 +57,17 @@ Hits in path then line order, each as path:line:col and the line's text.",
 };
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
-    let pattern = args.string("pattern")?;
+    let Input {
+        pattern,
+        regex,
+        ignore_case,
+        path,
+    } = args.parse()?;
     let req = SearchRequest {
         pattern: pattern.clone(),
-        regex: args.opt_bool("regex")?.unwrap_or(false),
-        ignore_case: args.opt_bool("ignore_case")?.unwrap_or(false),
-        path: args.opt_string("path")?,
+        regex: regex.is_some_and(|f| f.0),
+        ignore_case: ignore_case.is_some_and(|f| f.0),
+        path,
         page: super::page(args)?,
     };
     let ws = ctx.workspace()?;
@@ -106,4 +110,33 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         }),
         freshness: Some(page.index),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Input;
+    use crate::args::of;
+    use crate::tools::wire::Flag;
+
+    #[test]
+    fn search_arguments_parse_into_its_input() {
+        let sent =
+            json!({"pattern": "u32", "regex": "true", "ignore_case": false, "path": "src/**"});
+        let want = Input {
+            pattern: "u32".into(),
+            regex: Some(Flag(true)),
+            ignore_case: Some(Flag(false)),
+            path: Some("src/**".into()),
+        };
+        assert_eq!(of(sent).parse::<Input>().unwrap(), want);
+        let e = of(json!({"pattern": "u32", "regex": 1}))
+            .parse::<Input>()
+            .unwrap_err();
+        assert_eq!(
+            e.error.message,
+            "the argument `regex` must be a boolean, not 1"
+        );
+    }
 }

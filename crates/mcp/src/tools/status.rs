@@ -1,21 +1,22 @@
 //! `status`: the session's workspace, its index state at session start, what the index
 //! holds, and how fresh it is now.
 
+use std::collections::BTreeMap;
+
 use loci_api::{ApiError, ErrorKind};
 use schemars::JsonSchema;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::wire::Object;
 use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 
 /// The arguments: none of its own.
-#[derive(JsonSchema)]
+#[derive(Deserialize, JsonSchema)]
 struct Input {}
 
 /// The answer.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: built as JSON")]
+#[derive(Serialize, JsonSchema)]
 struct Output {
     workspace: String,
     session_start: SessionStart,
@@ -23,8 +24,7 @@ struct Output {
 }
 
 /// The index state at session start.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: built as JSON")]
+#[derive(Serialize, JsonSchema)]
 struct SessionStart {
     state: String,
     reason: String,
@@ -33,13 +33,13 @@ struct SessionStart {
 }
 
 /// What the index holds.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: built as JSON")]
+#[derive(Serialize, JsonSchema)]
 struct Counts {
     files: u64,
     symbols: u64,
     edges: u64,
-    languages: Object,
+    #[schemars(with = "Object")]
+    languages: BTreeMap<String, u64>,
 }
 
 /// The tool.
@@ -58,7 +58,8 @@ holds (files, symbols, edges, languages). Call it first when unsure the workspac
     call,
 };
 
-fn call(ctx: &Ctx<'_>, _args: &Args) -> Result<Reply, ApiError> {
+fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let Input {} = args.parse()?;
     let (state, reason, hint) = match &ctx.session_start {
         Some(s) => (s.state.name().to_string(), s.reason.clone(), s.hint.clone()),
         None => (
@@ -70,35 +71,41 @@ fn call(ctx: &Ctx<'_>, _args: &Args) -> Result<Reply, ApiError> {
     let ws = ctx.workspace()?;
     let (counts, freshness) = match loci_api::graph::stats(&ws, &ctx.opts) {
         Ok(a) => (
-            json!({
-                "files": a.stats.files, "symbols": a.stats.symbols, "edges": a.stats.edges,
-                "languages": a.stats.languages,
+            Some(Counts {
+                files: a.stats.files,
+                symbols: a.stats.symbols,
+                edges: a.stats.edges,
+                languages: a.stats.languages,
             }),
             Some(a.index),
         ),
-        Err(e) if matches!(e.kind, ErrorKind::NoIndex | ErrorKind::Indexing) => (Value::Null, None),
+        Err(e) if matches!(e.kind, ErrorKind::NoIndex | ErrorKind::Indexing) => (None, None),
         Err(e) => return Err(e),
     };
     let workspace = ctx.host.shown_root(ctx.root);
-    let mut start = json!({"state": state, "reason": reason});
-    if let Some(h) = &hint {
-        start["hint"] = json!(h);
-    }
     let mut text = format!("workspace {workspace}: {state} ({reason})");
     if let Some(h) = &hint {
         text.push_str(&format!("\nhint: {h}"));
     }
-    if let Some(c) = counts.as_object() {
-        text.push_str(&format!(
+    match &counts {
+        Some(c) => text.push_str(&format!(
             "\n{} files, {} symbols, {} edges",
-            c["files"], c["symbols"], c["edges"]
-        ));
-    } else {
-        text.push_str("\nno index yet: run `loci index` in the workspace");
+            c.files, c.symbols, c.edges
+        )),
+        None => text.push_str("\nno index yet: run `loci index` in the workspace"),
     }
+    let answer = Output {
+        workspace,
+        session_start: SessionStart {
+            state,
+            reason,
+            hint,
+        },
+        counts,
+    };
     Ok(Reply {
         answer: Answer::One {
-            structured: json!({"workspace": workspace, "session_start": start, "counts": counts}),
+            structured: super::to_value(&answer)?,
             text,
         },
         freshness,

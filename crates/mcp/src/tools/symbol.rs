@@ -7,7 +7,7 @@ use loci_api::graph::{OutlineRequest, SymbolRequest};
 use loci_api::vocab::index::SymbolKind;
 use loci_api::{ApiError, PageRequest};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::item::SymbolItem;
 use super::wire::Number;
@@ -27,8 +27,7 @@ const DOC_CHARS: usize = 1_200;
 const OUTLINE_ITEMS: usize = 60;
 
 /// The arguments.
-#[derive(JsonSchema)]
-#[allow(dead_code, reason = "schema only: read through Args")]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Input {
     /// selector
     symbol: String,
@@ -85,8 +84,11 @@ and the outline of its members. A name defined in several places gives each defi
 };
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
-    let selector = args.string("symbol")?;
-    let body_lines = match args.opt_u64("body_lines")?.unwrap_or(BODY_LINES) {
+    let Input {
+        symbol: selector,
+        body_lines,
+    } = args.parse()?;
+    let body_lines = match body_lines.map_or(BODY_LINES, |n| n.0) {
         n if n > MAX_BODY_LINES => {
             return Err(ApiError::new(
                 loci_api::ErrorKind::LimitExceeded,
@@ -205,4 +207,27 @@ fn members(
             depth: o.depth - base,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Input;
+    use crate::args::of;
+    use crate::tools::wire::Number;
+
+    #[test]
+    fn symbol_arguments_parse_into_its_input() {
+        let input: Input = of(json!({"symbol": "cfg::parse", "body_lines": "0"}))
+            .parse()
+            .unwrap();
+        let want = Input {
+            symbol: "cfg::parse".into(),
+            body_lines: Some(Number(0)),
+        };
+        assert_eq!(input, want);
+        let e = of(json!({"body_lines": 3})).parse::<Input>().unwrap_err();
+        assert_eq!(e.name, "symbol");
+    }
 }
