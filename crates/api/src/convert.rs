@@ -90,7 +90,7 @@ impl From<GraphError> for ApiError {
                     "candidate_count": candidates.len(),
                 });
                 ApiError::new(ErrorKind::Ambiguous, e.to_string())
-                    .hint("name one candidate as path:name or Qualified::name")
+                    .hint("name one candidate by its path:line as listed (or path:name, Qualified::name)")
                     .detail(detail)
             }
             GraphError::NoSuchOverload { ref overloads, .. } => {

@@ -32,7 +32,8 @@ pub enum Selector {
     Name(String),
     /// Scope segments then the name: `Parser::parse`, `pkg.Parser.parse` → `[Parser, parse]`.
     Qualified(Vec<String>),
-    /// A name (or qualified name) inside one file: `src/lib.rs:parse`.
+    /// A name (or qualified name) inside one file: `src/lib.rs:parse`; a line number
+    /// (`src/lib.rs:42`) names the definition that starts on that line.
     InFile {
         /// Relative path.
         path: String,
@@ -156,6 +157,25 @@ fn resolve_named(graph: &Graph, text: &str) -> Result<Vec<SymbolInfo>, QueryErro
         if !found.is_empty() {
             return Ok(found);
         }
+    }
+    // `path:LINE`: the definition that starts on that line of that file.
+    if let Selector::InFile { path, inner } = &selector
+        && let Selector::Name(n) = inner.as_ref()
+        && let Ok(line) = n.parse::<u32>()
+    {
+        let sql = format!(
+            "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id
+             WHERE f.path = ?1 AND s.start_line = ?2 ORDER BY s.start_col"
+        );
+        let mut stmt = graph.conn.prepare_cached(&sql).map_err(&err)?;
+        return stmt
+            .query_map(
+                rusqlite::params![graph.relative_path(path), line],
+                symbol_from_row,
+            )
+            .map_err(&err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(&err);
     }
     let (sql, path) = match &selector {
         Selector::InFile { path, .. } => (
