@@ -24,7 +24,6 @@ use loci_lifecycle::maintenance::{BackgroundRun, Purpose};
 use loci_lifecycle::record::RunResult;
 use loci_supervisor::Supervisor;
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::poison::lock;
 
@@ -98,16 +97,6 @@ impl IndexNote {
             parts.push(format!("busy: {b}"));
         }
         (!parts.is_empty()).then(|| format!("[{}]", parts.join("; ")))
-    }
-
-    /// The JSON Schema of [`IndexNote`] (part of every tool's output schema): the state's
-    /// values, and the names of the fields always present.
-    pub fn schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {"state": {"enum": ["complete", "indexing", "missing"]}},
-            "required": ["state", "changed_files", "sync_running"]
-        })
     }
 }
 

@@ -25,6 +25,7 @@ mod lifecycle_gate;
 mod lifecycle_maintenance;
 mod lifecycle_resume;
 mod manifest_drift;
+mod mcp_answers;
 mod mcp_clients;
 mod mcp_footprint;
 mod mcp_memory_llm;

@@ -57,7 +57,7 @@ fn python_sdk_over_stdio_lists_calls_validates_pages_and_gets_tool_errors() {
             dir.path().to_str().unwrap(),
         ],
     );
-    assert!(out["tools_list_bytes"].as_u64().unwrap() <= 15_900, "{out}");
+    assert!(out["tools_list_bytes"].as_u64().unwrap() <= 15_123, "{out}");
     assert!(out["pages"].as_u64().unwrap() >= 3, "{out}");
 }
 

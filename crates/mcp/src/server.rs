@@ -357,6 +357,7 @@ fn error_result(e: &ApiError) -> CallToolResult {
     if let Some(h) = &e.hint {
         text.push_str(&format!("\nhint: {h}"));
     }
+    text.push_str(&candidate_lines(e.detail.as_ref()));
     let mut body = json!({"kind": e.kind.name(), "message": e.message});
     if let Some(h) = &e.hint {
         body["hint"] = json!(h);
@@ -369,6 +370,36 @@ fn error_result(e: &ApiError) -> CallToolResult {
     meta.insert(ERROR_META.into(), body);
     result.meta = Some(meta.into());
     result
+}
+
+/// An ambiguity's candidates as text, one per line, each led by the `path:line` that
+/// names it alone, so an agent picks without another call (empty for other errors).
+fn candidate_lines(detail: Option<&Value>) -> String {
+    let Some(list) = detail
+        .and_then(|d| d.get("candidates"))
+        .and_then(Value::as_array)
+    else {
+        return String::new();
+    };
+    let mut out = String::from("\ncandidates:");
+    for c in list {
+        out.push_str(&format!(
+            "\n  {}:{} {} {}  {}",
+            c["path"].as_str().unwrap_or(""),
+            c["line"],
+            c["kind"].as_str().unwrap_or(""),
+            c["qualified_name"].as_str().unwrap_or(""),
+            c["signature"].as_str().unwrap_or("")
+        ));
+    }
+    let count = detail
+        .and_then(|d| d.get("candidate_count"))
+        .and_then(Value::as_u64)
+        .unwrap_or(list.len() as u64);
+    if count > list.len() as u64 {
+        out.push_str(&format!("\n  ... {} more", count - list.len() as u64));
+    }
+    out
 }
 
 /// The tools as `tools/list` shows them, built once per process: on stdio, and (with

@@ -28,8 +28,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 EXPECTED_TOOLS = {"status", "find", "symbol", "relations", "search", "query", "remember", "recall", "memory"}
 # The memory tools write; `memory` may forget (soft) and overwrite (edit, versioned).
 ANNOTATIONS = {"remember": (False, False), "memory": (False, True)}
-# The target is 16,000 bytes; this stays under it (as crates/mcp/tests/tools_list.rs).
-TOOLS_LIST_MAX_BYTES = 15_900
+# No more than the hand-written schemas took (as crates/mcp/tests/tools_list.rs).
+TOOLS_LIST_MAX_BYTES = 15_123
 DEFAULT_MAX_CHARS = 20_000
 
 
@@ -102,6 +102,11 @@ async def contract(session):
     check(refs.structured_content["page"]["total"] >= 1, refs.structured_content)
     impact = await call_ok(session, schemas, "relations", {"target": "helper", "direction": "impact"})
     check(impact.structured_content["page"]["total"] >= 1, impact.structured_content)
+    # Grouped by file and filtered: still an answer its output schema describes.
+    grouped = await call_ok(session, schemas, "relations", {"target": "helper", "direction": "impact", "group_by": "file", "path": "src", "edges": ["CALLS"], "include_unresolved": True})
+    groups = grouped.structured_content["groups"]
+    check(groups and grouped.structured_content["relations"] == [], grouped.structured_content)
+    check(all(g["path"].startswith("src/") and set(g["edges"]) == {"CALLS"} for g in groups), groups)
     hits = await call_ok(session, schemas, "search", {"pattern": "PARSE_CONFIG", "ignore_case": "true"})
     check(hits.structured_content["page"]["total"] >= 2, hits.structured_content)
     rows = await call_ok(session, schemas, "query", {"sql": "SELECT name FROM symbols WHERE kind = ? ORDER BY name", "params": ["function"]})
@@ -203,6 +208,9 @@ async def huge(session):
     # `__init__` names hundreds of definitions: a tool error listing candidates, in budget.
     init = await call_error(session, "relations", {"target": "__init__", "direction": "callers"}, "ambiguous")
     check(init.get("hint") and init.get("detail"), init)
+    first = init["detail"]["candidates"][0]
+    pick = await call_ok(session, schemas, "relations", {"target": f"{first['path']}:{first['line']}", "direction": "callers"})
+    check(pick.structured_content["targets"], pick.structured_content)
     check(len(json.dumps(init)) <= DEFAULT_MAX_CHARS, f"the ambiguity is {len(json.dumps(init))} chars")
     found = await call_ok(session, schemas, "find", {"pattern": "__init__", "limit": 10000})
     check(size_of(found) <= DEFAULT_MAX_CHARS, f"{size_of(found)} chars > {DEFAULT_MAX_CHARS}")

@@ -153,19 +153,13 @@ pub fn output_schema(tool: &ToolDef) -> Value {
         .cloned()
         .unwrap_or_default();
     // The shared parts are named, not typed field by field: every tool repeats them, and
-    // `tools/list` is paid for in every client's context (docs/mcp.md describes them).
+    // `tools/list` is paid for in every client's context (docs/mcp.md describes them
+    // once: "Pages" and "Freshness").
     if tool.list.is_some() {
-        props.insert(
-            "page".into(),
-            json!({
-                "type": "object",
-                "properties": {"next_cursor": {"type": "string"}},
-                "required": ["shown", "total", "more", "cut_by_budget"]
-            }),
-        );
+        props.insert("page".into(), json!({"type": "object"}));
         required.push(json!("page"));
     }
-    props.insert("index".into(), loci_api::tracking::IndexNote::schema());
+    props.insert("index".into(), json!({"type": "object"}));
     required.push(json!("index"));
     json!({"type": "object", "properties": props, "required": required})
 }

@@ -1,14 +1,14 @@
 //! `relations`: who calls a definition, what it calls, every use of it, or what depends
 //! on it — one tool with a `direction` and a `depth`, nearest first.
 
-use loci_api::graph::{Direction, RefsRequest, TraversalRequest};
-use loci_api::vocab::index::{Confidence, EdgeKind, SymbolInfo, SymbolKind};
+use loci_api::graph::{Direction, FileGroup, GroupBy, RefsRequest, TraversalRequest};
+use loci_api::vocab::index::{Confidence, EdgeKind, SymbolInfo, SymbolKind, Unresolved};
 use loci_api::{ApiError, ErrorKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::wire::Number;
+use super::wire::{Flag, Number, Object};
 use super::{Answer, Ctx, Reply, ToolDef};
 use crate::args::Args;
 use crate::budget::Listing;
@@ -53,6 +53,12 @@ struct Input {
     direction: Toward,
     /// hops, 1..32
     depth: Option<Number>,
+    /// list unresolved uses
+    include_unresolved: Option<Flag>,
+    /// glob, file or folder
+    path: Option<String>,
+    edges: Option<Vec<EdgeKind>>,
+    group_by: Option<GroupBy>,
 }
 
 /// The answer.
@@ -62,6 +68,10 @@ struct Output {
     direction: String,
     targets: Vec<String>,
     relations: Vec<Relation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<Vec<Object>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unresolved: Option<Object>,
 }
 
 /// One definition (or a file's top level) reached, and the edge that reached it.
@@ -109,8 +119,9 @@ pub static TOOL: ToolDef = ToolDef {
     description: "The code graph around `target` (a selector: `name`, `Qualified::name`, \
 `path/to/file:name`; for impact also a file path). `direction`: `callers`, `callees`, `refs` (every use: \
 calls, references, imports, inheritance) or `impact` (what depends on it, transitively). `depth` 1..32 hops \
-(default 1; impact 3). Nearest first, then by path: path:line, the definition reached, edge kind, \
-confidence (exact, import, name), call site.",
+(default 1; impact 3). Nearest first: path:line, the definition reached, edge kind, confidence \
+(exact, import, name), call site. Filters: `path`, `edges`; `group_by: file` counts per file. \
+`unresolved` counts same-named uses that linked nowhere.",
     input: super::input_of::<Input>,
     output: super::output_of::<Output>,
     list: Some("relations"),
@@ -125,12 +136,18 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         target,
         direction: toward,
         depth,
+        include_unresolved,
+        path,
+        edges,
+        group_by,
     } = args.parse()?;
+    let include_unresolved = include_unresolved.is_some_and(|f| f.0);
     let direction = toward.name();
     let depth = depth.map(|d| u32::try_from(d.0).unwrap_or(u32::MAX));
     let ws = ctx.workspace()?;
     let page = super::page(args)?;
-    let (items, lines, total, exact, targets, index) = match toward.traversal() {
+    let mut key = "relations";
+    let (items, lines, total, exact, targets, index, unresolved) = match toward.traversal() {
         None => {
             if depth.is_some_and(|d| d != 1) {
                 return Err(ApiError::new(
@@ -139,11 +156,18 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 )
                 .hint("drop `depth`, or ask `callers` with a depth"));
             }
+            if path.is_some() || edges.is_some() || group_by.is_some() {
+                return Err(ApiError::new(
+                    ErrorKind::InvalidInput,
+                    "`path`, `edges` and `group_by` apply to callers, callees and impact, not to refs",
+                )
+                .hint("drop them, or ask `impact` with them"));
+            }
             let r = loci_api::graph::refs(
                 &ws,
                 &RefsRequest {
                     symbol: target.clone(),
-                    include_unresolved: false,
+                    include_unresolved,
                     page,
                 },
                 &ctx.opts,
@@ -185,87 +209,181 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 r.page.total_exact,
                 targets,
                 r.index,
+                r.unresolved,
             )
         }
         Some(dir) => {
             let req = TraversalRequest {
                 target: target.clone(),
                 depth,
-                include_unresolved: false,
-                path: None,
-                edges: None,
-                group_by: None,
+                include_unresolved,
+                path,
+                edges,
+                group_by,
                 page,
             };
             let t = loci_api::graph::traverse(&ws, dir, &req, &ctx.opts)?;
-            let lines = t
-                .reached
-                .iter()
-                .map(|r| {
-                    let name = r
-                        .symbol
-                        .as_ref()
-                        .map_or("(top level)", |s| s.qualified_name.as_str());
-                    format!(
-                        "d{} {}:{} {} ({} {}) at {}:{}",
-                        r.depth,
-                        r.path,
-                        r.line,
-                        name,
-                        r.edge,
-                        r.confidence,
-                        r.site.path,
-                        r.site.line
-                    )
-                })
-                .collect();
-            let items = t
-                .reached
-                .iter()
-                .map(|r| {
-                    super::to_value(&Relation::new(
-                        r.symbol.as_ref(),
-                        (&r.path, r.line, r.depth),
-                        (r.edge, r.confidence),
-                        format!("{}:{}", r.site.path, r.site.line),
-                    ))
-                })
-                .collect::<Result<Vec<Value>, _>>()?;
-            (
-                items,
-                lines,
-                t.page.total,
-                t.page.total_exact,
-                t.targets,
-                t.index,
-            )
+            if let Some(groups) = &t.groups {
+                key = "groups";
+                let lines = groups.iter().map(group_line).collect();
+                let items = groups
+                    .iter()
+                    .map(super::to_value)
+                    .collect::<Result<Vec<Value>, _>>()?;
+                (
+                    items,
+                    lines,
+                    t.page.total,
+                    t.page.total_exact,
+                    t.targets,
+                    t.index,
+                    t.unresolved,
+                )
+            } else {
+                let lines = t
+                    .reached
+                    .iter()
+                    .map(|r| {
+                        let name = r
+                            .symbol
+                            .as_ref()
+                            .map_or("(top level)", |s| s.qualified_name.as_str());
+                        format!(
+                            "d{} {}:{} {} ({} {}) at {}:{}",
+                            r.depth,
+                            r.path,
+                            r.line,
+                            name,
+                            r.edge,
+                            r.confidence,
+                            r.site.path,
+                            r.site.line
+                        )
+                    })
+                    .collect();
+                let items = t
+                    .reached
+                    .iter()
+                    .map(|r| {
+                        super::to_value(&Relation::new(
+                            r.symbol.as_ref(),
+                            (&r.path, r.line, r.depth),
+                            (r.edge, r.confidence),
+                            format!("{}:{}", r.site.path, r.site.line),
+                        ))
+                    })
+                    .collect::<Result<Vec<Value>, _>>()?;
+                (
+                    items,
+                    lines,
+                    t.page.total,
+                    t.page.total_exact,
+                    t.targets,
+                    t.index,
+                    t.unresolved,
+                )
+            }
         }
     };
     let mut head = serde_json::Map::new();
     head.insert("direction".into(), json!(direction));
     head.insert("targets".into(), json!(targets));
+    if key == "groups" {
+        head.insert("relations".into(), json!([]));
+    }
+    let mut title = format!("{direction} of `{target}`");
+    if unresolved.count > 0 || !unresolved.complete {
+        title.push_str(&unresolved_text(&unresolved));
+        head.insert("unresolved".into(), super::to_value(&unresolved)?);
+    }
     Ok(Reply {
         answer: Answer::List(Listing {
-            key: "relations",
+            key,
             items,
             lines,
             offset: super::offset(args),
             total,
             exact,
             head,
-            title: format!("{direction} of `{target}`"),
+            title,
         }),
         freshness: Some(index),
     })
+}
+
+/// One file of a grouped answer: its count, the fewest hops and its edges by kind.
+fn group_line(g: &FileGroup) -> String {
+    let edges: Vec<String> = g.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    format!(
+        "{} {} (d{}; {})",
+        g.path,
+        g.count,
+        g.depth,
+        edges.join(", ")
+    )
+}
+
+/// Most unresolved sites the text shows (the structured answer has them all).
+const SITES_IN_TEXT: usize = 20;
+
+/// What the answer could not link, as text after its title: the count and why, then
+/// the sites when they were asked for.
+fn unresolved_text(u: &Unresolved) -> String {
+    let reasons: Vec<String> = u
+        .reasons
+        .iter()
+        .map(|r| format!("{} {}", r.reason.name(), r.count))
+        .collect();
+    let files: Vec<String> = u
+        .files
+        .iter()
+        .take(3)
+        .map(|f| format!("{} ({})", f.path, f.count))
+        .collect();
+    let mut out = format!(
+        "\n+ {}{} same-named uses linked to no definition ({}) in {}",
+        if u.complete { "" } else { "at least " },
+        u.count,
+        reasons.join(", "),
+        files.join(", ")
+    );
+    match &u.sites {
+        None => out.push_str("; include_unresolved: true lists them"),
+        Some(sites) => {
+            for s in sites.iter().take(SITES_IN_TEXT) {
+                let written = match &s.qualifier {
+                    Some(q) => format!("{q}.{}", s.name),
+                    None => s.name.clone(),
+                };
+                out.push_str(&format!(
+                    "\n  ? {}:{} {written} [{}] in {}",
+                    s.path,
+                    s.line,
+                    s.reason.name(),
+                    s.from.as_deref().unwrap_or("(top level)")
+                ));
+            }
+            if sites.len() > SITES_IN_TEXT {
+                out.push_str(&format!(
+                    "\n  ... {} more in structuredContent.unresolved.sites",
+                    sites.len() - SITES_IN_TEXT
+                ));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
+    use loci_api::graph::GroupBy;
+    use loci_api::vocab::index::EdgeKind;
+
     use super::{Input, Toward};
     use crate::args::of;
-    use crate::tools::wire::Number;
+    use crate::tools::wire::{Flag, Number};
 
     #[test]
     fn relations_arguments_parse_into_its_input() {
@@ -276,9 +394,28 @@ mod tests {
             target: "helper".into(),
             direction: Toward::Impact,
             depth: Some(Number(2)),
+            include_unresolved: None,
+            path: None,
+            edges: None,
+            group_by: None,
         };
         assert_eq!(input, want);
         assert_eq!(input.direction.name(), "impact");
+        let input: Input = of(json!({"target": "f.rs", "direction": "impact",
+            "include_unresolved": "true", "path": "src/sync", "edges": ["CALLS", "IMPORTS"],
+            "group_by": "file"}))
+        .parse()
+        .unwrap();
+        assert_eq!(input.include_unresolved, Some(Flag(true)));
+        assert_eq!(input.path.as_deref(), Some("src/sync"));
+        assert_eq!(input.edges, Some(vec![EdgeKind::Calls, EdgeKind::Imports]));
+        assert_eq!(input.group_by, Some(GroupBy::File));
+        let e = of(json!({"target": "t", "direction": "impact", "edges": ["CALLZ"]}))
+            .parse::<Input>()
+            .unwrap_err()
+            .error;
+        assert_eq!(e.kind, loci_api::ErrorKind::InvalidInput);
+        assert!(e.message.contains("edges"), "{}", e.message);
     }
 
     #[test]

@@ -1,0 +1,139 @@
+//! `relations` over MCP answers what an agent can act on: the same-named calls it could
+//! not link (counted, explained, listed on request, in the text after the title and in
+//! the structured content), broad answers grouped by file and filtered, and an
+//! ambiguous selector answered with candidates an agent can name by `path:line`.
+
+use crate::mcp_support;
+
+use mcp_support::*;
+use serde_json::{Value, json};
+
+const SEM: &str = "class Semaphore:\n    def add_permits(self, n):\n        pass\n\n\nclass Pool:\n    def add_permits(self, n):\n        pass\n\n\nclass Batch:\n    def add_permits(self, n):\n        pass\n\n\nclass Queue:\n    def add_permits(self, n):\n        pass\n";
+const USER: &str = "from pkg.sem import Semaphore\n\n\ndef grow(sem):\n    sem.add_permits(3)\n\n\ndef typed():\n    s = Semaphore()\n    s.add_permits(4)\n";
+
+fn session() -> (tempfile::TempDir, tempfile::TempDir, Stdio_) {
+    let (home, ws) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::create_dir_all(ws.path().join("pkg")).unwrap();
+    std::fs::write(ws.path().join("pkg/sem.py"), SEM).unwrap();
+    std::fs::write(ws.path().join("pkg/user.py"), USER).unwrap();
+    let out = loci(home.path())
+        .args(["index", "--json"])
+        .arg(ws.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut cmd = loci(home.path());
+    cmd.arg("mcp").arg("--workspace").arg(ws.path());
+    let mut s = Stdio_::start(cmd);
+    s.initialize();
+    (home, ws, s)
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn relations_say_what_they_could_not_link_and_list_it_on_request() {
+    let (_home, _ws, mut s) = session();
+    let r = s.call(
+        "relations",
+        json!({"target": "Semaphore.add_permits", "direction": "callers"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["relations"].as_array().unwrap().len(), 1, "{sc}");
+    assert_eq!(sc["unresolved"]["count"], 1, "{sc}");
+    assert_eq!(sc["unresolved"]["reasons"][0]["reason"], "unknown_receiver");
+    assert!(sc["unresolved"].get("sites").is_none());
+    let t = text(&r);
+    assert!(
+        t.contains("+ 1 same-named uses linked to no definition (unknown_receiver 1) in pkg/user.py (1); include_unresolved: true lists them"),
+        "{t}"
+    );
+    let r = s.call(
+        "relations",
+        json!({"target": "Semaphore.add_permits", "direction": "callers", "include_unresolved": "true"}),
+    );
+    let site = &r["structuredContent"]["unresolved"]["sites"][0];
+    assert_eq!(
+        (site["path"].as_str(), site["line"].as_u64()),
+        (Some("pkg/user.py"), Some(5))
+    );
+    assert!(
+        text(&r).contains("? pkg/user.py:5 sem.add_permits [unknown_receiver] in grow"),
+        "{}",
+        text(&r)
+    );
+    // A target whose every use linked says nothing of the kind.
+    let r = s.call(
+        "relations",
+        json!({"target": "typed", "direction": "callers"}),
+    );
+    assert!(r["structuredContent"].get("unresolved").is_none(), "{r}");
+}
+
+#[test]
+fn relations_group_by_file_filter_and_name_ambiguity_candidates() {
+    let (_home, _ws, mut s) = session();
+    let r = s.call(
+        "relations",
+        json!({"target": "pkg/sem.py", "direction": "impact", "group_by": "file"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["relations"], json!([]));
+    let groups = sc["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{sc}");
+    assert_eq!(groups[0]["path"], "pkg/user.py");
+    assert!(text(&r).contains("pkg/user.py "), "{}", text(&r));
+    let r = s.call(
+        "relations",
+        json!({"target": "pkg/sem.py", "direction": "impact", "edges": ["IMPORTS"], "path": "pkg"}),
+    );
+    let edges: Vec<&str> = r["structuredContent"]["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["edge"].as_str().unwrap())
+        .collect();
+    assert_eq!(edges, ["IMPORTS"], "{r}");
+    let r = s.call(
+        "relations",
+        json!({"target": "pkg/sem.py", "direction": "impact", "path": "nowhere"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(text(&r).starts_with("not_found:"), "{}", text(&r));
+    let r = s.call(
+        "relations",
+        json!({"target": "add_permits", "direction": "refs", "group_by": "file"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+
+    // Four `add_permits`: the error's text lists each with the path:line that names it.
+    let r = s.call(
+        "relations",
+        json!({"target": "add_permits", "direction": "callers"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    let t = text(&r);
+    assert!(t.starts_with("ambiguous:"), "{t}");
+    assert!(
+        t.contains(
+            "\ncandidates:\n  pkg/sem.py:2 method Semaphore.add_permits  def add_permits(self, n)"
+        ),
+        "{t}"
+    );
+    let r = s.call(
+        "relations",
+        json!({"target": "pkg/sem.py:7", "direction": "callers"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    assert_eq!(
+        r["structuredContent"]["targets"],
+        json!(["pkg/sem.py:Pool.add_permits"])
+    );
+}
