@@ -9,9 +9,12 @@ and derive, for each function or method defined in the tree, its call sites and 
   method that has a body. A symbol defined by more than one such unit (a conditional
   redefinition) is left out: the oracle cannot tell which one a call reaches.
   Constructors, getters and setters are never targets (loci links `new X()` to X).
-* a call site: a SCIP reference (not a definition, not an import) to such a symbol,
-  followed on its line by `(` (TypeScript also `<..>(` and `?.(`), or a decorator
-  (`@name`, `@mod.name`). A function passed as a value (`map(f)`) is not a call.
+* a call site: a SCIP reference (not a definition, not an import, not the name of a
+  `def`/`function` that redefines it) to such a symbol, followed on its line by `(`
+  (TypeScript also `<..>(` and `?.(`), or a decorator (`@name`, `@mod.name`; not
+  `@name.setter`). A function passed as a value (`map(f)`) is not a call. A call through
+  a shorthand property that re-exports the function (`export default { f }`, then
+  `utils.f()`) is a call of the function.
 * its caller: the innermost unit (function, method, getter, constructor, else class)
   whose whole node holds the reference; with none, the file's top-level code.
 """
@@ -220,6 +223,8 @@ CALL_AFTER = {
     "py": re.compile(r"^\s*\("),
 }
 DECORATOR_BEFORE = re.compile(r"^\s*@[\w.]*$")
+DECORATOR_AFTER = re.compile(r"^\s*(\(|#|$)")  # `@name` ends there: not `@name.setter`
+DEF_BEFORE = re.compile(r"^\s*(async\s+)?(def|class|function)\s+$")  # a (re)definition
 
 
 def symbol_key(path, sym):
@@ -255,6 +260,20 @@ def build(docs, tree, lang):
                 if (k, id(u)) not in seen:
                     seen.add((k, id(u)))
                     defs.setdefault(k, []).append((d["path"], u))
+    # `export default { isObject }`: the shorthand property's symbol is defined where the
+    # function is referenced; a call through the property (`utils.isObject(x)`) calls it.
+    alias = {}
+    for d in docs:
+        at = {}
+        for line0, col0, l1, c1, sym, roles in d["occ"]:
+            at.setdefault((line0, col0, l1, c1), []).append((sym, roles))
+        for occs in at.values():
+            defined = [s for s, r in occs if r & 1]
+            referenced = [symbol_key(d["path"], s) for s, r in occs if not r & 1]
+            for s in defined:
+                for k in referenced:
+                    if k in defs and not s.startswith("local "):
+                        alias[s] = k
     targets = {}
     for k, us in defs.items():
         if len(us) == 1:
@@ -272,11 +291,16 @@ def build(docs, tree, lang):
         for line0, col0, l1, c1, sym, roles in d["occ"]:
             if roles & 1 or roles & 2:
                 continue
-            t = targets.get(symbol_key(d["path"], sym))
+            k = symbol_key(d["path"], sym)
+            t = targets.get(alias.get(k, k))
             if t is None or line0 >= len(lines):
                 continue
             text = lines[line0]
-            if not (call_after.match(text[c1:]) if l1 == line0 else False) and not DECORATOR_BEFORE.match(text[:col0]):
+            if DEF_BEFORE.match(text[:col0]):
+                continue
+            called = l1 == line0 and call_after.match(text[c1:])
+            decorates = DECORATOR_BEFORE.match(text[:col0]) and DECORATOR_AFTER.match(text[c1:])
+            if not called and not decorates:
                 continue
             t["sites"].add((d["path"], line0 + 1))
             u = enclosing(units, line0, col0)

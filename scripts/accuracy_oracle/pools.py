@@ -89,7 +89,7 @@ PYPI = [
     "html5lib==1.1",
 ]
 
-# Crates (name-version), compiled with their default features.
+# Crates (name-version), compiled with all their features (else their default ones).
 RUST = [
     "macro_rules_attribute-0.2.3", "portable-atomic-1.15.0", "zerocopy-0.8.64", "icu_provider-2.4.0",
     "sha2-0.10.9", "tokenizers-0.23.2", "writeable-0.6.4", "serde_plain-1.0.2", "bumpalo-3.20.4",

@@ -136,7 +136,9 @@ def main():
             try:
                 if lang == "rust":
                     dump = os.path.join(work, lang, slug, "thir.txt")
-                    rust_thir.thir(os.path.join(work, lang, slug, "build"), os.path.join(work, "cargo-target"), dump)
+                    features = rust_thir.thir(os.path.join(work, lang, slug, "build"),
+                                              os.path.join(work, "cargo-target"), dump)
+                    mode = f"rust, {features}"
                     all_targets, compiled = rust_thir.build_targets(dump, tree, rust_thir.parser(pylib))
                     ndocs = why
                 else:

@@ -13,13 +13,14 @@ krate::path))`, crate 0 = this crate) and the call's `fn_span` (file:line:col).
 * a call: a `Call` with `from_hir_call: true` (not an overloaded operator) to a DefId of
   this crate that is a unit, whose `fn_span` lies in a source file of the tree and whose
   line holds the callee's name (a call a macro or derive writes has no such text).
-  A call through a trait (`x.method()` on a generic or a trait object, or a trait
+  A call written inside a `macro_rules!` body is left out (its caller is wherever the
+  macro expands, which the source does not say). A call through a trait (`x.method()` on a generic or a trait object, or a trait
   method of a concrete type) names the trait's method; it is a caller of the trait's
   default body when there is one, of no impl.
 * the caller: the innermost function item (else impl or trait, else top level) holding
   the call, as for the other languages.
-* scope: only what rustc compiled (the library, default features, this target, no
-  cfg(test)) is seen; loci's callers and sites outside the function items that have a
+* scope: only what rustc compiled (the library with all its features, else its default
+  ones; this target; no cfg(test)) is seen; loci's callers and sites outside the function items that have a
   THIR body are dropped before scoring (neither right nor wrong).
 """
 import os
@@ -100,13 +101,18 @@ def prepare(crate_dir, build, tree):
 
 
 def thir(build, target_dir, out):
+    """Prints the THIR of the crate's library into `out`: with all its features (so that
+    feature-gated code is seen too), else, when they do not build together, its default
+    ones. Returns which."""
     env = dict(os.environ, CARGO_TARGET_DIR=target_dir, RUSTFLAGS="--cap-lints=allow")
-    with open(out, "w") as f:
-        r = subprocess.run(["cargo", "+nightly", "rustc", "--lib", "-q", "--",
-                            "-Zunpretty=thir-flat"], cwd=build, env=env, stdout=f,
-                           stderr=subprocess.PIPE, text=True, timeout=900)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr[-1500:])
+    for features in (["--all-features"], []):
+        with open(out, "w") as f:
+            r = subprocess.run(["cargo", "+nightly", "rustc", "--lib", "-q"] + features +
+                               ["--", "-Zunpretty=thir-flat"], cwd=build, env=env, stdout=f,
+                               stderr=subprocess.PIPE, text=True, timeout=900)
+        if r.returncode == 0:
+            return "all features" if features else "default features"
+    raise RuntimeError(r.stderr[-1500:])
 
 
 def units(ps, tree, rel):
@@ -135,6 +141,13 @@ def units(ps, tree, rel):
                 name = name_of_type(c) if c.type == "impl_item" else src[
                     c.child_by_field_name("name").start_byte:c.child_by_field_name("name").end_byte].decode()
                 nm = c.child_by_field_name("type") if c.type == "impl_item" else c.child_by_field_name("name")
+            elif c.type == "macro_definition":
+                nm = c.child_by_field_name("name")
+                out.append({"kind": "macro", "name": src[nm.start_byte:nm.end_byte].decode(), "chain": list(chain),
+                            "start": c.start_point[0] + 1, "name_line": nm.start_point[0] + 1,
+                            "name_col": nm.start_point[1], "end_line": c.end_point[0] + 1,
+                            "start_off": list(c.start_point), "end_off": list(c.end_point), "body": True})
+                continue
             elif c.type == "mod_item" and c.child_by_field_name("body") is not None:
                 nm = c.child_by_field_name("name")
                 visit(c.child_by_field_name("body"), chain + [src[nm.start_byte:nm.end_byte].decode()], False)
@@ -238,8 +251,10 @@ def build_targets(dump, tree, ps):
             continue
         if not re.search(r"\b" + re.escape(t["name"]) + r"\b", lines_of[path][l0]):
             continue
-        t["sites"].add((path, l0 + 1))
         u = enclosing(us, l0, c0)
+        if u is not None and u["kind"] == "macro":
+            continue  # written in a macro_rules! body: its caller is wherever it expands
+        t["sites"].add((path, l0 + 1))
         if u is None:
             t["callers"].add((path, 0, 0, "<top level>"))
         else:

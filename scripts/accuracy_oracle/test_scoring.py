@@ -57,6 +57,11 @@ class Calls(unittest.TestCase):
         self.assertFalse(oracle.CALL_AFTER["ts"].match(", g)"))
         self.assertTrue(oracle.DECORATOR_BEFORE.match("    @app."))
         self.assertFalse(oracle.DECORATOR_BEFORE.match("x = "))
+        self.assertTrue(oracle.DEF_BEFORE.match("    def "))
+        self.assertTrue(oracle.DEF_BEFORE.match("async def "))
+        self.assertFalse(oracle.DEF_BEFORE.match("x = "))
+        self.assertFalse(oracle.DECORATOR_AFTER.match(".setter"))
+        self.assertTrue(oracle.DECORATOR_AFTER.match("(arg)"))
 
     def test_enclosing_innermost(self):
         outer = {"start_off": [0, 0], "end_off": [10, 0], "name": "outer"}
