@@ -70,6 +70,10 @@ def tool_versions(tools):
     out["node"] = sh(["node", "--version"]).strip()
     out["python (ast)"] = sys.version.split()[0]
     try:
+        out["clang (AST)"] = sh(["clang", "--version"]).splitlines()[0]
+    except Exception:
+        pass
+    try:
         out["rustc (THIR)"] = sh(["rustc", "+nightly", "--version"]).strip()
     except Exception:
         pass
@@ -280,7 +284,7 @@ def build(docs, tree, lang):
             path, u = us[0]
             targets[k] = {"path": path, "name": u["name"], "chain": u["chain"], "kind": u["kind"],
                           "start": u["start"], "name_line": u["name_line"], "end_line": u["end_line"],
-                          "sites": set(), "callers": set()}
+                          "sites": set(), "member_sites": set(), "callers": set()}
     for d in docs:
         try:
             with open(os.path.join(tree, d["path"]), encoding="utf-8", errors="replace") as f:
@@ -303,6 +307,8 @@ def build(docs, tree, lang):
             if not called and not decorates:
                 continue
             t["sites"].add((d["path"], line0 + 1))
+            if text[:col0].rstrip().endswith((".", "?.")):  # `x.f()`: a call on a receiver
+                t["member_sites"].add((d["path"], line0 + 1))
             u = enclosing(units, line0, col0)
             if u is None:
                 t["callers"].add((d["path"], 0, 0, "<top level>"))
@@ -312,6 +318,7 @@ def build(docs, tree, lang):
     for t in targets.values():
         if t["sites"]:
             t["sites"] = sorted(t["sites"])
+            t["member_sites"] = sorted(t["member_sites"])
             t["callers"] = sorted(t["callers"])
             out.append(t)
     out.sort(key=lambda t: (t["path"], t["name_line"], t["name"]))

@@ -8,6 +8,9 @@ fit the size rules of `oracle.py` (a TypeScript/JavaScript package needs >= 10 s
 files, a Python wheel must be pure Python with >= 5 modules; at most 400 files). Nothing
 here is chosen for how loci does on it.
 
+C holds C libraries on hand: vendored in -sys crates of the same registry, and PyPI
+source distributions of C extension modules (`pip download --no-binary :all:`).
+
 RUST was drawn once from the crates unpacked in this machine's ~/.cargo/registry/src
 (360 of them, the dependencies of loci's own workspace and its tools) by
 `random.Random("29:rust-pool").sample(sorted(names), 40)`; a crate missing from a
@@ -100,4 +103,17 @@ RUST = [
     "half-2.7.1", "tree-sitter-0.25.10", "block-buffer-0.12.1", "rand-0.9.5", "tower-http-0.6.11",
     "regex-automata-0.4.18", "time-core-0.1.9", "unicode-general-category-1.1.0", "zerotrie-0.2.5",
     "dyn-stack-macros-0.1.3", "subtle-2.6.1", "icu_normalizer_data-2.4.0", "rand_xorshift-0.5.0",
+]
+
+# C sources: `crate:NAME-VERSION:FOLDER` (a folder of a registry crate) or
+# `sdist:NAME==VERSION` (a PyPI source distribution).
+C = [
+    "crate:zstd-sys-2.0.16+zstd.1.5.7:zstd/lib",
+    "crate:libmimalloc-sys-0.1.49:c_src/mimalloc/v2",
+    "sdist:brotli==1.2.1",
+    "sdist:lz4==4.4.5",
+    "sdist:cmarkgfm==2025.10.22",
+    "sdist:bitarray==3.12.3",
+    "sdist:xxhash==4.1.0",
+    "sdist:ujson==6.1.0",
 ]

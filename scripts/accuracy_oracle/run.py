@@ -1,7 +1,7 @@
 """Scores `loci callers --json` against callers derived from precise indexers.
 
 Usage (see scripts/accuracy-oracle.sh): python3 -m accuracy_oracle.run --loci BIN
-  [--seed N] [--langs ts,py] [--repos N] [--per-repo N] [--out DIR] [--keep]
+  [--seed N] [--langs ts,py,rust,c] [--repos N] [--per-repo N] [--out DIR] [--keep]
 """
 import argparse
 import json
@@ -13,10 +13,10 @@ import sys
 import tempfile
 import time
 
-from . import oracle, pools, rust_thir, scoring
+from . import c_clang, oracle, pools, rust_thir, scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust"}
+LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C"}
 
 
 def log(*a):
@@ -24,7 +24,7 @@ def log(*a):
 
 
 def draw(lang, seed):
-    pool = list(pools.NPM if lang == "ts" else pools.PYPI if lang == "py" else pools.RUST)
+    pool = list(pools.NPM if lang == "ts" else pools.PYPI if lang == "py" else pools.RUST if lang == "rust" else pools.C)
     random.Random(f"{seed}:{lang}").shuffle(pool)
     return pool
 
@@ -87,7 +87,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--loci", required=True)
     ap.add_argument("--seed", type=int, default=29)
-    ap.add_argument("--langs", default="ts,py,rust")
+    ap.add_argument("--langs", default="ts,py,rust,c")
     ap.add_argument("--repos", type=int, default=3, help="repositories per language")
     ap.add_argument("--per-repo", type=int, default=100, help="targets sampled per repository")
     ap.add_argument("--out", default="accuracy-oracle-out")
@@ -123,6 +123,14 @@ def main():
                     mode, why = oracle.prepare_npm_tree(oracle.fetch_npm(a.cache, spec), spec, tree)
                 elif lang == "py":
                     mode, why = oracle.prepare_pypi_tree(oracle.fetch_pypi(a.cache, spec), tree)
+                elif lang == "c":
+                    if spec.startswith("crate:"):
+                        _, crate, folder = spec.split(":", 2)
+                        root = os.path.join(rust_thir.fetch(crate, work), folder)
+                    else:
+                        unpacked = c_clang.fetch_sdist(a.cache, spec.split(":", 1)[1])
+                        root = os.path.join(unpacked, os.listdir(unpacked)[0])
+                    mode, why = c_clang.prepare(root, tree)
                 else:
                     mode, why = rust_thir.prepare(rust_thir.fetch(spec, work), os.path.join(work, lang, slug, "build"), tree)
             except Exception as e:  # a package that cannot be fetched is passed over, and said
@@ -134,7 +142,10 @@ def main():
                 continue
             log(f"{lang}: {spec}: {why} {mode} files; indexing ...")
             try:
-                if lang == "rust":
+                if lang == "c":
+                    all_targets, compiled = c_clang.build_targets(tree)
+                    ndocs = why
+                elif lang == "rust":
                     dump = os.path.join(work, lang, slug, "thir.txt")
                     features = rust_thir.thir(os.path.join(work, lang, slug, "build"),
                                               os.path.join(work, "cargo-target"), dump)
@@ -162,11 +173,11 @@ def main():
             t2 = time.time()
             for t in sample:
                 callers, sites, err, sel = ask_loci(loci, env, tree, t)
-                if lang == "rust":  # only what rustc compiled is scored
+                if lang in ("rust", "c"):  # only what the compiler saw is scored
                     callers = [c for c in callers if c[1] == 0 or rust_thir.in_compiled(compiled, c[0], c[1])]
                     sites = [x for x in sites if rust_thir.in_compiled(compiled, x[0], x[1])]
-                score = (scoring.error_score(t["callers"], t["sites"]) if err
-                         else scoring.score_target(t["callers"], t["sites"], callers, sites))
+                score = (scoring.error_score(t["callers"], t["sites"], t["member_sites"]) if err
+                         else scoring.score_target(t["callers"], t["sites"], callers, sites, t["member_sites"]))
                 half = scoring.half(lang, spec, t)
                 texts = {}
                 if half == "tune":  # the source lines of the tune half's misses, for reading
@@ -194,15 +205,16 @@ def fmt(x):
 
 def table(results):
     rows = results["targets"]
-    out = ["| language | repository | half | targets | errors | empty | fn recall | fn precision | site recall | site precision |",
-           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| language | repository | half | targets | errors | empty | fn recall | fn precision | site recall | site precision | `x.f()` site recall (targets) |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def line(lang, repo, half, group):
         s = scoring.aggregate(group)
         errs = str(s["errors"]) + (" (" + ", ".join(f"{k} {v}" for k, v in s["error_kinds"].items()) + ")"
                                    if s["errors"] else "")
         out.append(f"| {lang} | {repo} | {half} | {s['targets']} | {errs} | {s['empty_answers']} | "
-                   f"{fmt(s['fn_recall'])} | {fmt(s['fn_precision'])} | {fmt(s['site_recall'])} | {fmt(s['site_precision'])} |")
+                   f"{fmt(s['fn_recall'])} | {fmt(s['fn_precision'])} | {fmt(s['site_recall'])} | {fmt(s['site_precision'])} | "
+                   f"{fmt(s['member_site_recall'])} ({s['member_targets']}) |")
     langs = sorted({r["lang"] for r in rows}, key=lambda l: list(LANG_NAMES).index(l))
     for lang in langs:
         for half in ("tune", "heldout"):
@@ -224,7 +236,8 @@ def write(results, out):
     public = dict(results, targets=[t if t["half"] == "tune" else
                                     {k: t[k] for k in ("lang", "repo", "half", "error")} | {
                                         "score": {k: v for k, v in t["score"].items()
-                                                  if k in ("fn_recall", "fn_precision", "site_recall", "site_precision")}}
+                                                  if k in ("fn_recall", "fn_precision", "site_recall", "site_precision",
+                                                           "member_site_recall")}}
                                     for t in results["targets"]])
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(public, f, indent=1, default=list)

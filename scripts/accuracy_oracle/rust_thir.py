@@ -243,7 +243,7 @@ def build_targets(dump, tree, ps):
         if count[id(u)] == 1:
             targets[did] = {"path": path, "name": u["name"], "chain": u["chain"], "kind": u["kind"],
                             "start": u["start"], "name_line": u["name_line"], "end_line": u["end_line"],
-                            "sites": set(), "callers": set()}
+                            "sites": set(), "member_sites": set(), "callers": set()}
     for callee, path, l0, c0 in calls:
         t = targets.get(callee)
         us = file_units(path)
@@ -255,6 +255,8 @@ def build_targets(dump, tree, ps):
         if u is not None and u["kind"] == "macro":
             continue  # written in a macro_rules! body: its caller is wherever it expands
         t["sites"].add((path, l0 + 1))
+        if re.search(r"\.\s*" + re.escape(t["name"]) + r"\b", lines_of[path][l0]):
+            t["member_sites"].add((path, l0 + 1))  # `x.f()`: a method call on a receiver
         if u is None:
             t["callers"].add((path, 0, 0, "<top level>"))
         else:
@@ -263,6 +265,7 @@ def build_targets(dump, tree, ps):
     for t in targets.values():
         if t["sites"]:
             t["sites"] = sorted(t["sites"])
+            t["member_sites"] = sorted(t["member_sites"])
             t["callers"] = sorted(t["callers"])
             out.append(t)
     out.sort(key=lambda t: (t["path"], t["name_line"], t["name"]))

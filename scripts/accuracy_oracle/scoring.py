@@ -15,6 +15,9 @@ Rules (docs/accuracy.md, "Callers against precise oracles"):
   matched / loci items, undefined for an empty answer (left out of the precision mean,
   counted apart). A target loci answers with an error scores recall 0 and no precision.
 * a language's, a repository's or a half's score is the mean over its targets (macro).
+* member-site recall: site recall over the sites that call through a receiver
+  (`x.f()`, `x?.f()`; Rust: a method call, not `f(..)`/`Type::f(..)`), over the targets
+  that have such sites.
 """
 import hashlib
 
@@ -35,7 +38,7 @@ def caller_matches(loci, oracle):
     return lline != 0 and ostart - 1 <= lline <= oname + 1
 
 
-def score_target(oracle_callers, oracle_sites, loci_callers, loci_sites):
+def score_target(oracle_callers, oracle_sites, loci_callers, loci_sites, member_sites=()):
     """Per-target scores. oracle_callers: [(path, start, name_line, ..)],
     oracle_sites / loci_sites: [(path, line)], loci_callers: [(path, line[, kind])]."""
     oracle_callers = [tuple(c) for c in oracle_callers]
@@ -49,6 +52,9 @@ def score_target(oracle_callers, oracle_sites, loci_callers, loci_sites):
         "fn_precision": len(right) / len(loci_callers) if loci_callers else None,
         "site_recall": len(osites & lsites) / len(osites) if osites else None,
         "site_precision": len(osites & lsites) / len(lsites) if lsites else None,
+        # recall on the sites that call through a receiver (`x.f()`), apart
+        "member_site_recall": (len(set(map(tuple, member_sites)) & lsites) / len(member_sites)
+                               if member_sites else None),
         "missed_callers": [o for o in oracle_callers if o not in found],
         "extra_callers": [l for l in loci_callers if l not in right],
         "missed_sites": sorted(osites - lsites),
@@ -57,8 +63,9 @@ def score_target(oracle_callers, oracle_sites, loci_callers, loci_sites):
     return r
 
 
-def error_score(oracle_callers, oracle_sites):
+def error_score(oracle_callers, oracle_sites, member_sites=()):
     return {"fn_recall": 0.0, "fn_precision": None, "site_recall": 0.0, "site_precision": None,
+            "member_site_recall": 0.0 if member_sites else None,
             "missed_callers": [tuple(c) for c in oracle_callers], "extra_callers": [],
             "missed_sites": sorted(tuple(s) for s in oracle_sites), "extra_sites": []}
 
@@ -80,4 +87,6 @@ def aggregate(rows):
         "fn_precision": mean(r["score"]["fn_precision"] for r in rows),
         "site_recall": mean(r["score"]["site_recall"] for r in rows),
         "site_precision": mean(r["score"]["site_precision"] for r in rows),
+        "member_targets": sum(1 for r in rows if r["score"].get("member_site_recall") is not None),
+        "member_site_recall": mean(r["score"].get("member_site_recall") for r in rows),
     }
