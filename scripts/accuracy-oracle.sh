@@ -6,9 +6,10 @@
 # hash into a `tune` and a `heldout` half. See docs/accuracy.md.
 #
 # Usage: scripts/accuracy-oracle.sh [--loci BIN] [--seed N] [--langs ts,py,rust,c] [--repos N]
-#          [--per-repo N] [--out DIR] [--keep]
+#          [--per-repo N] [--out DIR] [--keep] [--codegraph]
 #   --out DIR (default target/accuracy-oracle) gets results.json, results.md and
 #   tune-misses.txt (the tune half's misses only; held-out misses are never written).
+#   --codegraph also scores npm @colbymchenry/codegraph on the same targets (function level).
 # Tools and sources are installed into $LOCI_ACCURACY_CACHE (default ~/.cache/loci-accuracy).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from . import c_clang, oracle, pools, rust_thir, scoring
+from . import c_clang, codegraph, oracle, pools, rust_thir, scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C"}
@@ -94,6 +94,7 @@ def main():
     ap.add_argument("--cache", default=os.environ.get("LOCI_ACCURACY_CACHE",
                                                        os.path.expanduser("~/.cache/loci-accuracy")))
     ap.add_argument("--keep", action="store_true", help="keep the trees and indexes in OUT/work")
+    ap.add_argument("--codegraph", action="store_true", help="also score codegraph (npm) on the same targets")
     a = ap.parse_args()
     started = time.time()
     loci = os.path.abspath(a.loci)
@@ -103,6 +104,8 @@ def main():
         shutil.rmtree(work)
     os.makedirs(work, exist_ok=True)
     tools = oracle.ensure_tools(a.cache)
+    cg = codegraph.ensure(a.cache) if a.codegraph else None
+    cg_env = codegraph.env(work) if cg else None
     pylib = oracle.ensure_pylib(a.cache) if "rust" in a.langs.split(",") else None
     env = dict(os.environ, LOCI_HOME=os.path.join(work, "loci-home"))
     loci_version = subprocess.run([loci, "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
@@ -171,6 +174,12 @@ def main():
             subprocess.run([loci, "index", "--index-path", os.path.join(work, lang, slug, "loci.db"), tree],
                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             t2 = time.time()
+            cg_tree = os.path.join(work, lang, slug, "codegraph-tree")
+            if cg:
+                try:
+                    codegraph.index(cg, cg_env, tree, cg_tree)
+                except Exception as e:  # its answers are then all errors
+                    log(f"{lang}: {spec}: codegraph index failed: {e}")
             for t in sample:
                 callers, sites, err, sel = ask_loci(loci, env, tree, t)
                 if lang in ("rust", "c"):  # only what the compiler saw is scored
@@ -183,8 +192,16 @@ def main():
                 if half == "tune":  # the source lines of the tune half's misses, for reading
                     for p, l in score["missed_sites"] + score["extra_sites"]:
                         texts[f"{p}:{l}"] = source_line(tree, p, l)
-                results["targets"].append(dict(t, lang=lang, repo=spec, half=half, selector=sel, error=err,
-                                               loci_callers=callers, loci_sites=sites, score=score, texts=texts))
+                row = dict(t, lang=lang, repo=spec, half=half, selector=sel, error=err,
+                           loci_callers=callers, loci_sites=sites, score=score, texts=texts)
+                if cg:
+                    cg_callers, cg_err = codegraph.ask(cg, cg_env, cg_tree, t)
+                    if lang in ("rust", "c"):
+                        cg_callers = [c for c in cg_callers if rust_thir.in_compiled(compiled, c[0], c[1])]
+                    row["codegraph"] = {"error": cg_err, "callers": cg_callers, "score": (
+                        scoring.error_score(t["callers"], t["sites"]) if cg_err
+                        else scoring.score_target(t["callers"], t["sites"], cg_callers, []))}
+                results["targets"].append(row)
             t3 = time.time()
             picked += 1
             results["repos"].append(dict(repo, mode=mode, files=why, documents=ndocs,
@@ -224,6 +241,19 @@ def table(results):
             for half in ("tune", "heldout"):
                 line(LANG_NAMES[lang], repo, half,
                      [r for r in rows if r["lang"] == lang and r["repo"] == repo and r["half"] == half])
+    if any("codegraph" in r for r in rows):
+        out += ["", "Function level, the same targets: loci beside codegraph "
+                f"(`@colbymchenry/codegraph@{codegraph.VERSION}`).", "",
+                "| language | half | targets | loci errors | loci fn recall | loci fn precision | codegraph errors | codegraph empty | codegraph fn recall | codegraph fn precision |",
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for lang in langs:
+            for half in ("tune", "heldout"):
+                group = [r for r in rows if r["lang"] == lang and r["half"] == half and "codegraph" in r]
+                s = scoring.aggregate(group)
+                c = scoring.aggregate([{"score": r["codegraph"]["score"], "error": r["codegraph"]["error"]} for r in group])
+                out.append(f"| {LANG_NAMES[lang]} | {half} | {s['targets']} | {s['errors']} | {fmt(s['fn_recall'])} | "
+                           f"{fmt(s['fn_precision'])} | {c['errors']} | {c['empty_answers']} | {fmt(c['fn_recall'])} | "
+                           f"{fmt(c['fn_precision'])} |")
     return "\n".join(out)
 
 
@@ -234,7 +264,10 @@ def write(results, out):
                 [r for r in results["targets"] if r["lang"] == lang and r["half"] == half])
     # Held-out targets keep only their scores: no one reads their misses.
     public = dict(results, targets=[t if t["half"] == "tune" else
-                                    {k: t[k] for k in ("lang", "repo", "half", "error")} | {
+                                    {k: t[k] for k in ("lang", "repo", "half", "error")} | ({
+                                        "codegraph": {"error": t["codegraph"]["error"], "score": {
+                                            k: t["codegraph"]["score"][k] for k in ("fn_recall", "fn_precision")}}}
+                                        if "codegraph" in t else {}) | {
                                         "score": {k: v for k, v in t["score"].items()
                                                   if k in ("fn_recall", "fn_precision", "site_recall", "site_precision",
                                                            "member_site_recall")}}
