@@ -1,0 +1,75 @@
+"""Unit tests of the split and scoring rules: python3 -m unittest accuracy_oracle.test_scoring
+(from scripts/)."""
+import unittest
+
+from accuracy_oracle import oracle, scoring
+
+
+class Split(unittest.TestCase):
+    def test_stable_and_balanced(self):
+        ts = [{"path": f"src/f{i}.ts", "name_line": i, "name": f"f{i}"} for i in range(2000)]
+        halves = [scoring.half("ts", "pkg@1", t) for t in ts]
+        self.assertEqual(halves, [scoring.half("ts", "pkg@1", t) for t in ts])
+        self.assertTrue(900 < halves.count("tune") < 1100)
+        # Known value: sha256("ts:pkg@1:src/f0.ts:0:f0") starts with an even byte or not, forever.
+        self.assertIn(scoring.half("ts", "pkg@1", ts[0]), ("tune", "heldout"))
+
+
+class Score(unittest.TestCase):
+    def test_caller_tolerance(self):
+        o = ("a.py", 10, 12, "f")  # decorators on 10..11, `def` on 12
+        self.assertTrue(scoring.caller_matches(("a.py", 9), o))
+        self.assertTrue(scoring.caller_matches(("a.py", 13), o))
+        self.assertFalse(scoring.caller_matches(("a.py", 14), o))
+        self.assertFalse(scoring.caller_matches(("b.py", 12), o))
+        self.assertFalse(scoring.caller_matches(("a.py", 0), o))
+        self.assertTrue(scoring.caller_matches(("a.py", 0), ("a.py", 0, 0, "<top level>")))
+        self.assertTrue(scoring.caller_matches(("a.py", 7, "constant"), ("a.py", 0, 0, "<top level>")))
+        self.assertFalse(scoring.caller_matches(("a.py", 7, "function"), ("a.py", 0, 0, "<top level>")))
+
+    def test_recall_precision(self):
+        s = scoring.score_target([("a.py", 1, 1), ("a.py", 20, 20)], [("a.py", 3), ("a.py", 22)],
+                                 [("a.py", 1), ("b.py", 5)], [("a.py", 3), ("b.py", 6)])
+        self.assertEqual(s["fn_recall"], 0.5)
+        self.assertEqual(s["fn_precision"], 0.5)
+        self.assertEqual(s["site_recall"], 0.5)
+        self.assertEqual(s["site_precision"], 0.5)
+        self.assertEqual(s["missed_callers"], [("a.py", 20, 20)])
+
+    def test_empty_answer_has_no_precision(self):
+        s = scoring.score_target([("a.py", 1, 1)], [("a.py", 3)], [], [])
+        self.assertEqual((s["fn_recall"], s["fn_precision"]), (0.0, None))
+        agg = scoring.aggregate([{"score": s, "error": None},
+                                 {"score": scoring.error_score([("a.py", 1, 1)], [("a.py", 3)]), "error": "ambiguous"},
+                                 {"score": scoring.score_target([("a.py", 1, 1)], [("a.py", 3)], [("a.py", 1)], [("a.py", 3)]),
+                                  "error": None}])
+        self.assertEqual(agg["targets"], 3)
+        self.assertEqual(agg["errors"], 1)
+        self.assertEqual(agg["empty_answers"], 1)
+        self.assertAlmostEqual(agg["fn_recall"], 1 / 3)
+        self.assertEqual(agg["fn_precision"], 1.0)
+
+
+class Calls(unittest.TestCase):
+    def test_call_syntax(self):
+        self.assertTrue(oracle.CALL_AFTER["ts"].match("<T>(x)"))
+        self.assertTrue(oracle.CALL_AFTER["ts"].match("?.(x)"))
+        self.assertFalse(oracle.CALL_AFTER["ts"].match(", g)"))
+        self.assertTrue(oracle.DECORATOR_BEFORE.match("    @app."))
+        self.assertFalse(oracle.DECORATOR_BEFORE.match("x = "))
+        self.assertTrue(oracle.DEF_BEFORE.match("    def "))
+        self.assertTrue(oracle.DEF_BEFORE.match("async def "))
+        self.assertFalse(oracle.DEF_BEFORE.match("x = "))
+        self.assertFalse(oracle.DECORATOR_AFTER.match(".setter"))
+        self.assertTrue(oracle.DECORATOR_AFTER.match("(arg)"))
+
+    def test_enclosing_innermost(self):
+        outer = {"start_off": [0, 0], "end_off": [10, 0], "name": "outer"}
+        inner = {"start_off": [2, 4], "end_off": [5, 0], "name": "inner"}
+        self.assertIs(oracle.enclosing([outer, inner], 3, 0), inner)
+        self.assertIs(oracle.enclosing([outer, inner], 6, 0), outer)
+        self.assertIsNone(oracle.enclosing([outer, inner], 11, 0))
+
+
+if __name__ == "__main__":
+    unittest.main()
