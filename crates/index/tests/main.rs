@@ -23,6 +23,7 @@ mod incremental_rust_inline;
 mod macro_items;
 mod overload_selectors;
 mod overloads;
+mod recursive_callers;
 mod resolve_fixtures;
 mod rust_use_cycles;
 mod search_index;

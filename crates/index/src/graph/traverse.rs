@@ -180,6 +180,9 @@ fn traverse(
     }
     let mut reached = Vec::new();
     let mut truncated = false;
+    // Start nodes found calling themselves: a recursive definition is its own caller and
+    // callee, reported once at depth 1 and not followed again.
+    let mut recursive: HashSet<Node> = HashSet::new();
     // Most reached nodes share a few files: each path is read once.
     let mut paths: HashMap<i64, String> = HashMap::new();
     while let Some((node, d)) = queue.pop_front() {
@@ -187,12 +190,38 @@ fn traverse(
             continue;
         }
         for step in neighbours(graph, node, direction).map_err(&err)? {
-            if !seen.insert(step.node) {
+            let itself = d == 0
+                && step.node == node
+                && direction != Direction::Impact
+                && matches!(node, Node::Symbol(_));
+            if itself {
+                if !recursive.insert(node) {
+                    continue;
+                }
+            } else if !seen.insert(step.node) {
                 continue;
             }
             if reached.len() >= MAX_REACHED {
                 truncated = true;
                 break;
+            }
+            if itself {
+                let (label, symbol, path) = labels.get(&node).cloned().unwrap_or_default();
+                let site_path = file_path(graph, step.site_file, &mut paths).map_err(&err)?;
+                reached.push(Reached {
+                    line: symbol.as_ref().map_or(0, |s| s.line),
+                    symbol,
+                    path,
+                    site: Site {
+                        path: site_path,
+                        line: step.site_line,
+                    },
+                    depth: 1,
+                    edge: step.edge,
+                    confidence: step.confidence,
+                    via: vec![label.clone(), label],
+                });
+                continue;
             }
             prev.insert(step.node, node);
             let (label, symbol, path) = describe(graph, step.node, &mut paths).map_err(&err)?;
