@@ -21,7 +21,10 @@ fn names(t: &graph::Traversal) -> Vec<(String, u32, u32)> {
         .iter()
         .map(|r| {
             (
-                r.symbol.as_ref().map(|s| s.qualified_name.clone()).unwrap_or_default(),
+                r.symbol
+                    .as_ref()
+                    .map(|s| s.qualified_name.clone())
+                    .unwrap_or_default(),
                 r.depth,
                 r.site.line,
             )
@@ -46,7 +49,10 @@ fn a_recursive_function_is_its_own_caller_once() {
     assert_eq!(names(&callees), [("fact".to_string(), 1, 4)]);
     let impact = graph::impact(&g, "fact", 3).unwrap();
     assert!(
-        impact.reached.iter().all(|r| r.symbol.as_ref().map(|s| s.name.as_str()) != Some("fact")),
+        impact
+            .reached
+            .iter()
+            .all(|r| r.symbol.as_ref().map(|s| s.name.as_str()) != Some("fact")),
         "{impact:?}"
     );
     // A function that does not call itself is not its own caller.

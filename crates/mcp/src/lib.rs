@@ -25,6 +25,7 @@
 pub mod args;
 pub mod budget;
 pub mod cancel;
+mod hints;
 pub mod host;
 pub mod http;
 mod poison;

@@ -354,12 +354,14 @@ fn lock_workspace_index(host: &Host, root: &std::path::Path) -> Option<std::path
 /// `loci/error`.
 fn error_result(e: &ApiError) -> CallToolResult {
     let mut text = format!("{}: {}", e.kind.name(), e.message);
-    if let Some(h) = &e.hint {
+    // Hints name the tool call that helps, not the CLI command.
+    let hint = e.hint.as_deref().map(crate::hints::for_mcp);
+    if let Some(h) = &hint {
         text.push_str(&format!("\nhint: {h}"));
     }
     text.push_str(&candidate_lines(e.detail.as_ref()));
     let mut body = json!({"kind": e.kind.name(), "message": e.message});
-    if let Some(h) = &e.hint {
+    if let Some(h) = &hint {
         body["hint"] = json!(h);
     }
     if let Some(d) = &e.detail {
