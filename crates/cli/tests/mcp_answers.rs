@@ -113,10 +113,16 @@ fn relations_group_by_file_filter_and_name_ambiguity_candidates() {
     );
     assert_eq!(r["isError"], true, "{r}");
     // A hint names the tool call that helps, not a CLI command.
-    let r = s.call("relations", json!({"target": "add_permit", "direction": "callers"}));
+    let r = s.call(
+        "relations",
+        json!({"target": "add_permit", "direction": "callers"}),
+    );
     assert_eq!(r["isError"], true, "{r}");
     let hint = r["_meta"]["loci/error"]["hint"].as_str().unwrap();
-    assert!(hint.starts_with("`find {\"pattern\":\"*add_permit*\"}`"), "{hint}");
+    assert!(
+        hint.starts_with("`find {\"pattern\":\"*add_permit*\"}`"),
+        "{hint}"
+    );
     assert!(text(&r).contains("hint: `find {"), "{}", text(&r));
 
     // Four `add_permits`: the error's text lists each with the path:line that names it.

@@ -554,7 +554,9 @@ impl<'s> Collector<'s> {
                 if s.end_position().row + 1 < expected_end_row {
                     break;
                 }
-                lines.push(self.text(s));
+                // Some grammars end a line comment with its newline (Rust's
+                // `line_comment`): joined with newlines, every line would double.
+                lines.push(self.text(s).trim_end_matches(['\n', '\r']));
                 expected_end_row = s.start_position().row;
             } else if kind.contains("attribute") || kind == "decorator" || kind == "annotation" {
                 expected_end_row = s.start_position().row;
