@@ -205,35 +205,24 @@ fn traverse(
                 truncated = true;
                 break;
             }
-            if itself {
+            // A recursive start node: its own label twice, not followed again.
+            let (symbol, path, via) = if itself {
                 let (label, symbol, path) = labels.get(&node).cloned().unwrap_or_default();
-                let site_path = file_path(graph, step.site_file, &mut paths).map_err(&err)?;
-                reached.push(Reached {
-                    line: symbol.as_ref().map_or(0, |s| s.line),
-                    symbol,
-                    path,
-                    site: Site {
-                        path: site_path,
-                        line: step.site_line,
-                    },
-                    depth: 1,
-                    edge: step.edge,
-                    confidence: step.confidence,
-                    via: vec![label.clone(), label],
-                });
-                continue;
-            }
-            prev.insert(step.node, node);
-            let (label, symbol, path) = describe(graph, step.node, &mut paths).map_err(&err)?;
+                (symbol, path, vec![label.clone(), label])
+            } else {
+                prev.insert(step.node, node);
+                let (label, symbol, path) = describe(graph, step.node, &mut paths).map_err(&err)?;
+                labels.insert(step.node, (label, symbol.clone(), path.clone()));
+                let mut via = Vec::new();
+                let mut cursor = Some(step.node);
+                while let Some(n) = cursor {
+                    via.push(labels.get(&n).map(|l| l.0.clone()).unwrap_or_default());
+                    cursor = prev.get(&n).copied();
+                }
+                via.reverse();
+                (symbol, path, via)
+            };
             let site_path = file_path(graph, step.site_file, &mut paths).map_err(&err)?;
-            labels.insert(step.node, (label, symbol.clone(), path.clone()));
-            let mut via = Vec::new();
-            let mut cursor = Some(step.node);
-            while let Some(n) = cursor {
-                via.push(labels.get(&n).map(|l| l.0.clone()).unwrap_or_default());
-                cursor = prev.get(&n).copied();
-            }
-            via.reverse();
             reached.push(Reached {
                 line: symbol.as_ref().map_or(0, |s| s.line),
                 symbol,
@@ -247,6 +236,9 @@ fn traverse(
                 confidence: step.confidence,
                 via,
             });
+            if itself {
+                continue;
+            }
             queue.push_back((step.node, d + 1));
         }
         if truncated {
