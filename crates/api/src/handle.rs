@@ -151,8 +151,7 @@ impl Workspace {
         mut index: Freshness,
         paths: impl IntoIterator<Item = &'p str>,
     ) -> Result<Freshness, ApiError> {
-        let (changed, _) = self.read(opts, |g| g.changed_since_indexed(paths))?;
-        index.changed_files = changed;
+        index.changed_files = self.run(opts, |g| g.changed_since_indexed(paths))?;
         Ok(index)
     }
 
@@ -163,6 +162,19 @@ impl Workspace {
         opts: &ReadOptions,
         read: impl FnOnce(&Graph) -> Result<T, GraphError>,
     ) -> Result<(T, Freshness), ApiError> {
+        self.run(opts, |graph| {
+            let value = read(graph)?;
+            Ok((value, freshness(graph, &self.located.index_path)?))
+        })
+    }
+
+    /// Runs `read` on a pooled connection within `opts` (deadline, cancel), giving the
+    /// connection back whatever happens.
+    fn run<T>(
+        &self,
+        opts: &ReadOptions,
+        read: impl FnOnce(&Graph) -> Result<T, GraphError>,
+    ) -> Result<T, ApiError> {
         let started = Instant::now();
         if opts.cancel.is_cancelled() {
             return Err(ApiError::new(
@@ -178,10 +190,7 @@ impl Workspace {
             PROGRESS_STEPS,
             Some(move || cancel.is_cancelled() || Instant::now() >= deadline),
         );
-        let answer = read(&graph).and_then(|value| {
-            let freshness = freshness(&graph, &self.located.index_path)?;
-            Ok((value, freshness))
-        });
+        let answer = read(&graph);
         graph.connection().progress_handler(0, None::<fn() -> bool>);
         match answer {
             Ok(done) => {
