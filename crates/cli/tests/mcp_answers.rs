@@ -16,6 +16,7 @@ fn session() -> (tempfile::TempDir, tempfile::TempDir, Stdio_) {
     std::fs::create_dir_all(ws.path().join("pkg")).unwrap();
     std::fs::write(ws.path().join("pkg/sem.py"), SEM).unwrap();
     std::fs::write(ws.path().join("pkg/user.py"), USER).unwrap();
+    std::fs::write(ws.path().join("setup.py"), "def main():\n    pass\n").unwrap();
     let out = loci(home.path())
         .args(["index", "--json"])
         .arg(ws.path())
@@ -148,4 +149,53 @@ fn relations_group_by_file_filter_and_name_ambiguity_candidates() {
         r["structuredContent"]["targets"],
         json!(["pkg/sem.py:Pool.add_permits"])
     );
+}
+
+#[test]
+fn symbol_on_a_file_path_answers_the_file_outline() {
+    let (_home, _ws, mut s) = session();
+    let r = s.call("symbol", json!({"symbol": "pkg/sem.py"}));
+    assert_ne!(r["isError"], true, "{r}");
+    let defs = r["structuredContent"]["definitions"].as_array().unwrap();
+    let tops: Vec<&str> = defs.iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(tops, ["Semaphore", "Pool", "Batch", "Queue"], "{r}");
+    assert_eq!(defs[0]["members"][0]["name"], "add_permits", "{r}");
+    assert_eq!(defs[0]["members"][0]["depth"], 1, "{r}");
+    assert_eq!(defs[0]["members"].as_array().unwrap().len(), 1, "{r}");
+    assert!(
+        defs[0].get("body").is_none(),
+        "an outline shows no bodies: {r}"
+    );
+    let t = text(&r);
+    assert!(t.contains("outline of `pkg/sem.py`"), "{t}");
+    assert!(
+        t.contains("1-3 class Semaphore\n  2: method add_permits"),
+        "{t}"
+    );
+    // A page of the top-level definitions, members riding with each.
+    let r = s.call("symbol", json!({"symbol": "pkg/sem.py", "limit": 2}));
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["definitions"].as_array().unwrap().len(), 2, "{r}");
+    assert_eq!(sc["page"]["total"], 4, "{r}");
+    assert_eq!(sc["page"]["next_cursor"], "2", "{r}");
+    // A name no definition has that names a file at the root is that file; a name a
+    // definition has stays that definition.
+    let r = s.call("symbol", json!({"symbol": "setup.py"}));
+    assert_eq!(
+        r["structuredContent"]["definitions"][0]["name"], "main",
+        "{r}"
+    );
+    assert!(text(&r).contains("outline of `setup.py`"), "{r}");
+    let r = s.call("symbol", json!({"symbol": "main"}));
+    assert_eq!(
+        r["structuredContent"]["definitions"][0]["path"], "setup.py",
+        "{r}"
+    );
+    assert!(text(&r).contains("definitions of `main`"), "{r}");
+    // A path no file has is not_found, naming what the agent can do.
+    let r = s.call("symbol", json!({"symbol": "pkg/nope.py"}));
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(r["_meta"]["loci/error"]["kind"], "not_found", "{r}");
+    let r = s.call("symbol", json!({"symbol": "no_such_name"}));
+    assert_eq!(r["_meta"]["loci/error"]["kind"], "not_found", "{r}");
 }

@@ -1,5 +1,5 @@
 //! `symbol`: one definition in full — signature, doc comment, an excerpt of its body
-//! and the outline of what it contains.
+//! and the outline of what it contains; on a file's path, the file's outline.
 
 use std::io::{BufRead, BufReader};
 
@@ -73,7 +73,8 @@ pub static TOOL: ToolDef = ToolDef {
     title: "Definition",
     description: "One definition by selector (`name`, `Qualified::name` with any separator, or \
 `path/to/file:name`): signature, doc comment, the first `body_lines` lines of its body (default 40) \
-and the outline of its members. A name defined in several places gives each definition.",
+and the outline of its members. A name defined in several places gives each definition. \
+A file's path (`src/lib.rs`) gives its outline: each top-level definition with its members, no body.",
     input: super::input_of::<Input>,
     output: super::output_of::<Output>,
     list: Some("definitions"),
@@ -98,11 +99,22 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         n => n as usize,
     };
     let ws = ctx.workspace()?;
+    // `a/b.rs` can only be a file (a selector naming a definition in a file has `:`);
+    // `build.rs` is a file when no definition has that name.
+    if names_a_path(&selector) {
+        return file_outline(ctx, &ws, &selector, args);
+    }
     let req = SymbolRequest {
         symbol: selector.clone(),
         page: super::page(args)?,
     };
-    let defs = loci_api::graph::def(&ws, &req, &ctx.opts)?;
+    let defs = match loci_api::graph::def(&ws, &req, &ctx.opts) {
+        Ok(defs) => defs,
+        Err(e) if e.kind == loci_api::ErrorKind::NotFound && !selector.contains(':') => {
+            return file_outline(ctx, &ws, &selector, args).map_err(|_| e);
+        }
+        Err(e) => return Err(e),
+    };
     let mut items = Vec::with_capacity(defs.symbols.len());
     let mut lines = Vec::with_capacity(defs.symbols.len());
     for s in &defs.symbols {
@@ -130,19 +142,104 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         items.push(super::to_value(&def)?);
         lines.push(line);
     }
-    Ok(Reply {
+    let title = format!("definitions of `{selector}`");
+    Ok(definitions(
+        args,
+        (items, lines),
+        &defs.page,
+        title,
+        defs.index,
+    ))
+}
+
+/// The reply listing `items` (rendered as `lines`), a page of `page`.
+fn definitions(
+    args: &Args,
+    (items, lines): (Vec<serde_json::Value>, Vec<String>),
+    page: &loci_api::PageInfo,
+    title: String,
+    index: loci_api::Freshness,
+) -> Reply {
+    Reply {
         answer: Answer::List(Listing {
             key: "definitions",
             items,
             lines,
             offset: super::offset(args),
-            total: defs.page.total,
-            exact: defs.page.total_exact,
+            total: page.total,
+            exact: page.total_exact,
             head: Default::default(),
-            title: format!("definitions of `{selector}`"),
+            title,
         }),
-        freshness: Some(defs.index),
-    })
+        freshness: Some(index),
+    }
+}
+
+/// Whether `selector` can only name a file: a path with a folder and no `:name`.
+fn names_a_path(selector: &str) -> bool {
+    selector.contains('/') && !selector.contains(':')
+}
+
+/// The outline of the file `path`: its top-level definitions, a page of them, each with
+/// the definitions inside it as members.
+fn file_outline(
+    ctx: &Ctx<'_>,
+    ws: &loci_api::Workspace,
+    path: &str,
+    args: &Args,
+) -> Result<Reply, ApiError> {
+    let window = super::page(args)?.window(loci_api::graph::LIST_LIMIT)?;
+    let req = OutlineRequest {
+        file: path.to_string(),
+        page: PageRequest::first(loci_api::MAX_LIMIT),
+    };
+    let outline = loci_api::graph::outline(ws, &req, &ctx.opts)?;
+    let all = &outline.symbols;
+    let tops: Vec<usize> = (0..all.len()).filter(|&i| all[i].depth == 0).collect();
+    let (tops, page) = window.slice(tops, outline.page.total_exact);
+    let mut items = Vec::with_capacity(tops.len());
+    let mut lines = Vec::with_capacity(tops.len());
+    for i in tops {
+        let s = &all[i].symbol;
+        let members: Vec<Member> = all[i + 1..]
+            .iter()
+            .take_while(|o| o.depth > 0)
+            .take(OUTLINE_ITEMS)
+            .map(|o| Member {
+                name: o.symbol.name.clone(),
+                kind: o.symbol.kind,
+                line: o.symbol.line,
+                depth: o.depth,
+            })
+            .collect();
+        let mut line = format!("{}-{} {} {}", s.line, s.end_line, s.kind, s.qualified_name);
+        for m in &members {
+            line.push_str(&format!(
+                "\n  {}{}: {} {}",
+                "  ".repeat(m.depth as usize - 1),
+                m.line,
+                m.kind,
+                m.name
+            ));
+        }
+        let def = Definition {
+            item: SymbolItem::of(s),
+            doc: None,
+            body: None,
+            body_truncated: None,
+            members,
+        };
+        items.push(super::to_value(&def)?);
+        lines.push(line);
+    }
+    let title = format!("outline of `{path}`");
+    Ok(definitions(
+        args,
+        (items, lines),
+        &page,
+        title,
+        outline.index,
+    ))
 }
 
 /// The first `max` lines of `path` from `line` to `end_line`, and whether more followed.
