@@ -77,6 +77,10 @@ fn a_mentioned_function_is_linked_and_the_memory_turns_stale_when_it_changes() {
     let (_, hits) = env.json(&["recall", "adds", "one"]);
     assert_eq!(hits["hits"][0]["name"], "args");
     assert_eq!(hits["hits"][0]["stale"], true, "{hits}");
+    assert_eq!(
+        hits["hits"][0]["snippet"], "We chose that `parse_args` adds one.",
+        "{hits}"
+    );
     let (_, impact) = env.json(&["impact", "parse_args"]);
     assert_eq!(impact["memories"][0]["name"], "args", "{impact}");
     assert_eq!(impact["memories"][0]["stale"], true);

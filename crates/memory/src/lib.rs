@@ -38,6 +38,7 @@ pub mod merge;
 pub mod model;
 pub mod ops;
 pub mod recall;
+pub mod snippet;
 mod sqlite;
 pub mod store;
 pub mod vector;

@@ -110,6 +110,10 @@ pub struct RecallHit {
     pub stale_reasons: Vec<String>,
     /// Its code links and how each stands.
     pub links: Vec<CheckedLink>,
+    /// The line of its body holding most of the query's words (else its first line),
+    /// cut to [`crate::snippet::SNIPPET_CHARS`]: why it answers, without a read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
 }
 
 /// How the vector source stands: the one vocabulary of a [`VectorsState`]'s `state`.
@@ -433,7 +437,15 @@ pub fn recall(
         .filter_map(|(id, score, why)| {
             let memory = summaries.remove(&id)?;
             let links = links.remove(&id).unwrap_or_default();
-            Some(hit(memory, score, why, links))
+            // A memory gone between the ranking and this read loses its snippet only.
+            let snippet = store
+                .read(&memory.namespace, &memory.name)
+                .ok()
+                .and_then(|m| crate::snippet::snippet(&m.body, &terms));
+            Some(RecallHit {
+                snippet,
+                ..hit(memory, score, why, links)
+            })
         })
         .collect();
     Ok(RecallAnswer {
@@ -452,6 +464,7 @@ fn hit(memory: MemorySummary, score: f64, why: Why, links: Vec<CheckedLink>) -> 
         stale: !stale_reasons.is_empty(),
         stale_reasons,
         links,
+        snippet: None,
     }
 }
 

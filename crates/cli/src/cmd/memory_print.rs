@@ -132,6 +132,9 @@ pub fn recalled(a: &RecallAnswer) {
             h.score, h.memory.name, h.memory.memory_type, h.memory.description
         );
         println!("        why: {}", why(&h.why));
+        if let Some(s) = &h.snippet {
+            println!("        | {s}");
+        }
         if let Some(x) = h
             .memory
             .extraction

@@ -169,6 +169,9 @@ async def memory_tools(session, schemas):
     await call_error(session, "remember", {"name": "bad", "body": "b", "entities": [{"name": "no type"}]}, "invalid_input")
     hits = await call_ok(session, schemas, "recall", {"query": "no IO"})
     check(hits.structured_content["hits"][0]["name"] == "config-rule", hits.structured_content)
+    # The hit carries the line that answers: no read needed to see why it matters.
+    check(hits.structured_content["hits"][0]["snippet"] == "`parse_config` stays pure: no IO in it.", hits.structured_content)
+    check("\n  | `parse_config` stays pure" in hits.content[0].text, hits.content[0].text)
     by_symbol = await call_ok(session, schemas, "recall", {"symbol": "parse_config", "limit": "5"})
     check(by_symbol.structured_content["hits"][0]["name"] == "config-rule", by_symbol.structured_content)
     steps = [

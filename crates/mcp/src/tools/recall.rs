@@ -49,7 +49,7 @@ pub static TOOL: ToolDef = ToolDef {
     name: "recall",
     title: "Recall memories",
     description: "Memories for a `query`, or linked to a `symbol` (or code it reaches) or `file`. Each hit \
-says why it ranked and if its code went `stale`.",
+says why it ranked, a `snippet` of its body and if its code went `stale`.",
     input: super::input_of::<Input>,
     output: super::output_of::<Output>,
     list: None,
@@ -95,6 +95,9 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
             h.memory.name,
             if h.stale { " STALE" } else { "" }
         ));
+        if let Some(s) = &h.snippet {
+            text.push_str(&format!("\n  | {s}"));
+        }
         for r in &h.stale_reasons {
             text.push_str(&format!("\n  stale: {r}"));
         }
