@@ -95,36 +95,17 @@ pub fn unresolved(u: &loci_api::vocab::index::Unresolved, one: &str, many: &str)
     match &u.sites {
         Some(sites) => {
             for s in sites {
-                let written = match &s.qualifier {
-                    Some(q) => format!("{q}{}{}", path_separator(&s.path, q), s.name),
-                    None => s.name.clone(),
-                };
                 println!(
-                    "  ?  {}:{}  {written}  [{}] in {}",
+                    "  ?  {}:{}  {}  [{}] in {}",
                     s.path,
                     s.line,
+                    s.written(),
                     s.reason.name().replace('_', " "),
                     s.from.as_deref().unwrap_or("<top level>")
                 );
             }
         }
         None => println!("  (--include-unresolved lists them)"),
-    }
-}
-
-/// How a qualifier joins a name as written: `a::b::f` for a path (Rust, C++), else
-/// `x.f`.
-fn path_separator(path: &str, qualifier: &str) -> &'static str {
-    let paths = [".rs", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".h"]
-        .iter()
-        .any(|ext| path.ends_with(ext));
-    let is_path = qualifier.contains("::")
-        || qualifier.chars().next().is_some_and(char::is_uppercase)
-        || qualifier == "Self";
-    if paths && !qualifier.contains('.') && is_path {
-        "::"
-    } else {
-        "."
     }
 }
 

@@ -99,6 +99,33 @@ pub struct UnresolvedSite {
     pub from: Option<String>,
 }
 
+impl UnresolvedSite {
+    /// The use as its source writes it: `a::b::f` for a path (Rust, C++), else `x.f`, so
+    /// every front end shows the same text an agent can search for.
+    pub fn written(&self) -> String {
+        match &self.qualifier {
+            Some(q) => format!("{q}{}{}", path_separator(&self.path, q), self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// How `qualifier` joins a name in the file `path`: `::` for a type or module path in
+/// Rust and C++ (`Self`, `Arc`, `a::b`), `.` for a value (`self.sem`) and elsewhere.
+fn path_separator(path: &str, qualifier: &str) -> &'static str {
+    let paths = [".rs", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".h"]
+        .iter()
+        .any(|ext| path.ends_with(ext));
+    let is_path = qualifier.contains("::")
+        || qualifier.chars().next().is_some_and(char::is_uppercase)
+        || qualifier == "Self";
+    if paths && !qualifier.contains('.') && is_path {
+        "::"
+    } else {
+        "."
+    }
+}
+
 /// The references an answer could not link: how many, why, where, and (when asked)
 /// which.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
@@ -413,6 +440,41 @@ fn sites_of(graph: &Graph, found: Vec<Found>) -> Result<Vec<UnresolvedSite>, Que
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_is_written_as_its_language_writes_it() {
+        let site = |path: &str, qualifier: Option<&str>, name: &str| UnresolvedSite {
+            path: path.into(),
+            line: 1,
+            name: name.into(),
+            qualifier: qualifier.map(str::to_owned),
+            reason: UnresolvedReason::UnknownReceiver,
+            from: None,
+        };
+        for (s, want) in [
+            (site("src/a.rs", Some("Arc"), "new"), "Arc::new"),
+            // The index keeps the qualifier, not its separator: a lower-case one reads
+            // as a value.
+            (site("src/a.rs", Some("task"), "spawn"), "task.spawn"),
+            (
+                site("src/a.rs", Some("tokio::task"), "spawn"),
+                "tokio::task::spawn",
+            ),
+            (
+                site("src/a.rs", Some("self.sem"), "add_permits"),
+                "self.sem.add_permits",
+            ),
+            (site("src/a.rs", Some("Self"), "new"), "Self::new"),
+            (
+                site("a.hpp", Some("std::vector"), "size"),
+                "std::vector::size",
+            ),
+            (site("pkg/a.py", Some("Pool"), "get"), "Pool.get"),
+            (site("pkg/a.py", None, "get"), "get"),
+        ] {
+            assert_eq!(s.written(), want);
+        }
+    }
 
     /// Past its budget of files the scan stops and says its count is a lower bound;
     /// within it the count is exact and complete.

@@ -351,14 +351,11 @@ fn unresolved_text(u: &Unresolved) -> String {
         None => out.push_str("; include_unresolved: true lists them"),
         Some(sites) => {
             for s in sites.iter().take(SITES_IN_TEXT) {
-                let written = match &s.qualifier {
-                    Some(q) => format!("{q}.{}", s.name),
-                    None => s.name.clone(),
-                };
                 out.push_str(&format!(
-                    "\n  ? {}:{} {written} [{}] in {}",
+                    "\n  ? {}:{} {} [{}] in {}",
                     s.path,
                     s.line,
+                    s.written(),
                     s.reason.name(),
                     s.from.as_deref().unwrap_or("(top level)")
                 ));
