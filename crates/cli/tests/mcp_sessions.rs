@@ -287,6 +287,17 @@ fn drift_found_during_a_session_starts_one_background_sync() {
     });
     assert_eq!(clean.as_deref(), Some("clean"));
     std::fs::write(ws.path().join("src/late.rs"), "pub fn arrived_late() {}\n").unwrap();
+    // `status` classifies the workspace on the call, not at session start.
+    let r = s.call("status", json!({}));
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["state"], "drift", "{r}");
+    assert_eq!(sc["session_start"]["state"], "clean", "{r}");
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains(": drift (")
+    );
     // Calls keep answering from the index as it is until the background sync lands.
     let found = wait_for(Duration::from_secs(60), || {
         let r = s.call("find", json!({"pattern": "arrived_late"}));
@@ -294,6 +305,14 @@ fn drift_found_during_a_session_starts_one_background_sync() {
         (r["structuredContent"]["page"]["total"] == 1).then_some(r)
     });
     assert!(found.is_some(), "the drift was never synced");
+    let clean_again = wait_for(Duration::from_secs(30), || {
+        let r = s.call("status", json!({}));
+        (r["structuredContent"]["state"] == "clean").then_some(r)
+    });
+    assert!(
+        clean_again.is_some(),
+        "status kept saying drift after the sync"
+    );
     let spawns = std::fs::read_to_string(scratch.path().join("spawns.log")).unwrap();
     let syncs = spawns.lines().filter(|l| l.starts_with("sync ")).count();
     assert_eq!(syncs, 1, "background runs: {spawns}");

@@ -1,5 +1,5 @@
-//! `status`: the session's workspace, its index state at session start, what the index
-//! holds, and how fresh it is now.
+//! `status`: the session's workspace, its index state computed on the call (and what the
+//! session-start check found), what the index holds, and how fresh it is now.
 
 use std::collections::BTreeMap;
 
@@ -19,17 +19,32 @@ struct Input {}
 #[derive(Serialize, JsonSchema)]
 struct Output {
     workspace: String,
-    session_start: SessionStart,
+    /// the state now, classified on this call
+    #[serde(flatten)]
+    now: State,
+    /// what the session-start check found
+    session_start: State,
     counts: Option<Counts>,
 }
 
-/// The index state at session start.
+/// An index state, why, and what to do about it.
 #[derive(Serialize, JsonSchema)]
-struct SessionStart {
+struct State {
     state: String,
     reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
+}
+
+impl State {
+    /// The state of `status`, its hint said as the tool call that helps.
+    fn of(status: &loci_api::vocab::lifecycle::Status) -> State {
+        State {
+            state: status.state.name().to_string(),
+            reason: status.reason.clone(),
+            hint: status.hint.as_deref().map(crate::hints::for_mcp),
+        }
+    }
 }
 
 /// What the index holds.
@@ -46,9 +61,9 @@ struct Counts {
 pub static TOOL: ToolDef = ToolDef {
     name: "status",
     title: "Index status",
-    description: "The workspace this session reads, its index state at session start (clean, drift, \
-syncing, indexing, unindexed, busy, corrupt, unavailable) with the reason and a hint, and what the index \
-holds (files, symbols, edges, languages). Call it first when unsure the workspace is indexed.",
+    description: "The workspace this session reads, its index state now (clean, drift, syncing, \
+indexing, unindexed, busy, corrupt, unavailable) with the reason and a hint, the state at session start, \
+and what the index holds (files, symbols, edges, languages). Call it first when unsure the workspace is indexed.",
     input: super::input_of::<Input>,
     output: super::output_of::<Output>,
     list: None,
@@ -60,13 +75,16 @@ holds (files, symbols, edges, languages). Call it first when unsure the workspac
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let Input {} = args.parse()?;
-    let (state, reason, hint) = match &ctx.session_start {
-        Some(s) => (s.state.name().to_string(), s.reason.clone(), s.hint.clone()),
-        None => (
-            "pending".to_string(),
-            "the session-start check is still running".to_string(),
-            None,
-        ),
+    // Classified on every call (bounded by `index.probeTimeoutMs`): a status read from
+    // memory said `clean` for as long as the session lived.
+    let now = State::of(&loci_api::maintain::status(ctx.root));
+    let session_start = match &ctx.session_start {
+        Some(s) => State::of(s),
+        None => State {
+            state: "pending".to_string(),
+            reason: "the session-start check is still running".to_string(),
+            hint: None,
+        },
     };
     let ws = ctx.workspace()?;
     let (counts, freshness) = match loci_api::graph::stats(&ws, &ctx.opts) {
@@ -83,9 +101,12 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         Err(e) => return Err(e),
     };
     let workspace = ctx.host.shown_root(ctx.root);
-    let mut text = format!("workspace {workspace}: {state} ({reason})");
-    if let Some(h) = &hint {
+    let mut text = format!("workspace {workspace}: {} ({})", now.state, now.reason);
+    if let Some(h) = &now.hint {
         text.push_str(&format!("\nhint: {h}"));
+    }
+    if session_start.state != now.state {
+        text.push_str(&format!("\nat session start: {}", session_start.state));
     }
     match &counts {
         Some(c) => text.push_str(&format!(
@@ -96,11 +117,8 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     }
     let answer = Output {
         workspace,
-        session_start: SessionStart {
-            state,
-            reason,
-            hint,
-        },
+        now,
+        session_start,
         counts,
     };
     Ok(Reply {
