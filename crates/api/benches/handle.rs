@@ -122,6 +122,7 @@ fn handle(c: &mut Criterion) {
     };
     let callers_req = TraversalRequest {
         target: selector,
+        include_name_only: false,
         depth: Some(3),
         include_unresolved: false,
         path: None,

@@ -89,6 +89,10 @@ pub struct TraversalRequest {
     /// without it only their count, reasons and files.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub include_unresolved: bool,
+    /// `impact` only: also follow links made by name alone (left out by default: a
+    /// same-named definition elsewhere is no proof of a dependency).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_name_only: bool,
     /// Only nodes in these files: a glob (`src/**/*.rs`), or a file or folder path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"[^./]"))]
@@ -200,6 +204,9 @@ pub struct TraversalPage {
     /// linked to no definition (callers, impact), or calls inside the targets that
     /// linked to nothing (callees).
     pub unresolved: Unresolved,
+    /// `impact`: the definitions and files only links made by name alone reached, left
+    /// out (0 with `include_name_only`, and for callers and callees).
+    pub name_only_left_out: u64,
     /// Where the page stands.
     #[serde(flatten)]
     pub page: PageInfo,
@@ -333,7 +340,7 @@ pub fn traverse(
             let t = match direction {
                 Direction::Callers => graph::callers(g, &req.target, depth),
                 Direction::Callees => graph::callees(g, &req.target, depth),
-                Direction::Impact => graph::impact(g, &req.target, depth),
+                Direction::Impact => graph::impact(g, &req.target, depth, req.include_name_only),
             }?;
             let unresolved = match direction {
                 Direction::Callers => {
@@ -389,6 +396,7 @@ pub fn traverse(
         reached,
         groups,
         unresolved,
+        name_only_left_out: t.name_only_left_out as u64,
         page,
         index,
     })

@@ -44,6 +44,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn request(group_by: Option<GroupBy>) -> TraversalRequest {
     TraversalRequest {
         target: "src/sync/notify.rs".into(),
+        include_name_only: false,
         depth: Some(1),
         include_unresolved: false,
         path: None,
@@ -84,6 +85,30 @@ fn what_depends_on_a_tokio_file_grouped_is_small_and_counts_the_same() {
         "grouped {grouped_chars} chars vs flat {flat_chars}"
     );
     assert!(flat.index.changed_files.is_empty());
+
+    // Links made by name alone are left out and counted: `tracing::Span::none()` in the
+    // semaphore is no call to notify.rs's `AtomicNotification::none`.
+    let has = |t: &loci_api::graph::TraversalPage, path: &str| {
+        t.groups.iter().flatten().any(|g| g.path == path)
+    };
+    assert!(!has(&grouped, "src/sync/batch_semaphore.rs"), "{groups:?}");
+    assert!(grouped.name_only_left_out > 0);
+    let mut with_names = request(None);
+    with_names.include_name_only = true;
+    let all = traverse(&ws, Direction::Impact, &with_names, &opts).unwrap();
+    assert_eq!(all.name_only_left_out, 0);
+    // At depth 1 every node left out is one more node when name links are followed.
+    assert_eq!(
+        all.reached.len(),
+        flat.reached.len() + flat.name_only_left_out as usize
+    );
+    assert!(
+        all.reached
+            .iter()
+            .any(|r| r.path == "src/sync/batch_semaphore.rs"
+                && r.confidence == loci_api::vocab::index::Confidence::Name),
+        "name links followed when asked"
+    );
 
     // An edit to a file the answer reads: every answer naming it says so.
     let edited = groups[0].path.clone();

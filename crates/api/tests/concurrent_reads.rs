@@ -65,6 +65,7 @@ fn read_while(ws: &Arc<Workspace>, change: impl FnOnce()) -> (usize, usize) {
                     } else {
                         let req = TraversalRequest {
                             target: "target".into(),
+                            include_name_only: false,
                             depth: Some(2),
                             include_unresolved: false,
                             path: None,
@@ -165,6 +166,7 @@ fn a_read_past_its_deadline_or_cancelled_stops_with_its_own_kind() {
     };
     let req = TraversalRequest {
         target: "target".into(),
+        include_name_only: false,
         depth: Some(32),
         include_unresolved: false,
         path: None,

@@ -187,11 +187,17 @@ fn impact_of_a_missing_file_names_the_file_and_a_hint_from_the_input() {
 #[test]
 fn impact_takes_a_file_relative_to_the_current_directory_or_to_the_root() {
     let env = Env::new();
+    // A crate (its manifest names the root), so `use crate::alpha` is a proven link:
+    // impact follows no link made by name alone.
     env.write(&[
-        ("src/lib.rs", "pub fn alpha() {}\n"),
+        (
+            "Cargo.toml",
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
+        ),
+        ("src/lib.rs", "mod user;\npub fn alpha() {}\n"),
         (
             "src/user.rs",
-            "use crate::lib::alpha;\npub fn beta() { alpha(); }\n",
+            "use crate::alpha;\npub fn beta() { alpha(); }\n",
         ),
     ]);
     let (code, out) = env.json(&["index", "."]);

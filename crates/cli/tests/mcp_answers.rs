@@ -12,11 +12,21 @@ const SEM: &str = "class Semaphore:\n    def add_permits(self, n):\n        pass
 const USER: &str = "from pkg.sem import Semaphore\n\n\ndef grow(sem):\n    sem.add_permits(3)\n\n\ndef typed():\n    s = Semaphore()\n    s.add_permits(4)\n";
 
 fn session() -> (tempfile::TempDir, tempfile::TempDir, Stdio_) {
+    session_over(&[
+        ("pkg/sem.py", SEM),
+        ("pkg/user.py", USER),
+        ("setup.py", "def main():\n    pass\n"),
+    ])
+}
+
+/// An MCP session over a workspace of `files`, indexed.
+fn session_over(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Stdio_) {
     let (home, ws) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    std::fs::create_dir_all(ws.path().join("pkg")).unwrap();
-    std::fs::write(ws.path().join("pkg/sem.py"), SEM).unwrap();
-    std::fs::write(ws.path().join("pkg/user.py"), USER).unwrap();
-    std::fs::write(ws.path().join("setup.py"), "def main():\n    pass\n").unwrap();
+    for (path, text) in files {
+        let path = ws.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
     let out = loci(home.path())
         .args(["index", "--json"])
         .arg(ws.path())
@@ -198,4 +208,54 @@ fn symbol_on_a_file_path_answers_the_file_outline() {
     assert_eq!(r["_meta"]["loci/error"]["kind"], "not_found", "{r}");
     let r = s.call("symbol", json!({"symbol": "no_such_name"}));
     assert_eq!(r["_meta"]["loci/error"]["kind"], "not_found", "{r}");
+}
+
+#[test]
+fn impact_leaves_out_name_only_links_says_how_many_and_follows_them_when_asked() {
+    let store = "class Store:\n    def frobnicate(self):\n        return 1\n";
+    let users = "from store import Store\n\n\ndef typed():\n    s = Store()\n    return s.frobnicate()\n\n\ndef guessed(thing):\n    return thing.frobnicate()\n";
+    let (_home, _ws, mut s) = session_over(&[("store.py", store), ("users.py", users)]);
+    let names = |r: &Value| -> Vec<String> {
+        let mut n: Vec<String> = r["structuredContent"]["relations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["symbol"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    let r = s.call(
+        "relations",
+        json!({"target": "Store.frobnicate", "direction": "impact", "depth": 1}),
+    );
+    assert_eq!(names(&r), ["typed"], "{r}");
+    assert_eq!(r["structuredContent"]["name_only_left_out"], 1, "{r}");
+    assert!(
+        text(&r).contains("+ 1 reached only by links made by name alone, left out; include_name_only: true follows them"),
+        "{}",
+        text(&r)
+    );
+    let r = s.call(
+        "relations",
+        json!({"target": "Store.frobnicate", "direction": "impact", "depth": 1, "include_name_only": true}),
+    );
+    assert_eq!(names(&r), ["guessed", "typed"], "{r}");
+    assert!(
+        r["structuredContent"].get("name_only_left_out").is_none(),
+        "{r}"
+    );
+    // Callers keep every link, the name-only one labelled so.
+    let r = s.call(
+        "relations",
+        json!({"target": "Store.frobnicate", "direction": "callers"}),
+    );
+    let guessed = r["structuredContent"]["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["symbol"] == "guessed")
+        .cloned()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(guessed["confidence"], "name", "{r}");
 }

@@ -268,11 +268,23 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
         ),
         (
             &["callers", "helper"],
-            with_page(&["targets", "target_symbols", "reached", "unresolved"]),
+            with_page(&[
+                "targets",
+                "target_symbols",
+                "reached",
+                "unresolved",
+                "name_only_left_out",
+            ]),
         ),
         (
             &["callees", "a"],
-            with_page(&["targets", "target_symbols", "reached", "unresolved"]),
+            with_page(&[
+                "targets",
+                "target_symbols",
+                "reached",
+                "unresolved",
+                "name_only_left_out",
+            ]),
         ),
         (
             &["impact", "src/lib.rs"],
@@ -281,6 +293,7 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
                 "target_symbols",
                 "reached",
                 "unresolved",
+                "name_only_left_out",
                 "memories",
             ]),
         ),

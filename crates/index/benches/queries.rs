@@ -52,7 +52,7 @@ fn queries(c: &mut Criterion) {
         b.iter(|| graph::callees(&g, "index_workspace", 2).unwrap())
     });
     c.bench_function("impact --depth 3", |b| {
-        b.iter(|| graph::impact(&g, "Collector::def", 3).unwrap())
+        b.iter(|| graph::impact(&g, "Collector::def", 3, false).unwrap())
     });
     c.bench_function("outline", |b| {
         b.iter(|| g.outline("index/src/sync.rs").unwrap())

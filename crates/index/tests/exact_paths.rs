@@ -153,12 +153,12 @@ fn outline_and_impact_take_a_shown_name_that_names_one_file() {
     assert_eq!(outline.len(), 1);
     assert_eq!(outline[0].symbol.name, "only_fn");
     assert_eq!(outline[0].symbol.path, "y\u{fffd}.rs");
-    assert!(impact(&graph, "y\u{fffd}.rs", 1).is_ok());
+    assert!(impact(&graph, "y\u{fffd}.rs", 1, false).is_ok());
 
     // The shown name of two files names neither: a clear refusal naming both.
     for refused in [
         graph.outline("x\u{fffd}.rs").map(|_| ()),
-        impact(&graph, "x\u{fffd}.rs", 1).map(|_| ()),
+        impact(&graph, "x\u{fffd}.rs", 1, false).map(|_| ()),
     ] {
         match refused {
             Err(QueryError::Invalid(message)) => {

@@ -21,6 +21,7 @@ mod incremental_macros;
 mod incremental_modules;
 mod incremental_rust_inline;
 mod macro_items;
+mod name_only_impact;
 mod overload_selectors;
 mod overloads;
 mod recursive_callers;

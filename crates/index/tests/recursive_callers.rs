@@ -47,7 +47,7 @@ fn a_recursive_function_is_its_own_caller_once() {
     assert_eq!(callers.reached[0].via, ["fact", "fact"]);
     let callees = graph::callees(&g, "fact", 2).unwrap();
     assert_eq!(names(&callees), [("fact".to_string(), 1, 4)]);
-    let impact = graph::impact(&g, "fact", 3).unwrap();
+    let impact = graph::impact(&g, "fact", 3, false).unwrap();
     assert!(
         impact
             .reached

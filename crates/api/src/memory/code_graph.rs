@@ -232,7 +232,7 @@ impl CodeGraph for IndexCodeGraph {
         } else {
             format!("{}:{}", key.path, key.qualified_name)
         };
-        let Ok(t) = graph::impact(g, &target, depth) else {
+        let Ok(t) = graph::impact(g, &target, depth, true) else {
             return Vec::new();
         };
         t.reached

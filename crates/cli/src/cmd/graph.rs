@@ -125,6 +125,10 @@ pub struct ImpactArgs {
     /// Hops to follow.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=32))]
     depth: u32,
+    /// Also follow links made by name alone (left out by default: a same-named
+    /// definition elsewhere is no proof of a dependency).
+    #[arg(long)]
+    include_name_only: bool,
     #[command(flatten)]
     unresolved: UnresolvedArgs,
     #[command(flatten)]
@@ -292,6 +296,7 @@ pub fn traverse(
         target: args.symbol,
         depth: Some(args.depth),
         include_unresolved: args.unresolved.include_unresolved,
+        include_name_only: false,
         path: None,
         edges: None,
         group_by: None,
@@ -307,6 +312,7 @@ pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Resul
         target: api::impact_target(&args.target, ws.root(), &cwd()?),
         depth: Some(args.depth),
         include_unresolved: args.unresolved.include_unresolved,
+        include_name_only: args.include_name_only,
         path: None,
         edges: None,
         group_by: None,
@@ -319,6 +325,12 @@ pub fn impact(args: ImpactArgs, workspace: Option<PathBuf>, json: bool) -> Resul
         return Ok(());
     }
     print_traversal_page(&answer.traversal);
+    if answer.traversal.name_only_left_out > 0 {
+        println!(
+            "+ {} reached only by links made by name alone, left out (--include-name-only follows them)",
+            answer.traversal.name_only_left_out
+        );
+    }
     let (one, many) = traversal_label(&answer.traversal, Direction::Impact);
     output::unresolved(&answer.traversal.unresolved, &one, &many);
     super::memory_print::impact_memories(&answer);

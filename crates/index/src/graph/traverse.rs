@@ -68,6 +68,10 @@ pub struct Traversal {
     pub reached: Vec<Reached>,
     /// Whether [`MAX_REACHED`] cut the result.
     pub truncated: bool,
+    /// Definitions and files an impact left out because only links made by name alone
+    /// reached them (`Confidence::Name`: a same-named definition elsewhere is no proof
+    /// of a dependency); 0 when name links were followed.
+    pub name_only_left_out: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -79,17 +83,24 @@ enum Node {
 /// Who calls `selector`, up to `depth` hops.
 pub fn callers(graph: &Graph, selector: &str, depth: u32) -> Result<Traversal, QueryError> {
     let targets = resolve_selector(graph, selector, false)?;
-    traverse(graph, targets, Vec::new(), Direction::Callers, depth)
+    traverse(graph, targets, Vec::new(), Direction::Callers, depth, true)
 }
 
 /// What `selector` calls, up to `depth` hops.
 pub fn callees(graph: &Graph, selector: &str, depth: u32) -> Result<Traversal, QueryError> {
     let targets = resolve_selector(graph, selector, false)?;
-    traverse(graph, targets, Vec::new(), Direction::Callees, depth)
+    traverse(graph, targets, Vec::new(), Direction::Callees, depth, true)
 }
 
-/// What depends on `target` (a symbol selector, or a file path in the index), up to `depth` hops.
-pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, QueryError> {
+/// What depends on `target` (a symbol selector, or a file path in the index), up to `depth`
+/// hops: through links resolution proved (a path, an import, a receiver's type), and with
+/// `name_links` through links made by name alone too.
+pub fn impact(
+    graph: &Graph,
+    target: &str,
+    depth: u32,
+    name_links: bool,
+) -> Result<Traversal, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
     let file_id = graph.indexed_file(target)?;
     match file_id {
@@ -118,6 +129,7 @@ pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, Quer
                 vec![(file_id, shown)],
                 Direction::Impact,
                 depth,
+                name_links,
             )
         }
         None => {
@@ -129,7 +141,14 @@ pub fn impact(graph: &Graph, target: &str, depth: u32) -> Result<Traversal, Quer
                 }
                 other => other?,
             };
-            traverse(graph, targets, Vec::new(), Direction::Impact, depth)
+            traverse(
+                graph,
+                targets,
+                Vec::new(),
+                Direction::Impact,
+                depth,
+                name_links,
+            )
         }
     }
 }
@@ -149,6 +168,8 @@ struct Step {
     confidence: Confidence,
     site_file: i64,
     site_line: u32,
+    /// Whether any of the links it stands for was proven (not made by name alone).
+    proven: bool,
 }
 
 fn traverse(
@@ -157,6 +178,7 @@ fn traverse(
     files: Vec<(i64, String)>,
     direction: Direction,
     depth: u32,
+    name_links: bool,
 ) -> Result<Traversal, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
     let mut labels: HashMap<Node, (String, Option<SymbolInfo>, String)> = HashMap::new();
@@ -185,11 +207,17 @@ fn traverse(
     let mut recursive: HashSet<Node> = HashSet::new();
     // Most reached nodes share a few files: each path is read once.
     let mut paths: HashMap<i64, String> = HashMap::new();
+    // Nodes only name links led to, left out of an impact that does not follow them.
+    let mut name_only: HashSet<Node> = HashSet::new();
     while let Some((node, d)) = queue.pop_front() {
         if d >= depth {
             continue;
         }
         for step in neighbours(graph, node, direction).map_err(&err)? {
+            if !step.proven && !name_links && direction == Direction::Impact {
+                name_only.insert(step.node);
+                continue;
+            }
             let itself = d == 0
                 && step.node == node
                 && direction != Direction::Impact
@@ -264,6 +292,7 @@ fn traverse(
         target_symbols: symbols,
         reached,
         truncated,
+        name_only_left_out: name_only.difference(&seen).count(),
     })
 }
 
@@ -271,28 +300,31 @@ fn traverse(
 /// `edges_in`), and every lookup by target names `dst_file` so that SQLite can use that
 /// partial index (a test checks each plan).
 pub(super) const CALLERS_SQL: &str =
-    "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
+    "SELECT src_symbol, src_file, kind, confidence, min(line), src_file,
+            max(confidence <> 'name') FROM edges
      WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
        AND dst_symbol = ?1
      GROUP BY src_symbol, src_file";
 
 /// A symbol's callees (edges are stored by source file).
-const CALLEES_SQL: &str =
-    "SELECT dst_symbol, dst_file, kind, confidence, min(line), src_file FROM edges
+const CALLEES_SQL: &str = "SELECT dst_symbol, dst_file, kind, confidence, min(line), src_file,
+            max(confidence <> 'name') FROM edges
      WHERE src_file = (SELECT file_id FROM symbols WHERE id = ?1) AND kind = 'CALLS'
        AND src_symbol = ?1
      GROUP BY dst_symbol";
 
 /// What depends on a symbol.
 pub(super) const SYMBOL_DEPENDENTS_SQL: &str =
-    "SELECT src_symbol, src_file, kind, confidence, min(line), src_file FROM edges
+    "SELECT src_symbol, src_file, kind, confidence, min(line), src_file,
+            max(confidence <> 'name') FROM edges
      WHERE dst_file = (SELECT file_id FROM symbols WHERE id = ?1)
        AND kind IN ('CALLS', 'REFERENCES', 'INHERITS', 'IMPLEMENTS') AND dst_symbol = ?1
      GROUP BY src_symbol, src_file";
 
 /// The files that import a file.
 pub(super) const FILE_DEPENDENTS_SQL: &str =
-    "SELECT NULL, src_file, kind, confidence, min(line), src_file FROM edges
+    "SELECT NULL, src_file, kind, confidence, min(line), src_file,
+            max(confidence <> 'name') FROM edges
      WHERE dst_file = ?1 AND kind = 'IMPORTS' AND src_file != ?1 GROUP BY src_file";
 
 fn neighbours(graph: &Graph, node: Node, direction: Direction) -> rusqlite::Result<Vec<Step>> {
@@ -313,6 +345,7 @@ fn neighbours(graph: &Graph, node: Node, direction: Direction) -> rusqlite::Resu
             confidence: r.get(3)?,
             site_line: r.get::<_, i64>(4)? as u32,
             site_file: r.get(5)?,
+            proven: r.get(6)?,
         })
     })?;
     rows.collect()

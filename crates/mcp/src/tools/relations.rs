@@ -55,6 +55,8 @@ struct Input {
     depth: Option<Number>,
     /// list unresolved uses
     include_unresolved: Option<Flag>,
+    /// impact: follow name-only links too
+    include_name_only: Option<Flag>,
     /// glob, file or folder
     path: Option<String>,
     edges: Option<Vec<EdgeKind>>,
@@ -72,6 +74,8 @@ struct Output {
     groups: Option<Vec<Object>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     unresolved: Option<Object>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name_only_left_out: Option<u64>,
 }
 
 /// One definition (or a file's top level) reached, and the edge that reached it.
@@ -137,6 +141,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         direction: toward,
         depth,
         include_unresolved,
+        include_name_only,
         path,
         edges,
         group_by,
@@ -147,6 +152,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     let ws = ctx.workspace()?;
     let page = super::page(args)?;
     let mut key = "relations";
+    let mut name_only_left_out = 0;
     let (items, lines, total, exact, targets, index, unresolved) = match toward.traversal() {
         None => {
             if depth.is_some_and(|d| d != 1) {
@@ -217,12 +223,14 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
                 target: target.clone(),
                 depth,
                 include_unresolved,
+                include_name_only: include_name_only.is_some_and(|f| f.0),
                 path,
                 edges,
                 group_by,
                 page,
             };
             let t = loci_api::graph::traverse(&ws, dir, &req, &ctx.opts)?;
+            name_only_left_out = t.name_only_left_out;
             if let Some(groups) = &t.groups {
                 key = "groups";
                 let lines = groups.iter().map(group_line).collect();
@@ -295,6 +303,12 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
     if unresolved.count > 0 || !unresolved.complete {
         title.push_str(&unresolved_text(&unresolved));
         head.insert("unresolved".into(), super::to_value(&unresolved)?);
+    }
+    if name_only_left_out > 0 {
+        title.push_str(&format!(
+            "\n+ {name_only_left_out} reached only by links made by name alone, left out; include_name_only: true follows them"
+        ));
+        head.insert("name_only_left_out".into(), json!(name_only_left_out));
     }
     Ok(Reply {
         answer: Answer::List(Listing {
@@ -392,6 +406,7 @@ mod tests {
             direction: Toward::Impact,
             depth: Some(Number(2)),
             include_unresolved: None,
+            include_name_only: None,
             path: None,
             edges: None,
             group_by: None,
@@ -400,10 +415,11 @@ mod tests {
         assert_eq!(input.direction.name(), "impact");
         let input: Input = of(json!({"target": "f.rs", "direction": "impact",
             "include_unresolved": "true", "path": "src/sync", "edges": ["CALLS", "IMPORTS"],
-            "group_by": "file"}))
+            "group_by": "file", "include_name_only": true}))
         .parse()
         .unwrap();
         assert_eq!(input.include_unresolved, Some(Flag(true)));
+        assert_eq!(input.include_name_only, Some(Flag(true)));
         assert_eq!(input.path.as_deref(), Some("src/sync"));
         assert_eq!(input.edges, Some(vec![EdgeKind::Calls, EdgeKind::Imports]));
         assert_eq!(input.group_by, Some(GroupBy::File));
