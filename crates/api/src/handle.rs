@@ -79,6 +79,10 @@ pub struct Freshness {
     /// until the next sync. Absent when none did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed_files: Vec<String>,
+    /// When the last index or sync run completed (seconds since the epoch): the state of
+    /// the tree the answer reflects. Absent before the first run completes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synced_at: Option<u64>,
 }
 
 impl Freshness {
@@ -291,10 +295,14 @@ fn freshness(graph: &Graph, index_path: &Path) -> Result<Freshness, GraphError> 
     } else {
         graph.stale_file_count()?
     };
+    let synced_at = loci_index::meta_get(conn, loci_index::MetaKey::CompletedAt)
+        .map_err(sqlite)?
+        .and_then(|t| t.parse().ok());
     Ok(Freshness {
         state,
         stale_files,
         changed_files: Vec::new(),
+        synced_at,
     })
 }
 

@@ -72,6 +72,15 @@ pub struct IndexNote {
     /// How the last background run of this process ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_run: Option<String>,
+    /// When the last index or sync run completed (seconds since the epoch): the tree
+    /// the answer reflects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synced_at: Option<u64>,
+    /// How long ago (ms) the last check of the whole tree for changed files ended;
+    /// absent before the first one ends. `changed_files` is as of then, or of this
+    /// answer's own files, checked when it was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked_ms_ago: Option<u64>,
 }
 
 impl IndexNote {
@@ -162,6 +171,8 @@ impl Tracked {
                 .as_ref()
                 .map(|h| format!("pid {} ({}: {})", h.pid, h.purpose, h.command)),
             last_run: st.last_run.clone(),
+            synced_at: freshness.as_ref().and_then(|f| f.synced_at),
+            checked_ms_ago: st.checked_at.map(|at| at.elapsed().as_millis() as u64),
         }
     }
 

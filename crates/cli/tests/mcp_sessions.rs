@@ -286,6 +286,21 @@ fn drift_found_during_a_session_starts_one_background_sync() {
         (state != "pending").then_some(state)
     });
     assert_eq!(clean.as_deref(), Some("clean"));
+    // Every answer's stamp says which run it reflects and how old the last check of the
+    // tree is.
+    let r = s.call("find", json!({"pattern": "*"}));
+    let stamp = &r["structuredContent"]["index"];
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let synced = stamp["synced_at"].as_u64().unwrap_or_else(|| panic!("{r}"));
+    assert!(synced <= now && now - synced < 600, "{r}");
+    let checked = wait_for(Duration::from_secs(30), || {
+        let r = s.call("find", json!({"pattern": "*"}));
+        r["structuredContent"]["index"]["checked_ms_ago"].as_u64()
+    });
+    assert!(checked.is_some_and(|ms| ms < 30_000), "{checked:?}");
     std::fs::write(ws.path().join("src/late.rs"), "pub fn arrived_late() {}\n").unwrap();
     // `status` classifies the workspace on the call, not at session start.
     let r = s.call("status", json!({}));
@@ -305,6 +320,14 @@ fn drift_found_during_a_session_starts_one_background_sync() {
         (r["structuredContent"]["page"]["total"] == 1).then_some(r)
     });
     assert!(found.is_some(), "the drift was never synced");
+    let later = s.call("find", json!({"pattern": "arrived_late"}))["structuredContent"]["index"]
+        ["synced_at"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        later >= synced,
+        "the sync's stamp is not older than the index's"
+    );
     let clean_again = wait_for(Duration::from_secs(30), || {
         let r = s.call("status", json!({}));
         (r["structuredContent"]["state"] == "clean").then_some(r)
