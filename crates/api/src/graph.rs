@@ -313,6 +313,12 @@ pub fn refs(ws: &Workspace, req: &RefsRequest, opts: &ReadOptions) -> Result<Ref
     })
 }
 
+/// How fresh the index is, for an answer that reads nothing else from it (an
+/// ambiguous target answered with its candidates).
+pub fn freshness(ws: &Workspace, opts: &ReadOptions) -> Result<Freshness, ApiError> {
+    Ok(ws.read(opts, |_| Ok(()))?.1)
+}
+
 /// Callers, callees or impact of a target, breadth first.
 pub fn traverse(
     ws: &Workspace,

@@ -32,11 +32,13 @@ pub fn failure(e: &ApiError, as_json: bool) {
         for c in candidates {
             let _ = writeln!(
                 err,
-                "  {}:{}  {} {}",
+                "  {}:{}  {} {}  ({}; {} uses)",
                 c["path"].as_str().unwrap_or(""),
                 c["line"],
                 c["kind"].as_str().unwrap_or(""),
-                c["qualified_name"].as_str().unwrap_or("")
+                c["qualified_name"].as_str().unwrap_or(""),
+                c["module"].as_str().unwrap_or(""),
+                c["uses"]
             );
         }
         let count = detail

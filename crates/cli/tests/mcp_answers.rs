@@ -136,18 +136,43 @@ fn relations_group_by_file_filter_and_name_ambiguity_candidates() {
     );
     assert!(text(&r).contains("hint: `find {"), "{}", text(&r));
 
-    // Four `add_permits`: the error's text lists each with the path:line that names it.
+    // Four `add_permits`: answered with data, not an error: each candidate with the
+    // path:line that names it alone, its module and uses, in the structured content and
+    // the text, most used first (only `Semaphore`'s has a linked call).
     let r = s.call(
         "relations",
         json!({"target": "add_permits", "direction": "callers"}),
     );
-    assert_eq!(r["isError"], true, "{r}");
+    assert_ne!(r["isError"], true, "{r}");
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["relations"], json!([]), "{r}");
+    let candidates = sc["candidates"].as_array().unwrap();
+    let targets: Vec<&str> = candidates
+        .iter()
+        .map(|c| c["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "pkg/sem.py:2",
+            "pkg/sem.py:7",
+            "pkg/sem.py:12",
+            "pkg/sem.py:17"
+        ],
+        "{r}"
+    );
+    assert_eq!(candidates[0]["module"], "pkg.sem", "{r}");
+    assert_eq!(candidates[0]["uses"], 1, "{r}");
+    assert_eq!(candidates[0]["qualified_name"], "Semaphore.add_permits");
+    assert_eq!(sc["page"]["total"], 4, "{r}");
+    assert_eq!(sc["candidate_count"], 4, "{r}");
     let t = text(&r);
-    assert!(t.starts_with("ambiguous:"), "{t}");
     assert!(
-        t.contains(
-            "\ncandidates:\n  pkg/sem.py:2 method Semaphore.add_permits  def add_permits(self, n)"
-        ),
+        t.starts_with("`add_permits` is ambiguous: 4 definitions, most used first"),
+        "{t}"
+    );
+    assert!(
+        t.contains("\npkg/sem.py:2 method Semaphore.add_permits (pkg.sem; 1 uses)  def add_permits(self, n)"),
         "{t}"
     );
     let r = s.call(
@@ -258,4 +283,31 @@ fn impact_leaves_out_name_only_links_says_how_many_and_follows_them_when_asked()
         .cloned()
         .unwrap_or_else(|| panic!("{r}"));
     assert_eq!(guessed["confidence"], "name", "{r}");
+}
+
+#[test]
+fn ambiguity_candidates_come_most_used_first() {
+    let store = "class A:\n    def run(self):\n        pass\n\n\nclass B:\n    def run(self):\n        pass\n";
+    let users = "from store import A, B\n\n\ndef one():\n    b = B()\n    b.run()\n\n\ndef two():\n    b = B()\n    b.run()\n\n\ndef three():\n    a = A()\n    a.run()\n";
+    let (_home, _ws, mut s) = session_over(&[("store.py", store), ("users.py", users)]);
+    let r = s.call("relations", json!({"target": "run", "direction": "impact"}));
+    let c = &r["structuredContent"]["candidates"];
+    assert_eq!(c[0]["qualified_name"], "B.run", "{r}");
+    assert_eq!(c[0]["uses"], 2, "{r}");
+    assert_eq!(c[1]["qualified_name"], "A.run", "{r}");
+    assert_eq!(c[1]["uses"], 1, "{r}");
+    // The first candidate's target answers.
+    let target = c[0]["target"].as_str().unwrap().to_string();
+    let r = s.call(
+        "relations",
+        json!({"target": target, "direction": "callers"}),
+    );
+    assert_eq!(
+        r["structuredContent"]["relations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2,
+        "{r}"
+    );
 }

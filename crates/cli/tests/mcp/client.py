@@ -208,13 +208,18 @@ async def huge(session):
     await session.initialize()
     listed = await session.list_tools()
     schemas = {t.name: t.output_schema for t in listed.tools}
-    # `__init__` names hundreds of definitions: a tool error listing candidates, in budget.
-    init = await call_error(session, "relations", {"target": "__init__", "direction": "callers"}, "ambiguous")
-    check(init.get("hint") and init.get("detail"), init)
-    first = init["detail"]["candidates"][0]
-    pick = await call_ok(session, schemas, "relations", {"target": f"{first['path']}:{first['line']}", "direction": "callers"})
+    # `__init__` names hundreds of definitions: answered (not an error) with candidates
+    # in the structured content, most used first, valid against the output schema, in budget.
+    init = await call_ok(session, schemas, "relations", {"target": "__init__", "direction": "callers"})
+    candidates = init.structured_content["candidates"]
+    check(len(candidates) > 1 and init.structured_content["relations"] == [], init.structured_content)
+    check(init.structured_content["candidate_count"] > len(candidates) and not init.structured_content["page"].get("next_cursor"), init.structured_content)
+    uses = [c["uses"] for c in candidates]
+    check(uses == sorted(uses, reverse=True), f"not most used first: {uses[:20]}")
+    check(init.content[0].text.startswith("`__init__` is ambiguous:"), init.content[0].text[:200])
+    pick = await call_ok(session, schemas, "relations", {"target": candidates[0]["target"], "direction": "callers"})
     check(pick.structured_content["targets"], pick.structured_content)
-    check(len(json.dumps(init)) <= DEFAULT_MAX_CHARS, f"the ambiguity is {len(json.dumps(init))} chars")
+    check(size_of(init) <= DEFAULT_MAX_CHARS, f"the ambiguity is {size_of(init)} chars")
     found = await call_ok(session, schemas, "find", {"pattern": "__init__", "limit": 10000})
     check(size_of(found) <= DEFAULT_MAX_CHARS, f"{size_of(found)} chars > {DEFAULT_MAX_CHARS}")
     check(found.structured_content["page"]["cut_by_budget"], found.structured_content["page"])

@@ -36,6 +36,20 @@ pub struct SymbolInfo {
     pub doc: Option<String>,
 }
 
+/// A definition an ambiguous selector could mean, with what tells it from the others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Candidate {
+    /// The definition.
+    #[serde(flatten)]
+    pub symbol: SymbolInfo,
+    /// The module it lives in, written as its language writes a path to it
+    /// (`tokio::sync::semaphore`, `pkg.sem`, `src/util`): same-named definitions of
+    /// different modules read apart.
+    pub module: String,
+    /// References and calls the index links to it: candidates come most used first.
+    pub uses: u64,
+}
+
 /// Why a query failed.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
@@ -50,8 +64,8 @@ pub enum QueryError {
     Ambiguous {
         /// The selector as given.
         selector: String,
-        /// Every matching definition.
-        candidates: Vec<SymbolInfo>,
+        /// Every matching definition, most used first.
+        candidates: Vec<Candidate>,
     },
     /// A selector with an arity (`Pool.interrupt/3`) named definitions, none of them
     /// taking that many arguments: what there is, so the caller can pick one.

@@ -2,6 +2,7 @@
 //! `callers`, `callees`, `impact`, `outline`, `search` and `stats`, called unchanged by
 //! the CLI and, later, the HTTP and MCP servers.
 
+mod candidates;
 mod changed;
 mod files;
 mod handle;
@@ -23,7 +24,7 @@ use crate::IndexState;
 
 pub use changed::MAX_FILES_CHECKED;
 pub use files::{SpanQuery, SymbolSpan};
-pub use handle::{Graph, QueryError, SymbolInfo};
+pub use handle::{Candidate, Graph, QueryError, SymbolInfo};
 pub(crate) use handle::{SYMBOL_COLUMNS, symbol_from_row};
 pub use path_filter::PathFilter;
 pub use refs::{RefHit, Refs, refs};

@@ -141,9 +141,9 @@ pub fn resolve_selector(
         // Every definition of the name, then the overloads of that arity among them.
         Some(wanted) if !found.is_empty() => {
             let kept = super::select_arity::keep(graph, text, wanted, found)?;
-            choose(text, kept, allow_many)
+            choose(graph, text, kept, allow_many)
         }
-        _ => choose(text, found, allow_many),
+        _ => choose(graph, text, found, allow_many),
     }
 }
 
@@ -221,6 +221,7 @@ fn resolve_named(graph: &Graph, text: &str) -> Result<Vec<SymbolInfo>, QueryErro
 /// The definitions a selector named: one, or several when `allow_many`; none is
 /// [`QueryError::NotFound`] and several otherwise [`QueryError::Ambiguous`].
 fn choose(
+    graph: &Graph,
     text: &str,
     found: Vec<SymbolInfo>,
     allow_many: bool,
@@ -233,7 +234,7 @@ fn choose(
         _ if allow_many => Ok(found),
         _ => Err(QueryError::Ambiguous {
             selector: text.to_string(),
-            candidates: found,
+            candidates: super::candidates::ranked(graph, found)?,
         }),
     }
 }

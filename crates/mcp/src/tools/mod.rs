@@ -3,6 +3,7 @@
 //! calls `loci_api` and converts the answer back. Adding a tool is adding a module and
 //! one line to [`TOOLS`]; the server lists and dispatches from that table alone.
 
+mod ambiguity;
 pub mod find;
 mod item;
 pub mod memory;

@@ -55,7 +55,7 @@ struct Input {
     depth: Option<Number>,
     /// list unresolved uses
     include_unresolved: Option<Flag>,
-    /// impact: follow name-only links too
+    /// impact: name-only links too
     include_name_only: Option<Flag>,
     /// glob, file or folder
     path: Option<String>,
@@ -76,6 +76,10 @@ struct Output {
     unresolved: Option<Object>,
     #[serde(skip_serializing_if = "Option::is_none")]
     name_only_left_out: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidates: Option<Vec<Object>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidate_count: Option<u64>,
 }
 
 /// One definition (or a file's top level) reached, and the edge that reached it.
@@ -121,11 +125,12 @@ pub static TOOL: ToolDef = ToolDef {
     name: "relations",
     title: "Callers, callees, uses, impact",
     description: "The code graph around `target` (a selector: `name`, `Qualified::name`, \
-`path/to/file:name`; for impact also a file path). `direction`: `callers`, `callees`, `refs` (every use: \
-calls, references, imports, inheritance) or `impact` (what depends on it, transitively). `depth` 1..32 hops \
-(default 1; impact 3). Nearest first: path:line, the definition reached, edge kind, confidence \
-(exact, import, name), call site. Filters: `path`, `edges`; `group_by: file` counts per file. \
-`unresolved` counts same-named uses that linked nowhere.",
+`path/to/file:name`; for impact also a file path). `direction`: `callers`, `callees`, `refs` (every use) \
+or `impact` (what depends on it, transitively). `depth` 1..32 hops \
+(default 1; impact 3). Nearest first, with edge kind, confidence \
+(exact, import, name) and call site. Filters: `path`, `edges`; `group_by: file` counts per file. \
+`unresolved` counts same-named uses that linked nowhere. An ambiguous target gives `candidates`, \
+most used first, each a `target`.",
     input: super::input_of::<Input>,
     output: super::output_of::<Output>,
     list: Some("relations"),
@@ -136,6 +141,21 @@ calls, references, imports, inheritance) or `impact` (what depends on it, transi
 };
 
 fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
+    let input: Input = args.parse()?;
+    let (target, direction) = (input.target.clone(), input.direction.name());
+    answer(ctx, args, input).or_else(|e| {
+        let mut head = serde_json::Map::new();
+        head.insert("direction".into(), json!(direction));
+        head.insert("targets".into(), json!([]));
+        head.insert("relations".into(), json!([]));
+        super::ambiguity::answer(e, &target, head, || {
+            loci_api::graph::freshness(&*ctx.workspace()?, &ctx.opts)
+        })
+    })
+}
+
+/// The relations `input` asks for.
+fn answer(ctx: &Ctx<'_>, args: &Args, input: Input) -> Result<Reply, ApiError> {
     let Input {
         target,
         direction: toward,
@@ -145,7 +165,7 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         path,
         edges,
         group_by,
-    } = args.parse()?;
+    } = input;
     let include_unresolved = include_unresolved.is_some_and(|f| f.0);
     let direction = toward.name();
     let depth = depth.map(|d| u32::try_from(d.0).unwrap_or(u32::MAX));

@@ -19,10 +19,9 @@ struct Input {}
 #[derive(Serialize, JsonSchema)]
 struct Output {
     workspace: String,
-    /// the state now, classified on this call
+    // The state now, classified on this call; then what the session-start check found.
     #[serde(flatten)]
     now: State,
-    /// what the session-start check found
     session_start: State,
     counts: Option<Counts>,
 }

@@ -74,7 +74,7 @@ pub static TOOL: ToolDef = ToolDef {
     description: "One definition by selector (`name`, `Qualified::name` with any separator, or \
 `path/to/file:name`): signature, doc comment, the first `body_lines` lines of its body (default 40) \
 and the outline of its members. A name defined in several places gives each definition. \
-A file's path (`src/lib.rs`) gives its outline: top-level definitions and members.",
+A file's path gives its outline.",
     input: super::input_of::<Input>,
     output: super::output_of::<Output>,
     list: Some("definitions"),
