@@ -110,6 +110,25 @@ fn what_depends_on_a_tokio_file_grouped_is_small_and_counts_the_same() {
         "name links followed when asked"
     );
 
+    // An ambiguous name answers with its candidates, most used first, each with its
+    // module: `Semaphore::add_permits` of semaphore.rs has callers, chan.rs's have none.
+    let mut ambiguous = request(None);
+    ambiguous.target = "add_permits".into();
+    let e = traverse(&ws, Direction::Callers, &ambiguous, &opts).unwrap_err();
+    assert_eq!(e.kind, loci_api::ErrorKind::Ambiguous);
+    let candidates = e.detail.as_ref().unwrap()["candidates"].as_array().unwrap();
+    assert_eq!(
+        candidates[0]["path"], "src/sync/semaphore.rs",
+        "{candidates:?}"
+    );
+    assert_eq!(candidates[0]["module"], "crate::sync::semaphore");
+    assert!(candidates[0]["uses"].as_u64().unwrap() > 0);
+    let uses: Vec<u64> = candidates
+        .iter()
+        .map(|c| c["uses"].as_u64().unwrap())
+        .collect();
+    assert!(uses.windows(2).all(|w| w[0] >= w[1]), "{uses:?}");
+
     // An edit to a file the answer reads: every answer naming it says so.
     let edited = groups[0].path.clone();
     let path = work.path().join(&edited);
