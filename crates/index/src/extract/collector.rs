@@ -417,6 +417,14 @@ impl<'s> Collector<'s> {
         }
     }
 
+    /// Sets the receiver type of the reference recorded last (a call on a literal:
+    /// `/re/.test(x)` is a `RegExp`'s).
+    pub(crate) fn set_last_receiver(&mut self, ty: &str) {
+        if let Some(r) = self.facts.refs.last_mut() {
+            r.receiver = Some(ty.to_string());
+        }
+    }
+
     /// Replaces a definition's doc comment (one found above the statement that holds it).
     pub(crate) fn set_doc(&mut self, id: u32, doc: String) {
         if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {

@@ -16,7 +16,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_js::javascript(c, node);
@@ -664,11 +664,13 @@ fn callee(c: &mut Collector<'_>, function: Node<'_>) {
                 return;
             };
             // `a?.m()`, `a?.b.m()`, `a!.m()`: the same receiver as `a.m()`, `a.b.m()`.
-            let qualifier = function
-                .field("object")
-                .map(|o| super::receivers_js::plain_chain(c.text(o)));
+            let object = function.field("object");
+            let qualifier = object.map(|o| super::receivers_js::plain_chain(c.text(o)));
             let name = c.text(property);
             c.reference(property, name, qualifier.as_deref(), RefKind::Call);
+            if let Some(ty) = object.and_then(super::receivers_js::literal_type) {
+                c.set_last_receiver(ty);
+            }
         }
         _ => {}
     }

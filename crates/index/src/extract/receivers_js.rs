@@ -22,7 +22,8 @@ pub(crate) fn javascript(c: &mut Collector<'_>, node: Node<'_>) {
             let value = node.field("value");
             let ty = annotated(c, node)
                 .or_else(|| js_constructed(c, value?))
-                .or_else(|| js_copied(c, value?));
+                .or_else(|| js_copied(c, value?))
+                .or_else(|| literal_type(value?).map(str::to_string));
             let name = c.text(name);
             match (ty, value) {
                 (Some(ty), _) => c.bind(name, &ty),
@@ -142,6 +143,19 @@ pub(crate) fn plain_chain(text: &str) -> std::borrow::Cow<'_, str> {
     }
     let plain = text.replace("?.", ".").replace("!.", ".");
     std::borrow::Cow::Owned(plain.trim_end_matches('!').to_string())
+}
+
+/// The builtin type a literal makes (`/re/` a `RegExp`, `'s'` a `String`, `[..]` an
+/// `Array`): its methods are the language's, none of the workspace's.
+pub(crate) fn literal_type(value: Node<'_>) -> Option<&'static str> {
+    match value.kind() {
+        "regex" => Some("RegExp"),
+        "string" | "template_string" => Some("String"),
+        "array" => Some("Array"),
+        "number" => Some("Number"),
+        "parenthesized_expression" => literal_type(value.named_child(0)?),
+        _ => None,
+    }
 }
 
 /// `new Foo(..)`, `new ns.Foo(..)`.

@@ -3,7 +3,8 @@
 //! container whose methods (`d.get()`, `d.items()`, `xs.append()`) are none of the
 //! workspace's: when the workspace defines no type of that name, such a call links
 //! nothing, instead of every same-named method found by name. So does a Kotlin receiver
-//! of a builtin type (`s: String`), but for the workspace's extension functions of it.
+//! of a builtin type (`s: String`), but for the workspace's extension functions of it,
+//! and a JavaScript or TypeScript literal (`/re/.test(x)`, `const re = /x/`).
 
 use super::Ctx;
 use crate::Lang;
@@ -54,6 +55,13 @@ const KOTLIN: &[&str] = &[
     "Sequence",
 ];
 
+/// JavaScript's and TypeScript's builtin types a literal or a `new` makes (`/re/`, `'s'`,
+/// `[..]`, `1`, `new Map()`): `/^\d+$/.test(id)` is no call of the workspace's
+/// `Range.test`, nor `this.map.delete(k)` of its `LRUCache.delete`.
+const JAVASCRIPT: &[&str] = &[
+    "RegExp", "String", "Array", "Number", "Map", "Set", "WeakMap", "WeakSet", "Promise", "Date",
+];
+
 impl Ctx<'_> {
     /// Whether a receiver of type `ty` in the file being resolved is a builtin the
     /// workspace does not define (its members are not the workspace's).
@@ -61,6 +69,7 @@ impl Ctx<'_> {
         let builtins = match self.lang() {
             Some(Lang::Python) => PYTHON,
             Some(Lang::Kotlin) => KOTLIN,
+            Some(Lang::JavaScript | Lang::TypeScript | Lang::Tsx) => JAVASCRIPT,
             _ => return false,
         };
         builtins.contains(&ty)
