@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use loci_index::graph::{self, Graph};
+use loci_index::graph::Graph;
 
 const RANGE: &str = "class Range {
   test(v) { return v > 0 }
@@ -46,17 +46,6 @@ class Cache {
 }
 ";
 
-fn callers(g: &Graph, target: &str) -> Vec<String> {
-    let mut names: Vec<String> = graph::callers(g, target, 1)
-        .unwrap()
-        .reached
-        .iter()
-        .map(|r| r.symbol.as_ref().unwrap().name.clone())
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn calls_on_literals_reach_no_method_of_the_workspace() {
     let dir = tempfile::tempdir().unwrap();
@@ -64,10 +53,10 @@ fn calls_on_literals_reach_no_method_of_the_workspace() {
     common::index(dir.path());
     let g = Graph::open(dir.path()).unwrap();
     // The typed call links, the unknown receiver by name; the literals never.
-    assert_eq!(callers(&g, "Range.test"), ["typed", "unknown"]);
-    assert!(callers(&g, "Range.split").is_empty());
+    assert_eq!(common::caller_names(&g, "Range.test"), ["typed", "unknown"]);
+    assert!(common::caller_names(&g, "Range.split").is_empty());
     // `this.map = new Map()`: the field's `delete` is the Map's, not `Cache.delete`.
-    assert!(callers(&g, "Cache.delete").is_empty());
+    assert!(common::caller_names(&g, "Cache.delete").is_empty());
 }
 
 #[test]
@@ -77,5 +66,5 @@ fn a_workspace_class_named_like_a_builtin_keeps_its_calls() {
     common::write_tree(dir.path(), &[("own.js", own)]);
     common::index(dir.path());
     let g = Graph::open(dir.path()).unwrap();
-    assert_eq!(callers(&g, "RegExp.test"), ["f"]);
+    assert_eq!(common::caller_names(&g, "RegExp.test"), ["f"]);
 }

@@ -27,6 +27,7 @@ mod overload_selectors;
 mod overloads;
 mod recursive_callers;
 mod resolve_fixtures;
+mod rust_foreign_receivers;
 mod rust_use_cycles;
 mod search_index;
 mod search_regex;

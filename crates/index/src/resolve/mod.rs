@@ -27,6 +27,7 @@
 mod builtins;
 mod call_results;
 mod ctx;
+mod foreign;
 mod go_calls;
 mod go_modules;
 mod import_targets;
@@ -315,6 +316,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                     ctx.resolve_on_result(call, &r.name, qualifier, r.from, &wanted)
                 }
                 Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
+                None if qualifier.is_some_and(|q| ctx.is_foreign_call_result(q)) => {
+                    ctx.resolve_on_foreign(None, &r.name, &wanted)
+                }
                 _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
             };
             overloads::choose(table, &r.name, r.args, found)

@@ -48,6 +48,9 @@ impl<'a> Ctx<'a> {
                 .get(t)
                 .is_some_and(|defs| defs.iter().any(|s| s.kind.is_type()))
         };
+        if !concrete && self.is_foreign_rust_type(ty) {
+            return self.resolve_on_foreign(Some(ty), name, wanted);
+        }
         if !concrete && self.is_kotlin() && !defined(ty) {
             let found = extensions();
             if !found.is_empty() {

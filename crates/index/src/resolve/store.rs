@@ -74,7 +74,7 @@ pub(crate) fn load_inputs(
     let mut refs_loaded = 0;
     {
         let mut own_stmt = conn.prepare_cached(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE file_id = ?1 ORDER BY id",
+            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.file_id = ?1 ORDER BY s.id",
         )?;
         let mut refs_stmt = conn.prepare_cached("SELECT data FROM file_refs WHERE file_id = ?1")?;
         let mut imports_stmt = conn.prepare_cached(
@@ -223,7 +223,7 @@ pub(crate) fn load_table(
     }
     if names.is_none() {
         let mut stmt = conn.prepare(
-            "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols",
+            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id",
         )?;
         for row in stmt.query_map([], row_to_sym)? {
             let (name, sym) = row?;
@@ -257,7 +257,7 @@ pub(crate) fn load_symbols(
     table.set_symbols(Default::default());
     let mut by_name: super::sym::SymbolsByName = Default::default();
     let mut stmt = conn.prepare_cached(
-        "SELECT id, file_id, name, qualified_name, kind, parent_id, returns, params FROM symbols WHERE name = ?1",
+        "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.name = ?1",
     )?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut frontier: Vec<String> = names.iter().map(|n| n.to_string()).collect();
@@ -385,6 +385,7 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
             .get_ref(7)?
             .as_str_or_null()?
             .and_then(crate::extract::Arity::parse),
+        in_trait: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
     };
     Ok((name, sym))
 }

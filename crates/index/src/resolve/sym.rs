@@ -23,6 +23,9 @@ pub(super) struct Sym {
     /// none: rules that filter a name's candidates by qualifier (`Foo::new()`) compare
     /// this number first instead of each candidate's qualified name.
     pub(super) owner: u32,
+    /// Declared in a trait (`trait Ext { fn ext(&self); }`): what a call on a value of a
+    /// type the workspace does not define can still reach ([`super::foreign`]).
+    pub(super) in_trait: bool,
 }
 
 impl Sym {
@@ -93,6 +96,7 @@ mod tests {
             parent: None,
             returns: None,
             params: None,
+            in_trait: false,
         }
     }
 

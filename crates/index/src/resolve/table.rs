@@ -152,7 +152,16 @@ impl TableBuilder {
                 }
             }
         }
-        for (s, &id) in facts.symbols.into_iter().zip(ids) {
+        let in_trait: Vec<bool> = facts
+            .symbols
+            .iter()
+            .map(|s| {
+                s.parent
+                    .and_then(|p| facts.symbols.get(p as usize))
+                    .is_some_and(|p| p.kind == crate::extract::SymbolKind::Trait)
+            })
+            .collect();
+        for ((s, &id), in_trait) in facts.symbols.into_iter().zip(ids).zip(in_trait) {
             let sym = Sym {
                 id,
                 file_id,
@@ -162,6 +171,7 @@ impl TableBuilder {
                 parent: id_of(s.parent),
                 returns: s.returns,
                 params: s.params,
+                in_trait,
             };
             own.push(sym.clone());
             self.add_symbol(s.name, sym);

@@ -183,3 +183,19 @@ pub fn newest_registry_crate(prefix: &str) -> std::path::PathBuf {
         )
     })
 }
+
+/// The qualified names of `target`'s direct callers, sorted.
+pub fn caller_names(g: &loci_index::graph::Graph, target: &str) -> Vec<String> {
+    let mut names: Vec<String> = loci_index::graph::callers(g, target, 1)
+        .unwrap()
+        .reached
+        .iter()
+        .map(|r| {
+            r.symbol
+                .as_ref()
+                .map_or(r.path.clone(), |s| s.qualified_name.clone())
+        })
+        .collect();
+    names.sort();
+    names
+}
