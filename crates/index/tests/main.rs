@@ -25,6 +25,7 @@ mod macro_items;
 mod name_only_impact;
 mod overload_selectors;
 mod overloads;
+mod python_self_calls;
 mod recursive_callers;
 mod resolve_fixtures;
 mod rust_foreign_receivers;

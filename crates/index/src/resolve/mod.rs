@@ -305,6 +305,12 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 (by_caller && qualifier == Some("this"))
                     .then(|| ctx.resolve_inherited(&r.name, r.from, &wanted))
                     .flatten()
+            })
+            .or_else(|| {
+                // Python's `self.m()`: the class's hierarchy only.
+                (by_caller && qualifier == Some("self"))
+                    .then(|| ctx.resolve_on_python_self(&r.name, r.from, &wanted))
+                    .flatten()
             });
         let targets = memo.entry(key).or_insert_with(|| {
             let found = match receiver {

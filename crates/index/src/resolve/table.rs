@@ -33,6 +33,9 @@ pub(crate) struct SymbolTable {
     /// Each type name's bases by name (`class A(B)`, `impl Tr for A`): whose members a
     /// receiver of that type also has.
     pub(super) bases: HashMap<String, Vec<String>>,
+    /// The other way: each type name's subtypes by name (a base as written, reduced to
+    /// its last identifier: `mod.Base[T]` is `Base`).
+    pub(super) subtypes: HashMap<String, Vec<String>>,
 }
 
 /// What resolution knows of one file: where it sits and its language.
@@ -252,6 +255,17 @@ impl TableBuilder {
             names.sort_unstable();
             names.dedup();
         }
+        let mut subtypes: HashMap<String, Vec<String>> = HashMap::default();
+        for (subject, names) in &bases {
+            for base in names {
+                if let Some(id) = last_identifier(base) {
+                    subtypes
+                        .entry(id.to_string())
+                        .or_default()
+                        .push(subject.clone());
+                }
+            }
+        }
         order_candidates(&mut by_name, &files);
         SymbolTable {
             by_name,
@@ -263,8 +277,16 @@ impl TableBuilder {
             go,
             java,
             bases,
+            subtypes,
         }
     }
+}
+
+/// The last identifier of a base as written (`Base` in `mod.Base[T]`, `a::Tr<X>`).
+fn last_identifier(base: &str) -> Option<&str> {
+    let head = base.split(['[', '<', '(']).next()?.trim();
+    let id = head.rsplit(['.', ':']).next()?.trim();
+    (!id.is_empty()).then_some(id)
 }
 
 impl SymbolTable {

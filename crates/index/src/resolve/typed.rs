@@ -114,6 +114,65 @@ impl<'a> Ctx<'a> {
         (!declared_only).then_some(found)
     }
 
+    /// Python's `self.name()` in a class that does not define `name` itself: the
+    /// nearest base's, else the subclasses' or their other bases' (a base calling what
+    /// its subclasses or a mixin beside it define), else nothing: an attribute holding a callable (`self._next = it.__next__`) or a
+    /// foreign base's method is no same-named method of some other class. `None`
+    /// outside Python or a class, or when the class defines `name` (the usual rules
+    /// link it).
+    pub(super) fn resolve_on_python_self(
+        &self,
+        name: &str,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Option<Vec<(&'a Sym, Confidence)>> {
+        if self.lang() != Some(crate::Lang::Python) {
+            return None;
+        }
+        let class = self.enclosing_class(from?)?;
+        let all = self.table.by_name.get(name);
+        if all.is_some_and(|defs| defs.iter().any(|s| s.parent == Some(class.id))) {
+            return None;
+        }
+        if let Some(found) = self.resolve_super(name, from, wanted) {
+            return Some(found);
+        }
+        // The subclasses' own, and their other bases' (a mixin beside this class).
+        let class_name = crate::extract::split_qualified(&class.qualified_name).1;
+        let mut types: Vec<&str> = Vec::new();
+        for sub in self.subtypes_of(class_name) {
+            for t in self.with_bases(sub) {
+                if t != class_name && !types.contains(&t) {
+                    types.push(t);
+                }
+            }
+        }
+        let found = all
+            .into_iter()
+            .flatten()
+            .filter(|s| wanted(s) && types.iter().any(|t| s.owned_by(t, name)))
+            .take(MAX_BASE_TYPES)
+            .map(|s| (s, Confidence::Name))
+            .collect();
+        Some(found)
+    }
+
+    /// `ty`'s subtypes by name, transitively, at most [`MAX_BASE_TYPES`].
+    fn subtypes_of<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
+        let mut types: Vec<&str> = vec![ty];
+        let mut i = 0;
+        while i < types.len() && types.len() < MAX_BASE_TYPES {
+            for sub in self.table.subtypes.get(types[i]).into_iter().flatten() {
+                if !types.contains(&sub.as_str()) {
+                    types.push(sub);
+                }
+            }
+            i += 1;
+        }
+        types.remove(0);
+        types
+    }
+
     /// Whether the type that holds `s` is an interface.
     fn owner_is_interface(&self, s: &Sym) -> bool {
         let Some(owner) = crate::extract::split_qualified(&s.qualified_name).0 else {
