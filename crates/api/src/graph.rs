@@ -155,6 +155,10 @@ pub struct SearchRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"[^./]"))]
     pub path: Option<String>,
+    /// Only the indexed source files; else every text file the walk sees too (README,
+    /// manifests, docs).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub source_only: bool,
     /// The page.
     #[serde(flatten)]
     pub page: PageRequest,
@@ -522,6 +526,7 @@ pub fn search(
         ignore_case: req.ignore_case,
         limit: window.wanted(),
         path_glob: req.path.clone(),
+        source_only: req.source_only,
     };
     let ((found, more), index) = ws.read(opts, |g| graph::search(g, &req.pattern, &search))?;
     let (hits, page) = window.slice(found, !more);

@@ -61,6 +61,9 @@ fn request(group_by: Option<GroupBy>) -> TraversalRequest {
 fn what_depends_on_a_tokio_file_grouped_is_small_and_counts_the_same() {
     let work = tempfile::tempdir().unwrap();
     copy_dir(&tokio().join("src/sync"), &work.path().join("src/sync"));
+    for doc in ["README.md", "CHANGELOG.md"] {
+        std::fs::copy(tokio().join(doc), work.path().join(doc)).unwrap();
+    }
     loci_index::index_workspace(
         &loci_index::IndexOptions::new(work.path()),
         &loci_index::NoProgress,
@@ -128,6 +131,27 @@ fn what_depends_on_a_tokio_file_grouped_is_small_and_counts_the_same() {
         .map(|c| c["uses"].as_u64().unwrap())
         .collect();
     assert!(uses.windows(2).all(|w| w[0] >= w[1]), "{uses:?}");
+
+    // `MSRV` is written 9 times in tokio's README, 10 in its CHANGELOG and once in
+    // src/sync: search reads every text file, `source_only` the indexed source alone.
+    let msrv = |source_only| {
+        let req = loci_api::graph::SearchRequest {
+            pattern: "MSRV".into(),
+            regex: false,
+            ignore_case: false,
+            path: None,
+            source_only,
+            page: loci_api::PageRequest::first(1000),
+        };
+        loci_api::graph::search(&ws, &req, &opts).unwrap().hits
+    };
+    let all = msrv(false);
+    let count = |file: &str| all.iter().filter(|h| h.path == file).count();
+    assert_eq!(count("README.md"), 9);
+    assert_eq!(count("CHANGELOG.md"), 10);
+    assert_eq!(count("src/sync/once_cell.rs"), 1);
+    let source: Vec<String> = msrv(true).into_iter().map(|h| h.path).collect();
+    assert_eq!(source, ["src/sync/once_cell.rs"]);
 
     // An edit to a file the answer reads: every answer naming it says so.
     let edited = groups[0].path.clone();

@@ -311,3 +311,37 @@ fn ambiguity_candidates_come_most_used_first() {
         "{r}"
     );
 }
+
+#[test]
+fn search_reads_docs_and_configs_and_source_only_keeps_to_the_index() {
+    let (_home, _ws, mut s) = session_over(&[
+        ("README.md", "Call `add_permits` to grow the pool.\n"),
+        ("pkg/sem.py", SEM),
+    ]);
+    let paths = |r: &Value| -> Vec<String> {
+        r["structuredContent"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| format!("{}:{}", h["path"].as_str().unwrap(), h["line"]))
+            .collect()
+    };
+    let r = s.call("search", json!({"pattern": "add_permits"}));
+    assert_eq!(
+        paths(&r),
+        [
+            "README.md:1",
+            "pkg/sem.py:2",
+            "pkg/sem.py:7",
+            "pkg/sem.py:12",
+            "pkg/sem.py:17"
+        ],
+        "{r}"
+    );
+    let r = s.call(
+        "search",
+        json!({"pattern": "add_permits", "source_only": true}),
+    );
+    assert_eq!(paths(&r).len(), 4, "{r}");
+    assert!(paths(&r).iter().all(|p| p.starts_with("pkg/")), "{r}");
+}

@@ -32,6 +32,7 @@ mod rust_foreign_receivers;
 mod rust_use_cycles;
 mod search_index;
 mod search_regex;
+mod search_text_files;
 mod selectors;
 mod sweep_short;
 mod unresolved_uses;

@@ -56,6 +56,7 @@ fn searched(
         ignore_case,
         limit,
         path_glob: None,
+        source_only: false,
     };
     let (hits, truncated) = search(graph, pattern, &opts).unwrap();
     let hits = hits.into_iter().map(|h| (h.path, h.line, h.col)).collect();

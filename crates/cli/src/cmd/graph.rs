@@ -155,9 +155,13 @@ pub struct SearchArgs {
     /// Ignore case.
     #[arg(long, short = 'i')]
     ignore_case: bool,
-    /// Only files whose path matches this glob.
+    /// Only files whose path matches this glob, or beneath this file or folder path.
     #[arg(long)]
     path: Option<String>,
+    /// Only the indexed source files (by default every text file the walk sees:
+    /// README, manifests, docs too).
+    #[arg(long)]
+    source_only: bool,
     #[command(flatten)]
     page: PageArgs,
 }
@@ -529,6 +533,7 @@ pub fn search(args: SearchArgs, workspace: Option<PathBuf>, json: bool) -> Resul
         regex: args.regex,
         ignore_case: args.ignore_case,
         path: args.path,
+        source_only: args.source_only,
         page: args.page.request(),
     };
     let ws = open(workspace)?;

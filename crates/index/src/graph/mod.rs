@@ -12,6 +12,7 @@ mod refs;
 mod search;
 mod select;
 mod select_arity;
+mod text_files;
 mod traverse;
 mod unresolved;
 

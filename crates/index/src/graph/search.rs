@@ -1,5 +1,6 @@
-//! Code text search: the trigram FTS index narrows the files, then each candidate is
-//! read from the workspace and confirmed line by line (so hits are exact and current).
+//! Code text search: the trigram FTS index narrows the source files, the walk adds every
+//! other text file ([`super::text_files`]), then each candidate is read from the
+//! workspace and confirmed line by line (so hits are exact and current).
 
 use std::path::Path;
 
@@ -23,6 +24,9 @@ pub struct SearchOptions {
     pub limit: usize,
     /// Only these files: a glob, or a file or folder path ([`PathFilter`]).
     pub path_glob: Option<String>,
+    /// Only the index's source files; else every text file the walk sees too (README,
+    /// manifests, docs: [`super::text_files`]).
+    pub source_only: bool,
 }
 
 impl Default for SearchOptions {
@@ -32,6 +36,7 @@ impl Default for SearchOptions {
             ignore_case: false,
             limit: 200,
             path_glob: None,
+            source_only: false,
         }
     }
 }
@@ -76,15 +81,37 @@ pub fn search(
         .build()
         .map_err(|e| QueryError::Invalid(format!("invalid regex: {e}")))?;
     let filter = match &opts.path_glob {
-        Some(text) => {
-            let filter = PathFilter::parse(text)?;
-            filter.require_some(graph, text)?;
-            Some(filter)
-        }
+        Some(text) => Some(PathFilter::parse(text)?),
         None => None,
     };
+    let keep = |path: &str| filter.as_ref().is_none_or(|f| f.matches(path));
     let mut candidates = candidate_files(graph, &source, opts)?;
-    candidates.retain(|c| filter.as_ref().is_none_or(|f| f.matches(c.path.as_str())));
+    candidates.retain(|c| keep(&c.path));
+    if !opts.source_only {
+        let (text, cut) = super::text_files::list(&graph.root);
+        if cut {
+            tracing::warn!(
+                bytes = super::text_files::MAX_TOTAL_BYTES,
+                "search read the text files up to its budget"
+            );
+        }
+        let text: Vec<Candidate> = text
+            .into_iter()
+            .filter(|(path, _)| keep(path))
+            .map(|(path, exact)| Candidate { path, exact })
+            .collect();
+        if let (Some(f), Some(shown)) = (&filter, &opts.path_glob)
+            && text.is_empty()
+            && candidates.is_empty()
+        {
+            f.require_some(graph, shown)?;
+        }
+        candidates.extend(text);
+        candidates
+            .sort_by(|a, b| (&a.path, a.exact.as_bytes()).cmp(&(&b.path, b.exact.as_bytes())));
+    } else if let (Some(f), Some(shown)) = (&filter, &opts.path_glob) {
+        f.require_some(graph, shown)?;
+    }
     // Hits come in (path, line) order: candidates are in path order, each chunk of them
     // is read in parallel and kept in order, and a file's hits are in line order. So the
     // first `limit` hits are known once the chunks read hold more than `limit`: a common
@@ -166,6 +193,9 @@ fn scan_file(root: &Path, candidate: &Candidate, matcher: &Regex, limit: usize) 
     let Ok(bytes) = loci_paths::read_file_beneath(root, candidate.exact.as_path()) else {
         return Vec::new();
     };
+    if super::text_files::is_binary(&bytes) {
+        return Vec::new();
+    }
     let text = String::from_utf8_lossy(&bytes);
     let mut hits = Vec::new();
     for (i, line) in text.lines().enumerate() {

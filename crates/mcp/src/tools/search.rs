@@ -17,8 +17,9 @@ struct Input {
     pattern: String,
     regex: Option<Flag>,
     ignore_case: Option<Flag>,
-    /// glob over paths
+    /// glob, file or folder
     path: Option<String>,
+    source_only: Option<Flag>,
 }
 
 /// The answer.
@@ -44,9 +45,9 @@ const TEXT_CHARS: usize = 200;
 pub static TOOL: ToolDef = ToolDef {
     name: "search",
     title: "Search code text",
-    description: "Lines of indexed files containing `pattern` (a literal, or a regular expression with \
-`regex: true`), optionally case-insensitive and limited to paths matching the glob `path` (`src/**/*.rs`). \
-Hits in path then line order, each as path:line:col and the line's text.",
+    description: "Lines holding `pattern` (a literal; a regular expression with `regex: true`) in every \
+text file, docs and configs too (`source_only`: indexed source only), within `path`. Hits in path, line \
+order: path:line:col and the line.",
     input: super::input_of::<Input>,
     output: super::output_of::<Output>,
     list: Some("hits"),
@@ -62,12 +63,14 @@ fn call(ctx: &Ctx<'_>, args: &Args) -> Result<Reply, ApiError> {
         regex,
         ignore_case,
         path,
+        source_only,
     } = args.parse()?;
     let req = SearchRequest {
         pattern: pattern.clone(),
         regex: regex.is_some_and(|f| f.0),
         ignore_case: ignore_case.is_some_and(|f| f.0),
         path,
+        source_only: source_only.is_some_and(|f| f.0),
         page: super::page(args)?,
     };
     let ws = ctx.workspace()?;
@@ -122,13 +125,14 @@ mod tests {
 
     #[test]
     fn search_arguments_parse_into_its_input() {
-        let sent =
-            json!({"pattern": "u32", "regex": "true", "ignore_case": false, "path": "src/**"});
+        let sent = json!({"pattern": "u32", "regex": "true", "ignore_case": false, "path": "src/**",
+            "source_only": "true"});
         let want = Input {
             pattern: "u32".into(),
             regex: Some(Flag(true)),
             ignore_case: Some(Flag(false)),
             path: Some("src/**".into()),
+            source_only: Some(Flag(true)),
         };
         assert_eq!(of(sent).parse::<Input>().unwrap(), want);
         let e = of(json!({"pattern": "u32", "regex": 1}))
