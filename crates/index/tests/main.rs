@@ -29,6 +29,7 @@ mod python_self_calls;
 mod recursive_callers;
 mod resolve_fixtures;
 mod rust_foreign_receivers;
+mod rust_pointer_receivers;
 mod rust_use_cycles;
 mod search_index;
 mod search_regex;

@@ -180,7 +180,7 @@ impl Collector<'_> {
     /// The type of a qualifier as written, when the file says it: a bound name, or one
     /// field of `self`/`this` or of a bound name.
     pub(crate) fn receiver_of(&self, qualifier: &str) -> Option<String> {
-        let q = qualifier.trim();
+        let q = without_identity_calls(qualifier.trim());
         if is_identifier(q) {
             // A bound name, else a field of the enclosing type (Java's `engine.start()`).
             return self
@@ -211,6 +211,28 @@ impl Collector<'_> {
             .chain([None])
             .find_map(|scope| types.var(scope, name))
     }
+}
+
+/// Calls that give a view of the same value (`self.delay.as_mut()` is the pinned
+/// `Sleep` `self.delay` holds, `sem.clone()` another handle to the same semaphore).
+const IDENTITY_CALLS: &[&str] = &[
+    ".as_mut()",
+    ".as_ref()",
+    ".clone()",
+    ".borrow()",
+    ".borrow_mut()",
+    ".get_mut()",
+    ".get_ref()",
+    ".deref()",
+    ".deref_mut()",
+];
+
+/// `q` without the identity calls it ends with (`self.delay.as_mut()` → `self.delay`).
+fn without_identity_calls(mut q: &str) -> &str {
+    while let Some(rest) = IDENTITY_CALLS.iter().find_map(|c| q.strip_suffix(c)) {
+        q = rest.trim_end();
+    }
+    q
 }
 
 fn is_identifier(text: &str) -> bool {
@@ -288,15 +310,35 @@ fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
                     "scoped_identifier" => {
                         let path = c.field_text(function, "path")?;
                         let (_, ty) = split_qualified(strip_generics(path));
-                        return type_like(ty).then(|| ty.to_string());
+                        // `Arc::new(Semaphore::new(1))`, `Box::pin(sleep)`: the value
+                        // wrapped, as a written `Arc<Semaphore>` is a `Semaphore`.
+                        let wraps = super::written::is_deref_wrapper(ty)
+                            && matches!(c.field_text(function, "name")?, "new" | "pin" | "from");
+                        if !wraps {
+                            return type_like(ty).then(|| ty.to_string());
+                        }
+                        value.field("arguments")?.named_child(0)?
                     }
                     "field_expression"
                         if matches!(c.field_text(function, "field")?, "unwrap" | "expect") =>
                     {
                         function.field("value")?
                     }
+                    // `sem.clone()`: the type `sem` has.
+                    "field_expression"
+                        if IDENTITY_CALLS.contains(
+                            &format!(".{}()", c.field_text(function, "field")?).as_str(),
+                        ) =>
+                    {
+                        function.field("value")?
+                    }
                     _ => return None,
                 }
+            }
+            // A copy of a typed name or field (a call's result is followed by
+            // `bind_method_call` instead).
+            "identifier" | "field_expression" => {
+                return c.receiver_of(c.text(value)).filter(|t| !t.contains('('));
             }
             _ => return None,
         };

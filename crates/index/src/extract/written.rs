@@ -74,6 +74,11 @@ impl Types {
 /// Wrappers whose methods are their content's (through `Deref`): `Arc<Engine>` is an `Engine` receiver.
 const DEREF_WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Pin"];
 
+/// Whether `name` is a pointer whose methods are its pointee's (`Arc`, `Box`, `Pin`).
+pub(crate) fn is_deref_wrapper(name: &str) -> bool {
+    DEREF_WRAPPERS.contains(&name)
+}
+
 /// The type name a written type stands for as a receiver (`&mut Engine`, `*gin.Engine`,
 /// `Arc<Handle>`, `Optional[Queue]` is none), if it is a plain named type.
 pub(crate) fn type_name(written: &str) -> Option<&str> {
