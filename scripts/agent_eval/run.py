@@ -34,7 +34,7 @@ def load_truth(version):
     path = os.path.join(HERE, f"truth-tokio-{version}.json")
     if not os.path.exists(path):
         have = sorted(os.path.basename(p) for p in glob.glob(os.path.join(HERE, "truth-tokio-*.json")))
-        sys.exit(f"agent-eval: the registry's highest tokio is {version}, but the ground truth is for "
+        sys.exit(f"agent-eval: the tokio to copy is {version}, but the ground truth is for "
                  f"{', '.join(have) or 'nothing'}; build it with `python3 -m agent_eval.truth build` "
                  f"(from scripts/; needs a nightly toolchain) or pass --crate with the truth's version")
     with open(path) as f:
