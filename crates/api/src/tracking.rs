@@ -29,6 +29,9 @@ use crate::poison::lock;
 
 /// How old a drift check may be before a call starts the next one.
 pub const CHECK_INTERVAL: Duration = Duration::from_secs(3);
+/// How long a call waits for the drift check it started: the stat walk of most trees
+/// ends within it, so an answer made right after an edit says so.
+pub const CHECK_WAIT: Duration = Duration::from_millis(150);
 /// Failed background runs one session tolerates (the first try and one retry).
 pub const MAX_FAILURES: u32 = 2;
 
@@ -120,11 +123,22 @@ impl Tracked {
     }
 
     /// What is known now, combined with the read's own `freshness` (`None`: no index);
-    /// starts a check in the background when the last one is stale. Never blocks.
+    /// when the last check is stale, starts the next one and waits for it at most
+    /// [`CHECK_WAIT`].
     pub fn observe(
         self: &Arc<Self>,
         freshness: Option<Freshness>,
         session: &SessionRuns,
+    ) -> IndexNote {
+        self.observe_within(freshness, session, CHECK_WAIT)
+    }
+
+    /// [`Tracked::observe`], waiting at most `wait` for a check it starts.
+    fn observe_within(
+        self: &Arc<Self>,
+        freshness: Option<Freshness>,
+        session: &SessionRuns,
+        wait: Duration,
     ) -> IndexNote {
         let mut st = lock(&self.state);
         let due = !st.checking
@@ -134,16 +148,24 @@ impl Tracked {
         if due {
             st.checking = true;
             let (me, session) = (self.clone(), session.clone());
+            let (done, finished) = std::sync::mpsc::channel();
             let spawned = std::thread::Builder::new()
                 .name("loci-mcp-drift".into())
                 .spawn(move || {
                     lower_priority();
                     // No heap trim here: malloc_trim holds every arena's lock, and on
                     // this lowest-priority thread the calls would wait behind it.
-                    me.check(&session)
+                    me.check(&session);
+                    let _ = done.send(());
                 });
             if spawned.is_err() {
                 st.checking = false;
+            } else {
+                // A short wait for what the check finds (never the lock held: the
+                // check takes it to record its result).
+                drop(st);
+                let _ = finished.recv_timeout(wait);
+                st = lock(&self.state);
             }
         }
         let state = match &freshness {
@@ -297,5 +319,42 @@ impl SessionRuns {
             id,
             failures: Arc::new(AtomicU32::new(0)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A call that finds the last check stale starts the next one and answers with what
+    /// it found: an edit made just before the call is in its note.
+    #[test]
+    fn a_due_check_is_waited_for_and_its_finding_is_in_the_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "pub fn a() {}\n").unwrap();
+        loci_index::index_workspace(
+            &loci_index::IndexOptions::new(dir.path()),
+            &loci_index::NoProgress,
+        )
+        .unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let host = crate::host::WorkspaceHost::new();
+        let tracked = host.tracked(&root);
+        let session = SessionRuns::new("test".into());
+        // No background sync from a unit test: the failure budget is spent.
+        session.failures.store(MAX_FAILURES, Ordering::SeqCst);
+        std::fs::write(root.join("a.rs"), "pub fn a() {}\npub fn b() {}\n").unwrap();
+        // A generous bound here; calls wait at most CHECK_WAIT.
+        let note = tracked.observe_within(None, &session, Duration::from_secs(60));
+        assert_eq!(note.changed_files, 1, "{note:?}");
+        assert!(note.checked_ms_ago.is_some());
+        assert!(
+            note.line()
+                .unwrap()
+                .contains("1 files changed since the last sync")
+        );
+        // Not due again: the next call answers at once with the same finding.
+        let again = tracked.observe_within(None, &session, Duration::ZERO);
+        assert_eq!(again.changed_files, 1);
     }
 }
