@@ -1,7 +1,8 @@
 //! How every answer that takes a path filter reads it, the same way everywhere: a glob
 //! when it holds a glob character (`src/**/*.rs`, `*_test.go`), else a file or a folder
-//! (`tokio/src/sync` keeps everything under it; `src/lib.rs` that file). A filter that
-//! matches no indexed file is an error that says so, never an empty answer.
+//! (`tokio/src/sync` keeps everything under it; `src/lib.rs` that file; a text that is
+//! no valid glob, `a{b`, is a path too). A filter that matches no indexed file is an
+//! error that says so, never an empty answer.
 
 use super::handle::{Graph, QueryError};
 use super::select::check_length;
@@ -16,13 +17,15 @@ pub enum PathFilter {
 }
 
 impl PathFilter {
-    /// Parses `text`: a glob when it holds `*`, `?`, `[` or `{`, else a file or folder
-    /// path relative to the root (a leading `./` and trailing `/` are ignored).
+    /// Parses `text`: a glob when it holds `*`, `?`, `[` or `{` and parses as one, else a
+    /// file or folder path relative to the root (a leading `./` and trailing `/` are
+    /// ignored): `a{b` names the file `a{b`, and when no file has that name the filter
+    /// matches nothing, which [`PathFilter::require_some`] reports.
     pub fn parse(text: &str) -> Result<PathFilter, QueryError> {
         check_length("path filter", text)?;
-        if text.contains(['*', '?', '[', '{']) {
-            let glob = globset::Glob::new(text)
-                .map_err(|e| QueryError::Invalid(format!("invalid glob: {e}")))?;
+        if text.contains(['*', '?', '[', '{'])
+            && let Ok(glob) = globset::Glob::new(text)
+        {
             return Ok(PathFilter::Glob(glob.compile_matcher()));
         }
         let trimmed = text.trim_start_matches("./").trim_end_matches('/');
@@ -71,6 +74,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_text_that_is_no_glob_is_a_path() {
+        let f = PathFilter::parse("src/{a,b").unwrap();
+        assert!(matches!(f, PathFilter::Prefix(_)));
+        assert!(f.matches("src/{a,b"));
+        assert!(!f.matches("src/a"));
+    }
+
+    #[test]
     fn folders_files_and_globs_filter_the_same_way() {
         let folder = PathFilter::parse("tokio/src/sync/").unwrap();
         assert!(folder.matches("tokio/src/sync/notify.rs"));
@@ -83,7 +94,10 @@ mod tests {
         let glob = PathFilter::parse("src/**/*.rs").unwrap();
         assert!(glob.matches("src/a/b.rs"));
         assert!(!glob.matches("tests/a.rs"));
-        assert!(PathFilter::parse("src/[").is_err());
+        assert!(matches!(
+            PathFilter::parse("src/[").unwrap(),
+            PathFilter::Prefix(_)
+        ));
         assert!(PathFilter::parse("/").is_err());
         assert!(matches!(
             PathFilter::parse(&"a".repeat(crate::graph::MAX_PATTERN_BYTES + 1)),
