@@ -25,14 +25,20 @@ pub fn snippet(body: &str, terms: &[String]) -> Option<String> {
     Some(window(best, first_match))
 }
 
-/// The byte offset of `term` (lower case) in `line`, ignoring case.
+/// The byte offset of `term` (lower case) in `line`, ignoring case: the line is
+/// lower-cased once, each lowered byte mapped back to the character it came from (a
+/// body's line may be 512 KiB long).
 fn find_ignoring_case(line: &str, term: &str) -> Option<usize> {
     if term.is_empty() {
         return None;
     }
-    line.char_indices()
-        .map(|(i, _)| i)
-        .find(|&i| line[i..].to_lowercase().starts_with(term))
+    let mut lower = String::with_capacity(line.len());
+    let mut origin = Vec::with_capacity(line.len());
+    for (i, ch) in line.char_indices() {
+        lower.extend(ch.to_lowercase());
+        origin.resize(lower.len(), i);
+    }
+    lower.find(term).map(|at| origin[at])
 }
 
 /// At most [`SNIPPET_CHARS`] characters of `line` around byte `at`, a `…` where cut.
@@ -102,5 +108,16 @@ mod tests {
         let s = snippet(&tail, &terms(&["needle"])).unwrap();
         assert!(s.ends_with("needle") && s.starts_with('…'), "{s}");
         assert_eq!(s.chars().count(), SNIPPET_CHARS + 1);
+    }
+
+    #[test]
+    fn a_match_is_found_in_one_pass_whatever_the_case_and_length() {
+        // Letters whose lower case is longer (`İ` lowers to two characters) shift no
+        // offset: the window is cut around the match in the original line.
+        let line = format!("{}İx NEEDLE tail", "İ".repeat(200_000));
+        let s = snippet(&line, &terms(&["needle"])).unwrap();
+        assert!(s.contains("NEEDLE tail"), "{s}");
+        assert_eq!(find_ignoring_case("aİB", "b"), Some(3));
+        assert_eq!(find_ignoring_case("abc", "z"), None);
     }
 }
