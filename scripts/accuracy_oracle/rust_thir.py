@@ -168,28 +168,19 @@ def units(ps, tree, rel):
     return out
 
 
-def build_targets(dump, tree, ps):
-    """The oracle's targets, in oracle.build's shape, from a THIR dump of the tree's crate."""
-    from .oracle import enclosing
-    units_of, lines_of = {}, {}
-
-    def file_units(path):
-        if path not in units_of:
-            full = os.path.join(tree, path)
-            units_of[path] = units(ps, tree, path) if os.path.isfile(full) else None
-            if units_of[path] is not None:
-                with open(full, encoding="utf-8", errors="replace") as f:
-                    lines_of[path] = f.read().split("\n")
-        return units_of[path]
-
-    bodies = {}   # local DefId -> [(path, line0, col0)] spans in tree files
-    calls = []    # (callee DefId, path, line0, col0)
+def read_dump(dump, body_key, callee_key):
+    """A THIR dump's function bodies and direct calls: `bodies` maps body_key(crate, index,
+    defpath) of each local fn item (closures, constants and impls left out) to the spans
+    its body covers in the tree ([(path, line0, col0)]); `calls` lists (callee key, path,
+    line0, col0) for each call written in the source (`from_hir_call: true`) whose callee
+    callee_key(DEFID match) keys (None: left out)."""
+    bodies, calls = {}, []
     cur, pending, want_def, callee, hir = None, False, False, None, False
     with open(dump, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = HEADER.match(line)
             if m:
-                cur = m.group(1) + ":" + m.group(2) if m.group(1) == "0" and "{closure#" not in m.group(3) \
+                cur = body_key(m.group(1), m.group(2), m.group(3)) if m.group(1) == "0" and "{closure#" not in m.group(3) \
                     and not re.search(r"\{(constant|constructor|impl|use|opaque|synthetic)#\d+\}$", m.group(3)) else None
                 pending = False
                 continue
@@ -204,7 +195,7 @@ def build_targets(dump, tree, ps):
                 if want_def and callee is None:
                     d = DEFID.search(s)
                     if d:
-                        callee = d.group(1) + ":" + d.group(2) if d.group(1) == "0" else "ext"
+                        callee = callee_key(d)
                     want_def = False
                     continue
                 if s.startswith("from_hir_call:"):
@@ -212,7 +203,7 @@ def build_targets(dump, tree, ps):
                     continue
                 if s.startswith("fn_span:"):
                     sp = SPAN.search(s)
-                    if sp and hir and callee and callee != "ext":
+                    if sp and hir and callee:
                         calls.append((callee, sp.group(1), int(sp.group(2)) - 1, int(sp.group(3)) - 1))
                     pending = False
                     continue
@@ -220,12 +211,18 @@ def build_targets(dump, tree, ps):
                 sp = SPAN.search(s)
                 if sp and not sp.group(1).startswith("/"):
                     bodies.setdefault(cur, []).append((sp.group(1), int(sp.group(2)) - 1, int(sp.group(3)) - 1))
-    unit_of = {}  # DefId -> (path, unit)
+    return bodies, calls
+
+
+def body_units(bodies, file_units):
+    """{key: (path, unit)}: for each body of read_dump, the innermost fn item holding its
+    spans in the file holding most of them (file_units(path): that file's units, or None)."""
+    from .oracle import enclosing
+    unit_of = {}
     for did, spans in bodies.items():
         by_path = {}
         for p, l, c in spans:
             by_path.setdefault(p, []).append((l, c))
-        # The file holding most of the body's spans, then the innermost fn item there.
         path = max(by_path, key=lambda p: len(by_path[p]))
         us = file_units(path)
         if not us:
@@ -234,6 +231,30 @@ def build_targets(dump, tree, ps):
         u = enclosing([x for x in us if x["kind"] in ("function", "method")], *first)
         if u is not None and tuple(u["end_off"]) >= max(by_path[path]):
             unit_of[did] = (path, u)
+    return unit_of
+
+
+def build_targets(dump, tree, ps):
+    """The oracle's targets, in oracle.build's shape, from a THIR dump of the tree's crate."""
+    from .oracle import enclosing
+    units_of, lines_of = {}, {}
+
+    def file_units(path):
+        if path not in units_of:
+            full = os.path.join(tree, path)
+            units_of[path] = units(ps, tree, path) if os.path.isfile(full) else None
+            if units_of[path] is not None:
+                with open(full, encoding="utf-8", errors="replace") as f:
+                    lines_of[path] = f.read().split("\n")
+        return units_of[path]
+
+    # local DefId -> [(path, line0, col0)] spans in tree files; (callee DefId, path, line0, col0)
+    bodies, calls = read_dump(
+        dump,
+        lambda crate, index, _path: crate + ":" + index,
+        lambda d: d.group(1) + ":" + d.group(2) if d.group(1) == "0" else None,
+    )
+    unit_of = body_units(bodies, file_units)  # DefId -> (path, unit)
     # A unit named by two DefIds (a macro writing several bodies there) is left out.
     count = {}
     for p, u in unit_of.values():

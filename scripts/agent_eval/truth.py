@@ -179,64 +179,19 @@ def parse_dump(path):
     """bodies: {defpath of a crate-0 body: [(file, line0, col0)]};
     calls: [(callee crate, callee defpath, file, line0, col0)] for `from_hir_call` calls.
     Defpaths have their crate hash left out (`tokio::sync::semaphore::{impl#0}::add_permits`)."""
-    bodies, calls = {}, []
-    cur, pending, want_def, callee, hir = None, False, False, None, False
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = HEADER.match(line)
-            if m:
-                cur = HASH.sub("", m.group(3)) if m.group(1) == "0" and "{closure#" not in m.group(3) \
-                    and not re.search(r"\{(constant|constructor|impl|use|opaque|synthetic)#\d+\}$", m.group(3)) else None
-                pending = False
-                continue
-            s = line.strip()
-            if s.startswith("kind: Call {"):
-                pending, want_def, callee, hir = True, False, None, False
-                continue
-            if pending:
-                if s.startswith("ty: FnDef("):
-                    want_def = True
-                    continue
-                if want_def and callee is None:
-                    d = DEFID.search(s)
-                    if d:
-                        callee = (d.group(1), HASH.sub("", d.group(3)))
-                    want_def = False
-                    continue
-                if s.startswith("from_hir_call:"):
-                    hir = s.endswith("true,")
-                    continue
-                if s.startswith("fn_span:"):
-                    sp = SPAN.search(s)
-                    if sp and hir and callee:
-                        calls.append((callee[0], callee[1], sp.group(1), int(sp.group(2)) - 1, int(sp.group(3)) - 1))
-                    pending = False
-                    continue
-            if cur is not None and "span:" in s:
-                sp = SPAN.search(s)
-                if sp and not sp.group(1).startswith("/"):
-                    bodies.setdefault(cur, []).append((sp.group(1), int(sp.group(2)) - 1, int(sp.group(3)) - 1))
-    return bodies, calls
+    bodies, calls = rust_thir.read_dump(
+        path,
+        lambda _crate, _index, defpath: HASH.sub("", defpath),
+        lambda d: (d.group(1), HASH.sub("", d.group(3))),
+    )
+    # (callee crate, callee defpath, file, line0, col0), as the callers of this module read them.
+    return bodies, [(c[0], c[1], p, line, col) for c, p, line, col in calls]
 
 
 def unit_map(bodies, units):
     """{defpath: (path, unit)}: the innermost function item holding a body's spans (in the
     file holding most of them), as rust_thir.build_targets decides."""
-    out = {}
-    for did, spans in bodies.items():
-        by_path = {}
-        for p, l, c in spans:
-            by_path.setdefault(p, []).append((l, c))
-        path = max(by_path, key=lambda p: len(by_path[p]))
-        us = units.of(path)
-        if not us:
-            continue
-        first = min(by_path[path])
-        u = oracle.enclosing([x for x in us if x["kind"] in ("function", "method")], *first)
-        if u is not None and tuple(u["end_off"]) >= max(by_path[path]):
-            out[did] = (path, u)
-    return out
-
+    return rust_thir.body_units(bodies, units.of)
 
 def calls_to(units, dumps, want):
     """Every labelled call whose callee is a unit in `want` (a set of (path, name_line)):
