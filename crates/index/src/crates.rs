@@ -42,6 +42,25 @@ pub(crate) struct CrateMap {
     pub crates: Vec<Crate>,
 }
 
+impl CrateMap {
+    /// The crate the file `path` belongs to: the one whose directory is the longest that
+    /// holds it.
+    pub(crate) fn owner_of(&self, path: &str) -> Option<&Crate> {
+        self.crates
+            .iter()
+            .filter(|c| in_dir(path, &c.dir))
+            .max_by_key(|c| c.dir.len())
+    }
+}
+
+/// Whether `path` lies in the directory `dir` (`""`: the workspace root holds all).
+fn in_dir(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
 /// What `meta` keeps: the map and the fingerprints of the manifests it was read from.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Stored {

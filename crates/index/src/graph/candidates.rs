@@ -47,11 +47,7 @@ pub(super) fn module_path(path: &str, lang: Lang, crates: &CrateMap) -> String {
     let stem = path.rsplit_once('.').map_or(path, |(head, _)| head);
     match lang {
         Lang::Rust => {
-            let owner = crates
-                .crates
-                .iter()
-                .filter(|c| c.dir.is_empty() || stem.starts_with(&format!("{}/", c.dir)))
-                .max_by_key(|c| c.dir.len());
+            let owner = crates.owner_of(stem);
             let (name, inside) = match owner {
                 Some(c) if c.dir.is_empty() => (c.name.replace('-', "_"), stem),
                 Some(c) => (c.name.replace('-', "_"), &stem[c.dir.len() + 1..]),

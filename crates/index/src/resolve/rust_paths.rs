@@ -136,14 +136,6 @@ pub(crate) struct RustModules {
     crate_root: HashMap<i64, Module>,
 }
 
-/// Whether `path` lies in the crate folder `dir` (every path does in the root's, `""`).
-fn in_dir(path: &str, dir: &str) -> bool {
-    dir.is_empty()
-        || path
-            .strip_prefix(dir)
-            .is_some_and(|rest| rest.starts_with('/'))
-}
-
 /// The innermost of a file's inline modules that spans `line` (0: none), as a
 /// [`Module::inline`] value.
 fn scope_at(list: Option<&Vec<Inline>>, line: i64) -> u32 {
@@ -463,12 +455,7 @@ impl RustModules {
     /// longest prefix of it; its main file when `path` is one of its roots, else its first
     /// indexed root.
     fn find_crate_root(&self, path: &str) -> Option<Module> {
-        let owner = self
-            .crates
-            .crates
-            .iter()
-            .filter(|c| in_dir(path, &c.dir))
-            .max_by_key(|c| c.dir.len())?;
+        let owner = self.crates.owner_of(path)?;
         if owner.roots.iter().any(|r| r == path) {
             return self.file(path).map(Module::file);
         }
@@ -494,12 +481,7 @@ impl RustModules {
     /// The directory of the crate `path` belongs to (the longest crate directory that
     /// holds it), if any.
     pub(crate) fn crate_dir_of(&self, path: &str) -> Option<&str> {
-        self.crates
-            .crates
-            .iter()
-            .filter(|c| in_dir(path, &c.dir))
-            .max_by_key(|c| c.dir.len())
-            .map(|c| c.dir.as_str())
+        self.crates.owner_of(path).map(|c| c.dir.as_str())
     }
 
     fn crate_named(&self, name: &str) -> Option<Module> {
