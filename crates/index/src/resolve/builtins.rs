@@ -72,11 +72,6 @@ impl Ctx<'_> {
             Some(Lang::JavaScript | Lang::TypeScript | Lang::Tsx) => JAVASCRIPT,
             _ => return false,
         };
-        builtins.contains(&ty)
-            && !self
-                .table
-                .by_name
-                .get(ty)
-                .is_some_and(|defs| defs.iter().any(|s| s.kind.is_type()))
+        builtins.contains(&ty) && !self.defines_type(ty)
     }
 }

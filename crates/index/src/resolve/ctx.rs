@@ -52,6 +52,15 @@ impl<'a> Ctx<'a> {
         matches!(self.lang(), Some(Lang::Java | Lang::Kotlin | Lang::CSharp))
     }
 
+    /// Whether the workspace defines a type (or trait, interface...) named `name`: a
+    /// receiver of any other type is a standard library's or a dependency's.
+    pub(super) fn defines_type(&self, name: &str) -> bool {
+        self.table
+            .by_name
+            .get(name)
+            .is_some_and(|defs| defs.iter().any(|s| s.kind.is_type()))
+    }
+
     /// The language of the file being resolved.
     pub(super) fn lang(&self) -> Option<Lang> {
         self.lang_of(self.file_id)

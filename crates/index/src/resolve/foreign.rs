@@ -11,20 +11,10 @@ use super::{Confidence, Ctx, Sym};
 use crate::Lang;
 
 impl<'a> Ctx<'a> {
-    /// Whether `ty`, a receiver's type in the file being resolved, is a Rust type no
-    /// definition of the workspace names (neither a type nor a trait).
-    pub(super) fn is_foreign_rust_type(&self, ty: &str) -> bool {
-        self.lang() == Some(Lang::Rust)
-            && !self
-                .table
-                .by_name
-                .get(ty)
-                .is_some_and(|defs| defs.iter().any(|s| s.kind.is_type()))
-    }
-
     /// `x.name` where `x` is of the foreign type `ty` (`None`: of some type a foreign
-    /// function returned): the workspace's members of `ty` (its impls for it), else the workspace's trait methods named `name` (by name:
-    /// which impl runs is not known), else nothing.
+    /// function returned): the workspace's members of `ty` (its impls for it), else the
+    /// workspace's trait methods named `name` (by name: which impl runs is not known),
+    /// else nothing.
     pub(super) fn resolve_on_foreign(
         &self,
         ty: Option<&str>,

@@ -42,16 +42,11 @@ impl<'a> Ctx<'a> {
         if !concrete && self.is_builtin_receiver(ty) {
             return extensions();
         }
-        let defined = |t: &str| {
-            self.table
-                .by_name
-                .get(t)
-                .is_some_and(|defs| defs.iter().any(|s| s.kind.is_type()))
-        };
-        if !concrete && self.is_foreign_rust_type(ty) {
+        // Rust: a type the workspace does not define ([`super::foreign`]).
+        if !concrete && self.lang() == Some(crate::Lang::Rust) && !self.defines_type(ty) {
             return self.resolve_on_foreign(Some(ty), name, wanted);
         }
-        if !concrete && self.is_kotlin() && !defined(ty) {
+        if !concrete && self.is_kotlin() && !self.defines_type(ty) {
             let found = extensions();
             if !found.is_empty() {
                 return found;

@@ -97,16 +97,7 @@ impl<'a> Ctx<'a> {
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Option<Vec<(&'a Sym, Confidence)>> {
-        let class = self.enclosing_class(from?)?;
-        let own = self
-            .table
-            .by_name
-            .get(name)?
-            .iter()
-            .any(|s| s.parent == Some(class.id));
-        if own {
-            return None;
-        }
+        self.class_lacking(name, from?)?;
         // A member only an interface declares is one the class defines some other way
         // (a property holding a function, `now: () => number`): not that declaration.
         let found = self.resolve_super(name, from, wanted)?;
@@ -116,10 +107,10 @@ impl<'a> Ctx<'a> {
 
     /// Python's `self.name()` in a class that does not define `name` itself: the
     /// nearest base's, else the subclasses' or their other bases' (a base calling what
-    /// its subclasses or a mixin beside it define), else nothing: an attribute holding a callable (`self._next = it.__next__`) or a
-    /// foreign base's method is no same-named method of some other class. `None`
-    /// outside Python or a class, or when the class defines `name` (the usual rules
-    /// link it).
+    /// its subclasses or a mixin beside it define), else nothing: an attribute holding a
+    /// callable (`self._next = it.__next__`) or a foreign base's method is no same-named
+    /// method of some other class. `None` outside Python or a class, or when the class
+    /// defines `name` (the usual rules link it).
     pub(super) fn resolve_on_python_self(
         &self,
         name: &str,
@@ -129,11 +120,7 @@ impl<'a> Ctx<'a> {
         if self.lang() != Some(crate::Lang::Python) {
             return None;
         }
-        let class = self.enclosing_class(from?)?;
-        let all = self.table.by_name.get(name);
-        if all.is_some_and(|defs| defs.iter().any(|s| s.parent == Some(class.id))) {
-            return None;
-        }
+        let class = self.class_lacking(name, from?)?;
         if let Some(found) = self.resolve_super(name, from, wanted) {
             return Some(found);
         }
@@ -147,7 +134,10 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        let found = all
+        let found = self
+            .table
+            .by_name
+            .get(name)
             .into_iter()
             .flatten()
             .filter(|s| wanted(s) && types.iter().any(|t| s.owned_by(t, name)))
@@ -157,18 +147,20 @@ impl<'a> Ctx<'a> {
         Some(found)
     }
 
+    /// The class holding `from` when it defines no member `name` itself.
+    fn class_lacking(&self, name: &str, from: i64) -> Option<&'a Sym> {
+        let class = self.enclosing_class(from)?;
+        let own = self
+            .table
+            .by_name
+            .get(name)
+            .is_some_and(|defs| defs.iter().any(|s| s.parent == Some(class.id)));
+        (!own).then_some(class)
+    }
+
     /// `ty`'s subtypes by name, transitively, at most [`MAX_BASE_TYPES`].
     fn subtypes_of<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
-        let mut types: Vec<&str> = vec![ty];
-        let mut i = 0;
-        while i < types.len() && types.len() < MAX_BASE_TYPES {
-            for sub in self.table.subtypes.get(types[i]).into_iter().flatten() {
-                if !types.contains(&sub.as_str()) {
-                    types.push(sub);
-                }
-            }
-            i += 1;
-        }
+        let mut types = walk_names(ty, &self.table.subtypes);
         types.remove(0);
         types
     }
@@ -241,19 +233,7 @@ impl<'a> Ctx<'a> {
 
     /// `ty` and its bases, nearest first, at most [`MAX_BASE_TYPES`].
     pub(super) fn with_bases<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
-        let mut types = vec![ty];
-        let mut i = 0;
-        while i < types.len() && types.len() < MAX_BASE_TYPES {
-            if let Some(bases) = self.table.bases.get(types[i]) {
-                for b in bases {
-                    if !types.contains(&b.as_str()) {
-                        types.push(b);
-                    }
-                }
-            }
-            i += 1;
-        }
-        types
+        walk_names(ty, &self.table.bases)
     }
 
     /// The constructor of the one class `class` (as written after `new`) resolves to.
@@ -316,4 +296,23 @@ impl<'a> Ctx<'a> {
         }
         None
     }
+}
+
+/// `ty` and the names `edges` lead to from it, breadth first, at most
+/// [`MAX_BASE_TYPES`] (a cycle of bases or a huge hierarchy stops there).
+fn walk_names<'t>(
+    ty: &'t str,
+    edges: &'t rustc_hash::FxHashMap<String, Vec<String>>,
+) -> Vec<&'t str> {
+    let mut types = vec![ty];
+    let mut i = 0;
+    while i < types.len() && types.len() < MAX_BASE_TYPES {
+        for next in edges.get(types[i]).into_iter().flatten() {
+            if !types.contains(&next.as_str()) {
+                types.push(next);
+            }
+        }
+        i += 1;
+    }
+    types
 }
