@@ -88,28 +88,24 @@ pub fn search(
     let mut candidates = candidate_files(graph, &source, opts)?;
     candidates.retain(|c| keep(&c.path));
     if !opts.source_only {
-        let (text, cut) = super::text_files::list(&graph.root);
+        let (text, cut) = super::text_files::list(&graph.root, &keep);
         if cut {
             tracing::warn!(
                 bytes = super::text_files::MAX_TOTAL_BYTES,
                 "search read the text files up to its budget"
             );
         }
-        let text: Vec<Candidate> = text
-            .into_iter()
-            .filter(|(path, _)| keep(path))
-            .map(|(path, exact)| Candidate { path, exact })
-            .collect();
-        if let (Some(f), Some(shown)) = (&filter, &opts.path_glob)
-            && text.is_empty()
-            && candidates.is_empty()
-        {
-            f.require_some(graph, shown)?;
-        }
-        candidates.extend(text);
+        candidates.extend(
+            text.into_iter()
+                .map(|(path, exact)| Candidate { path, exact }),
+        );
         candidates
             .sort_by(|a, b| (&a.path, a.exact.as_bytes()).cmp(&(&b.path, b.exact.as_bytes())));
-    } else if let (Some(f), Some(shown)) = (&filter, &opts.path_glob) {
+    }
+    // Nothing to read: say so when the filter itself names no file.
+    if candidates.is_empty()
+        && let (Some(f), Some(shown)) = (&filter, &opts.path_glob)
+    {
         f.require_some(graph, shown)?;
     }
     // Hits come in (path, line) order: candidates are in path order, each chunk of them

@@ -14,15 +14,16 @@ pub const MAX_FILE_BYTES: u64 = 1 << 20;
 /// Most bytes of text files one search reads, in path order.
 pub const MAX_TOTAL_BYTES: u64 = 64 << 20;
 
-/// Text files beneath `root`, by path: `(shown path, exact path)`; and whether
-/// [`MAX_TOTAL_BYTES`] left some out.
-pub(super) fn list(root: &Path) -> (Vec<(String, RelPath)>, bool) {
+/// Text files beneath `root` whose shown path passes `keep`, by path: `(shown path,
+/// exact path)`; and whether [`MAX_TOTAL_BYTES`] left some out.
+pub(super) fn list(root: &Path, keep: &dyn Fn(&str) -> bool) -> (Vec<(String, RelPath)>, bool) {
     let walked = crate::walk::walk(root, 2, &|p: &Path| crate::Lang::detect(p, b"").is_none());
     let mut total = 0u64;
     let mut cut = false;
     let mut out = Vec::new();
     for f in walked.files {
-        if f.stat.size > MAX_FILE_BYTES {
+        let shown = f.rel.display().into_owned();
+        if f.stat.size > MAX_FILE_BYTES || !keep(&shown) {
             continue;
         }
         if total + f.stat.size > MAX_TOTAL_BYTES {
@@ -30,7 +31,7 @@ pub(super) fn list(root: &Path) -> (Vec<(String, RelPath)>, bool) {
             break;
         }
         total += f.stat.size;
-        out.push((f.rel.display().into_owned(), f.rel));
+        out.push((shown, f.rel));
     }
     (out, cut)
 }
@@ -58,7 +59,7 @@ mod tests {
         .unwrap();
         std::fs::write(root.join(".gitignore"), "ignored.md\n").unwrap();
         std::fs::write(root.join("ignored.md"), "no\n").unwrap();
-        let (files, cut) = list(root);
+        let (files, cut) = list(root, &|_| true);
         let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         // Hidden files stay out, as they do of the index.
         assert_eq!(names, ["Cargo.toml", "README.md"]);
