@@ -213,23 +213,25 @@ impl Collector<'_> {
     }
 }
 
-/// Calls that give a view of the same value (`self.delay.as_mut()` is the pinned
+/// Methods that give a view of the same value (`self.delay.as_mut()` is the pinned
 /// `Sleep` `self.delay` holds, `sem.clone()` another handle to the same semaphore).
-const IDENTITY_CALLS: &[&str] = &[
-    ".as_mut()",
-    ".as_ref()",
-    ".clone()",
-    ".borrow()",
-    ".borrow_mut()",
-    ".get_mut()",
-    ".get_ref()",
-    ".deref()",
-    ".deref_mut()",
+const IDENTITY_METHODS: &[&str] = &[
+    "as_mut",
+    "as_ref",
+    "clone",
+    "borrow",
+    "borrow_mut",
+    "get_mut",
+    "get_ref",
+    "deref",
+    "deref_mut",
 ];
 
 /// `q` without the identity calls it ends with (`self.delay.as_mut()` → `self.delay`).
 fn without_identity_calls(mut q: &str) -> &str {
-    while let Some(rest) = IDENTITY_CALLS.iter().find_map(|c| q.strip_suffix(c)) {
+    while let Some((rest, method)) = q.strip_suffix("()").and_then(|c| c.rsplit_once('.'))
+        && IDENTITY_METHODS.contains(&method)
+    {
         q = rest.trim_end();
     }
     q
@@ -326,9 +328,7 @@ fn rust_constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
                     }
                     // `sem.clone()`: the type `sem` has.
                     "field_expression"
-                        if IDENTITY_CALLS.contains(
-                            &format!(".{}()", c.field_text(function, "field")?).as_str(),
-                        ) =>
+                        if IDENTITY_METHODS.contains(&c.field_text(function, "field")?) =>
                     {
                         function.field("value")?
                     }
