@@ -148,14 +148,7 @@ mod tests {
     /// pool), opened on first use, and shares one freshness tracking of it.
     #[test]
     fn one_handle_and_one_tracking_per_workspace() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.rs"), "pub fn a() {}\n").unwrap();
-        loci_index::index_workspace(
-            &loci_index::IndexOptions::new(dir.path()),
-            &loci_index::NoProgress,
-        )
-        .unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let (_dir, root) = crate::test_support::indexed_workspace();
         let host = WorkspaceHost::new();
         assert!(host.open_workspace(&root).is_none());
         let first = host.workspace(&root).unwrap();
@@ -174,14 +167,7 @@ mod tests {
     /// the registry is asked once; a failure to open it names no host path.
     #[test]
     fn a_registered_workspace_shares_the_handle_of_its_root() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.rs"), "pub fn a() {}\n").unwrap();
-        loci_index::index_workspace(
-            &loci_index::IndexOptions::new(dir.path()),
-            &loci_index::NoProgress,
-        )
-        .unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let (_dir, root) = crate::test_support::indexed_workspace();
         let index = root.join(".loci/index.db").to_string_lossy().into_owned();
         let shown = root.to_string_lossy().into_owned();
         let host = WorkspaceHost::new();

@@ -47,6 +47,8 @@ pub mod runs;
 pub mod schema;
 pub mod sql;
 pub mod sql_service;
+#[cfg(test)]
+mod test_support;
 pub mod tool_schema;
 pub mod tracking;
 pub mod vocab;

@@ -330,14 +330,7 @@ mod tests {
     /// it found: an edit made just before the call is in its note.
     #[test]
     fn a_due_check_is_waited_for_and_its_finding_is_in_the_answer() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.rs"), "pub fn a() {}\n").unwrap();
-        loci_index::index_workspace(
-            &loci_index::IndexOptions::new(dir.path()),
-            &loci_index::NoProgress,
-        )
-        .unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let (_dir, root) = crate::test_support::indexed_workspace();
         let host = crate::host::WorkspaceHost::new();
         let tracked = host.tracked(&root);
         let session = SessionRuns::new("test".into());

@@ -253,6 +253,13 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
     env.write(REPO);
     assert_eq!(env.json(&["index"]).0, 0);
     let page = ["limit", "total", "total_exact", "truncated", "index"];
+    const TRAVERSAL: [&str; 5] = [
+        "targets",
+        "target_symbols",
+        "reached",
+        "unresolved",
+        "name_only_left_out",
+    ];
     let with_page = |items: &[&'static str]| -> Vec<&'static str> {
         let mut v: Vec<&'static str> = items.to_vec();
         v.extend(page);
@@ -266,36 +273,11 @@ fn every_query_answers_with_the_keys_docs_cli_md_gives_it() {
             &["refs", "helper"],
             with_page(&["target", "refs", "unresolved"]),
         ),
-        (
-            &["callers", "helper"],
-            with_page(&[
-                "targets",
-                "target_symbols",
-                "reached",
-                "unresolved",
-                "name_only_left_out",
-            ]),
-        ),
-        (
-            &["callees", "a"],
-            with_page(&[
-                "targets",
-                "target_symbols",
-                "reached",
-                "unresolved",
-                "name_only_left_out",
-            ]),
-        ),
+        (&["callers", "helper"], with_page(&TRAVERSAL)),
+        (&["callees", "a"], with_page(&TRAVERSAL)),
         (
             &["impact", "src/lib.rs"],
-            with_page(&[
-                "targets",
-                "target_symbols",
-                "reached",
-                "unresolved",
-                "name_only_left_out",
-                "memories",
-            ]),
+            with_page(&[&TRAVERSAL[..], &["memories"]].concat()),
         ),
         (&["outline", "src/lib.rs"], with_page(&["path", "symbols"])),
         (&["search", "helper"], with_page(&["hits"])),

@@ -34,20 +34,6 @@ def direct():
     return helper()
 ";
 
-fn reached(t: &graph::Traversal) -> Vec<String> {
-    let mut names: Vec<String> = t
-        .reached
-        .iter()
-        .map(|r| {
-            r.symbol
-                .as_ref()
-                .map_or(r.path.clone(), |s| s.qualified_name.clone())
-        })
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn impact_leaves_out_links_made_by_name_alone_unless_asked() {
     let dir = tempfile::tempdir().unwrap();
@@ -73,16 +59,16 @@ fn impact_leaves_out_links_made_by_name_alone_unless_asked() {
     );
 
     let proven = graph::impact(&g, "Store.frobnicate", 1, false).unwrap();
-    assert_eq!(reached(&proven), ["typed"], "{proven:?}");
+    assert_eq!(common::reached_names(&proven), ["typed"], "{proven:?}");
     assert_eq!(proven.name_only_left_out, 1);
     let all = graph::impact(&g, "Store.frobnicate", 1, true).unwrap();
-    assert_eq!(reached(&all), ["guessed", "typed"], "{all:?}");
+    assert_eq!(common::reached_names(&all), ["guessed", "typed"], "{all:?}");
     assert_eq!(all.name_only_left_out, 0);
 
     // A file's impact: the same rule for every definition in it; a node a proven link
     // also reaches is not counted as left out.
     let file = graph::impact(&g, "store.py", 1, false).unwrap();
-    let names = reached(&file);
+    let names = common::reached_names(&file);
     assert!(names.contains(&"typed".to_string()), "{names:?}");
     assert!(names.contains(&"direct".to_string()), "{names:?}");
     assert!(!names.contains(&"guessed".to_string()), "{names:?}");

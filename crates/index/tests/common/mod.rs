@@ -186,8 +186,13 @@ pub fn newest_registry_crate(prefix: &str) -> std::path::PathBuf {
 
 /// The qualified names of `target`'s direct callers, sorted.
 pub fn caller_names(g: &loci_index::graph::Graph, target: &str) -> Vec<String> {
-    let mut names: Vec<String> = loci_index::graph::callers(g, target, 1)
-        .unwrap()
+    reached_names(&loci_index::graph::callers(g, target, 1).unwrap())
+}
+
+/// The qualified names of what a traversal reached (a file's path for its top-level
+/// code), sorted.
+pub fn reached_names(t: &loci_index::graph::Traversal) -> Vec<String> {
+    let mut names: Vec<String> = t
         .reached
         .iter()
         .map(|r| {
