@@ -74,6 +74,11 @@ def tool_versions(tools):
     except Exception:
         pass
     try:
+        from . import go_types
+        out["go (go/types)"] = go_types.version()
+    except Exception:
+        pass
+    try:
         out["rustc (THIR)"] = sh(["rustc", "+nightly", "--version"]).strip()
     except Exception:
         pass

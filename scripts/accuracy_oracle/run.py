@@ -13,10 +13,10 @@ import sys
 import tempfile
 import time
 
-from . import c_clang, codegraph, oracle, pools, rust_thir, scoring
+from . import c_clang, codegraph, go_types, oracle, pools, rust_thir, scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C"}
+LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "go": "Go"}
 
 
 def log(*a):
@@ -24,7 +24,7 @@ def log(*a):
 
 
 def draw(lang, seed):
-    pool = list(pools.NPM if lang == "ts" else pools.PYPI if lang == "py" else pools.RUST if lang == "rust" else pools.C)
+    pool = list({"ts": pools.NPM, "py": pools.PYPI, "rust": pools.RUST, "c": pools.C}.get(lang) or go_types.pool())
     random.Random(f"{seed}:{lang}").shuffle(pool)
     return pool
 
@@ -90,6 +90,8 @@ def main():
     ap.add_argument("--langs", default="ts,py,rust,c")
     ap.add_argument("--repos", type=int, default=3, help="repositories per language")
     ap.add_argument("--per-repo", type=int, default=100, help="targets sampled per repository")
+    ap.add_argument("--min-targets", type=int, default=200,
+                    help="draw more repositories until a language has this many targets")
     ap.add_argument("--out", default="accuracy-oracle-out")
     ap.add_argument("--cache", default=os.environ.get("LOCI_ACCURACY_CACHE",
                                                        os.path.expanduser("~/.cache/loci-accuracy")))
@@ -107,14 +109,15 @@ def main():
     cg = codegraph.ensure(a.cache) if a.codegraph else None
     cg_env = codegraph.env(work) if cg else None
     pylib = oracle.ensure_pylib(a.cache) if "rust" in a.langs.split(",") else None
+    go_bin = go_types.ensure(a.cache) if "go" in a.langs.split(",") else None
     env = dict(os.environ, LOCI_HOME=os.path.join(work, "loci-home"))
     loci_version = subprocess.run([loci, "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
     results = {"seed": a.seed, "loci": loci_version, "tools": oracle.tool_versions(tools),
                "repos_per_lang": a.repos, "per_repo": a.per_repo, "repos": [], "targets": []}
     for lang in a.langs.split(","):
-        picked = 0
+        picked, sampled = 0, 0
         for spec in draw(lang, a.seed):
-            if picked >= a.repos:
+            if picked >= a.repos and sampled >= a.min_targets:
                 break
             slug = spec.replace("/", "+").replace("@", "_").replace("==", "_")
             tree = os.path.join(work, lang, slug, "tree")
@@ -134,6 +137,8 @@ def main():
                         unpacked = c_clang.fetch_sdist(a.cache, spec.split(":", 1)[1])
                         root = os.path.join(unpacked, os.listdir(unpacked)[0])
                     mode, why = c_clang.prepare(root, tree)
+                elif lang == "go":
+                    mode, why = go_types.prepare(spec, tree)
                 else:
                     mode, why = rust_thir.prepare(rust_thir.fetch(spec, work), os.path.join(work, lang, slug, "build"), tree)
             except Exception as e:  # a package that cannot be fetched is passed over, and said
@@ -147,6 +152,9 @@ def main():
             try:
                 if lang == "c":
                     all_targets, compiled = c_clang.build_targets(tree)
+                    ndocs = why
+                elif lang == "go":
+                    all_targets, compiled = go_types.build_targets(go_bin, spec)
                     ndocs = why
                 elif lang == "rust":
                     dump = os.path.join(work, lang, slug, "thir.txt")
@@ -182,7 +190,7 @@ def main():
                     log(f"{lang}: {spec}: codegraph index failed: {e}")
             for t in sample:
                 callers, sites, err, sel = ask_loci(loci, env, tree, t)
-                if lang in ("rust", "c"):  # only what the compiler saw is scored
+                if lang in ("rust", "c", "go"):  # only what the compiler saw is scored
                     callers = [c for c in callers if c[1] == 0 or rust_thir.in_compiled(compiled, c[0], c[1])]
                     sites = [x for x in sites if rust_thir.in_compiled(compiled, x[0], x[1])]
                 score = (scoring.error_score(t["callers"], t["sites"], t["member_sites"]) if err
@@ -196,7 +204,7 @@ def main():
                            loci_callers=callers, loci_sites=sites, score=score, texts=texts)
                 if cg:
                     cg_callers, cg_err = codegraph.ask(cg, cg_env, cg_tree, t)
-                    if lang in ("rust", "c"):
+                    if lang in ("rust", "c", "go"):
                         cg_callers = [c for c in cg_callers if rust_thir.in_compiled(compiled, c[0], c[1])]
                     row["codegraph"] = {"error": cg_err, "callers": cg_callers, "score": (
                         scoring.error_score(t["callers"], t["sites"]) if cg_err
@@ -204,6 +212,7 @@ def main():
                 results["targets"].append(row)
             t3 = time.time()
             picked += 1
+            sampled += len(sample)
             results["repos"].append(dict(repo, mode=mode, files=why, documents=ndocs,
                                          eligible=len(all_targets), sampled=len(sample),
                                          seconds={"oracle": round(t1 - t0, 1), "loci_index": round(t2 - t1, 1),

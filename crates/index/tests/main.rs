@@ -13,6 +13,7 @@ mod extract_fixtures;
 mod extract_scaling;
 mod file_budget;
 mod fuzz_regressions;
+mod go_bare_calls;
 mod header_lang;
 mod incremental;
 mod incremental_java_packages;

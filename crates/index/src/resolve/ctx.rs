@@ -76,7 +76,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn methods_need_receiver(&self) -> bool {
         matches!(
             self.lang(),
-            Some(Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+            Some(Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Go)
         )
     }
 

@@ -147,9 +147,22 @@ impl<'a> Ctx<'a> {
             candidates.retain(|s| s.parent.is_none_or(|p| types.binary_search(&p).is_err()));
         }
         // A bare `f()` never reaches a method where methods are reached only through a
-        // receiver (`self.m()`, `this.m()`): Python, JavaScript, TypeScript.
+        // receiver (`self.m()`, `this.m()`, `t.M()`): Python, JavaScript, TypeScript, Go.
         if qualifier.is_none() && self.methods_need_receiver() {
             candidates.retain(|s| s.kind != SymbolKind::Method);
+        }
+        // Go: a bare `F()` names a function of the caller's own package (its folder);
+        // another package's `F` is reached through its qualifier.
+        if qualifier.is_none() && self.lang() == Some(crate::Lang::Go) {
+            let own_package = |s: &&Sym| {
+                self.table
+                    .files
+                    .get(&s.file_id)
+                    .is_some_and(|i| i.dir == self.dir)
+            };
+            if candidates.iter().any(own_package) {
+                candidates.retain(own_package);
+            }
         }
         if candidates.is_empty() {
             return Vec::new();

@@ -1,0 +1,3 @@
+module loci.example/go_types
+
+go 1.19
