@@ -15,6 +15,9 @@ RUST was drawn once from the crates unpacked in this machine's ~/.cargo/registry
 (360 of them, the dependencies of loci's own workspace and its tools) by
 `random.Random("29:rust-pool").sample(sorted(names), 40)`; a crate missing from a
 machine's registry is fetched from crates.io (rust_thir.fetch).
+
+GO is not listed here: it is every package folder of Go's standard library as Debian's
+golang-1.19-src ships it (go_types.pool), a fixed set for that package's version.
 """
 
 # npm packages (TypeScript ones that ship their .ts sources, and plain JavaScript ones).

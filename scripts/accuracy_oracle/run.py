@@ -87,7 +87,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--loci", required=True)
     ap.add_argument("--seed", type=int, default=29)
-    ap.add_argument("--langs", default="ts,py,rust,c")
+    ap.add_argument("--langs", default="ts,py,rust,c,go")
     ap.add_argument("--repos", type=int, default=3, help="repositories per language")
     ap.add_argument("--per-repo", type=int, default=100, help="targets sampled per repository")
     ap.add_argument("--min-targets", type=int, default=200,
