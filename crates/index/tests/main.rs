@@ -21,6 +21,7 @@ mod incremental_kotlin_objects;
 mod incremental_macros;
 mod incremental_modules;
 mod incremental_rust_inline;
+mod java_receivers;
 mod js_literal_receivers;
 mod macro_items;
 mod name_only_impact;

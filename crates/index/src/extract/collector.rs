@@ -334,6 +334,14 @@ impl<'s> Collector<'s> {
         id
     }
 
+    /// Records the type a definition holds (a constant's declared type), which
+    /// resolution reads as it reads a function's return type.
+    pub(crate) fn set_returns(&mut self, id: u32, ty: &str) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
+            symbol.returns = Some(ty.to_string());
+        }
+    }
+
     /// `name` under the enclosing scopes, joined with the separator. Scopes that would take
     /// it past [`MAX_QUALIFIED_NAME`] bytes are left out, outermost first, and an `…`
     /// stands for them: a definition nested thousands of levels deep (`mod a{` repeated)

@@ -13,7 +13,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers::java(c, node);
@@ -82,6 +82,17 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     if let Some(params) = node.field("parameters") {
         c.set_params(id, arity(params));
     }
+    // The type a method returns (`public Chrono getChronology()`), for
+    // `getChronology().range(f)`; `void` and type variables name none.
+    if node.kind() == "method_declaration"
+        && let Some(ty) = c
+            .field_text(node, "type")
+            .and_then(super::written::type_name)
+            .filter(|t| *t != "void")
+    {
+        let ty = ty.to_string();
+        c.set_returns(id, &ty);
+    }
     bases(c, node, id);
     Action::Enter(id)
 }
@@ -141,10 +152,19 @@ fn constants(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         .children_by_field_name("declarator", &mut cursor)
         .collect();
     let single = declarators.len() == 1;
+    // Its declared type: `IsoChronology.INSTANCE.isLeapYear(y)` calls that type's method.
+    let declared = c
+        .field_text(node, "type")
+        .and_then(super::written::type_name)
+        .map(str::to_string);
     let mut last = None;
     for d in declarators {
         if let Some(name) = c.field_text(d, "name") {
-            last = Some(c.def(node, name, SymbolKind::Constant, None));
+            let id = c.def(node, name, SymbolKind::Constant, None);
+            if let Some(ty) = &declared {
+                c.set_returns(id, ty);
+            }
+            last = Some(id);
         }
     }
     match last {

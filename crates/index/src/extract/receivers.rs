@@ -59,6 +59,12 @@ impl Collector<'_> {
     fn expression_type(&self, text: &str, depth: usize) -> Option<String> {
         let depth = depth.checked_sub(1)?;
         let text = text.trim().trim_end_matches('?');
+        if text == "this" {
+            return self
+                .var_type(text)
+                .or_else(|| self.enclosing_type())
+                .map(str::to_string);
+        }
         if is_identifier(text) {
             return self.receiver_of(text);
         }
@@ -181,6 +187,15 @@ impl Collector<'_> {
     /// field of `self`/`this` or of a bound name.
     pub(crate) fn receiver_of(&self, qualifier: &str) -> Option<String> {
         let q = without_identity_calls(qualifier.trim());
+        if let Some(written) = cast_type(q) {
+            return self.resolve_self(type_name(written));
+        }
+        // A call's result (`getChronology().range(f)`, `this.chrono().range(f)`): the
+        // call, for resolution to replace by what the function it resolves to returns
+        // (Python's `super()` is the class's base, which resolution finds itself).
+        if callee(q).is_some_and(|f| f != "super") {
+            return self.expression_type(q, MAX_CHAIN);
+        }
         if is_identifier(q) {
             // A bound name, else a field of the enclosing type (Java's `engine.start()`).
             return self
@@ -196,13 +211,27 @@ impl Collector<'_> {
             .or_else(|| q.split_once('.'))
             .filter(|(b, f)| is_identifier(b.trim()) && is_identifier(f.trim()))?;
         let base = base.trim().trim_start_matches('$');
+        let field = field.trim();
         let owner = match base {
             // A function's declared `this: T` (TypeScript) before the enclosing class.
             "this" => self.var_type(base).or_else(|| self.enclosing_type())?,
             "self" => self.enclosing_type()?,
-            _ => self.var_type(base)?,
+            _ => match self.var_type(base) {
+                Some(owner) => owner,
+                // A type's static field (`IsoChronology.INSTANCE`): typed here when this
+                // file declares it, else marked for resolution to look up
+                // (`IsoChronology#INSTANCE`, see `resolve/static_fields.rs`).
+                None if type_like(base) => {
+                    return Some(
+                        self.types()
+                            .field(base, field)
+                            .map_or_else(|| format!("{base}#{field}"), str::to_string),
+                    );
+                }
+                None => return None,
+            },
         };
-        self.types().field(owner, field.trim()).map(str::to_string)
+        self.types().field(owner, field).map(str::to_string)
     }
 
     fn var_type(&self, name: &str) -> Option<&str> {
@@ -211,6 +240,26 @@ impl Collector<'_> {
             .chain([None])
             .find_map(|scope| types.var(scope, name))
     }
+}
+
+/// The type a parenthesized cast names (`((JapaneseDate) object)` → `JapaneseDate`,
+/// `((Map<K, V>) m)` → `Map<K, V>`): C-family languages write a cast as `(Type) value`,
+/// and `((Type) value).m()` calls `Type`'s `m`.
+fn cast_type(q: &str) -> Option<&str> {
+    let inner = q.strip_prefix('(')?.strip_suffix(')')?.trim();
+    let rest = inner.strip_prefix('(')?;
+    let close = rest.find(')')?;
+    let (written, value) = (rest[..close].trim(), rest[close + 1..].trim());
+    let plain = |t: &str| {
+        t.chars().all(|c| {
+            c.is_alphanumeric() || matches!(c, '_' | '.' | '<' | '>' | ',' | ' ' | '?' | '$')
+        })
+    };
+    (!written.is_empty()
+        && written.starts_with(|c: char| c.is_alphabetic())
+        && plain(written)
+        && is_identifier(value))
+    .then_some(written)
 }
 
 /// Methods that give a view of the same value (`self.delay.as_mut()` is the pinned
@@ -551,5 +600,31 @@ pub(crate) fn java(c: &mut Collector<'_>, node: Node<'_>) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod cast_tests {
+    use super::cast_type;
+
+    #[test]
+    fn a_parenthesized_cast_names_its_type() {
+        assert_eq!(cast_type("((JapaneseDate) object)"), Some("JapaneseDate"));
+        assert_eq!(
+            cast_type("((ChronoLocalDateTimeImpl<?>) object)"),
+            Some("ChronoLocalDateTimeImpl<?>")
+        );
+        assert_eq!(cast_type("((Map<K, V>) m)"), Some("Map<K, V>"));
+        // Not casts: a call, a grouping, an expression in the parentheses.
+        for q in [
+            "(a)(b)",
+            "(x)",
+            "((a + b) c)",
+            "((Foo) a.b())",
+            "((1) x)",
+            "(())",
+        ] {
+            assert_eq!(cast_type(q), None, "{q}");
+        }
     }
 }

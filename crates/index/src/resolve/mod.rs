@@ -31,6 +31,7 @@ mod foreign;
 mod go_calls;
 mod go_modules;
 mod import_targets;
+mod java_foreign;
 mod java_packages;
 mod java_rules;
 mod js_modules;
@@ -40,6 +41,7 @@ mod rows;
 mod rules;
 mod rust_paths;
 mod select_path;
+mod static_fields;
 mod store;
 mod sym;
 mod table;
@@ -67,7 +69,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 6;
+pub const RULES_VERSION: u32 = 7;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -318,13 +320,21 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 Some(marker) if !by_caller && typed::is_callback_marker(marker) => {
                     ctx.resolve_on_callback(marker, &r.name, qualifier, r.from, &wanted)
                 }
+                // Rust: what a function the workspace does not define returned (a typed
+                // receiver, `self.delay.as_mut()`, keeps its type).
+                _ if !by_caller
+                    && receiver.is_none_or(|r| r.ends_with("()"))
+                    && qualifier.is_some_and(|q| ctx.is_foreign_call_result(q)) =>
+                {
+                    ctx.resolve_on_foreign(None, &r.name, &wanted)
+                }
                 Some(call) if !by_caller && call.ends_with("()") => {
                     ctx.resolve_on_result(call, &r.name, qualifier, r.from, &wanted)
                 }
-                Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
-                None if qualifier.is_some_and(|q| ctx.is_foreign_call_result(q)) => {
-                    ctx.resolve_on_foreign(None, &r.name, &wanted)
+                Some(field) if !by_caller && static_fields::is_static_field(field) => {
+                    ctx.resolve_on_static_field(field, &r.name, qualifier, r.from, &wanted)
                 }
+                Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
                 _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
             };
             overloads::choose(table, &r.name, r.args, found)

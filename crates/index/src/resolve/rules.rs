@@ -46,6 +46,10 @@ impl<'a> Ctx<'a> {
         if !concrete && self.lang() == Some(crate::Lang::Rust) && !self.defines_type(ty) {
             return self.resolve_on_foreign(Some(ty), name, wanted);
         }
+        // Java: a type the workspace does not define ([`super::java_foreign`]).
+        if !concrete && let Some(found) = self.resolve_on_java_foreign(ty, name, wanted) {
+            return found;
+        }
         if !concrete && self.is_kotlin() && !self.defines_type(ty) {
             let found = extensions();
             if !found.is_empty() {

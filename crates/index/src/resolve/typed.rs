@@ -159,7 +159,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `ty`'s subtypes by name, transitively, at most [`MAX_BASE_TYPES`].
-    fn subtypes_of<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
+    pub(super) fn subtypes_of<'t>(&'t self, ty: &'t str) -> Vec<&'t str> {
         let mut types = walk_names(ty, &self.table.subtypes);
         types.remove(0);
         types
