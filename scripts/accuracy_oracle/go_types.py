@@ -22,6 +22,8 @@ import os
 import shutil
 import subprocess
 
+from . import labelled
+
 GOROOT = "/usr/lib/go-1.19"
 SRC = os.path.join(GOROOT, "src")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,25 +84,11 @@ def build_targets(binary, spec):
     if got["errors"]:
         raise RuntimeError(f"{got['errors']} type errors: {got['first_errors'][:2]}")
     defs = got["defs"]
-    targets = {}
-    for c in got["calls"]:
-        d = defs[c["callee"]]
-        t = targets.setdefault(c["callee"], {
-            "path": d["path"], "name": d["name"], "chain": [d["recv"]] if d["recv"] else [],
-            "kind": "method" if d["recv"] else "function", "start": d["start"], "name_line": d["name_line"],
-            "end_line": d["end_line"], "sites": set(), "member_sites": set(), "callers": set()})
-        t["sites"].add((c["path"], c["line"]))
-        if c["member"]:
-            t["member_sites"].add((c["path"], c["line"]))
-        if c["caller"] < 0:
-            t["callers"].add((c["path"], 0, 0, "<top level>"))
-        else:
-            k = defs[c["caller"]]
-            t["callers"].add((k["path"], k["start"], k["name_line"], k["name"]))
-    out = []
-    for t in targets.values():
-        for k in ("sites", "member_sites", "callers"):
-            t[k] = sorted(t[k])
-        out.append(t)
-    out.sort(key=lambda t: (t["path"], t["name_line"], t["name"]))
+    def target_of(i):
+        d = defs[i]
+        return {"path": d["path"], "name": d["name"], "chain": [d["recv"]] if d["recv"] else [],
+                "kind": "method" if d["recv"] else "function", "start": d["start"],
+                "name_line": d["name_line"], "end_line": d["end_line"]}
+
+    out = labelled.targets_from_calls(got["calls"], target_of, defs.__getitem__)
     return out, {f: [(1, 1 << 30)] for f in got["files"]}

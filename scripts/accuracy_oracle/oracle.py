@@ -79,6 +79,11 @@ def tool_versions(tools):
     except Exception:
         pass
     try:
+        from . import java_javac
+        out["javac (attribution)"] = java_javac.version()
+    except Exception:
+        pass
+    try:
         out["rustc (THIR)"] = sh(["rustc", "+nightly", "--version"]).strip()
     except Exception:
         pass

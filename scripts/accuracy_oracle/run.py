@@ -13,10 +13,10 @@ import sys
 import tempfile
 import time
 
-from . import c_clang, codegraph, go_types, oracle, pools, rust_thir, scoring
+from . import c_clang, codegraph, go_types, java_javac, oracle, pools, rust_thir, scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "go": "Go"}
+LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "go": "Go", "java": "Java"}
 
 
 def log(*a):
@@ -24,7 +24,8 @@ def log(*a):
 
 
 def draw(lang, seed):
-    pool = list({"ts": pools.NPM, "py": pools.PYPI, "rust": pools.RUST, "c": pools.C}.get(lang) or go_types.pool())
+    listed = {"ts": pools.NPM, "py": pools.PYPI, "rust": pools.RUST, "c": pools.C}
+    pool = list(listed[lang] if lang in listed else go_types.pool() if lang == "go" else java_javac.pool())
     random.Random(f"{seed}:{lang}").shuffle(pool)
     return pool
 
@@ -42,6 +43,9 @@ def selectors(t):
     """Selectors naming the target's definition, most specific first: the file and the
     qualified name (every enclosing definition), the file and class-less name."""
     full = ".".join(t["chain"] + [t["name"]])
+    if t.get("overloaded"):  # one overload: by its arity, else by its line
+        return ([f"{t['path']}:{full}/{t['arity']}"] if t.get("arity") else []) + [
+            f"{t['path']}:{t['start']}", f"{t['path']}:{t['name_line']}"]
     out = [f"{t['path']}:{full}"]
     if t["chain"]:
         out.append(f"{t['path']}:{t['name']}")
@@ -87,7 +91,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--loci", required=True)
     ap.add_argument("--seed", type=int, default=29)
-    ap.add_argument("--langs", default="ts,py,rust,c,go")
+    ap.add_argument("--langs", default="ts,py,rust,c,go,java")
     ap.add_argument("--repos", type=int, default=3, help="repositories per language")
     ap.add_argument("--per-repo", type=int, default=100, help="targets sampled per repository")
     ap.add_argument("--min-targets", type=int, default=200,
@@ -119,7 +123,7 @@ def main():
         for spec in draw(lang, a.seed):
             if picked >= a.repos and sampled >= a.min_targets:
                 break
-            slug = spec.replace("/", "+").replace("@", "_").replace("==", "_")
+            slug = spec.replace("/", "+").replace("@", "_").replace("==", "_").replace(":", "_")
             tree = os.path.join(work, lang, slug, "tree")
             os.makedirs(tree)
             repo = {"lang": lang, "repo": spec}
@@ -139,6 +143,8 @@ def main():
                     mode, why = c_clang.prepare(root, tree)
                 elif lang == "go":
                     mode, why = go_types.prepare(spec, tree)
+                elif lang == "java":
+                    mode, why = java_javac.prepare(spec, tree)
                 else:
                     mode, why = rust_thir.prepare(rust_thir.fetch(spec, work), os.path.join(work, lang, slug, "build"), tree)
             except Exception as e:  # a package that cannot be fetched is passed over, and said
@@ -155,6 +161,9 @@ def main():
                     ndocs = why
                 elif lang == "go":
                     all_targets, compiled = go_types.build_targets(go_bin, spec)
+                    ndocs = why
+                elif lang == "java":
+                    all_targets, compiled = java_javac.build_targets(spec, tree)
                     ndocs = why
                 elif lang == "rust":
                     dump = os.path.join(work, lang, slug, "thir.txt")
