@@ -41,10 +41,16 @@ fn long() -> Query {
     Query::new(HUGE_CTE).timeout(Duration::from_secs(60))
 }
 
+/// Far above a cancel's cost (0.55 ms in `benches/query.rs`, which holds the speed
+/// figure) and far below the statement's own 60 s timeout: what a loaded machine
+/// cannot push a working cancel past, and a broken one never meets.
+const STOPPED_WITHIN: Duration = Duration::from_secs(5);
+
 #[test]
-fn cancel_interrupts_the_running_statement_within_50ms_and_the_queued_one_runs() {
+fn cancel_interrupts_the_running_statement_and_the_queued_one_runs() {
     let db = TestDb::small();
-    let engine = worker(&db);
+    // A grace no loaded machine exceeds: the interrupt, not the kill, must stop it.
+    let engine = Arc::new(QueryEngine::worker(config(&db).cancel_grace(STOPPED_WITHIN)).unwrap());
     let pid = engine.worker_pid();
     let q = long();
     let id = q.id;
@@ -61,11 +67,7 @@ fn cancel_interrupts_the_running_statement_within_50ms_and_the_queued_one_runs()
     assert!(engine.cancel(id));
     let (r, at) = running.join().unwrap();
     assert_eq!(r.unwrap_err().kind(), "cancelled");
-    assert!(
-        at - t0 < Duration::from_millis(50),
-        "stopped after {:?}",
-        at - t0
-    );
+    assert!(at - t0 < STOPPED_WITHIN, "stopped after {:?}", at - t0);
     // Interrupted, not killed: same worker, and the queued request ran.
     assert_eq!(
         queued.join().unwrap().0.unwrap().rows,
@@ -102,11 +104,7 @@ fn a_killed_worker_fails_the_queued_request_too_and_the_next_one_restarts_it() {
     let err = r.unwrap_err();
     assert_eq!(err.kind(), "cancelled", "{err}");
     assert!(err.to_string().contains("killed"), "{err}");
-    assert!(
-        at - t0 < Duration::from_millis(50),
-        "stopped after {:?}",
-        at - t0
-    );
+    assert!(at - t0 < STOPPED_WITHIN, "stopped after {:?}", at - t0);
     let err = queued.join().unwrap().0.unwrap_err();
     assert_eq!(err.kind(), "worker_killed", "{err}");
     assert!(err.to_string().contains("queued"), "{err}");
@@ -134,8 +132,10 @@ fn cancelling_a_queued_id_leaves_the_running_statement_alone() {
     assert!(engine.cancel(queued_id));
     let (r, at) = queued.join().unwrap();
     assert_eq!(r.unwrap_err().kind(), "cancelled");
-    assert!(at - t0 < Duration::from_millis(50));
-    let (r, _) = running.join().unwrap();
+    let (r, finished) = running.join().unwrap();
+    // Answered at once, not after the statement ahead of it.
+    assert!(at < finished, "the cancel waited for the running statement");
+    assert!(at - t0 < STOPPED_WITHIN, "stopped after {:?}", at - t0);
     assert_eq!(r.unwrap().rows, vec![vec![Value::Integer(3_000_000)]]);
     assert_eq!(engine.workers_started(), 1, "nothing was killed");
 }
@@ -235,8 +235,9 @@ fn close_during_a_long_statement_returns_at_once() {
     wait_queued(&engine, queued_id);
     let t0 = Instant::now();
     engine.close();
+    // Not held by the 60 s statement.
     assert!(
-        t0.elapsed() < Duration::from_millis(50),
+        t0.elapsed() < STOPPED_WITHIN,
         "close took {:?}",
         t0.elapsed()
     );
