@@ -101,3 +101,43 @@ fn a_receiver_of_a_library_type_reaches_only_workspace_subtypes() {
     // `CharSequence`'s `charAt` may run the workspace's own implementation of it.
     assert_eq!(common::caller_names(&g, "Text.charAt"), ["Use.foreign"]);
 }
+
+#[test]
+fn a_bare_call_reaches_the_method_a_class_inherits() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_tree(
+        dir.path(),
+        &[
+            (
+                "p/Dated.java",
+                "package p;\n\npublic interface Dated {\n    default int compareTo(Dated o) { return 0; }\n}\n",
+            ),
+            (
+                "p/Money.java",
+                "package p;\n\npublic class Money {\n    public int compareTo(Money o) { return 1; }\n}\n",
+            ),
+            (
+                "p/Day.java",
+                "package p;
+
+public class Day implements Dated {
+    boolean same(Dated o) { return compareTo(o) == 0; }
+
+    int helper() { return 2; }
+
+    class Inner {
+        int outer() { return helper(); }
+    }
+}
+",
+            ),
+        ],
+    );
+    common::index(dir.path());
+    let g = Graph::open(dir.path()).unwrap();
+    // The interface's default method, not the unrelated `Money.compareTo`.
+    assert_eq!(common::caller_names(&g, "Dated.compareTo"), ["Day.same"]);
+    assert!(common::caller_names(&g, "Money.compareTo").is_empty());
+    // An inner class's bare call of its outer class's method is still found.
+    assert_eq!(common::caller_names(&g, "Day.helper"), ["Day.Inner.outer"]);
+}

@@ -69,7 +69,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 7;
+pub const RULES_VERSION: u32 = 8;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -285,11 +285,14 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
         // An empty receiver type (`&Self` in `impl Tr for [T]`) names no type.
         let receiver = r.receiver.as_deref().filter(|t| !t.is_empty());
         // `this.m()` where the function declares `this: T` is a call on a `T`.
-        let by_caller = qualifier.is_some_and(|q| {
-            (SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1)
-                && !typed::is_typed_this(q, receiver))
-                || typed::is_super(q)
-        });
+        // Java's bare `m()` is `this.m()`: its answer depends on the caller's class.
+        let java_bare = qualifier.is_none() && ctx.lang() == Some(crate::Lang::Java);
+        let by_caller = java_bare
+            || qualifier.is_some_and(|q| {
+                (SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1)
+                    && !typed::is_typed_this(q, receiver))
+                    || typed::is_super(q)
+            });
         let key = (
             r.name.as_str(),
             qualifier,
@@ -306,6 +309,12 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 // `this.m()` where the class inherits `m`: the nearest base's.
                 (by_caller && qualifier == Some("this"))
                     .then(|| ctx.resolve_inherited(&r.name, r.from, &wanted))
+                    .flatten()
+            })
+            .or_else(|| {
+                // Java's bare `m()` where the class inherits `m`: the nearest base's.
+                java_bare
+                    .then(|| ctx.resolve_java_inherited(&r.name, r.from, &wanted))
                     .flatten()
             })
             .or_else(|| {

@@ -105,6 +105,24 @@ impl<'a> Ctx<'a> {
         (!declared_only).then_some(found)
     }
 
+    /// Java's bare `name()` in a class that does not define `name` itself: the member
+    /// of the nearest base that does, an interface's default method included
+    /// (`compareTo(o)` in a class implementing `ChronoLocalDate`); `None` outside Java,
+    /// when the class has its own, or when no base has one (an outer class's method, a
+    /// static import: the other rules decide).
+    pub(super) fn resolve_java_inherited(
+        &self,
+        name: &str,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Option<Vec<(&'a Sym, Confidence)>> {
+        if self.lang() != Some(crate::Lang::Java) {
+            return None;
+        }
+        self.class_lacking(name, from?)?;
+        self.resolve_super(name, from, wanted)
+    }
+
     /// Python's `self.name()` in a class that does not define `name` itself: the
     /// nearest base's, else the subclasses' or their other bases' (a base calling what
     /// its subclasses or a mixin beside it define), else nothing: an attribute holding a
