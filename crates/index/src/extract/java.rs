@@ -90,8 +90,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             .and_then(super::written::type_name)
             .filter(|t| *t != "void")
     {
-        let ty = ty.to_string();
-        c.set_returns(id, &ty);
+        c.set_returns(id, ty);
     }
     bases(c, node, id);
     Action::Enter(id)
@@ -155,13 +154,12 @@ fn constants(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     // Its declared type: `IsoChronology.INSTANCE.isLeapYear(y)` calls that type's method.
     let declared = c
         .field_text(node, "type")
-        .and_then(super::written::type_name)
-        .map(str::to_string);
+        .and_then(super::written::type_name);
     let mut last = None;
     for d in declarators {
         if let Some(name) = c.field_text(d, "name") {
             let id = c.def(node, name, SymbolKind::Constant, None);
-            if let Some(ty) = &declared {
+            if let Some(ty) = declared {
                 c.set_returns(id, ty);
             }
             last = Some(id);

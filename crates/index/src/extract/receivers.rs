@@ -60,10 +60,7 @@ impl Collector<'_> {
         let depth = depth.checked_sub(1)?;
         let text = text.trim().trim_end_matches('?');
         if text == "this" {
-            return self
-                .var_type(text)
-                .or_else(|| self.enclosing_type())
-                .map(str::to_string);
+            return self.this_type().map(str::to_string);
         }
         if is_identifier(text) {
             return self.receiver_of(text);
@@ -213,8 +210,7 @@ impl Collector<'_> {
         let base = base.trim().trim_start_matches('$');
         let field = field.trim();
         let owner = match base {
-            // A function's declared `this: T` (TypeScript) before the enclosing class.
-            "this" => self.var_type(base).or_else(|| self.enclosing_type())?,
+            "this" => self.this_type()?,
             "self" => self.enclosing_type()?,
             _ => match self.var_type(base) {
                 Some(owner) => owner,
@@ -232,6 +228,11 @@ impl Collector<'_> {
             },
         };
         self.types().field(owner, field).map(str::to_string)
+    }
+
+    /// `this`: a function's declared `this: T` (TypeScript) before the enclosing class.
+    fn this_type(&self) -> Option<&str> {
+        self.var_type("this").or_else(|| self.enclosing_type())
     }
 
     fn var_type(&self, name: &str) -> Option<&str> {

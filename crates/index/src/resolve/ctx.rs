@@ -80,6 +80,15 @@ impl<'a> Ctx<'a> {
         )
     }
 
+    /// Whether `sym` is defined in the folder of the file being resolved (Go's package,
+    /// the nearest scope a name alone can pick).
+    pub(super) fn in_callers_dir(&self, sym: &Sym) -> bool {
+        self.table
+            .files
+            .get(&sym.file_id)
+            .is_some_and(|i| i.dir == self.dir)
+    }
+
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
     /// (`src/parser.rs` → `parser`).
     pub(super) fn in_module(&self, sym: &Sym, module: &str) -> bool {

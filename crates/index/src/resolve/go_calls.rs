@@ -100,10 +100,7 @@ impl<'a> Ctx<'a> {
         let info = |id: i64| self.table.files.get(&id);
         let in_test = info(self.file_id).is_some_and(|f| f.path.ends_with("_test.go"));
         if in_test {
-            let beside = all(
-                &|s| info(s.file_id).is_some_and(|f| f.dir == self.dir),
-                Confidence::Import,
-            );
+            let beside = all(&|s| self.in_callers_dir(s), Confidence::Import);
             if !beside.is_empty() {
                 return beside;
             }

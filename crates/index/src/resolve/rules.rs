@@ -158,12 +158,7 @@ impl<'a> Ctx<'a> {
         // Go: a bare `F()` names a function of the caller's own package (its folder);
         // another package's `F` is reached through its qualifier.
         if qualifier.is_none() && self.lang() == Some(crate::Lang::Go) {
-            let own_package = |s: &&Sym| {
-                self.table
-                    .files
-                    .get(&s.file_id)
-                    .is_some_and(|i| i.dir == self.dir)
-            };
+            let own_package = |s: &&Sym| self.in_callers_dir(s);
             if candidates.iter().any(own_package) {
                 candidates.retain(own_package);
             }
@@ -306,12 +301,7 @@ impl<'a> Ctx<'a> {
         let same_dir: Vec<&Sym> = candidates
             .iter()
             .copied()
-            .filter(|s| {
-                self.table
-                    .files
-                    .get(&s.file_id)
-                    .is_some_and(|i| i.dir == self.dir)
-            })
+            .filter(|s| self.in_callers_dir(s))
             .collect();
         if same_dir.len() == 1 {
             return one(same_dir[0], Confidence::Name);
