@@ -17,6 +17,7 @@ Sources are packages of the JDK's own source as Debian ships it (`openjdk-17-sou
   arity (`Matcher.appendReplacement/2`, `/1+` for one fixed parameter and a variadic
   rest), else by its line (`path:LINE`): loci's selectors for one overload.
 """
+import functools
 import json
 import os
 import subprocess
@@ -34,8 +35,9 @@ def version():
     return r.stderr.splitlines()[0].strip()
 
 
+@functools.lru_cache(maxsize=1)
 def _packages():
-    """{(module, package folder): [zip member names of its .java files]}."""
+    """{(module, package folder): [zip member names of its .java files]}, read once."""
     if not os.path.exists(SRC_ZIP):
         raise RuntimeError("the JDK's sources are not installed: apt-get install openjdk-17-source")
     out = {}

@@ -55,19 +55,12 @@ func UnixMilli(ms int64) int64 { return Unix(ms) }
 ";
 
 fn tree() -> (tempfile::TempDir, Graph) {
-    let dir = tempfile::tempdir().unwrap();
-    common::write_tree(
-        dir.path(),
-        &[
-            ("time/time.go", TIME),
-            ("time/data.go", DATA),
-            ("time/sys_unix.go", SYS),
-            ("clock/clock.go", OTHER),
-        ],
-    );
-    common::index(dir.path());
-    let g = Graph::open(dir.path()).unwrap();
-    (dir, g)
+    common::indexed_graph(&[
+        ("time/time.go", TIME),
+        ("time/data.go", DATA),
+        ("time/sys_unix.go", SYS),
+        ("clock/clock.go", OTHER),
+    ])
 }
 
 #[test]

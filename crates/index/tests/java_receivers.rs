@@ -6,8 +6,6 @@
 
 use crate::common;
 
-use loci_index::graph::Graph;
-
 const FILES: &[(&str, &str)] = &[
     (
         "p/Circle.java",
@@ -69,17 +67,9 @@ public class Use {
     ),
 ];
 
-fn indexed() -> (tempfile::TempDir, Graph) {
-    let dir = tempfile::tempdir().unwrap();
-    common::write_tree(dir.path(), FILES);
-    common::index(dir.path());
-    let g = Graph::open(dir.path()).unwrap();
-    (dir, g)
-}
-
 #[test]
 fn stated_receivers_pick_their_types_methods_only() {
-    let (_dir, g) = indexed();
+    let (_dir, g) = common::indexed_graph(FILES);
     assert_eq!(common::caller_names(&g, "Circle.area"), ["Use.cast"]);
     assert!(common::caller_names(&g, "Square.area").is_empty());
     assert_eq!(common::caller_names(&g, "Registry.lookup"), ["Use.field"]);
@@ -94,7 +84,7 @@ fn stated_receivers_pick_their_types_methods_only() {
 
 #[test]
 fn a_receiver_of_a_library_type_reaches_only_workspace_subtypes() {
-    let (_dir, g) = indexed();
+    let (_dir, g) = common::indexed_graph(FILES);
     // `StringBuilder` and `String` are the JDK's: not `Other.append` / `Other.charAt`.
     assert!(common::caller_names(&g, "Other.append").is_empty());
     assert!(common::caller_names(&g, "Other.charAt").is_empty());
@@ -104,21 +94,18 @@ fn a_receiver_of_a_library_type_reaches_only_workspace_subtypes() {
 
 #[test]
 fn a_bare_call_reaches_the_method_a_class_inherits() {
-    let dir = tempfile::tempdir().unwrap();
-    common::write_tree(
-        dir.path(),
-        &[
-            (
-                "p/Dated.java",
-                "package p;\n\npublic interface Dated {\n    default int compareTo(Dated o) { return 0; }\n}\n",
-            ),
-            (
-                "p/Money.java",
-                "package p;\n\npublic class Money {\n    public int compareTo(Money o) { return 1; }\n}\n",
-            ),
-            (
-                "p/Day.java",
-                "package p;
+    let (_dir, g) = common::indexed_graph(&[
+        (
+            "p/Dated.java",
+            "package p;\n\npublic interface Dated {\n    default int compareTo(Dated o) { return 0; }\n}\n",
+        ),
+        (
+            "p/Money.java",
+            "package p;\n\npublic class Money {\n    public int compareTo(Money o) { return 1; }\n}\n",
+        ),
+        (
+            "p/Day.java",
+            "package p;
 
 public class Day implements Dated {
     boolean same(Dated o) { return compareTo(o) == 0; }
@@ -130,11 +117,8 @@ public class Day implements Dated {
     }
 }
 ",
-            ),
-        ],
-    );
-    common::index(dir.path());
-    let g = Graph::open(dir.path()).unwrap();
+        ),
+    ]);
     // The interface's default method, not the unrelated `Money.compareTo`.
     assert_eq!(common::caller_names(&g, "Dated.compareTo"), ["Day.same"]);
     assert!(common::caller_names(&g, "Money.compareTo").is_empty());

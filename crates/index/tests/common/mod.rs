@@ -23,6 +23,16 @@ pub fn index(root: &Path) -> loci_index::IndexReport {
     .unwrap()
 }
 
+/// `files` written into a new temp dir, indexed, and the index opened (the dir lives as
+/// long as the returned handle).
+pub fn indexed_graph(files: &[(&str, &str)]) -> (tempfile::TempDir, loci_index::graph::Graph) {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), files);
+    index(dir.path());
+    let graph = loci_index::graph::Graph::open(dir.path()).unwrap();
+    (dir, graph)
+}
+
 /// The canonical dump of `root`'s index.
 pub fn dump(root: &Path) -> String {
     let conn = loci_store::open_index_read_only(&loci_store::index_path_for(root)).unwrap();
