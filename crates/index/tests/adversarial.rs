@@ -244,6 +244,21 @@ fn a_parse_past_its_memory_limit_is_refused_naming_the_limit() {
     assert_eq!(extract(Lang::Rust, &ordinary).unwrap().symbols.len(), 2000);
 }
 
+/// One parse's memory has a ceiling whatever the file's size: small files get the base
+/// allowance, mid-sized ones their per-byte allowance, and a 20 MB file no more than the
+/// ceiling (it was allowed 1.9 GB, and two such parses could exhaust a test machine).
+#[test]
+fn a_parse_may_hold_at_most_the_ceiling_whatever_the_size() {
+    use loci_index::extract::{
+        MAX_PARSE_BYTES, MAX_PARSE_BYTES_CEILING, PARSE_BYTES_PER_SOURCE_BYTE,
+    };
+    let bytes_for = |len: usize| ParseLimits::for_source(&" ".repeat(len)).max_bytes;
+    assert_eq!(bytes_for(10), MAX_PARSE_BYTES);
+    assert_eq!(bytes_for(2 << 20), (2 << 20) * PARSE_BYTES_PER_SOURCE_BYTE);
+    assert_eq!(bytes_for(20 << 20), MAX_PARSE_BYTES_CEILING);
+    const { assert!(MAX_PARSE_BYTES < MAX_PARSE_BYTES_CEILING) };
+}
+
 /// An index run lists such a file as skipped (`too_complex`, naming the limit), stores
 /// nothing of it, and indexes the rest; a file that was indexed and then turns
 /// pathological leaves the index.

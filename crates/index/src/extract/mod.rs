@@ -401,6 +401,13 @@ pub const MAX_PARSE_BYTES: usize = 96 << 20;
 /// Bytes tree-sitter may hold per byte of source, for files over 1 MiB.
 pub const PARSE_BYTES_PER_SOURCE_BYTE: usize = 96;
 
+/// Most bytes one parse may hold whatever the file's size: a 20 MB file at
+/// [`PARSE_BYTES_PER_SOURCE_BYTE`] would otherwise be allowed 1.9 GB, and two such parses
+/// on two threads can exhaust a small machine (where an allocation tree-sitter cannot
+/// get ends the process). Files up to about 5 MB keep their per-byte allowance; past
+/// that a file whose parse needs more is refused as too complex.
+pub const MAX_PARSE_BYTES_CEILING: usize = 512 << 20;
+
 /// The limits one file's parse and extraction run within; past one, the file is
 /// [`ExtractError::TooComplex`] (memory, nesting) or [`ExtractError::OverTime`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -419,11 +426,13 @@ impl ParseLimits {
     }
 
     /// The limits for `source` under `budget`: [`MAX_PARSE_BYTES`] (scaled up with the
-    /// file past 1 MiB) and the budget's time for the file's size.
+    /// file past 1 MiB, to at most [`MAX_PARSE_BYTES_CEILING`]) and the budget's time for
+    /// the file's size.
     pub fn within(source: &str, budget: FileBudget) -> ParseLimits {
         ParseLimits {
             max_bytes: MAX_PARSE_BYTES
-                .max(source.len().saturating_mul(PARSE_BYTES_PER_SOURCE_BYTE)),
+                .max(source.len().saturating_mul(PARSE_BYTES_PER_SOURCE_BYTE))
+                .min(MAX_PARSE_BYTES_CEILING),
             max_time: budget.for_size(source.len() as u64),
         }
     }

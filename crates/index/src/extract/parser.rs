@@ -97,9 +97,20 @@ fn usable(p: *const c_void) -> isize {
     unsafe { libmimalloc_sys::mi_usable_size(p) as isize }
 }
 
+/// Ends the process with a message when the allocator has no memory for tree-sitter,
+/// as tree-sitter's own allocator does: tree-sitter never checks for null, so returning
+/// one would be a segmentation fault somewhere inside the parse, with no word of why.
+fn out_of_memory(bytes: usize) -> ! {
+    eprintln!("loci: tree-sitter could not allocate {bytes} bytes: out of memory");
+    std::process::abort()
+}
+
 unsafe extern "C" fn ts_malloc(size: usize) -> *mut c_void {
     // SAFETY: mimalloc's malloc, called as malloc.
     let p = unsafe { libmimalloc_sys::mi_malloc(size) };
+    if p.is_null() && size > 0 {
+        out_of_memory(size);
+    }
     if !p.is_null() {
         count(usable(p));
     }
@@ -109,6 +120,9 @@ unsafe extern "C" fn ts_malloc(size: usize) -> *mut c_void {
 unsafe extern "C" fn ts_calloc(n: usize, size: usize) -> *mut c_void {
     // SAFETY: mimalloc's calloc, called as calloc.
     let p = unsafe { libmimalloc_sys::mi_calloc(n, size) };
+    if p.is_null() && n > 0 && size > 0 {
+        out_of_memory(n.saturating_mul(size));
+    }
     if !p.is_null() {
         count(usable(p));
     }
@@ -124,6 +138,8 @@ unsafe extern "C" fn ts_realloc(old: *mut c_void, size: usize) -> *mut c_void {
     } else if size == 0 {
         // realloc(p, 0) may free `old` and return null.
         count(-before);
+    } else {
+        out_of_memory(size);
     }
     p
 }
