@@ -1,6 +1,7 @@
 //! C++: namespaces, classes/structs/unions/enums (templates included), functions and
 //! methods (in-class and out-of-line `void Foo::bar() {}`), pure virtual methods,
-//! `using X = ..`/typedef, `#define`, calls, `new`, type uses, `#include`/`using` and bases.
+//! `using X = ..`/typedef, `#define`, calls, `new`, type uses, `#include`/`using` and bases;
+//! receiver types of parameters, locals, fields and `this` ([`super::receivers_cpp`]).
 //!
 //! Rules:
 //! - a definition whose name is qualified (`void Foo::bar() {}`, `class ns::Foo {}`) is
@@ -28,9 +29,10 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = "::";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    super::receivers_cpp::cpp(c, node);
     match node.kind() {
         "namespace_definition" => namespace(c, node),
         "class_specifier" => type_definition(c, node, SymbolKind::Class),
@@ -82,7 +84,13 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "base_class_clause" | "template_parameter_list" => Action::Skip,
         "call_expression" => {
             if let Some(function) = node.field("function") {
+                let before = c.ref_count();
                 call(c, function);
+                if c.ref_count() > before
+                    && let Some(args) = node.field("arguments")
+                {
+                    c.set_last_args(argument_count(args));
+                }
             }
             Action::Descend
         }
@@ -161,7 +169,58 @@ fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             c.def(outer(node), name, kind, body)
         }
     };
+    if let Some(params) = node.field("declarator").and_then(parameters) {
+        c.set_params(id, arity(c, params));
+    }
     Action::Enter(id)
+}
+
+/// The parameter list of a function's declarator (`f(int a, int b)` → `(int a, int b)`).
+fn parameters(declarator: Node<'_>) -> Option<Node<'_>> {
+    let mut node = declarator;
+    for _ in 0..32 {
+        match node.kind() {
+            "function_declarator" => return node.field("parameters"),
+            "pointer_declarator"
+            | "reference_declarator"
+            | "parenthesized_declarator"
+            | "attributed_declarator" => node = node.field("declarator")?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// What a parameter list accepts: each parameter without a default is required; a
+/// default value or a trailing `...` lets more follow (overloads are told apart by
+/// it, as Java's are); `(void)` takes none.
+fn arity(c: &Collector<'_>, params: Node<'_>) -> super::Arity {
+    let mut fixed = 0u16;
+    let mut variadic = false;
+    for p in named_children(params) {
+        match p.kind() {
+            "parameter_declaration" if c.text(p).trim() != "void" => {
+                fixed = fixed.saturating_add(1);
+            }
+            "optional_parameter_declaration" | "variadic_parameter_declaration" => {
+                variadic = true;
+            }
+            _ => {}
+        }
+    }
+    if c.text(params).contains("...") {
+        variadic = true;
+    }
+    super::Arity { fixed, variadic }
+}
+
+/// The arguments of a call, comments aside.
+fn argument_count(args: Node<'_>) -> u16 {
+    let n = named_children(args)
+        .into_iter()
+        .filter(|a| a.kind() != "comment")
+        .count();
+    u16::try_from(n).unwrap_or(u16::MAX)
 }
 
 /// `virtual void draw() = 0;` in a class body: the only place such a method is defined.
@@ -176,7 +235,10 @@ fn pure_virtual(c: &mut Collector<'_>, node: Node<'_>) {
         return;
     };
     let name = c.text(name_node).to_string();
-    c.def(node, &name, SymbolKind::Method, None);
+    let id = c.def(node, &name, SymbolKind::Method, None);
+    if let Some(params) = node.field("declarator").and_then(parameters) {
+        c.set_params(id, arity(c, params));
+    }
 }
 
 /// `const int N = 3;` / `constexpr auto K = ..;` outside any function.

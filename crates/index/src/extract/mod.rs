@@ -26,6 +26,7 @@ mod parser;
 mod php;
 mod python;
 mod receivers;
+mod receivers_cpp;
 mod receivers_js;
 mod receivers_kotlin;
 mod ruby;

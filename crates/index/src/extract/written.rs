@@ -72,9 +72,18 @@ impl Types {
 }
 
 /// Wrappers whose methods are their content's (through `Deref`): `Arc<Engine>` is an `Engine` receiver.
-const DEREF_WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Pin"];
+const DEREF_WRAPPERS: &[&str] = &[
+    "Arc",
+    "Rc",
+    "Box",
+    "Pin",
+    "unique_ptr",
+    "shared_ptr",
+    "scoped_ptr",
+];
 
-/// Whether `name` is a pointer whose methods are its pointee's (`Arc`, `Box`, `Pin`).
+/// Whether `name` is a pointer whose methods are its pointee's (`Arc`, `Box`, `Pin`, C++'s
+/// `unique_ptr`, `shared_ptr` and `scoped_ptr`).
 pub(crate) fn is_deref_wrapper(name: &str) -> bool {
     DEREF_WRAPPERS.contains(&name)
 }

@@ -69,7 +69,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 8;
+pub const RULES_VERSION: u32 = 9;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;

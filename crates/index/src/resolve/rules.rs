@@ -46,6 +46,14 @@ impl<'a> Ctx<'a> {
         if !concrete && self.lang() == Some(crate::Lang::Rust) && !self.defines_type(ty) {
             return self.resolve_on_foreign(Some(ty), name, wanted);
         }
+        // C++: a type the workspace does not define (`std::string`, a library's class):
+        // its members are the library's, never a same-named method of a workspace class.
+        if !concrete
+            && matches!(self.lang(), Some(crate::Lang::C | crate::Lang::Cpp))
+            && !self.defines_type(ty)
+        {
+            return Vec::new();
+        }
         // Java: a type the workspace does not define ([`super::java_foreign`]).
         if !concrete && let Some(found) = self.resolve_on_java_foreign(ty, name, wanted) {
             return found;

@@ -1,0 +1,104 @@
+//! C++ receivers whose type the code states: parameters (`const Key &k`, `Key *k`),
+//! locals (`ns::Key k;`, `auto k = new Key;`, `auto k = std::make_unique<Key>()`),
+//! smart pointers (`std::unique_ptr<Key>`), fields of a class body, and `this` in a
+//! method defined out of line; receivers of a type the workspace does not define
+//! (`std::string s; s.length()`), which reach none of its same-named methods; and
+//! overloads told apart by how many arguments a call passes.
+
+use crate::common;
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "key.h",
+        "#include <memory>
+#include <string>
+namespace ns {
+class Key {
+ public:
+  int length() const { return n_; }
+  void set(const char *p);
+  void set(const char *p, int n);
+ private:
+  int n_;
+};
+class Entry {
+ public:
+  int length() const { return 2; }
+};
+template <typename T>
+class Box {
+ public:
+  int size() { return item.length(); }
+  T item;
+};
+class Holder {
+ public:
+  int inline_field() { return key_.length(); }
+  int through_this();
+  Entry entry_;
+  Key key_;
+};
+class Other {
+ public:
+  int inline_field() { return 0; }
+};
+}
+",
+    ),
+    (
+        "use.cc",
+        "#include \"key.h\"
+namespace ns {
+void Key::set(const char *p) { set(p, 1); }
+void Key::set(const char *p, int n) { n_ = n; }
+int by_ref(const Key &key) { return key.length(); }
+int by_ptr(Key *key) { return key->length(); }
+int local() { ns::Key k; return k.length(); }
+int made() { auto k = new Key(); return k->length(); }
+int owned() { auto k = std::make_unique<Key>(); return k->length(); }
+int smart(std::unique_ptr<Entry> e) { return e->length(); }
+int library(const std::string &s) { return s.length(); }
+int Holder::through_this() { return this->inline_field(); }
+void two(Key &k) { k.set(\"a\", 1); }
+}
+",
+    ),
+];
+
+#[test]
+fn stated_receivers_pick_their_types_methods_only() {
+    let (_dir, g) = common::indexed_graph(FILES);
+    assert_eq!(
+        common::caller_names(&g, "Key.length"),
+        [
+            "ns::Box::size",
+            "ns::Holder::inline_field",
+            "ns::by_ptr",
+            "ns::by_ref",
+            "ns::local",
+            "ns::made",
+            "ns::owned"
+        ]
+    );
+    // `item.length()` on a template parameter's `T` is answered by name: both.
+    assert_eq!(
+        common::caller_names(&g, "Entry.length"),
+        ["ns::Box::size", "ns::smart"]
+    );
+    // `this` in a method defined out of line is its class.
+    assert_eq!(
+        common::caller_names(&g, "Holder.inline_field"),
+        ["ns::Holder::through_this"]
+    );
+    assert!(common::caller_names(&g, "Other.inline_field").is_empty());
+}
+
+#[test]
+fn overloads_are_told_apart_by_their_arguments() {
+    let (_dir, g) = common::indexed_graph(FILES);
+    assert_eq!(
+        common::caller_names(&g, "use.cc:Key.set/2"),
+        ["ns::Key::set", "ns::two"]
+    );
+    assert!(common::caller_names(&g, "use.cc:Key.set/1").is_empty());
+}
