@@ -433,6 +433,20 @@ impl<'s> Collector<'s> {
         }
     }
 
+    /// Moves a definition's start back to `node`'s when that is earlier: a definition
+    /// written in several declarations (TypeScript's overload signatures before the
+    /// implementation) starts at the first.
+    pub(crate) fn extend_start(&mut self, id: u32, node: Node<'_>) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize)
+            && (node.start_byte() as u32) < symbol.span.start_byte
+        {
+            let from = span(node);
+            symbol.span.start_line = from.start_line;
+            symbol.span.start_col = from.start_col;
+            symbol.span.start_byte = from.start_byte;
+        }
+    }
+
     /// Replaces a definition's doc comment (one found above the statement that holds it).
     pub(crate) fn set_doc(&mut self, id: u32, doc: String) {
         if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {

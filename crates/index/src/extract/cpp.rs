@@ -10,8 +10,12 @@
 //!   from a namespace there), whose parent is `Foo` when this file defines it;
 //! - method *declarations* in a class body (`void draw();`) are not definitions, except
 //!   pure virtual ones (`virtual void draw() = 0;`), which have no other definition;
-//! - function-like `#define f(x)` is a Macro, object-like `#define N 3` a Constant (a bare
-//!   `#define GUARD_H` is skipped), `const`/`constexpr` variables outside functions Constants;
+//! - function-like `#define f(x)` is a Macro, object-like `#define N 3` or `#define
+//!   GTEST_API_` a Constant (an include guard, the `#define GUARD_H` that opens the
+//!   `#ifndef GUARD_H` around the file, is skipped), `const`/`constexpr` variables outside
+//!   functions Constants;
+//! - `typedef` names every declarator, through pointers, references, arrays and function
+//!   types (`typedef void* Handle;`, `typedef T (*Factory)();`);
 //! - every base in `class A : public B, C` is an Inherits base (C++ has no interfaces);
 //! - `#include <a/b.h>` and `#include "a/b.h"` import module `a/b.h`; `using namespace ns;`
 //!   imports module `ns`; `using ns::name;` imports `name` from `ns`.
@@ -29,7 +33,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = "::";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_cpp::cpp(c, node);
@@ -64,7 +68,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Skip
         }
         "preproc_def" => {
-            if let (Some(name), Some(_)) = (c.field_text(node, "name"), node.field("value")) {
+            if let Some(name) = c.field_text(node, "name")
+                && !is_include_guard(c, node)
+            {
                 c.def(node, name, SymbolKind::Constant, None);
             }
             Action::Skip
@@ -273,18 +279,59 @@ fn constants(c: &mut Collector<'_>, node: Node<'_>) {
     }
 }
 
-/// `typedef struct { .. } Name;`, `typedef int Num;`: one alias per plain declarator.
+/// `typedef struct { .. } Name;`, `typedef int Num;`, `typedef void* Handle;`: one alias
+/// per declarator.
 fn typedef(c: &mut Collector<'_>, node: Node<'_>) {
     let mut cursor = node.walk();
     let declarators: Vec<Node<'_>> = node
         .children_by_field_name("declarator", &mut cursor)
         .collect();
     for declarator in declarators {
-        if declarator.kind() == "type_identifier" {
-            let name = c.text(declarator).to_string();
+        if let Some(name) = declared_type_name(declarator) {
+            let name = c.text(name).to_string();
             c.def(node, &name, SymbolKind::TypeAlias, None);
         }
     }
+}
+
+/// The name a typedef's declarator declares: `T` in `T`, `*T`, `&T`, `(*T)(int)`, `T[4]`.
+fn declared_type_name(declarator: Node<'_>) -> Option<Node<'_>> {
+    let mut node = declarator;
+    for _ in 0..32 {
+        match node.kind() {
+            "type_identifier" => return Some(node),
+            "pointer_declarator"
+            | "reference_declarator"
+            | "function_declarator"
+            | "array_declarator"
+            | "parenthesized_declarator"
+            | "attributed_declarator" => {
+                node = match node.field("declarator") {
+                    Some(inner) => inner,
+                    None => named_children(node).into_iter().find(|n| {
+                        n.kind().ends_with("declarator") || n.kind() == "type_identifier"
+                    })?,
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Whether a `#define NAME` without a value is the include guard of its file
+/// ([`super::include_guard`]): all that comes before it is comments and the `#ifndef`.
+fn is_include_guard(c: &Collector<'_>, define: Node<'_>) -> bool {
+    if define.field("value").is_some() {
+        return false;
+    }
+    let (Some(name), Some(before)) = (
+        c.field_text(define, "name"),
+        c.source_between(0, define.end_byte()),
+    ) else {
+        return false;
+    };
+    super::include_guard::guard_name(before) == Some(name.trim())
 }
 
 /// `using namespace a::b;` imports the namespace; `using a::b;` imports `b` from `a`.
@@ -357,6 +404,11 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
         "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier"
         | "alias_declaration" => is_own_field(parent, "name"),
         "type_definition" => is_own_field(parent, "declarator"),
+        "pointer_declarator"
+        | "reference_declarator"
+        | "function_declarator"
+        | "array_declarator"
+        | "parenthesized_declarator" => typedef_name_of(node, parent),
         _ => false,
     };
     if defines {
@@ -388,6 +440,21 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
     );
     let name = c.text(node);
     c.reference(node, name, Some(&qualifier), RefKind::TypeUse);
+}
+
+/// Whether `node`, inside the declarator `parent`, is the name a `typedef` declares.
+fn typedef_name_of(node: Node<'_>, parent: Node<'_>) -> bool {
+    let mut top = parent;
+    for _ in 0..32 {
+        match top.parent() {
+            Some(p) if p.kind().ends_with("declarator") => top = p,
+            Some(p) if p.kind() == "type_definition" => {
+                return declared_type_name(top).is_some_and(|n| n.id() == node.id());
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The node naming a function in a declarator chain: `*f(..)`, `&Foo::operator=(..)`,
@@ -641,12 +708,13 @@ mod tests {
 
     #[test]
     fn macros_aliases_and_constants() {
-        let src = "#define SQ(x) ((x)*(x))\n#define PI 3.14\n#define GUARD_H\nusing Id = int;\ntypedef int Num;\nconstexpr int N = 3;\nvoid f() { const int local = 1; }\n";
+        let src = "#ifndef GUARD_H\n#define GUARD_H\n#define SQ(x) ((x)*(x))\n#define PI 3.14\n#define EXPORTED\nusing Id = int;\ntypedef int Num;\nconstexpr int N = 3;\nvoid f() { const int local = 1; }\n#endif\n";
         assert_eq!(
             defs(src),
             vec![
                 ("SQ".to_string(), "macro"),
                 ("PI".to_string(), "constant"),
+                ("EXPORTED".to_string(), "constant"),
                 ("Id".to_string(), "type_alias"),
                 ("Num".to_string(), "type_alias"),
                 ("N".to_string(), "constant"),

@@ -1,7 +1,9 @@
 //! JavaScript, TypeScript and TSX (the TypeScript grammars extend JavaScript's node kinds):
 //! functions, classes, methods, functions bound to variables, top-level `const`s,
 //! interfaces, type aliases, enums and namespaces, named function expressions passed as
-//! arguments or returned (`app.use(function mounted() {})`); calls and `new`, type uses,
+//! arguments, returned or bound to a computed name (`app.use(function mounted() {})`),
+//! definitions made by assignment ([`super::js_assigned`]: `exports.f = ..`,
+//! `C.prototype.m = ..`, classes compiled to ES5); calls and `new`, type uses,
 //! `import`/`export ... from`/`require()` imports, `extends` and `implements` bases.
 
 use tree_sitter::Node;
@@ -16,11 +18,16 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_js::javascript(c, node);
     match node.kind() {
+        // `function C() {..}` inside the compiled class `C` (`js_assigned::compiled_class`):
+        // its constructor, a method named as written (as Java's and C++'s are).
+        "function_declaration" if super::js_assigned::is_compiled_constructor(c, node) => {
+            named(c, node, SymbolKind::Method)
+        }
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
             if is_overload(c, node) {
                 return Action::Descend;
@@ -77,12 +84,12 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "variable_declarator" => declarator(c, node),
         "public_field_definition" | "field_definition" => field(c, node),
         "pair" => pair(c, node),
-        "assignment_expression" => assignment(c, node),
+        "assignment_expression" => super::js_assigned::assignment(c, node),
         // Bases are recorded with their class; their names are not type uses too.
         "class_heritage" | "extends_type_clause" => Action::Skip,
         "call_expression" => {
             call(c, node);
-            match define_property(c, node) {
+            match super::js_assigned::define_property(c, node) {
                 Some(id) => Action::Enter(id),
                 None => Action::Descend,
             }
@@ -140,18 +147,23 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 }
 
 /// A declaration with a `name` field: recorded, then its children inside its scope.
-/// The last of a run of overloads stands for them all, with the first one's doc comment
-/// when it has none of its own.
+/// The last of a run of overloads stands for them all: it starts at the first one (the
+/// signatures are its typed interface), with the first one's doc comment when it has
+/// none of its own.
 fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
     let Some(name_node) = node.field("name") else {
         return Action::Descend;
     };
     let name = c.text(name_node);
     let body = node.field("body");
+    let first = first_overload(c, node);
     let doc = c
         .preceding_comments(outer(node))
-        .or_else(|| first_overload(c, node).and_then(|first| c.preceding_comments(outer(first))));
+        .or_else(|| first.and_then(|first| c.preceding_comments(outer(first))));
     let id = c.def_with_doc(node, name, kind, body, doc);
+    if let Some(first) = first_signature(c, node) {
+        c.extend_start(id, first);
+    }
     if matches!(kind, SymbolKind::Function | SymbolKind::Method)
         && let Some(callbacks) = callback_types(c, node)
     {
@@ -322,6 +334,24 @@ fn is_overload(c: &Collector<'_>, node: Node<'_>) -> bool {
     ) && same_name_neighbour(c, node, true).is_some()
 }
 
+/// The first of the overload signatures right before `node` (`function f(a: string):
+/// void;` before `function f(a: any) {..}`), if any; a getter before its setter is no
+/// signature of it.
+fn first_signature<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
+    let mut first = None;
+    let mut at = node;
+    while let Some(prev) = same_name_neighbour(c, at, false).filter(|p| {
+        matches!(
+            p.kind(),
+            "function_signature" | "method_signature" | "abstract_method_signature"
+        )
+    }) {
+        first = Some(prev);
+        at = prev;
+    }
+    first
+}
+
 /// The first of the overloads before `node`, if any.
 fn first_overload<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
     let mut first = None;
@@ -334,19 +364,20 @@ fn first_overload<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
 }
 
 /// A named function expression where nothing else names it: passed as an argument
-/// (`router.use(path, function mounted_app() {})`) or returned (`return function
-/// expressInit() {}`). One bound to a variable, a property or a field is defined under
-/// that name by its binding instead.
+/// (`router.use(path, function mounted_app() {})`), returned (`return function
+/// expressInit() {}`) or bound to a computed name (`this[kOnDrain] = function onDrain()
+/// {}`, `{ [key]: function named() {} }`). One bound to a variable, a property or a
+/// field is defined under that name by its binding instead.
 fn named_expression(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let bound = node.parent().is_some_and(|p| {
-        matches!(
-            p.kind(),
-            "variable_declarator"
-                | "assignment_expression"
-                | "pair"
-                | "public_field_definition"
-                | "field_definition"
-        )
+    let bound = node.parent().is_some_and(|p| match p.kind() {
+        "variable_declarator" | "public_field_definition" | "field_definition" => true,
+        "assignment_expression" => p
+            .field("left")
+            .is_some_and(|l| matches!(l.kind(), "identifier" | "member_expression")),
+        "pair" => p
+            .field("key")
+            .is_some_and(|k| k.kind() != "computed_property_name"),
+        _ => false,
     });
     if bound {
         return Action::Descend;
@@ -367,7 +398,7 @@ fn outer(node: Node<'_>) -> Node<'_> {
 }
 
 /// `extends B` (JavaScript: any expression; TypeScript: `extends_clause`) and `implements I, J`.
-fn class_bases(c: &mut Collector<'_>, class: Node<'_>, id: u32) {
+pub(super) fn class_bases(c: &mut Collector<'_>, class: Node<'_>, id: u32) {
     let mut cursor = class.walk();
     let heritage: Vec<Node<'_>> = class
         .named_children(&mut cursor)
@@ -432,11 +463,13 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let value = node.field("value");
+    let compiled = value.and_then(|v| super::js_assigned::compiled_class(c, c.text(name_node), v));
     let kind = match value.map(|v| v.kind()) {
         Some("arrow_function" | "function_expression" | "function" | "generator_function") => {
             SymbolKind::Function
         }
         Some("class") => SymbolKind::Class,
+        _ if compiled.is_some() => SymbolKind::Class,
         _ => {
             let top_level_const = decl.field("kind").is_some_and(|k| c.text(k) == "const")
                 && is_top_level(decl)
@@ -454,14 +487,29 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         .count()
         == 1;
     let span_node = if single { decl } else { node };
-    let body = value.and_then(|v| v.field("body"));
+    let body = match compiled {
+        Some((function, _)) => function.field("body"),
+        None => value.and_then(|v| v.field("body")),
+    };
     let doc = c.preceding_comments(outer(decl));
     let name = c.text(name_node);
     let id = c.def_with_doc(span_node, name, kind, body, doc);
-    if kind == SymbolKind::Class
-        && let Some(class) = value
-    {
-        class_bases(c, class, id);
+    match compiled {
+        // `(function (_super) {..}(Base))`: the argument is the base class.
+        Some((_, call)) => {
+            let base = call
+                .field("arguments")
+                .and_then(|args| super::nodes::named_children(args).into_iter().next());
+            if let Some(base) = base {
+                base_expression(c, base, id, BaseKind::Inherits);
+            }
+        }
+        None if kind == SymbolKind::Class => {
+            if let Some(class) = value {
+                class_bases(c, class, id);
+            }
+        }
+        None => {}
     }
     Action::Enter(id)
 }
@@ -513,116 +561,6 @@ fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let name = c.text(key).trim_matches(['"', '\'']).to_string();
     let id = c.def(node, &name, SymbolKind::Method, value.field("body"));
     Action::Enter(id)
-}
-
-/// `exports.f = function () {}`, `Foo.prototype.m = () => {}`, `f = function () {}`.
-fn assignment(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let (Some(left), Some(value)) = (node.field("left"), node.field("right")) else {
-        return Action::Descend;
-    };
-    if !matches!(
-        value.kind(),
-        "arrow_function" | "function_expression" | "function" | "generator_function"
-    ) {
-        return Action::Descend;
-    }
-    let stmt = node
-        .parent()
-        .filter(|p| p.kind() == "expression_statement")
-        .unwrap_or(node);
-    let body = value.field("body");
-    let (name, owner) = match left.kind() {
-        "identifier" => (c.text(left), None),
-        "member_expression" => {
-            let Some(property) = left.field("property") else {
-                return Action::Descend;
-            };
-            let object = c.field_text(left, "object").unwrap_or("");
-            (c.text(property), member_owner(object))
-        }
-        _ => return Action::Descend,
-    };
-    let doc = c.preceding_comments(stmt);
-    let id = match owner {
-        // A member of the object it is assigned to, so that `x.m()` reaches it.
-        Some(Owner::Object(object)) => member_def(c, node, object, name, body, doc),
-        Some(Owner::This) => c.def_with_doc(node, name, SymbolKind::Method, body, doc),
-        None => c.def_with_doc(node, name, SymbolKind::Function, body, doc),
-    };
-    Action::Enter(id)
-}
-
-/// Whose member an assigned function is.
-enum Owner<'s> {
-    /// `this.m = ..`: the enclosing class's.
-    This,
-    /// `res.m = ..`, `Foo.prototype.m = ..`: the object's (`res`, `Foo`).
-    Object(&'s str),
-}
-
-/// The owner of `object.m = function`: `None` for the module itself (`exports.m`,
-/// `module.exports.m`, whose functions are the file's).
-fn member_owner(object: &str) -> Option<Owner<'_>> {
-    let object = object.trim();
-    let object = object.strip_suffix(".prototype").unwrap_or(object);
-    match object {
-        "this" => Some(Owner::This),
-        "exports" | "module.exports" | "module" => None,
-        _ if object.is_empty() || object.contains(['(', '[', ' ']) => None,
-        _ => Some(Owner::Object(object)),
-    }
-}
-
-/// A method `object.name` (a child of `object` when this file defines it as a type).
-fn member_def(
-    c: &mut Collector<'_>,
-    node: Node<'_>,
-    object: &str,
-    name: &str,
-    body: Option<Node<'_>>,
-    doc: Option<String>,
-) -> u32 {
-    let last = object.rsplit('.').next().unwrap_or(object);
-    let parent = c.find_type(last);
-    let id = c.def_qualified(node, object, name, SymbolKind::Method, body, parent);
-    if let Some(doc) = doc {
-        c.set_doc(id, doc);
-    }
-    id
-}
-
-/// `Object.defineProperty(obj, 'm', { value: function () {} })` (or `get:`): a method `obj.m`.
-fn define_property(c: &mut Collector<'_>, node: Node<'_>) -> Option<u32> {
-    if c.field_text(node, "function") != Some("Object.defineProperty") {
-        return None;
-    }
-    let args = super::nodes::named_children(node.field("arguments")?);
-    let [object, key, descriptor] = args.as_slice() else {
-        return None;
-    };
-    if !matches!(key.kind(), "string") || descriptor.kind() != "object" {
-        return None;
-    }
-    let name = c.text(*key).trim_matches(['"', '\'', '`']);
-    let owner = member_owner(c.text(*object))?;
-    let function = super::nodes::named_children(*descriptor)
-        .into_iter()
-        .filter(|p| p.kind() == "pair")
-        .filter(|p| matches!(c.field_text(*p, "key"), Some("value" | "get")))
-        .find_map(|p| {
-            p.field("value").filter(|v| {
-                matches!(
-                    v.kind(),
-                    "arrow_function" | "function_expression" | "function" | "generator_function"
-                )
-            })
-        })?;
-    let body = function.field("body");
-    let doc = c.preceding_comments(node.parent().unwrap_or(node));
-    Some(match owner {
-        Owner::Object(object) => member_def(c, node, object, name, body, doc),
-        Owner::This => c.def_with_doc(node, name, SymbolKind::Method, body, doc),
-    })
 }
 
 fn is_top_level(decl: Node<'_>) -> bool {

@@ -1,5 +1,5 @@
-//! Python: functions, methods, classes, module-level UPPER_CASE constants and `type`
-//! aliases; calls, annotation type uses, `import`/`from` imports and base classes.
+//! Python: functions (`f = lambda ..` too), methods, classes, module-level UPPER_CASE
+//! constants and `type` aliases; calls, annotation type uses, `import`/`from` imports and base classes.
 
 use tree_sitter::Node;
 
@@ -17,7 +17,8 @@ pub(crate) const SEPARATOR: &str = ".";
 // 2: `x = {}` / `[..]` / `dict(..)` / a string literal give `x` the builtin's type
 // (`extract/receivers.rs`), so resolution links none of the workspace's same-named
 // methods to `x.get()`.
-pub(crate) const VERSION: u32 = 2;
+// 3: `f = lambda ..` outside a class body is the function `f`.
+pub(crate) const VERSION: u32 = 3;
 
 /// Indentation levels tree-sitter-python can keep: its scanner saves its stack of
 /// indents in tree-sitter's 1 KiB state buffer, two bytes each after a two-byte
@@ -125,7 +126,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "typed_parameter" | "typed_default_parameter" | "assignment" => {
             super::receivers::python(c, node);
             if node.kind() == "assignment"
-                && let Some(action) = class_member(c, node)
+                && let Some(action) = class_member(c, node).or_else(|| lambdas(c, node))
             {
                 return action;
             }
@@ -264,6 +265,46 @@ fn class_member(c: &mut Collector<'_>, assignment: Node<'_>) -> Option<Action> {
     };
     let id = c.def(stmt, name, SymbolKind::Method, body);
     Some(Action::Enter(id))
+}
+
+/// `f = lambda x: ..` outside a class body: a function `f`, as `def f(x)` would be (a
+/// JavaScript `const f = (x) => ..` is one too); `f, g = lambda: 1, lambda: 2` defines
+/// both.
+fn lambdas(c: &mut Collector<'_>, assignment: Node<'_>) -> Option<Action> {
+    let left = assignment.field("left")?;
+    let right = assignment.field("right")?;
+    if left.kind() == "identifier" && right.kind() == "lambda" {
+        let stmt = assignment
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .unwrap_or(assignment);
+        let id = c.def(
+            stmt,
+            c.text(left),
+            SymbolKind::Function,
+            right.field("body"),
+        );
+        return Some(Action::Enter(id));
+    }
+    if left.kind() != "pattern_list" || right.kind() != "expression_list" {
+        return None;
+    }
+    let names = super::nodes::named_children(left);
+    let values = super::nodes::named_children(right);
+    if names.len() != values.len() {
+        return None;
+    }
+    for (name, value) in names.into_iter().zip(values) {
+        if name.kind() == "identifier" && value.kind() == "lambda" {
+            c.def(
+                value,
+                c.text(name),
+                SymbolKind::Function,
+                value.field("body"),
+            );
+        }
+    }
+    None
 }
 
 fn call_target(c: &mut Collector<'_>, function: Node<'_>) {
