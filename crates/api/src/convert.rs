@@ -320,6 +320,12 @@ impl From<loci_memory::MemoryError> for ApiError {
             E::Open(store) => store.into(),
             E::Sqlite { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
             E::Embed(_) => ApiError::new(ErrorKind::Failure, e.to_string()),
+            // The PostgreSQL store (its configuration is wired in the API next).
+            E::PgUrl { .. } => ApiError::new(ErrorKind::InvalidInput, e.to_string()),
+            E::Postgres { .. }
+            | E::PgTimeout { .. }
+            | E::PgConflict { .. }
+            | E::PgSchemaTooNew { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
         }
     }
 }

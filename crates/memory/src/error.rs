@@ -60,12 +60,98 @@ pub enum MemoryError {
     /// The embedder failed.
     #[error("embedding failed: {0}")]
     Embed(String),
+    /// The PostgreSQL memory database's connection string does not parse. It is named
+    /// only through [`crate::pg::redacted`], so a message never shows a password.
+    #[error("memory database URL {target} is not valid: {reason}")]
+    PgUrl {
+        /// The connection string, password hidden.
+        target: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// PostgreSQL failed on the memory database (cannot connect, a statement failed).
+    #[error("memory database {target}: {}", pg_detail(source))]
+    Postgres {
+        /// The connection string, password hidden ([`crate::pg::redacted`]).
+        target: String,
+        /// What PostgreSQL (or the connection) said.
+        #[source]
+        source: postgres::Error,
+    },
+    /// A statement ran past the connection's statement timeout and was cancelled by the
+    /// server: a slow or locked database answers with this instead of hanging a request.
+    #[error(
+        "memory database {target}: a statement ran past the statement timeout of {limit_ms} ms and was cancelled"
+    )]
+    PgTimeout {
+        /// The connection string, password hidden.
+        target: String,
+        /// The timeout, in milliseconds.
+        limit_ms: u64,
+    },
+    /// Concurrent writers kept conflicting with this transaction (serialization
+    /// failures or deadlocks) through every retry; nothing of it was stored.
+    #[error(
+        "memory database {target}: the transaction conflicted with concurrent writers {attempts} times in {elapsed_ms} ms and was given up; nothing was stored"
+    )]
+    PgConflict {
+        /// The connection string, password hidden.
+        target: String,
+        /// Attempts made.
+        attempts: u32,
+        /// Time spent on them, in milliseconds.
+        elapsed_ms: u64,
+    },
+    /// The database's memory schema is newer than this build knows: another, newer loci
+    /// migrated it. Nothing is read or written through an older build.
+    #[error(
+        "memory database {target} has memory schema version {found}, newer than version {known} this build of loci knows; upgrade loci"
+    )]
+    PgSchemaTooNew {
+        /// The connection string, password hidden.
+        target: String,
+        /// The version the database has.
+        found: i32,
+        /// The newest version this build knows.
+        known: i32,
+    },
+}
+
+/// PostgreSQL's own words for an error: the server's message (with its detail and
+/// SQLSTATE) when it sent one, else the client's.
+fn pg_detail(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => {
+            let mut s = format!(
+                "{}: {} (SQLSTATE {})",
+                db.severity(),
+                db.message(),
+                db.code().code()
+            );
+            if let Some(d) = db.detail() {
+                s.push_str(&format!("; {d}"));
+            }
+            s
+        }
+        None => e.to_string(),
+    }
 }
 
 impl MemoryError {
-    /// Whether the cause is another writer holding the database past the busy timeout.
+    /// Whether the cause is other writers: SQLite's database held past the busy
+    /// timeout, or PostgreSQL transactions that kept conflicting through every retry.
+    /// Trying again later may succeed.
     pub fn is_busy(&self) -> bool {
-        matches!(self, MemoryError::Sqlite { source: rusqlite::Error::SqliteFailure(e, _), .. }
-            if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+        match self {
+            MemoryError::Sqlite {
+                source: rusqlite::Error::SqliteFailure(e, _),
+                ..
+            } => matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            ),
+            MemoryError::PgConflict { .. } => true,
+            _ => false,
+        }
     }
 }

@@ -1,14 +1,16 @@
 //! loci's memory: what an agent learns about a codebase — decisions, conventions,
 //! incidents — kept per workspace in its own SQLite database (`.loci/memory.db`, beside
-//! the index, so a rebuilt index never costs a memory) or in a user-level store, and
-//! recalled in milliseconds by hybrid search tied to the code graph.
+//! the index, so a rebuilt index never costs a memory), in a user-level store, or in a
+//! PostgreSQL database a team shares, and recalled in milliseconds by hybrid search tied
+//! to the code graph.
 //!
 //! - **Data**: memories (name unique per namespace, nine types, versions on every
 //!   change), entities and weighted relationships, chunks and their vectors, and code
 //!   links keyed by path + qualified name + kind with the code's content hash, so a
 //!   note about a function knows when the function changed ([`code::check`]).
-//! - **Storage seam**: [`MemoryStore`]; [`SqliteStore`] is the one implementation.
-//!   Recall, staleness and the service layer only see the trait.
+//! - **Storage seam**: [`MemoryStore`]; [`SqliteStore`] keeps a workspace's memories in
+//!   a file, [`PgStore`] a team's in PostgreSQL (one scope per repository). Recall,
+//!   staleness and the service layer only see the trait.
 //! - **Code graph seam**: [`CodeGraph`], implemented by the service layer over the
 //!   workspace's index; this crate needs no index.
 //! - **Vectors seam**: [`Embedder`]; without one, recall runs full text and graph and
@@ -37,6 +39,7 @@ pub mod mentions;
 pub mod merge;
 pub mod model;
 pub mod ops;
+pub mod pg;
 pub mod recall;
 pub mod snippet;
 mod sqlite;
@@ -49,6 +52,7 @@ pub use model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, MemoryType,
     NAME_PATTERN, NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
 };
+pub use pg::{PgOptions, PgStore};
 pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, VectorCacheStats, merged_body};
 pub use store::{Filter, MemoryStore, StoreStats};
 pub use vector::{EmbedError, Embedder};

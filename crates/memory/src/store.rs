@@ -1,7 +1,8 @@
 //! The storage seam: everything recall and the front ends need from where memories are
-//! kept, as one trait. [`crate::SqliteStore`] keeps them in a SQLite file; a shared
-//! PostgreSQL store for a team implements the same trait, and recall, graph expansion,
-//! staleness and the service layer work over it unchanged.
+//! kept, as one trait. [`crate::SqliteStore`] keeps them in a SQLite file;
+//! [`crate::PgStore`], a team's shared PostgreSQL database, implements the same trait,
+//! and recall, graph expansion, staleness and the service layer work over it unchanged.
+//! `tests/store.rs` runs one conformance suite against both.
 
 use crate::MemoryError;
 use crate::model::{
@@ -181,7 +182,8 @@ pub trait MemoryStore {
     /// Counts (of one namespace, or all).
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError>;
 
-    /// Full-text candidates for `terms` (OR'ed), best first, with their BM25 score.
+    /// Full-text candidates for `terms` (OR'ed), best first, with their score: lower is
+    /// better (FTS5's BM25, or the PostgreSQL store's negated rank), as fusion takes it.
     fn fts(
         &self,
         terms: &[String],

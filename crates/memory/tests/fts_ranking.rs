@@ -1,16 +1,19 @@
-//! Recall's full-text ranking over real SQLite files: words are stemmed, a common word is
+//! Recall's full-text ranking over both stores: words are stemmed, a common word is
 //! scored on every memory holding it (not just its most recent ones), a word too common
-//! to score exactly still counts for the memories the rarer words found, and a store made
-//! before stemming is migrated with every memory still found.
+//! to score exactly still counts for the memories the rarer words found; and (SQLite
+//! only) a store made before stemming is migrated with every memory still found.
 
 use loci_memory::recall::{RecallRequest, Signals, query_terms, recall};
 use loci_memory::{Filter, MemoryStore, NewMemory, NoCode, SqliteStore, ops};
 
-fn open() -> (tempfile::TempDir, SqliteStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("memory.db")).unwrap();
-    (dir, store)
-}
+use crate::stores::Fixture;
+
+conformance!(
+    query_words_find_memories_that_use_another_form_of_them,
+    a_common_word_is_scored_on_every_memory_holding_it,
+    a_word_too_common_to_score_exactly_still_counts_where_the_rare_words_are,
+    a_rare_word_outranks_a_common_one,
+);
 
 fn filter() -> Filter {
     Filter {
@@ -19,7 +22,7 @@ fn filter() -> Filter {
     }
 }
 
-fn remember(store: &mut SqliteStore, name: &str, body: &str) {
+fn remember(store: &mut dyn MemoryStore, name: &str, body: &str) {
     let m = NewMemory {
         name: name.into(),
         body: body.into(),
@@ -29,7 +32,7 @@ fn remember(store: &mut SqliteStore, name: &str, body: &str) {
 }
 
 /// The names of the full-text hits for `query`, best first.
-fn fts_names(store: &mut SqliteStore, query: &str) -> Vec<String> {
+fn fts_names(store: &mut dyn MemoryStore, query: &str) -> Vec<String> {
     let req = RecallRequest {
         query: query.into(),
         filter: filter(),
@@ -45,51 +48,45 @@ fn fts_names(store: &mut SqliteStore, query: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn query_words_find_memories_that_use_another_form_of_them() {
-    let (_d, mut s) = open();
+fn query_words_find_memories_that_use_another_form_of_them(s: &mut Fixture) {
     // Named so that only the body can match.
     remember(
-        &mut s,
+        &mut **s,
         "scope-note",
         "Define a module to control scope and privacy.",
     );
-    remember(&mut s, "lunch", "Lunch is at noon in the big room.");
-    assert_eq!(fts_names(&mut s, "Defining Modules"), ["scope-note"]);
+    remember(&mut **s, "lunch", "Lunch is at noon in the big room.");
+    assert_eq!(fts_names(&mut **s, "Defining Modules"), ["scope-note"]);
 }
 
-#[test]
-fn a_common_word_is_scored_on_every_memory_holding_it() {
-    let (_d, mut s) = open();
+fn a_common_word_is_scored_on_every_memory_holding_it(s: &mut Fixture) {
     // The oldest memory says "widget" most densely; 449 newer ones say it once in a
     // longer text. Scored only on its 200 most recent postings, the word would never
     // reach the oldest.
-    remember(&mut s, "dense", "widget widget widget widget");
+    remember(&mut **s, "dense", "widget widget widget widget");
     let filler = "and then some more words about other things entirely, said once";
     for i in 0..449 {
-        remember(&mut s, &format!("m{i}"), &format!("widget {filler} {i}"));
+        remember(&mut **s, &format!("m{i}"), &format!("widget {filler} {i}"));
     }
     let hits = s.fts(&query_terms("widget"), &filter(), 5).unwrap();
     let top = s.summaries(&[hits[0].0]).unwrap();
     assert_eq!(top[0].name, "dense", "{hits:?}");
 }
 
-#[test]
-fn a_word_too_common_to_score_exactly_still_counts_where_the_rare_words_are() {
-    let (_d, mut s) = open();
+fn a_word_too_common_to_score_exactly_still_counts_where_the_rare_words_are(s: &mut Fixture) {
     // Two old memories with the rare word, the same length (names included); only the
     // first also has the common word, which 2,100 newer memories hold (past the exact
     // budget). Without the common word's credit they tie, and the newer one wins.
-    remember(&mut s, "note-a", "zephyrine everyday note");
-    remember(&mut s, "note-b", "zephyrine unusual note");
+    remember(&mut **s, "note-a", "zephyrine everyday note");
+    remember(&mut **s, "note-b", "zephyrine unusual note");
     for i in 0..2_100 {
         remember(
-            &mut s,
+            &mut **s,
             &format!("m{i}"),
             &format!("everyday entry number {i}"),
         );
     }
-    let names = fts_names(&mut s, "zephyrine everyday");
+    let names = fts_names(&mut **s, "zephyrine everyday");
     assert_eq!(
         names.first().map(String::as_str),
         Some("note-a"),
@@ -133,4 +130,20 @@ fn a_store_made_before_stemming_is_migrated_and_finds_every_memory() {
     // Still kept up to date by the triggers after the migration.
     remember(&mut s, "later", "Noon lunches are taken outside.");
     assert_eq!(fts_names(&mut s, "lunches").len(), 2);
+}
+
+fn a_rare_word_outranks_a_common_one(s: &mut Fixture) {
+    // Each memory holds one word of the query once, in bodies of one length; "quokka" is
+    // in one memory, "service" in twenty. The rare word's memory ranks first.
+    remember(&mut **s, "rare", "the quokka lives on an island far away");
+    for i in 0..20 {
+        remember(
+            &mut **s,
+            &format!("common-{i:02}"),
+            &format!("the service lives on host number {i}"),
+        );
+    }
+    let names = fts_names(&mut **s, "service quokka");
+    assert_eq!(names.first().map(String::as_str), Some("rare"), "{names:?}");
+    assert_eq!(names.len(), 10, "{names:?}");
 }

@@ -1,4 +1,4 @@
-//! Recall's signals one at a time and fused, over a real SQLite store: each signal alone
+//! Recall's signals one at a time and fused, over both stores: each signal alone
 //! answers only what that signal finds (how the quality harness measures them), and the
 //! fusion (full text and vectors by score, the graph by rank) keeps a text hit above
 //! memories that merely share an entity the query names.
@@ -6,15 +6,16 @@
 use loci_memory::model::EntityInput;
 use loci_memory::recall::{RecallRequest, Signals, recall};
 use loci_memory::vector::{EmbedError, Embedder, embed_pending};
-use loci_memory::{Filter, NewMemory, NoCode, SqliteStore, ops};
+use loci_memory::{Filter, MemoryStore, NewMemory, NoCode, ops};
 
-fn open() -> (tempfile::TempDir, SqliteStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join(".loci/memory.db")).unwrap();
-    (dir, store)
-}
+use crate::stores::Fixture;
 
-fn remember(store: &mut SqliteStore, name: &str, body: &str, entities: &[&str]) {
+conformance!(
+    each_signal_alone_answers_only_what_it_finds,
+    a_text_hit_outranks_memories_that_only_share_a_common_entity,
+);
+
+fn remember(store: &mut dyn MemoryStore, name: &str, body: &str, entities: &[&str]) {
     let m = NewMemory {
         name: name.into(),
         body: body.into(),
@@ -31,7 +32,7 @@ fn remember(store: &mut SqliteStore, name: &str, body: &str, entities: &[&str]) 
     ops::remember(store, &NoCode, false, &m, &[]).unwrap();
 }
 
-fn ask(store: &mut SqliteStore, query: &str, signals: Signals) -> Vec<(String, [bool; 3])> {
+fn ask(store: &mut dyn MemoryStore, query: &str, signals: Signals) -> Vec<(String, [bool; 3])> {
     let req = RecallRequest {
         query: query.into(),
         filter: Filter {
@@ -84,18 +85,16 @@ impl Embedder for Letters {
     }
 }
 
-#[test]
-fn each_signal_alone_answers_only_what_it_finds() {
-    let (_d, mut s) = open();
-    remember(&mut s, "retry", "Fetch retries three times", &["Ledger"]);
-    remember(&mut s, "billing", "Invoices go out hourly", &["Billing"]);
-    embed_pending(&mut s, &Letters, 8, 100).unwrap();
+fn each_signal_alone_answers_only_what_it_finds(s: &mut Fixture) {
+    remember(&mut **s, "retry", "Fetch retries three times", &["Ledger"]);
+    remember(&mut **s, "billing", "Invoices go out hourly", &["Billing"]);
+    embed_pending(&mut **s, &Letters, 8, 100).unwrap();
 
-    let fts = ask(&mut s, "fetch", Signals::FTS);
+    let fts = ask(&mut **s, "fetch", Signals::FTS);
     assert_eq!(fts, [("retry".to_string(), [true, false, false])]);
 
     // Vectors alone: every memory has a vector, each hit says only `vector`.
-    let vectors = ask(&mut s, "fetch", Signals::VECTORS);
+    let vectors = ask(&mut **s, "fetch", Signals::VECTORS);
     assert_eq!(vectors.len(), 2, "{vectors:?}");
     assert!(
         vectors.iter().all(|(_, w)| *w == [false, true, false]),
@@ -103,30 +102,28 @@ fn each_signal_alone_answers_only_what_it_finds() {
     );
 
     // Graph alone: the entity the query names; no text hit seeds it.
-    let graph = ask(&mut s, "billing fetch", Signals::GRAPH);
+    let graph = ask(&mut **s, "billing fetch", Signals::GRAPH);
     assert_eq!(graph, [("billing".to_string(), [false, false, true])]);
 
     // Hybrid: all three take part.
-    let hybrid = ask(&mut s, "billing fetch", Signals::ALL);
+    let hybrid = ask(&mut **s, "billing fetch", Signals::ALL);
     let billing = hybrid.iter().find(|(n, _)| n == "billing").unwrap();
     assert_eq!(billing.1, [true, true, true], "{hybrid:?}");
 }
 
-#[test]
-fn a_text_hit_outranks_memories_that_only_share_a_common_entity() {
-    let (_d, mut s) = open();
+fn a_text_hit_outranks_memories_that_only_share_a_common_entity(s: &mut Fixture) {
     // Thirty notes about Cargo (the query names the entity), stored first so the old
     // tie-break by id favoured them; none says anything about build scripts.
     for i in 0..30 {
         remember(
-            &mut s,
+            &mut **s,
             &format!("ws-{i:02}"),
             &format!("Note {i} about workspaces"),
             &["Cargo"],
         );
     }
     remember(
-        &mut s,
+        &mut **s,
         "scripts",
         "A build script runs before the crate compiles",
         &[],
@@ -139,7 +136,7 @@ fn a_text_hit_outranks_memories_that_only_share_a_common_entity() {
         },
         ..RecallRequest::default()
     };
-    let a = recall(&mut s, &NoCode, false, None, &req).unwrap();
+    let a = recall(&mut **s, &NoCode, false, None, &req).unwrap();
     let top = &a.hits[0];
     assert_eq!(
         top.memory.name,

@@ -1,18 +1,27 @@
-//! The memory store over real SQLite files: versions, atomic failures, concurrent
-//! writers, entities and relationships, recall's three sources and their fusion.
+//! The store conformance suite: versions, atomic failures, concurrent writers, entities
+//! and relationships, recall's three sources and their fusion, each written once against
+//! [`Fixture`] and run against SQLite and PostgreSQL (`conformance!` below).
 
 use loci_memory::model::{EntityInput, MAX_BODY_BYTES, Operation, RelationshipInput};
 use loci_memory::recall::{RecallRequest, recall};
 use loci_memory::vector::{EmbedError, Embedder, embed_pending};
-use loci_memory::{
-    Edit, Filter, MemoryError, MemoryStore, NewMemory, NoCode, SqliteStore, graph, ops,
-};
+use loci_memory::{Edit, Filter, MemoryError, MemoryStore, NewMemory, NoCode, graph, ops};
 
-fn open() -> (tempfile::TempDir, SqliteStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join(".loci/memory.db")).unwrap();
-    (dir, store)
-}
+use crate::stores::Fixture;
+
+conformance!(
+    every_mutation_is_a_version_and_each_is_recoverable,
+    a_relationship_to_a_missing_entity_stores_nothing_at_all,
+    a_name_collision_is_refused_and_the_first_memory_is_kept,
+    bodies_past_512_kib_descriptions_past_500_chars_and_bad_json_are_refused,
+    two_connections_editing_at_once_never_lose_a_version,
+    recall_reaches_through_entities_and_says_why_each_hit_ranked,
+    vectors_are_filled_after_remember_and_join_the_fusion,
+    entities_merge_and_rename_keep_every_memory_and_alias,
+    related_walks_shared_entities_then_relationships,
+    the_graph_exports_as_json_dot_and_mermaid,
+    recall_filters_by_type_and_never_shows_forgotten_memories,
+);
 
 fn new(name: &str, body: &str) -> NewMemory {
     NewMemory {
@@ -29,7 +38,7 @@ fn filter() -> Filter {
     }
 }
 
-fn remember(store: &mut SqliteStore, m: &NewMemory) -> Result<i64, MemoryError> {
+fn remember(store: &mut dyn MemoryStore, m: &NewMemory) -> Result<i64, MemoryError> {
     ops::remember(store, &NoCode, false, m, &[]).map(|v| v.memory.id)
 }
 
@@ -41,10 +50,8 @@ fn entity(name: &str) -> EntityInput {
     }
 }
 
-#[test]
-fn every_mutation_is_a_version_and_each_is_recoverable() {
-    let (_d, mut s) = open();
-    remember(&mut s, &new("retry", "first body")).unwrap();
+fn every_mutation_is_a_version_and_each_is_recoverable(s: &mut Fixture) {
+    remember(&mut **s, &new("retry", "first body")).unwrap();
     s.edit(
         "default",
         "retry",
@@ -97,9 +104,7 @@ fn every_mutation_is_a_version_and_each_is_recoverable() {
     );
 }
 
-#[test]
-fn a_relationship_to_a_missing_entity_stores_nothing_at_all() {
-    let (_d, mut s) = open();
+fn a_relationship_to_a_missing_entity_stores_nothing_at_all(s: &mut Fixture) {
     let mut m = new("ledger", "The ledger writes invoices");
     m.entities = vec![entity("Ledger")];
     m.relationships = vec![RelationshipInput {
@@ -108,7 +113,7 @@ fn a_relationship_to_a_missing_entity_stores_nothing_at_all() {
         relation: "writes_to".into(),
         weight: 0.5,
     }];
-    let e = remember(&mut s, &m).unwrap_err();
+    let e = remember(&mut **s, &m).unwrap_err();
     assert!(e.to_string().contains("`Nowhere`"), "{e}");
     let st = s.stats(None).unwrap();
     assert_eq!(
@@ -118,11 +123,9 @@ fn a_relationship_to_a_missing_entity_stores_nothing_at_all() {
     );
 }
 
-#[test]
-fn a_name_collision_is_refused_and_the_first_memory_is_kept() {
-    let (_d, mut s) = open();
-    remember(&mut s, &new("a", "one")).unwrap();
-    let e = remember(&mut s, &new("a", "two")).unwrap_err();
+fn a_name_collision_is_refused_and_the_first_memory_is_kept(s: &mut Fixture) {
+    remember(&mut **s, &new("a", "one")).unwrap();
+    let e = remember(&mut **s, &new("a", "two")).unwrap_err();
     assert!(
         matches!(
             e,
@@ -134,7 +137,7 @@ fn a_name_collision_is_refused_and_the_first_memory_is_kept() {
         "{e}"
     );
     s.forget("default", "a").unwrap();
-    let e = remember(&mut s, &new("a", "three")).unwrap_err();
+    let e = remember(&mut **s, &new("a", "three")).unwrap_err();
     assert!(
         matches!(
             e,
@@ -148,15 +151,13 @@ fn a_name_collision_is_refused_and_the_first_memory_is_kept() {
     // Another namespace is another name.
     let mut other = new("a", "four");
     other.namespace = Some("team".into());
-    remember(&mut s, &other).unwrap();
+    remember(&mut **s, &other).unwrap();
     assert_eq!(s.read("default", "a").unwrap().body, "one");
 }
 
-#[test]
-fn bodies_past_512_kib_descriptions_past_500_chars_and_bad_json_are_refused() {
-    let (_d, mut s) = open();
-    remember(&mut s, &new("max", &"x".repeat(MAX_BODY_BYTES))).unwrap();
-    let e = remember(&mut s, &new("over", &"x".repeat(MAX_BODY_BYTES + 1))).unwrap_err();
+fn bodies_past_512_kib_descriptions_past_500_chars_and_bad_json_are_refused(s: &mut Fixture) {
+    remember(&mut **s, &new("max", &"x".repeat(MAX_BODY_BYTES))).unwrap();
+    let e = remember(&mut **s, &new("over", &"x".repeat(MAX_BODY_BYTES + 1))).unwrap_err();
     assert!(
         matches!(
             e,
@@ -170,7 +171,7 @@ fn bodies_past_512_kib_descriptions_past_500_chars_and_bad_json_are_refused() {
     let mut m = new("desc", "b");
     m.description = "é".repeat(501);
     assert!(matches!(
-        remember(&mut s, &m),
+        remember(&mut **s, &m),
         Err(MemoryError::TooLong { .. })
     ));
     let e = loci_memory::model::body_from_bytes("stdin", vec![b'a', 0xff, b'b']).unwrap_err();
@@ -192,17 +193,13 @@ fn bodies_past_512_kib_descriptions_past_500_chars_and_bad_json_are_refused() {
     assert_eq!(s.stats(None).unwrap().memories, 1);
 }
 
-#[test]
-fn two_connections_editing_at_once_never_lose_a_version() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("memory.db");
-    let mut s = SqliteStore::open(&path).unwrap();
-    remember(&mut s, &new("shared", "v0")).unwrap();
+fn two_connections_editing_at_once_never_lose_a_version(s: &mut Fixture) {
+    remember(&mut **s, &new("shared", "v0")).unwrap();
     let writers: Vec<_> = (0..2)
         .map(|w| {
-            let path = path.clone();
+            let open = s.opener();
             std::thread::spawn(move || {
-                let mut s = SqliteStore::open(&path).unwrap();
+                let mut s = open();
                 for i in 0..40 {
                     let edit = Edit {
                         body: Some(format!("w{w}-{i}")),
@@ -264,8 +261,7 @@ fn blake3_like(s: &str) -> usize {
     }) as usize
 }
 
-fn ledger_store() -> (tempfile::TempDir, SqliteStore) {
-    let (d, mut s) = open();
+fn ledger_store(s: &mut Fixture) {
     let mut a = new("ledger", "The ledger service writes invoices every hour");
     a.entities = vec![entity("Ledger"), entity("Billing")];
     a.relationships = vec![RelationshipInput {
@@ -274,23 +270,21 @@ fn ledger_store() -> (tempfile::TempDir, SqliteStore) {
         relation: "writes_to".into(),
         weight: 0.8,
     }];
-    remember(&mut s, &a).unwrap();
+    remember(&mut **s, &a).unwrap();
     let mut b = new("compaction", "A nightly job compacts the tables");
     b.entities = vec![entity("Billing")];
-    remember(&mut s, &b).unwrap();
-    remember(&mut s, &new("unrelated", "Lunch is at noon")).unwrap();
-    (d, s)
+    remember(&mut **s, &b).unwrap();
+    remember(&mut **s, &new("unrelated", "Lunch is at noon")).unwrap();
 }
 
-#[test]
-fn recall_reaches_through_entities_and_says_why_each_hit_ranked() {
-    let (_d, mut s) = ledger_store();
+fn recall_reaches_through_entities_and_says_why_each_hit_ranked(s: &mut Fixture) {
+    ledger_store(s);
     let req = RecallRequest {
         query: "ledger".into(),
         filter: filter(),
         ..RecallRequest::default()
     };
-    let a = recall(&mut s, &NoCode, false, None, &req).unwrap();
+    let a = recall(&mut **s, &NoCode, false, None, &req).unwrap();
     assert_eq!(a.vectors.state, loci_memory::recall::Vectors::Off);
     assert!(
         a.vectors
@@ -313,17 +307,16 @@ fn recall_reaches_through_entities_and_says_why_each_hit_ranked() {
     assert!(path.iter().any(|p| p == "entity:Billing"), "{path:?}");
 }
 
-#[test]
-fn vectors_are_filled_after_remember_and_join_the_fusion() {
-    let (_d, mut s) = ledger_store();
+fn vectors_are_filled_after_remember_and_join_the_fusion(s: &mut Fixture) {
+    ledger_store(s);
     assert_eq!(
         s.stats(None).unwrap().embedded_chunks,
         0,
         "remember never embeds"
     );
-    assert_eq!(embed_pending(&mut s, &Buckets, 2, 100).unwrap(), 3);
+    assert_eq!(embed_pending(&mut **s, &Buckets, 2, 100).unwrap(), 3);
     assert_eq!(
-        embed_pending(&mut s, &Buckets, 2, 100).unwrap(),
+        embed_pending(&mut **s, &Buckets, 2, 100).unwrap(),
         0,
         "nothing left"
     );
@@ -332,7 +325,7 @@ fn vectors_are_filled_after_remember_and_join_the_fusion() {
         filter: filter(),
         ..RecallRequest::default()
     };
-    let a = recall(&mut s, &NoCode, false, Some(&Buckets), &req).unwrap();
+    let a = recall(&mut **s, &NoCode, false, Some(&Buckets), &req).unwrap();
     assert_eq!(a.vectors.state, loci_memory::recall::Vectors::On);
     let top = &a.hits[0];
     assert_eq!(top.memory.name, "ledger");
@@ -350,19 +343,18 @@ fn vectors_are_filled_after_remember_and_join_the_fusion() {
         None,
     )
     .unwrap();
-    assert_eq!(embed_pending(&mut s, &Buckets, 8, 100).unwrap(), 1);
+    assert_eq!(embed_pending(&mut **s, &Buckets, 8, 100).unwrap(), 1);
 }
 
-#[test]
-fn entities_merge_and_rename_keep_every_memory_and_alias() {
-    let (_d, mut s) = ledger_store();
+fn entities_merge_and_rename_keep_every_memory_and_alias(s: &mut Fixture) {
+    ledger_store(s);
     let mut c = new("billing-notes", "notes");
     c.entities = vec![EntityInput {
         name: "billing system".into(),
         entity_type: "service".into(),
         aliases: vec!["bill".into()],
     }];
-    remember(&mut s, &c).unwrap();
+    remember(&mut **s, &c).unwrap();
     let merged = s
         .merge_entities("default", "billing system", "Billing")
         .unwrap();
@@ -388,12 +380,10 @@ fn entities_merge_and_rename_keep_every_memory_and_alias() {
     assert!(e.to_string().contains("merge them"), "{e}");
 }
 
-#[test]
-fn related_walks_shared_entities_then_relationships() {
-    let (_d, mut s) = open();
+fn related_walks_shared_entities_then_relationships(s: &mut Fixture) {
     let mut a = new("a", "a");
     a.entities = vec![entity("X")];
-    remember(&mut s, &a).unwrap();
+    remember(&mut **s, &a).unwrap();
     let mut b = new("b", "b");
     b.entities = vec![entity("X"), entity("Y")];
     b.relationships = vec![RelationshipInput {
@@ -403,19 +393,19 @@ fn related_walks_shared_entities_then_relationships() {
         weight: 1.0,
     }];
     b.entities.push(entity("Z"));
-    remember(&mut s, &b).unwrap();
+    remember(&mut **s, &b).unwrap();
     let mut c = new("c", "c");
     c.entities = vec![entity("Z")];
-    remember(&mut s, &c).unwrap();
+    remember(&mut **s, &c).unwrap();
     let id = s.read("default", "a").unwrap().id;
-    let one = graph::related(&s, &filter(), id, 1).unwrap();
+    let one = graph::related(&**s, &filter(), id, 1).unwrap();
     assert_eq!(
         one.iter()
             .map(|r| r.memory.name.as_str())
             .collect::<Vec<_>>(),
         ["b"]
     );
-    let two = graph::related(&s, &filter(), id, 2).unwrap();
+    let two = graph::related(&**s, &filter(), id, 2).unwrap();
     let got: Vec<(&str, u32)> = two
         .iter()
         .map(|r| (r.memory.name.as_str(), r.depth))
@@ -433,18 +423,17 @@ fn related_walks_shared_entities_then_relationships() {
         "{:?}",
         two[1].path
     );
-    let m = remember(&mut s, &new("lonely", "l")).unwrap();
-    assert!(graph::related(&s, &filter(), m, 3).unwrap().is_empty());
+    let m = remember(&mut **s, &new("lonely", "l")).unwrap();
+    assert!(graph::related(&**s, &filter(), m, 3).unwrap().is_empty());
     assert!(
-        graph::related(&s, &filter(), id, 9).is_err(),
+        graph::related(&**s, &filter(), id, 9).is_err(),
         "depth is bounded"
     );
 }
 
-#[test]
-fn the_graph_exports_as_json_dot_and_mermaid() {
-    let (_d, s) = ledger_store();
-    let dump = graph::dump(&s, &filter()).unwrap();
+fn the_graph_exports_as_json_dot_and_mermaid(s: &mut Fixture) {
+    ledger_store(s);
+    let dump = graph::dump(&**s, &filter()).unwrap();
     assert_eq!(dump.memories.len(), 3);
     let dot = graph::render(&dump, graph::ExportFormat::Dot);
     assert!(dot.starts_with("digraph memory {"));
@@ -460,27 +449,25 @@ fn the_graph_exports_as_json_dot_and_mermaid() {
     assert_eq!(json["relationships"][0]["relation"], "writes_to");
 }
 
-#[test]
-fn recall_filters_by_type_and_never_shows_forgotten_memories() {
-    let (_d, mut s) = open();
+fn recall_filters_by_type_and_never_shows_forgotten_memories(s: &mut Fixture) {
     let mut d = new("d", "deploys happen on friday");
     d.memory_type = Some(loci_memory::MemoryType::Decision);
-    remember(&mut s, &d).unwrap();
-    remember(&mut s, &new("n", "deploys are scary")).unwrap();
+    remember(&mut **s, &d).unwrap();
+    remember(&mut **s, &new("n", "deploys are scary")).unwrap();
     let mut req = RecallRequest {
         query: "deploys".into(),
         filter: filter(),
         ..RecallRequest::default()
     };
     assert_eq!(
-        recall(&mut s, &NoCode, false, None, &req)
+        recall(&mut **s, &NoCode, false, None, &req)
             .unwrap()
             .hits
             .len(),
         2
     );
     req.filter.types = vec![loci_memory::MemoryType::Decision];
-    let a = recall(&mut s, &NoCode, false, None, &req).unwrap();
+    let a = recall(&mut **s, &NoCode, false, None, &req).unwrap();
     assert_eq!(
         a.hits
             .iter()
@@ -490,7 +477,7 @@ fn recall_filters_by_type_and_never_shows_forgotten_memories() {
     );
     req.filter.types.clear();
     s.forget("default", "d").unwrap();
-    let a = recall(&mut s, &NoCode, false, None, &req).unwrap();
+    let a = recall(&mut **s, &NoCode, false, None, &req).unwrap();
     assert_eq!(
         a.hits
             .iter()

@@ -1,0 +1,269 @@
+//! The store itself: its connection (one per store, reopened when it drops), its scope,
+//! and the reads every operation shares.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use postgres::{Client, GenericClient, IsolationLevel, NoTls, Transaction};
+
+use super::ctx::{Ctx, Db};
+use super::rows::{LINK_COLUMNS, link_at, memory_at};
+use super::{migrate, url};
+use crate::MemoryError;
+use crate::model::{CodeLink, Memory};
+
+/// Longest scope, in bytes.
+const MAX_SCOPE_BYTES: usize = 512;
+
+/// How a [`PgStore`] talks to its database; [`PgOptions::default`] is what
+/// [`PgStore::connect`] uses.
+#[derive(Debug, Clone)]
+pub struct PgOptions {
+    /// The server cancels any statement running longer (`SET statement_timeout`), so a
+    /// slow or locked database answers a call with [`MemoryError::PgTimeout`] instead
+    /// of hanging it. Default 30 s.
+    pub statement_timeout: Duration,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        PgOptions {
+            statement_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Memories kept in a PostgreSQL database shared by a team: one `scope` (a repository's
+/// identity) per workspace, the same behaviour as [`crate::SqliteStore`] behind
+/// [`crate::MemoryStore`], every mutation one `SERIALIZABLE` transaction retried on
+/// conflicts (docs/memory.md, "The PostgreSQL store").
+///
+/// The client is `postgres`'s synchronous one, which drives its own Tokio runtime: call
+/// a `PgStore` from a plain thread (`tokio::task::spawn_blocking` in an async server, as
+/// the front ends already do for SQLite), never from inside a Tokio runtime, where it
+/// panics. One store holds one connection; calls from several threads take turns on it.
+/// A `visit` callback ([`crate::MemoryStore::scan_vectors`]) must not call the store.
+pub struct PgStore {
+    client: Mutex<Option<Client>>,
+    config: postgres::Config,
+    pub(super) ctx: Ctx,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("target", &self.ctx.target)
+            .field("scope", &self.ctx.scope)
+            .finish()
+    }
+}
+
+impl PgStore {
+    /// The newest schema version this build knows; a database migrated past it is
+    /// refused ([`MemoryError::PgSchemaTooNew`]).
+    pub const SCHEMA_VERSION: i32 = super::schema::MIGRATIONS.len() as i32;
+
+    /// Connects to the database `url` names (`postgres://user:pass@host:port/db`, or
+    /// libpq's `host=/socket/dir user=... dbname=...`), migrates its memory schema (one
+    /// transaction under an advisory lock, so processes starting at once do not race),
+    /// and confines every call to `scope`: the repository identity this workspace's
+    /// memories belong to. Default [`PgOptions`].
+    pub fn connect(url: &str, scope: &str) -> Result<PgStore, MemoryError> {
+        PgStore::connect_with(url, scope, PgOptions::default())
+    }
+
+    /// [`PgStore::connect`] with other options (a shorter statement timeout...).
+    pub fn connect_with(
+        url: &str,
+        scope: &str,
+        options: PgOptions,
+    ) -> Result<PgStore, MemoryError> {
+        check_scope(scope)?;
+        let config = url::config(url, options.statement_timeout)?;
+        let ctx = Ctx {
+            scope: scope.to_string(),
+            target: url::redacted(url),
+            timeout_ms: options.statement_timeout.as_millis() as u64,
+            broken: AtomicBool::new(false),
+        };
+        let mut client = open(&config, &ctx)?;
+        migrate::migrate(&mut client, &ctx)?;
+        Ok(PgStore {
+            client: Mutex::new(Some(client)),
+            config,
+            ctx,
+        })
+    }
+
+    /// The scope this store reads and writes.
+    pub fn scope(&self) -> &str {
+        &self.ctx.scope
+    }
+
+    /// The database, as a message may name it (password hidden).
+    pub fn target(&self) -> &str {
+        &self.ctx.target
+    }
+
+    /// Chunks (of live memories in this scope; of one memory, or of a namespace, or
+    /// all) that have no vector of `model` yet: what `vectors: pending` counts.
+    pub fn missing_vectors(
+        &self,
+        model: &str,
+        memory_id: Option<i64>,
+        ns: Option<&str>,
+    ) -> Result<u64, MemoryError> {
+        let c = &self.ctx;
+        let n: i64 = self
+            .client()?
+            .query_one(
+                "SELECT count(*) FROM chunks ch JOIN memories m ON m.id = ch.memory_id
+                 WHERE m.scope = $1 AND m.deleted_at IS NULL
+                   AND ($3::bigint IS NULL OR m.id = $3) AND ($4::text IS NULL OR m.namespace = $4)
+                   AND NOT EXISTS (SELECT 1 FROM embeddings x
+                       WHERE x.model = $2 AND x.memory_id = ch.memory_id AND x.seq = ch.seq)",
+                &[&c.scope, &model, &memory_id, &ns],
+            )
+            .db(c)?
+            .try_get(0)
+            .db(c)?;
+        Ok(n as u64)
+    }
+
+    /// The connection, reopened first when the last one was lost (a restarted server,
+    /// a dropped network: the call that found out failed): a long-lived process
+    /// outlives its connection.
+    pub(super) fn client(&self) -> Result<ClientGuard<'_>, MemoryError> {
+        let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        let lost = self.ctx.broken.swap(false, Ordering::Relaxed);
+        if lost || guard.as_ref().is_none_or(Client::is_closed) {
+            *guard = None;
+            *guard = Some(open(&self.config, &self.ctx)?);
+        }
+        Ok(ClientGuard(guard))
+    }
+
+    /// Runs `f` in one read-only `REPEATABLE READ` transaction: the reads of one
+    /// answer see one snapshot (a read-only transaction never fails to serialize).
+    pub(super) fn read_tx<T>(
+        &self,
+        f: impl FnOnce(&mut Transaction<'_>, &Ctx) -> Result<T, MemoryError>,
+    ) -> Result<T, MemoryError> {
+        let c = &self.ctx;
+        let mut client = self.client()?;
+        let mut tx = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .db(c)?;
+        let out = f(&mut tx, c)?;
+        tx.commit().db(c)?;
+        Ok(out)
+    }
+
+    /// The memory `id` of this scope, with its entities and code links.
+    pub(super) fn memory_by_id(&self, id: i64) -> Result<Memory, MemoryError> {
+        self.read_tx(|tx, c| memory_in(tx, c, id))
+    }
+}
+
+/// The store's connection, held for one call.
+pub(super) struct ClientGuard<'a>(MutexGuard<'a, Option<Client>>);
+
+impl std::ops::Deref for ClientGuard<'_> {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        self.0.as_ref().expect("a guard always holds a client")
+    }
+}
+
+impl std::ops::DerefMut for ClientGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Client {
+        self.0.as_mut().expect("a guard always holds a client")
+    }
+}
+
+/// A scope names a repository (`github.com/team/repo`, a UUID...): not blank, no
+/// control character, at most 512 bytes.
+fn check_scope(scope: &str) -> Result<(), MemoryError> {
+    if scope.trim().is_empty() || scope.chars().any(char::is_control) {
+        return Err(MemoryError::Invalid(format!(
+            "the memory scope {scope:?} must name the repository: not blank, no control characters"
+        )));
+    }
+    if scope.len() > MAX_SCOPE_BYTES {
+        return Err(MemoryError::TooLong {
+            what: "the memory scope".into(),
+            got: scope.len(),
+            limit: MAX_SCOPE_BYTES,
+        });
+    }
+    Ok(())
+}
+
+/// A new connection with the session settings every call relies on: the statement
+/// timeout, and the `loci_memory` schema first on the search path.
+fn open(config: &postgres::Config, c: &Ctx) -> Result<Client, MemoryError> {
+    let mut client = config.connect(NoTls).db(c)?;
+    client
+        .batch_execute(&format!(
+            "SET statement_timeout = {}; SET search_path TO {}",
+            c.timeout_ms,
+            super::schema::SCHEMA
+        ))
+        .db(c)?;
+    Ok(client)
+}
+
+/// The memory `id` of the scope, read through `db` (a transaction or the client).
+pub(super) fn memory_in(
+    db: &mut impl GenericClient,
+    c: &Ctx,
+    id: i64,
+) -> Result<Memory, MemoryError> {
+    let row = db
+        .query_opt(
+            "SELECT id, namespace, name, type, description, body, body_hash, source, session_id,
+                    metadata, version, created_at, updated_at, deleted_at, extraction
+             FROM memories WHERE id = $1 AND scope = $2",
+            &[&id, &c.scope],
+        )
+        .db(c)?
+        .ok_or_else(|| MemoryError::NotFound(format!("no memory with id {id} in this scope")))?;
+    let mut m = memory_at(&row).db(c)?;
+    m.entities = db
+        .query(
+            "SELECT e.name FROM memory_entities me JOIN entities e ON e.id = me.entity_id
+             WHERE me.memory_id = $1 ORDER BY e.name COLLATE \"C\"",
+            &[&id],
+        )
+        .db(c)?
+        .iter()
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()
+        .db(c)?;
+    m.links = links_in(db, c, id)?;
+    Ok(m)
+}
+
+/// The code links of memory `id`, by path and qualified name.
+pub(super) fn links_in(
+    db: &mut impl GenericClient,
+    c: &Ctx,
+    id: i64,
+) -> Result<Vec<CodeLink>, MemoryError> {
+    db.query(
+        &format!(
+            "SELECT {LINK_COLUMNS} FROM code_links WHERE memory_id = $1
+             ORDER BY path COLLATE \"C\", qualified_name COLLATE \"C\""
+        ),
+        &[&id],
+    )
+    .db(c)?
+    .iter()
+    .map(|r| link_at(r, 0))
+    .collect::<Result<_, _>>()
+    .db(c)
+}

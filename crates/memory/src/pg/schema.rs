@@ -1,0 +1,142 @@
+//! The PostgreSQL memory schema, in its own PostgreSQL schema `loci_memory` (so it sits
+//! beside a team's other tables without a clash). Step `i` takes the database from
+//! version `i` to `i + 1`; `migrate.rs` runs the missing ones on connect.
+//!
+//! Every table carries `scope`, the repository identity a workspace's memories belong
+//! to: two clones of one repository (two machines) passing the same scope share their
+//! memories, and `(scope, namespace, name)` is unique. Row ids come from one sequence
+//! per table, so an id names one row whatever its scope; every query still tests the
+//! scope, so one scope never reads or touches another's rows.
+
+/// The PostgreSQL schema (namespace) holding loci's tables.
+pub(crate) const SCHEMA: &str = "loci_memory";
+
+/// The migrations, oldest first.
+pub(crate) const MIGRATIONS: &[&str] = &[V1];
+
+/// The first schema: what the SQLite store's migrations 1–4 add up to, in PostgreSQL's
+/// terms. Metadata is `json`, kept as written (its keys in the caller's order, as
+/// SQLite's text keeps them; `jsonb` would sort them). Full text is a generated `tsvector` over name (weight A), description (B) and
+/// body (D), English-stemmed, with a GIN index; vectors are `real[]` (exact cosine in
+/// loci: no pgvector); timestamps are unix milliseconds from the database's clock.
+const V1: &str = r#"
+CREATE TABLE memories (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope       text NOT NULL,
+    namespace   text NOT NULL,
+    name        text NOT NULL,
+    type        text NOT NULL,
+    description text NOT NULL,
+    body        text NOT NULL,
+    body_hash   text NOT NULL,
+    source      text,
+    session_id  text,
+    metadata    json NOT NULL,
+    version     integer NOT NULL,
+    created_at  bigint NOT NULL,
+    updated_at  bigint NOT NULL,
+    deleted_at  bigint,
+    extraction  json,
+    fts         tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english'::regconfig, name), 'A') ||
+        setweight(to_tsvector('english'::regconfig, description), 'B') ||
+        setweight(to_tsvector('english'::regconfig, body), 'D')
+    ) STORED,
+    UNIQUE (scope, namespace, name)
+);
+CREATE INDEX memories_recent ON memories (scope, namespace, updated_at);
+CREATE INDEX memories_fts ON memories USING gin (fts);
+
+-- The content after every operation; a memory's versions go with it on purge.
+CREATE TABLE memory_versions (
+    scope       text NOT NULL,
+    memory_id   bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    version     integer NOT NULL,
+    op          text NOT NULL,
+    name        text NOT NULL,
+    type        text NOT NULL,
+    description text NOT NULL,
+    body        text NOT NULL,
+    metadata    json NOT NULL,
+    deleted     boolean NOT NULL,
+    at          bigint NOT NULL,
+    PRIMARY KEY (memory_id, version)
+);
+
+-- Byte ranges of the body, the unit of embedding.
+CREATE TABLE chunks (
+    scope      text NOT NULL,
+    memory_id  bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    seq        integer NOT NULL,
+    start_byte integer NOT NULL,
+    end_byte   integer NOT NULL,
+    PRIMARY KEY (memory_id, seq)
+);
+
+-- One vector per chunk and model, L2-normalised. A pgvector `vector(dim)` column and
+-- its index would be a later migration (see `vectors.rs`).
+CREATE TABLE embeddings (
+    scope     text NOT NULL,
+    model     text NOT NULL,
+    memory_id bigint NOT NULL,
+    seq       integer NOT NULL,
+    dim       integer NOT NULL,
+    vector    real[] NOT NULL,
+    PRIMARY KEY (model, memory_id, seq),
+    FOREIGN KEY (memory_id, seq) REFERENCES chunks (memory_id, seq) ON DELETE CASCADE
+);
+CREATE INDEX embeddings_chunk ON embeddings (memory_id, seq);
+CREATE INDEX embeddings_scope ON embeddings (scope, model);
+
+CREATE TABLE entities (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope      text NOT NULL,
+    namespace  text NOT NULL,
+    name       text NOT NULL,
+    type       text NOT NULL,
+    aliases    text[] NOT NULL DEFAULT '{}',
+    created_at bigint NOT NULL
+);
+-- Entity names match case-insensitively, as SQLite's `COLLATE NOCASE` does.
+CREATE UNIQUE INDEX entities_name ON entities (scope, namespace, lower(name));
+
+CREATE TABLE memory_entities (
+    scope     text NOT NULL,
+    memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    entity_id bigint NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    PRIMARY KEY (memory_id, entity_id)
+);
+CREATE INDEX memory_entities_entity ON memory_entities (entity_id);
+
+CREATE TABLE relationships (
+    id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope     text NOT NULL,
+    namespace text NOT NULL,
+    source_id bigint NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    target_id bigint NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    relation  text NOT NULL,
+    weight    double precision NOT NULL CHECK (weight >= 0 AND weight <= 1),
+    memory_id bigint REFERENCES memories (id) ON DELETE SET NULL,
+    UNIQUE (source_id, target_id, relation)
+);
+CREATE INDEX relationships_target ON relationships (target_id);
+CREATE INDEX relationships_memory ON relationships (memory_id);
+CREATE INDEX relationships_scope ON relationships (scope, namespace);
+
+-- A memory's links to code, keyed by what survives re-indexing (never a symbol row id).
+CREATE TABLE code_links (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope          text NOT NULL,
+    memory_id      bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    path           text NOT NULL,
+    qualified_name text NOT NULL,
+    kind           text NOT NULL,
+    hash           text NOT NULL,
+    line           bigint NOT NULL,
+    origin         text NOT NULL,
+    mention        text,
+    linked_at      bigint NOT NULL,
+    UNIQUE (memory_id, path, qualified_name, kind)
+);
+CREATE INDEX code_links_key ON code_links (scope, path, qualified_name, kind);
+"#;

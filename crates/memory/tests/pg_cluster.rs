@@ -1,0 +1,285 @@
+//! A real PostgreSQL for the tests: one throwaway cluster per run of this test binary,
+//! started on first use (`initdb` into a temporary directory, `postgres` listening only
+//! on a Unix socket there), each test then getting its own database so tests run in
+//! parallel. The cluster stops when the binary exits: an exit handler shuts it down
+//! (`SIGQUIT`, PostgreSQL's immediate shutdown) and removes the directory, and the
+//! server also gets `SIGQUIT` if the binary dies without running it (parent-death
+//! signal, from a thread that lives as long as the process).
+//!
+//! PostgreSQL refuses to run as root, so as root (CI) `initdb` and `postgres` run as
+//! `nobody` through `setpriv`. Without PostgreSQL's binaries (Debian's, under
+//! `/usr/lib/postgresql/*/bin`, the newest taken) a test is skipped with a message, and
+//! fails when `CI` is set: CI must test both stores.
+
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long the server may take to accept connections.
+const READY_DEADLINE: Duration = Duration::from_secs(60);
+const PORT: u16 = 5432;
+const SUPERUSER: &str = "loci";
+
+struct Cluster {
+    socket: PathBuf,
+    admin: Mutex<postgres::Client>,
+    next: AtomicU32,
+}
+
+static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
+/// The server, for the exit handler.
+static SERVER: Mutex<Option<Child>> = Mutex::new(None);
+/// The directory the exit handler removes.
+static DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// The connection string of a new, empty database of the cluster; `None` (the test
+/// skips) when PostgreSQL is not installed and `CI` is not set.
+pub fn database() -> Option<String> {
+    let cluster = CLUSTER.get_or_init(start).as_ref()?;
+    let name = format!("t_{}", cluster.next.fetch_add(1, Ordering::Relaxed));
+    cluster
+        .admin
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+    Some(url(&cluster.socket, &name))
+}
+
+/// The key-value connection string of database `db` over the cluster's socket.
+fn url(socket: &Path, db: &str) -> String {
+    format!(
+        "host={} port={PORT} user={SUPERUSER} dbname={db}",
+        socket.display()
+    )
+}
+
+/// The newest `/usr/lib/postgresql/N/bin` holding `postgres`.
+fn binaries() -> Option<PathBuf> {
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let version: u32 = e.file_name().to_str()?.split('.').next()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("postgres").is_file().then_some((version, bin))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, bin)| bin)
+}
+
+fn start() -> Option<Cluster> {
+    let Some(bin) = binaries() else {
+        let why = "PostgreSQL's binaries are not installed (no /usr/lib/postgresql/*/bin/postgres): `apt-get install postgresql`";
+        if std::env::var_os("CI").is_some() {
+            panic!("{why}; CI runs the memory store tests on PostgreSQL too");
+        }
+        eprintln!("skipping the PostgreSQL store tests: {why}");
+        return None;
+    };
+    Some(launch(&bin).unwrap_or_else(|e| panic!("the test PostgreSQL cluster: {e}")))
+}
+
+/// `nobody`'s uid and `nogroup`'s gid, when running as root.
+fn unprivileged() -> Option<(u32, u32)> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return None;
+    }
+    // SAFETY: the names are NUL-terminated literals; the returned records are read at
+    // once, before any other call that could reuse their static storage.
+    unsafe {
+        let pw = libc::getpwnam(c"nobody".as_ptr());
+        let gr = libc::getgrnam(c"nogroup".as_ptr());
+        assert!(
+            !pw.is_null() && !gr.is_null(),
+            "no user nobody or group nogroup"
+        );
+        Some(((*pw).pw_uid, (*gr).gr_gid))
+    }
+}
+
+/// `program` from `bin`, run as `nobody` when this process is root.
+fn command(bin: &Path, program: &str, as_nobody: bool, pdeathsig: bool) -> Command {
+    let path = bin.join(program);
+    let mut cmd = if as_nobody {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"]);
+        if pdeathsig {
+            c.arg("--pdeathsig=SIGQUIT");
+        }
+        c.arg("--").arg(path);
+        c
+    } else {
+        let mut c = Command::new(path);
+        if pdeathsig {
+            // SAFETY: prctl is async-signal-safe and touches only the child.
+            unsafe {
+                c.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGQUIT);
+                    Ok(())
+                });
+            }
+        }
+        c
+    };
+    cmd.env("LC_ALL", "C.UTF-8").stdin(Stdio::null());
+    cmd
+}
+
+fn launch(bin: &Path) -> Result<Cluster, String> {
+    let dir = tempfile::Builder::new()
+        .prefix("loci-pg-")
+        .tempdir()
+        .map_err(|e| format!("a temporary directory: {e}"))?
+        .keep();
+    let _ = DIR.set(dir.clone());
+    // SAFETY: `stop` is an `extern "C" fn()` that lives as long as the program.
+    unsafe { libc::atexit(stop) };
+    let socket = dir.join("sock");
+    let data = dir.join("data");
+    std::fs::create_dir(&socket).map_err(|e| format!("{}: {e}", socket.display()))?;
+    let owner = unprivileged();
+    if let Some((uid, gid)) = owner {
+        for d in [&dir, &socket] {
+            std::os::unix::fs::chown(d, Some(uid), Some(gid))
+                .map_err(|e| format!("chown {}: {e}", d.display()))?;
+        }
+    }
+    let as_nobody = owner.is_some();
+    let out = command(bin, "initdb", as_nobody, false)
+        .current_dir(&dir)
+        .arg("-D")
+        .arg(&data)
+        .args([
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+        ])
+        .output()
+        .map_err(|e| format!("initdb: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "initdb failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let log_path = dir.join("server.log");
+    let log = File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+    let mut server = command(bin, "postgres", as_nobody, true);
+    server
+        .current_dir(&dir)
+        .arg("-D")
+        .arg(&data)
+        .arg("-k")
+        .arg(&socket)
+        .args(["-p", &PORT.to_string()])
+        .args(["-c", "listen_addresses="])
+        .args(["-c", "fsync=off", "-c", "synchronous_commit=off"])
+        .args(["-c", "full_page_writes=off", "-c", "max_connections=300"])
+        .stdout(log.try_clone().map_err(|e| e.to_string())?)
+        .stderr(log);
+    // Spawned from a thread that never ends: the parent-death signal fires when the
+    // thread that started the server exits, which must be the process itself.
+    let (sent, got) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("pg-cluster".into())
+        .spawn(move || {
+            let _ = sent.send(server.spawn());
+            loop {
+                std::thread::park();
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    let child = got
+        .recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("postgres: {e}"))?;
+    *SERVER.lock().unwrap() = Some(child);
+    wait_ready(bin, &socket, &log_path)?;
+    let admin = postgres::Client::connect(&url(&socket, "postgres"), postgres::NoTls)
+        .map_err(|e| format!("connecting to the cluster: {e}"))?;
+    Ok(Cluster {
+        socket,
+        admin: Mutex::new(admin),
+        next: AtomicU32::new(1),
+    })
+}
+
+/// Polls `pg_isready` until the server accepts connections, it exits, or the deadline.
+fn wait_ready(bin: &Path, socket: &Path, log: &Path) -> Result<(), String> {
+    let deadline = Instant::now() + READY_DEADLINE;
+    let log_text = || std::fs::read_to_string(log).unwrap_or_default();
+    loop {
+        if let Some(status) = SERVER
+            .lock()
+            .unwrap()
+            .as_mut()
+            .and_then(|c| c.try_wait().ok().flatten())
+        {
+            return Err(format!("postgres exited ({status}):\n{}", log_text()));
+        }
+        let ready = Command::new(bin.join("pg_isready"))
+            .arg("-h")
+            .arg(socket)
+            .args([
+                "-p",
+                &PORT.to_string(),
+                "-U",
+                SUPERUSER,
+                "-d",
+                "postgres",
+                "-t",
+                "1",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| format!("pg_isready: {e}"))?;
+        if ready.success() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "postgres did not accept connections within {READY_DEADLINE:?}:\n{}",
+                log_text()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The exit handler: an immediate shutdown, waited for (at most 10 s, then `SIGKILL`),
+/// then the cluster's directory removed.
+extern "C" fn stop() {
+    let Ok(mut server) = SERVER.try_lock() else {
+        return;
+    };
+    if let Some(child) = server.as_mut() {
+        // SAFETY: the pid is our own child's, not yet reaped.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGQUIT) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while matches!(child.try_wait(), Ok(None)) {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    if let Some(dir) = DIR.get() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
