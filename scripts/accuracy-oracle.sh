@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Callers against precise oracles (issue #29): scores `loci callers --depth 1 --json`
 # against callers derived from precise indexers (scip-typescript, scip-python, rustc's
-# THIR, clang's AST, Go's go/types) on packages
+# THIR, clang's AST for C and C++, Go's go/types, javac's attribution) on packages
 # drawn by seed from the pools in scripts/accuracy_oracle/pools.py, split by a stable
 # hash into a `tune` and a `heldout` half. See docs/accuracy.md.
 #
-# Usage: scripts/accuracy-oracle.sh [--loci BIN] [--seed N] [--langs ts,py,rust,c,go] [--repos N]
+# Usage: scripts/accuracy-oracle.sh [--loci BIN] [--seed N] [--langs ts,py,rust,c,cpp,go,java] [--repos N]
 #          [--per-repo N] [--out DIR] [--keep] [--codegraph]
 #   --out DIR (default target/accuracy-oracle) gets results.json, results.md and
 #   tune-misses.txt (the tune half's misses only; held-out misses are never written).

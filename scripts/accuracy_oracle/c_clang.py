@@ -44,28 +44,45 @@ def prepare(root, tree):
         return None, f"{len(cfiles)} .c files (< 5)"
     if len(files) > 400:
         return None, f"{len(files)} .c/.h files (> 400)"
+    copy_files(root, tree, files)
+    return "c", len(files)
+
+
+def copy_files(root, tree, files):
+    """Copies `files` (relative paths) from `root` into `tree`, making folders."""
     for rel in files:
         os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
         with open(os.path.join(root, rel), "rb") as a, open(os.path.join(tree, rel), "wb") as b:
             b.write(a.read())
-    return "c", len(files)
 
 
 def fetch_sdist(cache, spec):
+    """The unpacked sdist of `NAME==VERSION`, downloaded once from the package index's
+    simple page (not `pip download`, which builds a package's build dependencies
+    to read its metadata: minutes of Cython for nothing)."""
+    import html
     import tarfile
+    import urllib.request
     import zipfile
     dest = os.path.join(cache, "pypi-sdist", spec)
     out = os.path.join(dest, "unpacked")
     if not os.path.isdir(out):
+        name, version = spec.split("==")
+        index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
+        page = urllib.request.urlopen(f"{index}/{name}/", timeout=120).read().decode()
+        links = [(html.unescape(u), f) for u, f in re.findall(r'href="([^"]+)"[^>]*>([^<]+)</a>', page)]
+        wanted = [(u, f) for u, f in links if f.endswith((".tar.gz", ".zip"))
+                  and f.rsplit("-", 1)[-1].startswith(version + ".")]
+        if not wanted:
+            raise RuntimeError(f"no sdist of {spec} on {index}")
+        url, filename = wanted[0]
         os.makedirs(dest, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                        "-d", dest, spec], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        f = [x for x in os.listdir(dest) if x.endswith((".tar.gz", ".zip"))][0]
-        if f.endswith(".zip"):
-            zipfile.ZipFile(os.path.join(dest, f)).extractall(out + ".tmp")
+        archive = os.path.join(dest, filename)
+        urllib.request.urlretrieve(url, archive)
+        if archive.endswith(".zip"):
+            zipfile.ZipFile(archive).extractall(out + ".tmp")
         else:
-            with tarfile.open(os.path.join(dest, f)) as t:
+            with tarfile.open(archive) as t:
                 t.extractall(out + ".tmp")
         os.rename(out + ".tmp", out)
     return out

@@ -1,7 +1,8 @@
 """Scores `loci callers --json` against callers derived from precise indexers.
 
 Usage (see scripts/accuracy-oracle.sh): python3 -m accuracy_oracle.run --loci BIN
-  [--seed N] [--langs ts,py,rust,c] [--repos N] [--per-repo N] [--out DIR] [--keep]
+  [--seed N] [--langs ts,py,rust,c,cpp,go,java] [--repos N] [--per-repo N] [--out DIR] [--keep]
+  [--codegraph]
 """
 import argparse
 import json
@@ -13,10 +14,10 @@ import sys
 import tempfile
 import time
 
-from . import c_clang, codegraph, go_types, java_javac, oracle, pools, rust_thir, scoring
+from . import c_clang, codegraph, cpp_clang, go_types, java_javac, oracle, pools, rust_thir, scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "go": "Go", "java": "Java"}
+LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "cpp": "C++", "go": "Go", "java": "Java"}
 
 
 def log(*a):
@@ -24,10 +25,30 @@ def log(*a):
 
 
 def draw(lang, seed):
-    listed = {"ts": pools.NPM, "py": pools.PYPI, "rust": pools.RUST, "c": pools.C}
+    listed = {"ts": pools.NPM, "py": pools.PYPI, "rust": pools.RUST, "c": pools.C, "cpp": pools.CPP}
     pool = list(listed[lang] if lang in listed else go_types.pool() if lang == "go" else java_javac.pool())
     random.Random(f"{seed}:{lang}").shuffle(pool)
     return pool
+
+
+def cpp_root(cache, spec):
+    """The source folder of a C++ pool entry: `sdist:NAME==VERSION` or `deb:FOLDER`."""
+    kind, what = spec.split(":", 1)
+    if kind == "deb":
+        if not os.path.isdir(what):
+            raise RuntimeError(f"{what} is missing: install the Debian package that ships it")
+        return what
+    unpacked = c_clang.fetch_sdist(cache, what)
+    return os.path.join(unpacked, os.listdir(unpacked)[0])
+
+
+def cpp_includes_of(cache):
+    """Headers C++ extension modules include from elsewhere: pybind11's and cppy's (from
+    their sdists) and googletest's (a project's own tests include it)."""
+    out = [os.path.join(cpp_root(cache, f"sdist:{pools.PYBIND11}"), "include"),
+           os.path.join(cpp_root(cache, f"sdist:{pools.CPPY}"), "cppy", "include")]
+    return out + [d for d in ("/usr/src/googletest/googletest/include", "/usr/src/googletest/googlemock/include")
+                  if os.path.isdir(d)]
 
 
 def loci_json(loci, env, args):
@@ -91,7 +112,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--loci", required=True)
     ap.add_argument("--seed", type=int, default=29)
-    ap.add_argument("--langs", default="ts,py,rust,c,go,java")
+    ap.add_argument("--langs", default="ts,py,rust,c,cpp,go,java")
     ap.add_argument("--repos", type=int, default=3, help="repositories per language")
     ap.add_argument("--per-repo", type=int, default=100, help="targets sampled per repository")
     ap.add_argument("--min-targets", type=int, default=200,
@@ -114,6 +135,7 @@ def main():
     cg_env = codegraph.env(work) if cg else None
     pylib = oracle.ensure_pylib(a.cache) if "rust" in a.langs.split(",") else None
     go_bin = go_types.ensure(a.cache) if "go" in a.langs.split(",") else None
+    cpp_includes = cpp_includes_of(a.cache) if "cpp" in a.langs.split(",") else ()
     env = dict(os.environ, LOCI_HOME=os.path.join(work, "loci-home"))
     loci_version = subprocess.run([loci, "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
     results = {"seed": a.seed, "loci": loci_version, "tools": oracle.tool_versions(tools),
@@ -141,6 +163,9 @@ def main():
                         unpacked = c_clang.fetch_sdist(a.cache, spec.split(":", 1)[1])
                         root = os.path.join(unpacked, os.listdir(unpacked)[0])
                     mode, why = c_clang.prepare(root, tree)
+                elif lang == "cpp":
+                    cpp_source = cpp_root(a.cache, spec)
+                    mode, why = cpp_clang.prepare(cpp_source, tree)
                 elif lang == "go":
                     mode, why = go_types.prepare(spec, tree)
                 elif lang == "java":
@@ -158,6 +183,9 @@ def main():
             try:
                 if lang == "c":
                     all_targets, compiled = c_clang.build_targets(tree)
+                    ndocs = why
+                elif lang == "cpp":
+                    all_targets, compiled = cpp_clang.build_targets(tree, cpp_source, cpp_includes, log)
                     ndocs = why
                 elif lang == "go":
                     all_targets, compiled = go_types.build_targets(go_bin, spec)
@@ -199,7 +227,7 @@ def main():
                     log(f"{lang}: {spec}: codegraph index failed: {e}")
             for t in sample:
                 callers, sites, err, sel = ask_loci(loci, env, tree, t)
-                if lang in ("rust", "c", "go"):  # only what the compiler saw is scored
+                if lang in ("rust", "c", "cpp", "go"):  # only what the compiler saw is scored
                     callers = [c for c in callers if c[1] == 0 or rust_thir.in_compiled(compiled, c[0], c[1])]
                     sites = [x for x in sites if rust_thir.in_compiled(compiled, x[0], x[1])]
                 score = (scoring.error_score(t["callers"], t["sites"], t["member_sites"]) if err
@@ -213,7 +241,7 @@ def main():
                            loci_callers=callers, loci_sites=sites, score=score, texts=texts)
                 if cg:
                     cg_callers, cg_err = codegraph.ask(cg, cg_env, cg_tree, t)
-                    if lang in ("rust", "c", "go"):
+                    if lang in ("rust", "c", "cpp", "go"):
                         cg_callers = [c for c in cg_callers if rust_thir.in_compiled(compiled, c[0], c[1])]
                     row["codegraph"] = {"error": cg_err, "callers": cg_callers, "score": (
                         scoring.error_score(t["callers"], t["sites"]) if cg_err
