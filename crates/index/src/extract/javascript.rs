@@ -37,7 +37,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "class_declaration" | "abstract_class_declaration" | "class" => {
             let action = named(c, node, SymbolKind::Class);
             if let Action::Enter(id) = action {
-                class_bases(c, node, id);
+                super::js_bases::class_bases(c, node, id);
             }
             action
         }
@@ -56,7 +56,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
                     .filter(|n| n.kind() == "extends_type_clause")
                     .collect();
                 for clause in clauses {
-                    bases_in(c, clause, id, BaseKind::Inherits);
+                    super::js_bases::bases_in(c, clause, id, BaseKind::Inherits);
                 }
             }
             action
@@ -397,60 +397,6 @@ fn outer(node: Node<'_>) -> Node<'_> {
     node
 }
 
-/// `extends B` (JavaScript: any expression; TypeScript: `extends_clause`) and `implements I, J`.
-pub(super) fn class_bases(c: &mut Collector<'_>, class: Node<'_>, id: u32) {
-    let mut cursor = class.walk();
-    let heritage: Vec<Node<'_>> = class
-        .named_children(&mut cursor)
-        .filter(|n| n.kind() == "class_heritage")
-        .collect();
-    for h in heritage {
-        let mut cursor = h.walk();
-        let parts: Vec<Node<'_>> = h.named_children(&mut cursor).collect();
-        for part in parts {
-            match part.kind() {
-                "extends_clause" => {
-                    let mut cursor = part.walk();
-                    let values: Vec<Node<'_>> =
-                        part.children_by_field_name("value", &mut cursor).collect();
-                    for value in values {
-                        base_expression(c, value, id, BaseKind::Inherits);
-                    }
-                }
-                "implements_clause" => bases_in(c, part, id, BaseKind::Implements),
-                "comment" => {}
-                _ => base_expression(c, part, id, BaseKind::Inherits),
-            }
-        }
-    }
-}
-
-/// A base written as an expression: `Base`, `ns.Base`; mixin calls are not recorded.
-fn base_expression(c: &mut Collector<'_>, value: Node<'_>, id: u32, kind: BaseKind) {
-    if matches!(
-        value.kind(),
-        "identifier" | "member_expression" | "nested_identifier"
-    ) {
-        let written = compact(c.text(value), MAX_QUALIFIER);
-        c.base(value, id, &written, kind);
-    }
-}
-
-/// Every type named in a clause: `extends A, ns.B<T>` / `implements I`.
-fn bases_in(c: &mut Collector<'_>, clause: Node<'_>, id: u32, kind: BaseKind) {
-    let mut cursor = clause.walk();
-    let types: Vec<Node<'_>> = clause.named_children(&mut cursor).collect();
-    for ty in types {
-        if matches!(
-            ty.kind(),
-            "type_identifier" | "nested_type_identifier" | "generic_type" | "identifier"
-        ) {
-            let written = compact(c.text(ty), MAX_QUALIFIER);
-            c.base(ty, id, &written, kind);
-        }
-    }
-}
-
 /// `const f = () => {}`, `var g = function () {}`, `const C = class {}`, a top-level `const`.
 fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name_node) = node.field("name").filter(|n| n.kind() == "identifier") else {
@@ -501,12 +447,12 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
                 .field("arguments")
                 .and_then(|args| super::nodes::named_children(args).into_iter().next());
             if let Some(base) = base {
-                base_expression(c, base, id, BaseKind::Inherits);
+                super::js_bases::base_expression(c, base, id, BaseKind::Inherits);
             }
         }
         None if kind == SymbolKind::Class => {
             if let Some(class) = value {
-                class_bases(c, class, id);
+                super::js_bases::class_bases(c, class, id);
             }
         }
         None => {}

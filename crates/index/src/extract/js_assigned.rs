@@ -41,7 +41,7 @@ pub(super) fn assignment(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         let doc = c.preceding_comments(stmt);
         let name = c.text(left);
         let id = c.def_with_doc(node, name, SymbolKind::Class, value.field("body"), doc);
-        super::javascript::class_bases(c, value, id);
+        super::js_bases::class_bases(c, value, id);
         return Action::Enter(id);
     }
     if value.kind() == "member_expression" {

@@ -20,6 +20,7 @@ mod include_guard;
 mod java;
 mod javascript;
 mod js_assigned;
+mod js_bases;
 mod js_imports;
 mod kotlin;
 mod node_text;
