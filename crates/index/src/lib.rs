@@ -26,6 +26,7 @@ mod module_configs;
 mod parse;
 mod parse_pool;
 mod progress;
+mod resident;
 mod resolve;
 mod resolve_chunks;
 mod root;

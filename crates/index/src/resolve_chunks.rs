@@ -4,7 +4,8 @@
 //! A chunk is at most [`Chunking::max_files`] files holding at most
 //! [`Chunking::max_refs`] references. The files, paths and module graphs resolution
 //! looks through are loaded once per run; the definitions once too on a small tree,
-//! else per chunk, only those the chunk's names lead to ([`resolve::load_symbols`]).
+//! else per chunk, only those the chunk's names lead to ([`resolve::load_symbols`]),
+//! and then at most [`Chunking::max_symbols`] of them unless the chunk is one file.
 
 use rusqlite::Connection;
 
@@ -24,6 +25,10 @@ pub(crate) struct Chunking {
     /// Most references in one chunk (about 150 bytes each as inputs, and their edges):
     /// a chunk of large files takes no more memory than one of small files.
     pub max_refs: usize,
+    /// Most definitions one chunk loads (about 190 bytes each) when a chunk loads the
+    /// names it mentions: past it the chunk holds fewer files. Without it a chunk's
+    /// table grows with the tree, since popular names (`new`, `get`) gain definitions.
+    pub max_symbols: usize,
 }
 
 impl Chunking {
@@ -33,6 +38,7 @@ impl Chunking {
         whole_table_max_symbols: 250_000,
         max_files: 4000,
         max_refs: 250_000,
+        max_symbols: 500_000,
     };
 }
 
@@ -57,21 +63,34 @@ pub(crate) fn resolve_from_index(
     // with the tree.
     let all_names =
         stale.len() as i64 * 4 >= total_files && symbols <= chunking.whole_table_max_symbols;
+    let before = crate::resident::resident_mib();
     let mut table = resolve::load_table(conn, (!all_names).then_some(&[]))?;
+    tracing::debug!(
+        before_mib = before,
+        rss_mib = crate::resident::resident_mib(),
+        "resolution table loaded"
+    );
     let mut rest = stale;
+    let mut files_at_once = chunking.max_files;
     while !rest.is_empty() {
-        let chunk = &rest[..rest.len().min(chunking.max_files)];
-        let inputs = resolve::load_inputs(conn, chunk, chunking.max_refs)?;
-        rest = &rest[inputs.len()..];
+        let chunk = &rest[..rest.len().min(files_at_once)];
+        let mut inputs = resolve::load_inputs(conn, chunk, chunking.max_refs)?;
+        let loading = std::time::Instant::now();
         if !all_names {
-            resolve::load_symbols(conn, &mut table, &resolve::needed_names(&inputs))?;
+            files_at_once = load_within_budget(conn, &mut table, &mut inputs, chunking)?;
         }
+        rest = &rest[inputs.len()..];
+        let load_ms = loading.elapsed().as_millis() as u64;
+        let loaded_rss = crate::resident::resident_mib();
         let resolved = on_pool(pool, || resolve::resolve_all(&table, &inputs, budget));
         resolve::write_edges(conn, &resolved, fresh)?;
         tracing::debug!(
             files = inputs.len(),
             symbols = table.symbol_count(),
             left = rest.len(),
+            load_ms,
+            loaded_rss,
+            rss_mib = crate::resident::resident_mib(),
             "resolved a chunk"
         );
         stopped.extend(stopped_resolutions(conn, &resolved)?);
@@ -80,6 +99,37 @@ pub(crate) fn resolve_from_index(
         freed_memory::release();
     }
     Ok(stopped)
+}
+
+/// Loads the definitions `inputs` lead to into `table`, dropping files from the end of
+/// `inputs` (halving them) while those are more than [`Chunking::max_symbols`]: in a
+/// large tree a thousand files' names lead to most of its definitions. A single file
+/// loads all of its own, whatever their number. Returns how many files the next chunk
+/// should try: twice what fitted, so that the chunks grow back after a crowded stretch.
+fn load_within_budget(
+    conn: &Connection,
+    table: &mut resolve::SymbolTable,
+    inputs: &mut Vec<resolve::FileInputs>,
+    chunking: Chunking,
+) -> rusqlite::Result<usize> {
+    let tried = inputs.len();
+    loop {
+        let budget = if inputs.len() > 1 {
+            chunking.max_symbols
+        } else {
+            usize::MAX
+        };
+        if resolve::load_symbols(conn, table, &resolve::needed_names(inputs), budget)? {
+            break;
+        }
+        inputs.truncate(inputs.len().div_ceil(2));
+    }
+    let fitted = inputs.len();
+    Ok(if fitted == tried {
+        chunking.max_files
+    } else {
+        (fitted * 2).min(chunking.max_files)
+    })
 }
 
 /// The files whose resolution was stopped, by id and path.
@@ -231,8 +281,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn chunked_resolution_links_what_one_table_links() {
+    /// [`real_tree`] in a temporary directory, indexed, and its index opened.
+    fn indexed_real_tree() -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().unwrap();
         real_tree(dir.path());
         crate::index_workspace(
@@ -240,7 +290,13 @@ mod tests {
             &crate::progress::NoProgress,
         )
         .unwrap();
-        let mut conn = loci_store::open_index(&loci_store::index_path_for(dir.path())).unwrap();
+        let conn = loci_store::open_index(&loci_store::index_path_for(dir.path())).unwrap();
+        (dir, conn)
+    }
+
+    #[test]
+    fn chunked_resolution_links_what_one_table_links() {
+        let (_dir, mut conn) = indexed_real_tree();
         let gathered = resolution(&conn);
         assert!(
             gathered.len() > 1000,
@@ -256,6 +312,7 @@ mod tests {
             whole_table_max_symbols: 0,
             max_files: 1,
             max_refs: 1,
+            max_symbols: 1,
         };
         re_resolve(&mut conn, tiny);
         assert_same(
@@ -263,6 +320,65 @@ mod tests {
             &gathered,
             "chunks loading their own names",
         );
+
+        // Chunks cut down by their definitions, not by files or references.
+        let few_definitions = Chunking {
+            whole_table_max_symbols: 0,
+            max_files: 4000,
+            max_refs: usize::MAX,
+            max_symbols: 200,
+        };
+        re_resolve(&mut conn, few_definitions);
+        assert_same(
+            &resolution(&conn),
+            &gathered,
+            "chunks within a definition budget",
+        );
+    }
+
+    /// A chunk whose names lead to more definitions than the budget holds fewer files,
+    /// each kept chunk within the budget unless it is one file; the next chunk tries
+    /// twice as many files as fitted.
+    #[test]
+    fn a_chunk_past_its_definition_budget_holds_fewer_files() {
+        let (_dir, conn) = indexed_real_tree();
+        let files: Vec<i64> = conn
+            .prepare("SELECT id FROM files ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let chunking = Chunking {
+            whole_table_max_symbols: 0,
+            max_files: 4000,
+            max_refs: usize::MAX,
+            max_symbols: 300,
+        };
+        let mut table = resolve::load_table(&conn, Some(&[])).unwrap();
+        let mut inputs = resolve::load_inputs(&conn, &files, usize::MAX).unwrap();
+        let all = inputs.len();
+        assert!(all > 100, "{all} files");
+        let next = load_within_budget(&conn, &mut table, &mut inputs, chunking).unwrap();
+        assert!(inputs.len() < all, "{} of {all} files kept", inputs.len());
+        assert!(
+            table.symbol_count() <= 300 || inputs.len() == 1,
+            "{} definitions for {} files",
+            table.symbol_count(),
+            inputs.len()
+        );
+        assert_eq!(next, inputs.len() * 2);
+        // Within the budget nothing is dropped and the next chunk may be whole.
+        let mut inputs = resolve::load_inputs(&conn, &files[..1], usize::MAX).unwrap();
+        let roomy = Chunking {
+            max_symbols: usize::MAX,
+            ..chunking
+        };
+        assert_eq!(
+            load_within_budget(&conn, &mut table, &mut inputs, roomy).unwrap(),
+            4000
+        );
+        assert_eq!(inputs.len(), 1);
     }
 
     /// A first index past its in-memory fact buffer (a tree too large to resolve from

@@ -210,6 +210,11 @@ impl RunWriter<'_> {
             write::mark_stale(&tx, &staled.names, &staled.removed_ids, &staled.added_paths)?;
         }
         tx.commit()?;
+        tracing::debug!(
+            parsed = self.counts.parsed,
+            rss_mib = crate::resident::resident_mib(),
+            "batch committed"
+        );
         // The batch's files were freed on this thread and the parsers': without a trim
         // the pages they leave free are touched again piecemeal and the resident size
         // creeps up with the tree (about 15 MB/s on a large one).

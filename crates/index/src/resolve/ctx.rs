@@ -33,7 +33,7 @@ pub(super) struct Ctx<'a> {
     pub(super) own_parent: &'a HashMap<i64, Option<i64>>,
     /// The file's own definitions by id.
     pub(super) own_symbols: &'a HashMap<i64, &'a Sym>,
-    pub(super) dir: &'a [String],
+    pub(super) dir: &'a str,
     /// (imported name, alias, module segments, files the module names)
     pub(super) imports: &'a [ImportedModule<'a>],
     /// Go packages imported through a module of the workspace: (local name, files).
@@ -86,7 +86,7 @@ impl<'a> Ctx<'a> {
         self.table
             .files
             .get(&sym.file_id)
-            .is_some_and(|i| i.dir == self.dir)
+            .is_some_and(|i| i.dir_str() == self.dir)
     }
 
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
@@ -97,7 +97,7 @@ impl<'a> Ctx<'a> {
                 .table
                 .files
                 .get(&sym.file_id)
-                .is_some_and(|f| f.module_path.last().is_some_and(|m| m == module))
+                .is_some_and(|f| f.module_path().next_back() == Some(module))
     }
 
     /// The Rust module a reference from `from` is written in: the file's, or the inline

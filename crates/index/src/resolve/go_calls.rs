@@ -106,7 +106,7 @@ impl<'a> Ctx<'a> {
             }
         }
         all(
-            &|s| info(s.file_id).is_some_and(|f| f.dir.last().is_some_and(|d| d == package)),
+            &|s| info(s.file_id).is_some_and(|f| f.dir().next_back() == Some(package)),
             Confidence::Name,
         )
     }

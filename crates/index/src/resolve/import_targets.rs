@@ -15,7 +15,7 @@ impl SymbolTable {
         module: &str,
         name: Option<&str>,
     ) -> Option<i64> {
-        let path = self.files.get(&file).map(|f| f.path.as_str())?;
+        let path = self.files.get(&file).map(|f| &*f.path)?;
         if !path.ends_with(".py") {
             return None;
         }

@@ -27,6 +27,7 @@
 mod builtins;
 mod call_results;
 mod ctx;
+mod file_info;
 mod foreign;
 mod go_calls;
 mod go_modules;
@@ -169,11 +170,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
     let mut edges = Vec::with_capacity(f.refs.len() + f.imports.len());
     let own_parent: HashMap<i64, Option<i64>> = f.own.iter().map(|s| (s.id, s.parent)).collect();
     let own_symbols: HashMap<i64, &Sym> = f.own.iter().map(|s| (s.id, s)).collect();
-    let dir = table
-        .files
-        .get(&f.file_id)
-        .map(|i| i.dir.clone())
-        .unwrap_or_default();
+    let dir = table.files.get(&f.file_id).map_or("", |i| i.dir_str());
     // IMPORTS: to each file the module names, and to the named symbol when found there.
     let mut imported_files: Vec<ImportedModule<'_>> = Vec::new();
     let mut go_packages: Vec<(&str, Vec<i64>)> = Vec::new();
@@ -204,7 +201,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
             ));
             continue;
         }
-        let path = table.files.get(&f.file_id).map_or("", |i| i.path.as_str());
+        let path = table.files.get(&f.file_id).map_or("", |i| &*i.path);
         let go_package = table.go.resolve(path, &imp.module);
         if let Some(files) = &go_package {
             let local = imp
@@ -259,7 +256,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
         file_id: f.file_id,
         own_parent: &own_parent,
         own_symbols: &own_symbols,
-        dir: &dir,
+        dir,
         imports: &imported_files,
         go_packages: &go_packages,
     };

@@ -237,7 +237,7 @@ pub(crate) fn load_table(
     }
     let mut table = table.build();
     if let Some(names) = names {
-        load_symbols(conn, &mut table, names)?;
+        load_symbols(conn, &mut table, names, usize::MAX)?;
     }
     Ok(table)
 }
@@ -248,11 +248,15 @@ pub(crate) fn load_table(
 /// type their callbacks with (a call's result is a receiver, up to [`super::call_results::MAX_RESULT_HOPS`]
 /// calls deep). One chunk's worth: resolution's memory follows the chunk, not the tree,
 /// and the chunk links what one table of every name would.
+///
+/// Stops at more than `max_symbols` definitions and returns false, the table then
+/// empty: the caller resolves fewer files at once instead of holding them all.
 pub(crate) fn load_symbols(
     conn: &Connection,
     table: &mut SymbolTable,
     names: &[&str],
-) -> rusqlite::Result<()> {
+    max_symbols: usize,
+) -> rusqlite::Result<bool> {
     // The previous chunk's definitions go first: never two chunks' tables at once.
     table.set_symbols(Default::default());
     let mut by_name: super::sym::SymbolsByName = Default::default();
@@ -261,6 +265,7 @@ pub(crate) fn load_symbols(
     )?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut frontier: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let mut loaded = 0usize;
     // Each round loads the names the previous one led to; returned types are followed
     // as deep as resolution follows calls, aliases and bases to the end (both finite).
     for round in 0.. {
@@ -282,6 +287,10 @@ pub(crate) fn load_symbols(
         for name in frontier.drain(..) {
             for row in stmt.query_map([&name], row_to_sym)? {
                 let (name, sym) = row?;
+                loaded += 1;
+                if loaded > max_symbols {
+                    return Ok(false);
+                }
                 if round <= super::call_results::MAX_RESULT_HOPS
                     && let Some(returns) = &sym.returns
                 {
@@ -294,7 +303,7 @@ pub(crate) fn load_symbols(
         frontier = next;
     }
     table.set_symbols(by_name);
-    Ok(())
+    Ok(true)
 }
 
 /// The bases of `names`' types, and theirs, by name.

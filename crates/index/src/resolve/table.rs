@@ -3,13 +3,14 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::file_info::FileInfo;
+
 use super::go_modules::GoModules;
 use super::java_packages::JavaPackages;
 use super::js_modules::JsModules;
 use super::rows::{BaseRow, FileInputs, ImportRow, RefRow};
 use super::rust_paths::{RustModules, Use};
 use super::sym::{Sym, SymbolsByName};
-use crate::Lang;
 use crate::crates::CrateMap;
 use crate::extract::{BaseKind, FileFacts, RefKind};
 
@@ -36,21 +37,6 @@ pub(crate) struct SymbolTable {
     /// The other way: each type name's subtypes by name (a base as written, reduced to
     /// its last identifier: `mod.Base[T]` is `Base`).
     pub(super) subtypes: HashMap<String, Vec<String>>,
-}
-
-/// What resolution knows of one file: where it sits and its language.
-pub(super) struct FileInfo {
-    /// Path components without the extension; `mod`, `__init__`, `index` dropped.
-    pub(super) module_path: Vec<String>,
-    /// Directory components.
-    pub(super) dir: Vec<String>,
-    /// The file name's extension (`rs`, `hpp`), empty if none.
-    pub(super) ext: String,
-    /// The language of that extension ([`Lang::from_extension`]), for the rules that
-    /// apply to one language only.
-    pub(super) lang: Option<Lang>,
-    /// The relative path, for a deterministic order of candidates.
-    pub(super) path: String,
 }
 
 /// Collects a [`SymbolTable`] from the index or, on a first index, from the facts as
@@ -112,9 +98,12 @@ impl TableBuilder {
         if path.ends_with(".py") {
             self.python_files.insert(path.to_string(), id);
         }
-        let info = file_info(path);
+        let info = FileInfo::new(path);
         for key in lookup_keys(&info) {
-            let ids = self.by_last_component.entry(key.clone()).or_default();
+            let ids = match self.by_last_component.get_mut(key) {
+                Some(ids) => ids,
+                None => self.by_last_component.entry(key.to_string()).or_default(),
+            };
             if ids.last() != Some(&id) {
                 ids.push(id);
             }
@@ -309,7 +298,7 @@ impl SymbolTable {
 fn order_candidates(by_name: &mut SymbolsByName, files: &HashMap<i64, FileInfo>) {
     for defs in by_name.values_mut() {
         defs.sort_by(|a, b| {
-            let path = |s: &Sym| files.get(&s.file_id).map(|f| f.path.as_str()).unwrap_or("");
+            let path = |s: &Sym| files.get(&s.file_id).map_or("", |f| &*f.path);
             (path(a), &a.qualified_name, a.kind.name()).cmp(&(
                 path(b),
                 &b.qualified_name,
@@ -321,8 +310,8 @@ fn order_candidates(by_name: &mut SymbolsByName, files: &HashMap<i64, FileInfo>)
 
 /// The keys an import finds a file by (see [`SymbolTable::files_for_module`]): the last
 /// component of its module path and of its directory.
-fn lookup_keys(info: &FileInfo) -> impl Iterator<Item = &String> {
-    [info.module_path.last(), info.dir.last()]
+fn lookup_keys(info: &FileInfo) -> impl Iterator<Item = &str> {
+    [info.module_path().next_back(), info.dir().next_back()]
         .into_iter()
         .flatten()
 }
@@ -331,8 +320,8 @@ fn lookup_keys(info: &FileInfo) -> impl Iterator<Item = &String> {
 /// [`import_lookup_keys`] share none of them can never name the file, whatever else
 /// the workspace holds.
 pub(crate) fn file_lookup_keys(path: &str) -> Vec<String> {
-    let info = file_info(path);
-    let mut keys: Vec<String> = lookup_keys(&info).cloned().collect();
+    let info = FileInfo::new(path);
+    let mut keys: Vec<String> = lookup_keys(&info).map(str::to_string).collect();
     keys.dedup();
     keys
 }
@@ -345,24 +334,6 @@ pub(crate) fn import_lookup_keys<'m>(
     name: Option<&'m str>,
 ) -> [Option<&'m str>; 2] {
     [segments(module).next_back(), name]
-}
-
-fn file_info(path: &str) -> FileInfo {
-    let mut comps: Vec<String> = path.split('/').map(str::to_string).collect();
-    let file = comps.pop().unwrap_or_default();
-    let dir = comps.clone();
-    let (stem, ext) = file.split_once('.').unwrap_or((&file, ""));
-    let ext = ext.rsplit('.').next().unwrap_or("");
-    if !matches!(stem, "mod" | "__init__" | "index" | "lib" | "main" | "") {
-        comps.push(stem.to_string());
-    }
-    FileInfo {
-        module_path: comps,
-        dir,
-        ext: ext.to_string(),
-        lang: crate::Lang::from_extension(ext),
-        path: path.to_string(),
-    }
 }
 
 /// Splits a module as written into path-like segments: `crate::a::b` → `[a, b]`,
@@ -394,11 +365,10 @@ fn segments(module: &str) -> impl DoubleEndedIterator<Item = &str> {
         .filter(|p| !matches!(*p, "" | "crate" | "self" | "super" | "." | ".." | "@" | "~"))
 }
 
-fn suffix_len(a: &[String], b: &[&str]) -> usize {
-    a.iter()
-        .rev()
+fn suffix_len<'a>(a: impl DoubleEndedIterator<Item = &'a str>, b: &[&str]) -> usize {
+    a.rev()
         .zip(b.iter().rev())
-        .take_while(|(x, y)| x.as_str() == **y)
+        .take_while(|(x, y)| x == *y)
         .count()
 }
 
@@ -433,32 +403,32 @@ impl<'m> ImportPattern<'m> {
     fn names_item(&self, file: &FileInfo) -> bool {
         self.with_name
             .as_ref()
-            .is_some_and(|with| path_matches(&file.module_path, with))
+            .is_some_and(|with| path_matches(file.module_path(), with))
     }
 
     /// Whether `file` is the module's file or in its package directory.
     fn names_module(&self, file: &FileInfo) -> bool {
-        (path_matches(&file.module_path, &self.segs) || path_matches(&file.dir, &self.segs))
-            && self.ext.is_none_or(|e| e == file.ext)
+        (path_matches(file.module_path(), &self.segs) || path_matches(file.dir(), &self.segs))
+            && self.ext.is_none_or(|e| e == file.ext())
     }
 
     /// Whether the import can name `path`, whatever else the workspace holds: when it
     /// cannot, adding the file changes nothing the import resolves to.
     pub(super) fn may_name(&self, path: &str) -> bool {
-        let file = file_info(path);
+        let file = FileInfo::new(path);
         // A Rust path is followed through the module graph (crate names included), which
         // suffix matching cannot tell: a module named by one of the keys may be it.
         // (When the graph cannot follow the path, the suffix rules below apply.) So is
         // a JavaScript/TypeScript specifier, through tsconfig's `paths` (`@lib/x`).
-        if (file.ext == "rs" || super::js_modules::is_js(path))
+        if (file.ext() == "rs" || super::js_modules::is_js(path))
             && file
-                .module_path
-                .last()
-                .is_some_and(|m| self.keys.contains(&Some(m.as_str())))
+                .module_path()
+                .next_back()
+                .is_some_and(|m| self.keys.contains(&Some(m)))
         {
             return true;
         }
-        lookup_keys(&file).any(|k| self.keys.contains(&Some(k.as_str())))
+        lookup_keys(&file).any(|k| self.keys.contains(&Some(k)))
             && (self.names_item(&file) || self.names_module(&file))
     }
 }
@@ -498,10 +468,9 @@ impl SymbolTable {
 
 /// Whether the path components `have` end with the module segments `want` (at least the
 /// last two, or all of the shorter one).
-fn path_matches(have: &[String], want: &[&str]) -> bool {
-    !want.is_empty()
-        && !have.is_empty()
-        && suffix_len(have, want) >= want.len().min(have.len()).min(2)
+fn path_matches<'a>(have: impl DoubleEndedIterator<Item = &'a str> + Clone, want: &[&str]) -> bool {
+    let have_len = have.clone().count();
+    !want.is_empty() && have_len > 0 && suffix_len(have, want) >= want.len().min(have_len).min(2)
 }
 
 /// The extension a path-like module is written with (`"a/b.hpp"` → `hpp`), if any.
