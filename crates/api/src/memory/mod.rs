@@ -11,6 +11,7 @@ mod enrich;
 mod extract;
 mod impact;
 mod merge;
+mod repository_id;
 mod time;
 mod vectors;
 
@@ -33,6 +34,7 @@ pub use impact::{ImpactAnswer, ImpactMemory, impact};
 pub use loci_memory::merge::MergeView;
 pub use loci_memory::ops::MemoryView;
 pub use merge::{MergeMemoriesRequest, merge};
+pub use repository_id::{MAX_REPOSITORY_ID, normalise_remote, repository_id};
 pub use vectors::{
     EMBED_BATCH, EmbedReport, ModelEmbedder, embed_in_background, embed_missing, embedder,
 };
