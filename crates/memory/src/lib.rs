@@ -54,5 +54,5 @@ pub use model::{
 };
 pub use pg::{PgOptions, PgStore};
 pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, VectorCacheStats, merged_body};
-pub use store::{Filter, MemoryStore, StoreStats};
+pub use store::{Filter, MemoryStore, StoreDescription, StoreKind, StoreStats, VectorSearch};
 pub use vector::{EmbedError, Embedder};
