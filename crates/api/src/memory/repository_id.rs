@@ -84,8 +84,8 @@ fn check_configured(id: &str) -> Result<String, ApiError> {
 pub fn normalise_remote(url: &str) -> Option<String> {
     let url = url.trim();
     let (host, path) = if let Some((_, rest)) = url.split_once("://") {
-        if url.starts_with("file://") {
-            return local(&url["file://".len()..]);
+        if let Some(path) = url.strip_prefix("file://") {
+            return local(path);
         }
         let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
         let host = authority.rsplit('@').next().unwrap_or(authority);
