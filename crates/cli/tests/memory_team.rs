@@ -1,0 +1,203 @@
+//! Team memory through the real binary on a real PostgreSQL (the throwaway cluster of
+//! `pg_cluster`): two clones of one repository (real `git`, separate folders and
+//! separate `LOCI_HOME`s) pointed at one database by `LOCI_MEMORY_URL` share their
+//! memories, each judging staleness against its own index; a wrong password or a
+//! malformed URL is a clear error with the documented exit code and never shows the
+//! password. Without PostgreSQL the tests skip, and fail when `CI` is set.
+
+use crate::common;
+use crate::pg_cluster;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::Env;
+use loci_api::ErrorKind;
+
+const PASSWORD: &str = "Team-s3cret-pw";
+const LIB: &str = "pub fn parse_args(x: u32) -> u32 {\n    x + 1\n}\n\npub fn run() -> u32 {\n    parse_args(1)\n}\n";
+
+fn exit(kind: ErrorKind) -> i32 {
+    i32::from(kind.exit().code())
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// A clone of the team's repository: a git repository whose `origin` is `remote`, the
+/// library in it, indexed, its memory on `url`.
+struct Clone {
+    env: Env,
+    url: String,
+}
+
+impl Clone {
+    fn new(remote: &str, url: &str) -> Clone {
+        let env = Env::new();
+        git(env.root(), &["init", "-q"]);
+        git(env.root(), &["remote", "add", "origin", remote]);
+        env.write(&[("src/lib.rs", LIB)]);
+        let c = Clone {
+            env,
+            url: url.to_string(),
+        };
+        let (code, out) = c.json(&["index"]);
+        assert_eq!(code, 0, "{out}");
+        c
+    }
+
+    /// `loci ARGS --json` with the team's URL in the environment: exit code, stdout
+    /// parsed, and stdout and stderr as text (to look for the password in).
+    fn run(&self, args: &[&str]) -> (i32, serde_json::Value, String) {
+        let out = self
+            .env
+            .cmd()
+            .env("LOCI_MEMORY_URL", &self.url)
+            .args(args)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code().unwrap_or(-1), common::parse(&out), text)
+    }
+
+    fn json(&self, args: &[&str]) -> (i32, serde_json::Value) {
+        let (code, out, _) = self.run(args);
+        (code, out)
+    }
+}
+
+fn two_clones() -> Option<(Clone, Clone)> {
+    let url = pg_cluster::database_with_password(PASSWORD)?;
+    let a = Clone::new("https://git.example.com/team/app.git", &url);
+    let b = Clone::new("git@git.example.com:team/app.git", &url);
+    Some((a, b))
+}
+
+#[test]
+fn two_clones_share_memories_through_one_database() {
+    let Some((a, b)) = two_clones() else { return };
+    let (code, out) = a.json(&[
+        "remember",
+        "--name",
+        "args-policy",
+        "--type",
+        "decision",
+        "We decided that `parse_args` adds one.",
+    ]);
+    assert_eq!(code, 0, "{out}");
+
+    let (code, out) = b.json(&["recall", "parse_args adds one"]);
+    assert_eq!(code, 0, "{out}");
+    let names: Vec<&str> = out["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"))
+        .iter()
+        .filter_map(|h| h["name"].as_str())
+        .collect();
+    assert!(names.contains(&"args-policy"), "{out}");
+
+    for clone in [&a, &b] {
+        let (code, stats) = clone.json(&["memory", "stats"]);
+        assert_eq!(code, 0, "{stats}");
+        assert_eq!(stats["store"]["kind"], "postgres", "{stats}");
+        assert_eq!(stats["store"]["vector_search"], "exact", "{stats}");
+        assert_eq!(
+            stats["store"]["scope"], "git.example.com/team/app",
+            "{stats}"
+        );
+        assert_eq!(stats["memories"], 1, "{stats}");
+        assert!(
+            !clone.env.root().join(".loci/memory.db").exists(),
+            "no local memory file when memory.url is set"
+        );
+    }
+}
+
+#[test]
+fn each_clone_judges_staleness_against_its_own_index() {
+    let Some((a, b)) = two_clones() else { return };
+    let (code, out) = a.json(&["remember", "--name", "args", "`parse_args` adds one."]);
+    assert_eq!(code, 0, "{out}");
+
+    // The second clone changes the function and reindexes; the first does not.
+    b.env
+        .write(&[("src/lib.rs", &LIB.replace("x + 1", "x + 2 // now two"))]);
+    let (code, out) = b.json(&["index"]);
+    assert_eq!(code, 0, "{out}");
+
+    let state = |c: &Clone| {
+        let (code, view) = c.json(&["memory", "read", "args"]);
+        assert_eq!(code, 0, "{view}");
+        view["checked_links"][0]["status"]["state"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{view}"))
+            .to_string()
+    };
+    assert_eq!(state(&a), "fresh");
+    assert_ne!(state(&b), "fresh");
+}
+
+#[test]
+fn a_wrong_password_is_a_storage_error_that_never_shows_a_password() {
+    let Some(url) = pg_cluster::database_with_password(PASSWORD) else {
+        return;
+    };
+    let wrong = url.replace(PASSWORD, "Not-the-pw-9");
+    let c = Clone::new("https://git.example.com/team/wrong.git", &wrong);
+    let (code, out, text) = c.run(&["recall", "anything"]);
+    assert_eq!(code, exit(ErrorKind::Storage), "{text}");
+    assert_eq!(out["error"]["kind"], "storage", "{out}");
+    let message = out["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("password authentication failed"), "{out}");
+    assert!(!text.contains("Not-the-pw-9"), "{text}");
+    assert!(!text.contains(PASSWORD), "{text}");
+}
+
+#[test]
+fn a_url_that_is_not_postgres_is_invalid_input_without_its_password() {
+    let c = Clone::new(
+        "https://git.example.com/team/bad.git",
+        "mysql://team:Bad-pw-7@db/app",
+    );
+    let (code, out, text) = c.run(&["memory", "list"]);
+    assert_eq!(code, exit(ErrorKind::InvalidInput), "{text}");
+    assert!(
+        out["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("memory.url"),
+        "{out}"
+    );
+    assert!(!text.contains("Bad-pw-7"), "{text}");
+
+    let (code, shown, text) = c.run(&["config", "show"]);
+    assert_eq!(code, 0, "{shown}");
+    assert!(!text.contains("Bad-pw-7"), "{text}");
+}
+
+#[test]
+fn config_shows_the_team_url_with_its_password_masked() {
+    let c = Clone::new(
+        "https://git.example.com/team/cfg.git",
+        "postgres://team:Cfg-pw-5@db.example/app",
+    );
+    let (code, shown, text) = c.run(&["config", "show"]);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        text.contains("postgres://team:***@db.example/app"),
+        "{text}"
+    );
+    assert!(!text.contains("Cfg-pw-5"), "{text}");
+}
