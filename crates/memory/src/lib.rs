@@ -44,6 +44,7 @@ pub mod recall;
 pub mod snippet;
 mod sqlite;
 pub mod store;
+pub mod transfer;
 pub mod vector;
 
 pub use code::{CodeGraph, CodeTarget, LinkState, NoCode};

@@ -218,6 +218,8 @@ pub trait MemoryStore {
         extracted: &crate::extract::Extracted,
         extraction: &crate::extract::Extraction,
     ) -> Result<Memory, MemoryError>;
+    /// Every namespace holding a memory, forgotten or not, sorted (what an export walks).
+    fn namespaces(&self) -> Result<Vec<String>, MemoryError>;
     /// Counts (of one namespace, or all).
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError>;
 

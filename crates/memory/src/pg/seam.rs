@@ -123,6 +123,9 @@ impl MemoryStore for PgStore {
     ) -> Result<Memory, MemoryError> {
         self.enrich_impl(ns, name, extracted, extraction)
     }
+    fn namespaces(&self) -> Result<Vec<String>, MemoryError> {
+        self.namespaces_impl()
+    }
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError> {
         self.stats_impl(ns)
     }
