@@ -32,7 +32,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A clone of the team's repository: a git repository whose `origin` is `remote`, the
-/// library in it, indexed, its memory on `url`.
+/// library in it, indexed, its memory on `url` (its own SQLite file when empty).
 struct Clone {
     env: Env,
     url: String,
@@ -56,14 +56,11 @@ impl Clone {
     /// `loci ARGS --json` with the team's URL in the environment: exit code, stdout
     /// parsed, and stdout and stderr as text (to look for the password in).
     fn run(&self, args: &[&str]) -> (i32, serde_json::Value, String) {
-        let out = self
-            .env
-            .cmd()
-            .env("LOCI_MEMORY_URL", &self.url)
-            .args(args)
-            .arg("--json")
-            .output()
-            .unwrap();
+        let mut cmd = self.env.cmd();
+        if !self.url.is_empty() {
+            cmd.env("LOCI_MEMORY_URL", &self.url);
+        }
+        let out = cmd.args(args).arg("--json").output().unwrap();
         let text = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
@@ -200,4 +197,80 @@ fn config_shows_the_team_url_with_its_password_masked() {
         "{text}"
     );
     assert!(!text.contains("Cfg-pw-5"), "{text}");
+}
+
+#[test]
+fn export_and_import_move_memories_from_sqlite_to_postgres_and_back_idempotently() {
+    let Some(url) = pg_cluster::database_with_password(PASSWORD) else {
+        return;
+    };
+    let files = tempfile::tempdir().unwrap();
+    let file = |name: &str| files.path().join(name).to_string_lossy().into_owned();
+    // A workspace on its own SQLite file.
+    let local = Clone::new("https://git.example.com/team/move.git", "");
+    let plain = |c: &Clone, args: &[&str]| {
+        let (code, out) = c.env.json(args);
+        assert_eq!(code, 0, "{args:?}: {out}");
+        out
+    };
+    plain(
+        &local,
+        &["remember", "--name", "args", "`parse_args` adds one."],
+    );
+    plain(&local, &["remember", "--name", "old", "Deprecated note."]);
+    plain(
+        &local,
+        &["memory", "edit", "args", "`parse_args` adds one, always."],
+    );
+    plain(&local, &["memory", "forget", "old"]);
+    let from_sqlite = plain(&local, &["memory", "export", "-o", &file("a.jsonl")]);
+    assert_eq!(from_sqlite["memories"], 2, "{from_sqlite}");
+    assert_eq!(from_sqlite["versions"], 4, "{from_sqlite}");
+
+    // Into the team's database, twice: the second adds nothing.
+    let team = Clone::new("https://git.example.com/team/move.git", &url);
+    let (code, first) = team.json(&["memory", "import", &file("a.jsonl")]);
+    assert_eq!(code, 0, "{first}");
+    assert_eq!(first["created"], 2, "{first}");
+    assert_eq!(first["verified"], true, "{first}");
+    assert_eq!(first["digest"], from_sqlite["digest"], "{first}");
+    let (code, again) = team.json(&["memory", "import", &file("a.jsonl")]);
+    assert_eq!(code, 0, "{again}");
+    assert_eq!(
+        (again["created"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(2)),
+        "{again}"
+    );
+    let (_, stats) = team.json(&["memory", "stats"]);
+    assert_eq!(
+        (stats["memories"].as_u64(), stats["forgotten"].as_u64()),
+        (Some(1), Some(1)),
+        "{stats}"
+    );
+
+    // And back out to another SQLite workspace: the same content, by digest.
+    let (code, from_pg) = team.json(&["memory", "export", "-o", &file("b.jsonl")]);
+    assert_eq!(code, 0, "{from_pg}");
+    assert_eq!(from_pg["digest"], from_sqlite["digest"], "{from_pg}");
+    let back = Clone::new("https://git.example.com/team/back.git", "");
+    let into_sqlite = plain(&back, &["memory", "import", &file("b.jsonl")]);
+    assert_eq!(into_sqlite["created"], 2, "{into_sqlite}");
+    assert_eq!(into_sqlite["verified"], true, "{into_sqlite}");
+    let (_, read) = back.env.json(&["memory", "read", "args"]);
+    assert_eq!(read["body"], "`parse_args` adds one, always.", "{read}");
+
+    // A file cut short is refused by name, and nothing is stored.
+    let text = std::fs::read_to_string(file("a.jsonl")).unwrap();
+    let cut: Vec<&str> = text.lines().collect();
+    std::fs::write(file("cut.jsonl"), cut[..cut.len() - 1].join("\n")).unwrap();
+    let empty = Clone::new("https://git.example.com/team/cut.git", "");
+    let (code, out) = empty.env.json(&["memory", "import", &file("cut.jsonl")]);
+    assert_eq!(code, exit(ErrorKind::InvalidInput), "{out}");
+    assert!(
+        out["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("end"),
+        "{out}"
+    );
 }

@@ -14,6 +14,7 @@ mod location;
 mod merge;
 mod repository_id;
 mod time;
+mod transfer;
 mod vectors;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +38,7 @@ pub use loci_memory::merge::MergeView;
 pub use loci_memory::ops::MemoryView;
 pub use merge::{MergeMemoriesRequest, merge};
 pub use repository_id::{MAX_REPOSITORY_ID, normalise_remote, repository_id};
+pub use transfer::{ExportSummary, ImportReport, export, import};
 pub use vectors::{
     EMBED_BATCH, EmbedReport, ModelEmbedder, embed_in_background, embed_missing, embedder,
 };
