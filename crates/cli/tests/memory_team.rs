@@ -7,6 +7,7 @@
 
 use crate::common;
 use crate::pg_cluster;
+use crate::serve_support;
 
 use std::path::Path;
 use std::process::Command;
@@ -273,4 +274,38 @@ fn export_and_import_move_memories_from_sqlite_to_postgres_and_back_idempotently
             .contains("end"),
         "{out}"
     );
+}
+
+#[test]
+fn the_http_api_of_one_clone_and_the_cli_of_another_share_one_database() {
+    let Some((cli, served)) = two_clones() else {
+        return;
+    };
+    let server = serve_support::start(&served.env, &[], &[("LOCI_MEMORY_URL", &served.url)]);
+    let id = serve_support::workspace_id(&server);
+    let post = |op: &str, body: serde_json::Value| {
+        let path = format!("/api/v1/workspaces/{id}/memory/{op}");
+        let (status, text) =
+            serve_support::call(&server, "post", &path, Some(&body), serve_support::bearer());
+        assert!(!text.contains(PASSWORD), "{text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(status, 200, "{op}: {v}");
+        v
+    };
+    post(
+        "remember",
+        serde_json::json!({"name": "from-http", "body": "Over HTTP: `run` calls `parse_args`."}),
+    );
+    let (code, out) = cli.json(&["memory", "read", "from-http"]);
+    assert_eq!(code, 0, "{out}");
+
+    let (code, out) = cli.json(&["remember", "--name", "from-cli", "The CLI wrote this."]);
+    assert_eq!(code, 0, "{out}");
+    let hits = post("recall", serde_json::json!({"query": "CLI wrote"}));
+    assert_eq!(hits["hits"][0]["name"], "from-cli", "{hits}");
+
+    let stats = post("stats", serde_json::json!({}));
+    assert_eq!(stats["store"]["kind"], "postgres", "{stats}");
+    assert_eq!(stats["memories"], 2, "{stats}");
+    assert!(stats.get("path").is_none(), "{stats}");
 }
