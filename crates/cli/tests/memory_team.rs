@@ -6,6 +6,7 @@
 //! password. Without PostgreSQL the tests skip, and fail when `CI` is set.
 
 use crate::common;
+use crate::mcp_support;
 use crate::pg_cluster;
 use crate::serve_support;
 
@@ -308,4 +309,39 @@ fn the_http_api_of_one_clone_and_the_cli_of_another_share_one_database() {
     assert_eq!(stats["store"]["kind"], "postgres", "{stats}");
     assert_eq!(stats["memories"], 2, "{stats}");
     assert!(stats.get("path").is_none(), "{stats}");
+}
+
+#[test]
+fn the_mcp_tools_of_one_clone_recall_what_another_remembered() {
+    let Some((cli, agent)) = two_clones() else {
+        return;
+    };
+    let (code, out) = cli.json(&[
+        "remember",
+        "--name",
+        "cache-rule",
+        "The cache keeps ten entries.",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let mut cmd = mcp_support::loci(agent.env.home.path());
+    cmd.env("LOCI_MEMORY_URL", &agent.url)
+        .arg("mcp")
+        .arg("--workspace")
+        .arg(agent.env.root());
+    let mut s = mcp_support::Stdio_::start(cmd);
+    s.initialize();
+    let r = s.call("recall", serde_json::json!({"query": "cache entries"}));
+    assert_ne!(r["isError"], true, "{r}");
+    assert_eq!(
+        r["structuredContent"]["hits"][0]["name"], "cache-rule",
+        "{r}"
+    );
+    let r = s.call(
+        "remember",
+        serde_json::json!({"name": "from-agent", "body": "The agent wrote this."}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    assert!(!r.to_string().contains(PASSWORD), "{r}");
+    let (code, out) = cli.json(&["memory", "read", "from-agent"]);
+    assert_eq!(code, 0, "{out}");
 }
