@@ -1,10 +1,12 @@
 //! Team memory through the real binary on a real PostgreSQL (the throwaway cluster of
 //! `pg_cluster`): two clones of one repository (real `git`, separate folders and
 //! separate `LOCI_HOME`s) pointed at one database by `LOCI_MEMORY_URL` share their
-//! memories, each judging staleness against its own index; a wrong password or a
-//! malformed URL is a clear error with the documented exit code and never shows the
-//! password. Without PostgreSQL the tests skip, and fail when `CI` is set.
-
+//! memories — through the CLI, `loci serve`'s HTTP API and `loci mcp` — each judging
+//! staleness (`memory read`, `impact`) against its own index; `memory export` /
+//! `import` move memories from SQLite to PostgreSQL and back, idempotently; a wrong
+//! password, a malformed URL or a clone with no repository identity is a clear error
+//! with the documented exit code and never shows the password. Without PostgreSQL the
+//! tests skip, and fail when `CI` is set.
 use crate::common;
 use crate::mcp_support;
 use crate::pg_cluster;
@@ -146,6 +148,46 @@ fn each_clone_judges_staleness_against_its_own_index() {
     };
     assert_eq!(state(&a), "fresh");
     assert_ne!(state(&b), "fresh");
+
+    // `impact` finds the team's memory too, stale only where the code changed.
+    for (c, stale) in [(&a, false), (&b, true)] {
+        let (code, impact) = c.json(&["impact", "parse_args"]);
+        assert_eq!(code, 0, "{impact}");
+        assert_eq!(impact["memories"][0]["name"], "args", "{impact}");
+        assert_eq!(impact["memories"][0]["stale"], stale, "{impact}");
+    }
+}
+
+#[test]
+fn a_clone_without_origin_or_repository_id_is_refused_not_given_a_private_scope() {
+    let Some(url) = pg_cluster::database_with_password(PASSWORD) else {
+        return;
+    };
+    let env = Env::new();
+    git(env.root(), &["init", "-q"]);
+    let run = |extra: &[(&str, &str)]| {
+        let mut cmd = env.cmd();
+        cmd.env("LOCI_MEMORY_URL", &url);
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .args(["remember", "--name", "n", "A note.", "--json"])
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), common::parse(&out))
+    };
+    let (code, out) = run(&[]);
+    assert_eq!(code, exit(ErrorKind::InvalidInput), "{out}");
+    assert!(
+        out["error"]["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("memory.repositoryId"),
+        "{out}"
+    );
+    let (code, out) = run(&[("LOCI_MEMORY_REPOSITORY_ID", "team/app")]);
+    assert_eq!(code, 0, "{out}");
 }
 
 #[test]
