@@ -226,6 +226,17 @@ fn a_url_that_is_not_postgres_is_invalid_input_without_its_password() {
     let (code, shown, text) = c.run(&["config", "show"]);
     assert_eq!(code, 0, "{shown}");
     assert!(!text.contains("Bad-pw-7"), "{text}");
+
+    // A postgres:// URL the client cannot read (a port that is not a number).
+    let c = Clone::new(
+        "https://git.example.com/team/bad.git",
+        "postgres://team:Bad-pw-8@db:notaport/app",
+    );
+    let (code, out, text) = c.run(&["memory", "list"]);
+    assert_eq!(code, exit(ErrorKind::InvalidInput), "{text}");
+    assert!(!text.contains("Bad-pw-8"), "{text}");
+    assert!(text.contains("team:***@db"), "{text}");
+    assert_eq!(out["error"]["kind"], "invalid_input", "{out}");
 }
 
 #[test]
