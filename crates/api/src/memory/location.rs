@@ -62,7 +62,8 @@ impl StoreLocation {
         let config = Config::load(Some(root));
         if let Some(bad) = config.warnings().iter().find(|w| w.key == URL_KEY) {
             // The warning quotes no URL: the checker never repeats its input.
-            return Err(ApiError::new(ErrorKind::InvalidInput, bad.to_string()).hint(
+            let message = format!("memory.url in {}: {}", bad.layer, bad.message);
+            return Err(ApiError::new(ErrorKind::InvalidInput, message).hint(
                 "set memory.url (or LOCI_MEMORY_URL) to postgres://user:password@host/db, or unset it to keep memories in .loci/memory.db",
             ));
         }
