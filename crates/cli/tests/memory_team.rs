@@ -328,6 +328,16 @@ fn export_and_import_move_memories_from_sqlite_to_postgres_and_back_idempotently
             .contains("end"),
         "{out}"
     );
+    // Bytes that are not UTF-8 are refused by line number.
+    let mut bad = cut[0].as_bytes().to_vec();
+    bad.extend_from_slice(b"\n{\"kind\": \"\xff\"}\n");
+    std::fs::write(file("bad.jsonl"), bad).unwrap();
+    let (code, out) = empty.env.json(&["memory", "import", &file("bad.jsonl")]);
+    assert_eq!(code, exit(ErrorKind::InvalidInput), "{out}");
+    let message = out["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("export line 2 is not UTF-8"), "{out}");
+    let (_, stats) = empty.env.json(&["memory", "stats"]);
+    assert_eq!(stats["memories"], 0, "{stats}");
 }
 
 #[test]

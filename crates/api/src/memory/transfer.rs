@@ -44,11 +44,44 @@ pub fn export(target: &StoreTarget, out: &mut dyn Write) -> Result<ExportSummary
 pub fn import(target: &StoreTarget, input: &mut dyn BufRead) -> Result<ImportReport, ApiError> {
     let (location, _) = StoreLocation::of_target(target)?;
     let mut store = location.open()?;
-    let mut lines = input.lines().enumerate().map(|(i, line)| {
-        line.map(|l| (i + 1, l))
-            .map_err(|e| MemoryError::Invalid(format!("export line {}: {e}", i + 1)))
+    let mut n = 0;
+    let mut lines = std::iter::from_fn(|| {
+        n += 1;
+        read_line(input, n).transpose()
     });
     Ok(transfer::import(&mut *store, &mut lines)?)
+}
+
+/// Longest line an import reads: a memory's body is at most 512 KiB, and its line
+/// carries every version of it.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
+/// Line `n` of `input` (without its end of line), `None` at the end; a line past
+/// [`MAX_LINE_BYTES`] or not UTF-8 is refused by number, without reading it whole.
+fn read_line(input: &mut dyn BufRead, n: usize) -> Result<Option<(usize, String)>, MemoryError> {
+    let mut bytes = Vec::new();
+    let read = std::io::Read::take(&mut *input, MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', &mut bytes)
+        .map_err(|e| MemoryError::Invalid(format!("export line {n}: {e}")))?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    } else if bytes.len() > MAX_LINE_BYTES {
+        return Err(MemoryError::TooLong {
+            what: format!("export line {n}"),
+            got: bytes.len(),
+            limit: MAX_LINE_BYTES,
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        MemoryError::Invalid(format!(
+            "export line {n} is not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(Some((n, text)))
 }
 
 fn write_failed(e: std::io::Error) -> ApiError {
