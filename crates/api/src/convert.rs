@@ -320,10 +320,14 @@ impl From<loci_memory::MemoryError> for ApiError {
             E::Open(store) => store.into(),
             E::Sqlite { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
             E::Embed(_) => ApiError::new(ErrorKind::Failure, e.to_string()),
-            // The PostgreSQL store (its configuration is wired in the API next).
-            E::PgUrl { .. } => ApiError::new(ErrorKind::InvalidInput, e.to_string()),
-            E::Postgres { .. }
-            | E::PgTimeout { .. }
+            // The team's PostgreSQL store (`memory.url`): every message names the
+            // database with its password hidden.
+            E::PgUrl { .. } => ApiError::new(ErrorKind::InvalidInput, e.to_string())
+                .hint("fix memory.url (or LOCI_MEMORY_URL): postgres://user:password@host/db"),
+            E::Postgres { .. } => ApiError::new(ErrorKind::Storage, e.to_string()).hint(
+                "check memory.url (or LOCI_MEMORY_URL): that the server runs, and its user and password",
+            ),
+            E::PgTimeout { .. }
             | E::PgConflict { .. }
             | E::PgSchemaTooNew { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
         }

@@ -26,6 +26,7 @@ pub mod memory {
     pub use loci_memory::recall::{RecallAnswer, Vectors, VectorsState, Why};
     pub use loci_memory::{Edit, EntityInput, LinkState, MemoryType, NewMemory, RelationshipInput};
     pub use loci_memory::{EntityInfo, NAME_PATTERN};
+    pub use loci_memory::{StoreDescription, StoreKind, VectorSearch};
 }
 
 /// The roots loci owns.

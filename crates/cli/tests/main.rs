@@ -5,6 +5,8 @@
 mod common;
 mod lifecycle_support;
 mod mcp_support;
+#[path = "../../memory/tests/pg_cluster.rs"]
+mod pg_cluster;
 mod probe_support;
 mod serve_support;
 mod tiny_model_support;
@@ -37,6 +39,7 @@ mod memory;
 mod memory_background;
 mod memory_extract;
 mod memory_merge;
+mod memory_team;
 mod memory_user_remote;
 mod memory_vectors;
 mod models;

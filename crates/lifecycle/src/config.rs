@@ -17,7 +17,7 @@ mod keys;
 mod value;
 
 pub use keys::{KEYS, MAX_FILE_BYTES_RANGE};
-pub use value::{KeyDef, Kind, Value};
+pub use value::{KeyDef, Kind, SecretUrl, Value, mask_password};
 
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -381,6 +381,18 @@ impl Config {
         self.declared_millis("limits.queryTimeoutMs")
     }
 
+    /// `memory.url`: the PostgreSQL server a team's memory lives on, when set.
+    pub fn memory_url(&self) -> Option<&SecretUrl> {
+        match self
+            .settings
+            .get("memory.url")
+            .and_then(|s| s.value.as_ref())
+        {
+            Some(Value::Secret(u)) => Some(u),
+            _ => None,
+        }
+    }
+
     /// A text-valued key (`llm.model`, `llm.args`).
     pub fn text(&self, key: &str) -> Option<&str> {
         match self.settings.get(key).and_then(|s| s.value.as_ref()) {
@@ -456,6 +468,21 @@ fn parse_env(kind: Kind, text: &str) -> Result<Value, String> {
         Kind::Path => Ok(Value::Path(PathBuf::from(text))),
         Kind::Text if text.is_empty() => Err("empty text".into()),
         Kind::Text => Ok(Value::Text(text.to_string())),
+        Kind::DatabaseUrl => database_url(text),
+    }
+}
+
+/// A PostgreSQL URL, checked without ever quoting it (it may hold a password).
+fn database_url(text: &str) -> Result<Value, String> {
+    let rest = ["postgres://", "postgresql://"]
+        .iter()
+        .find_map(|scheme| text.strip_prefix(scheme));
+    match rest {
+        None => Err("not a PostgreSQL URL: it must start with postgres:// or postgresql://".into()),
+        Some(rest) if rest.is_empty() || rest.chars().any(char::is_whitespace) => {
+            Err("not a PostgreSQL URL: nothing after the scheme, or a space in it".into())
+        }
+        Some(_) => Ok(Value::Secret(SecretUrl::new(text))),
     }
 }
 
@@ -468,12 +495,17 @@ fn parse_toml(kind: Kind, value: &toml::Value) -> Result<Value, String> {
         },
         (Kind::Path, toml::Value::String(s)) if !s.is_empty() => Ok(Value::Path(PathBuf::from(s))),
         (Kind::Text, toml::Value::String(s)) if !s.is_empty() => Ok(Value::Text(s.clone())),
+        (Kind::DatabaseUrl, toml::Value::String(s)) => database_url(s),
+        (Kind::DatabaseUrl, other) => Err(format!(
+            "expected a postgres:// URL, found {}",
+            other.type_str()
+        )),
         (kind, other) => Err(format!(
             "expected {}, found {} `{other}`",
             match kind {
                 Kind::Bool => "a boolean",
                 Kind::Int { .. } => "an integer",
-                Kind::Path | Kind::Text => "a non-empty string",
+                Kind::Path | Kind::Text | Kind::DatabaseUrl => "a non-empty string",
             },
             other.type_str()
         )),

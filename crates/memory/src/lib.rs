@@ -44,6 +44,7 @@ pub mod recall;
 pub mod snippet;
 mod sqlite;
 pub mod store;
+pub mod transfer;
 pub mod vector;
 
 pub use code::{CodeGraph, CodeTarget, LinkState, NoCode};
@@ -54,5 +55,5 @@ pub use model::{
 };
 pub use pg::{PgOptions, PgStore};
 pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, VectorCacheStats, merged_body};
-pub use store::{Filter, MemoryStore, StoreStats};
+pub use store::{Filter, MemoryStore, StoreDescription, StoreKind, StoreStats, VectorSearch};
 pub use vector::{EmbedError, Embedder};

@@ -78,6 +78,45 @@ pub struct StoreStats {
     pub namespaces: std::collections::BTreeMap<String, u64>,
 }
 
+/// Which kind of store holds the memories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreKind {
+    /// A SQLite file ([`crate::SqliteStore`]): one workspace's, or the user's.
+    Sqlite,
+    /// A PostgreSQL database a team shares ([`crate::PgStore`]).
+    Postgres,
+}
+
+/// How vector recall finds its nearest chunks in a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VectorSearch {
+    /// The database answers the k-NN itself (pgvector).
+    Pgvector,
+    /// loci computes the exact cosine over every vector (SQLite's in-process cache, or
+    /// a scan of PostgreSQL's vectors where pgvector is not used).
+    Exact,
+}
+
+/// What a store is, for `memory stats` and health answers: which kind, where (a
+/// PostgreSQL URL with its password hidden), which scope, and how it searches vectors.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct StoreDescription {
+    /// SQLite or PostgreSQL.
+    pub kind: StoreKind,
+    /// The file, or the database's connection string with its password hidden. Not
+    /// serialised: it may be an absolute path, which the service layer shows only where
+    /// paths may go (`memory stats`' `path`, dropped over HTTP).
+    #[serde(skip)]
+    pub location: String,
+    /// The repository identity the memories are shared under (PostgreSQL only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// How vector recall searches.
+    pub vector_search: VectorSearch,
+}
+
 /// Where memories are kept. Every mutation is one transaction that also writes the
 /// memory's next version; a failed call stores nothing.
 pub trait MemoryStore {
@@ -179,6 +218,8 @@ pub trait MemoryStore {
         extracted: &crate::extract::Extracted,
         extraction: &crate::extract::Extraction,
     ) -> Result<Memory, MemoryError>;
+    /// Every namespace holding a memory, forgotten or not, sorted (what an export walks).
+    fn namespaces(&self) -> Result<Vec<String>, MemoryError>;
     /// Counts (of one namespace, or all).
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError>;
 
@@ -234,6 +275,16 @@ pub trait MemoryStore {
     ) -> Option<Vec<(i64, f32)>> {
         None
     }
+    /// How many chunks (of live memories; of one memory, of a namespace, or all) have no
+    /// vector of `model` yet: what `vectors: pending` counts.
+    fn missing_vectors(
+        &self,
+        model: &str,
+        memory_id: Option<i64>,
+        ns: Option<&str>,
+    ) -> Result<u64, MemoryError>;
+    /// What this store is and where it keeps memories (no secret in it).
+    fn describe(&self) -> StoreDescription;
     /// Chunks of live memories without a vector of `model`, at most `limit`.
     fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError>;
     /// Stores vectors of `model` (each `dim` long) for chunks.

@@ -13,4 +13,5 @@ mod pg_store;
 mod recall_signals;
 mod store;
 mod store_links;
+mod transfer;
 mod vector_cache;

@@ -6,10 +6,18 @@
 //! server also gets `SIGQUIT` if the binary dies without running it (parent-death
 //! signal, from a thread that lives as long as the process).
 //!
+//! The superuser logs in over the socket without a password; every other role must
+//! give its password (`scram-sha-256`), so a test can see a wrong one refused
+//! ([`database_with_password`]). The team-memory tests of the CLI crate include this
+//! file too (`#[path]`), so both crates start their cluster the same way.
+//!
 //! PostgreSQL refuses to run as root, so as root (CI) `initdb` and `postgres` run as
 //! `nobody` through `setpriv`. Without PostgreSQL's binaries (Debian's, under
 //! `/usr/lib/postgresql/*/bin`, the newest taken) a test is skipped with a message, and
 //! fails when `CI` is set: CI must test both stores.
+
+// Two test crates include this file and each uses a part of it.
+#![allow(dead_code)]
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;
@@ -48,6 +56,27 @@ pub fn database() -> Option<String> {
         .batch_execute(&format!("CREATE DATABASE {name}"))
         .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
     Some(url(&cluster.socket, &name))
+}
+
+/// A new database owned by a new role that logs in with `password`: its
+/// `postgres://` URL (the socket directory as the percent-encoded host) with that
+/// password, as `memory.url` takes it. `None` as [`database`].
+pub fn database_with_password(password: &str) -> Option<String> {
+    let cluster = CLUSTER.get_or_init(start).as_ref()?;
+    let n = cluster.next.fetch_add(1, Ordering::Relaxed);
+    let (role, db) = (format!("r_{n}"), format!("t_{n}"));
+    let mut admin = cluster.admin.lock().unwrap_or_else(|p| p.into_inner());
+    admin
+        .batch_execute(&format!(
+            "CREATE ROLE {role} LOGIN PASSWORD '{}'",
+            password.replace('\'', "''")
+        ))
+        .unwrap_or_else(|e| panic!("CREATE ROLE {role}: {e}"));
+    admin
+        .batch_execute(&format!("CREATE DATABASE {db} OWNER {role}"))
+        .unwrap_or_else(|e| panic!("CREATE DATABASE {db}: {e}"));
+    let host = cluster.socket.to_string_lossy().replace('/', "%2F");
+    Some(format!("postgres://{role}:{password}@{host}:{PORT}/{db}"))
 }
 
 /// The key-value connection string of database `db` over the cluster's socket.
@@ -175,6 +204,13 @@ fn launch(bin: &Path) -> Result<Cluster, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    // The superuser over the socket needs no password; every other role does.
+    let hba = data.join("pg_hba.conf");
+    std::fs::write(
+        &hba,
+        format!("local all {SUPERUSER} trust\nlocal all all scram-sha-256\n"),
+    )
+    .map_err(|e| format!("{}: {e}", hba.display()))?;
     let log_path = dir.join("server.log");
     let log = File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
     let mut server = command(bin, "postgres", as_nobody, true);

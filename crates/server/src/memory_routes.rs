@@ -270,6 +270,15 @@ pub(crate) fn without_paths(answer: &mem::MemoryStats) -> Result<serde_json::Val
         for field in MEMORY_STATS_PATH_FIELDS {
             map.remove(*field);
         }
+        // A repository named by a local `origin` path has a path for its scope.
+        if let Some(store) = map.get_mut("store").and_then(|s| s.as_object_mut())
+            && store
+                .get("scope")
+                .and_then(|s| s.as_str())
+                .is_some_and(|s| s.starts_with('/'))
+        {
+            store.remove("scope");
+        }
     }
     Ok(value)
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use loci_memory::extract::{self, ExtractionState};
-use loci_memory::{Filter, Memory, MemoryStore, SqliteStore};
+use loci_memory::{Filter, Memory, MemoryStore};
 use loci_supervisor::Supervisor;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -143,9 +143,9 @@ pub fn enrich(
     }
     let n = ns(&req.namespace)?;
     check_allowed()?;
-    let (path, _code) = super::locate(target)?;
-    let mut store = SqliteStore::open(&path)?;
-    let batch = batch(&store, &n, req)?;
+    let (location, _code) = super::StoreLocation::of_target(target)?;
+    let mut store = location.open()?;
+    let batch = batch(&*store, &n, req)?;
     let s = Settings::load(req.llm);
     let estimate = EnrichEstimate {
         tool: s.tool_name().into(),
@@ -183,11 +183,11 @@ pub fn enrich(
         .detail(serde_json::to_value(&estimate).unwrap_or_default()));
     }
     let cwd = child_cwd(target)?;
-    run_batch(&mut store, &s, &cwd, batch, estimate)
+    run_batch(&mut *store, &s, &cwd, batch, estimate)
 }
 
 /// The memories of the request, live, in the order named (or most recent first).
-fn batch(store: &SqliteStore, n: &str, req: &EnrichRequest) -> Result<Vec<Memory>, ApiError> {
+fn batch(store: &dyn MemoryStore, n: &str, req: &EnrichRequest) -> Result<Vec<Memory>, ApiError> {
     let mut out = Vec::new();
     if req.all {
         let filter = Filter {
@@ -223,7 +223,7 @@ fn batch(store: &SqliteStore, n: &str, req: &EnrichRequest) -> Result<Vec<Memory
 }
 
 fn run_batch(
-    store: &mut SqliteStore,
+    store: &mut dyn MemoryStore,
     s: &Settings,
     cwd: &std::path::Path,
     batch: Vec<Memory>,
@@ -332,7 +332,7 @@ fn skipped(m: &Memory, why: Option<&str>) -> EnrichResult {
 /// enriched, or the error after marking it failed.
 pub(super) fn after_remember(
     target: &StoreTarget,
-    store: &mut SqliteStore,
+    store: &mut dyn MemoryStore,
     view: &MemoryView,
     llm: Option<LlmChoice>,
 ) -> Result<(), ApiError> {

@@ -1,12 +1,10 @@
 //! `impact` with the memories linked to the target or to anything its change reaches.
 
-use std::path::Path;
-
-use loci_memory::{CodeKey, Filter, MemoryStore, MemorySummary, SqliteStore, recall};
+use loci_memory::{CodeKey, Filter, MemorySummary, recall};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::IndexCodeGraph;
+use super::{IndexCodeGraph, StoreLocation};
 use crate::error::ApiError;
 use crate::graph::{Direction, TraversalPage, TraversalRequest, traverse};
 use crate::handle::{ReadOptions, Workspace};
@@ -39,25 +37,23 @@ pub struct ImpactAnswer {
 }
 
 /// What depends on a target, and the memories linked to it or to anything reached.
-/// A workspace without a memory file gets none (and no file is created).
+/// A workspace without a memory file gets none (and no file is created); with
+/// `memory.url` set, the team's memories of its repository are searched.
 pub fn impact(
     ws: &Workspace,
     req: &TraversalRequest,
     opts: &ReadOptions,
 ) -> Result<ImpactAnswer, ApiError> {
     let traversal = traverse(ws, Direction::Impact, req, opts)?;
-    let path = ws
-        .index_path()
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join(loci_memory::MEMORY_FILE);
-    if !path.is_file() {
+    let index_dir = ws.located().index_dir();
+    let location = StoreLocation::of_workspace(ws.root(), index_dir)?;
+    if !location.exists() {
         return Ok(ImpactAnswer {
             traversal,
             memories: Vec::new(),
         });
     }
-    let mut store = SqliteStore::open(&path)?;
+    let mut store = location.open()?;
     let code = IndexCodeGraph::open(ws.root(), ws.index_path());
     let mut keys: Vec<(CodeKey, u32)> = traversal
         .target_symbols
@@ -98,7 +94,7 @@ pub fn impact(
         .into_iter()
         .map(|s| (s.id, s))
         .collect();
-    let checked = recall::checked_links(&mut store, &code, code.available(), &ids)?;
+    let checked = recall::checked_links(&mut *store, &code, code.available(), &ids)?;
     let mut memories: Vec<ImpactMemory> = Vec::new();
     for (id, key) in linked {
         if memories.iter().any(|m| m.memory.id == id) {

@@ -34,7 +34,11 @@ pub fn merge(target: &StoreTarget, req: &MergeMemoriesRequest) -> Result<MergeVi
     let have = c.have_index();
     let n = ns(&req.namespace)?;
     let mut view =
-        loci_memory::merge::merge(&mut c.store, &c.code, have, &n, &req.from, &req.into)?;
-    view.into.vectors = Some(vectors::after_write(&mut c.store, view.into.memory.id));
+        loci_memory::merge::merge(&mut *c.store, &c.code, have, &n, &req.from, &req.into)?;
+    view.into.vectors = Some(vectors::after_write(
+        &mut *c.store,
+        &c.location,
+        view.into.memory.id,
+    ));
     Ok(view)
 }

@@ -1,25 +1,28 @@
 //! The memory operations every front end offers (the CLI, HTTP and MCP):
 //! remember, read, list, edit, rename, forget, restore, merge, purge, history, link, unlink,
 //! recall, related, entities, graph export, stats, and `impact` with the memories
-//! linked to what a change reaches. Each opens the workspace's `memory.db` (in the
-//! index's directory, so an `--index-path` index has its memory beside it, and a
-//! rebuild never touches it) or the user-level store, and the workspace's index as the
+//! linked to what a change reaches. Each opens the store [`StoreLocation`] picks — the
+//! workspace's `memory.db` (in the index's directory, so an `--index-path` index has its
+//! memory beside it, and a rebuild never touches it), the team's PostgreSQL database
+//! when `memory.url` is set, or the user-level store — and the workspace's index as the
 //! memory's code graph.
-
 mod code_graph;
 mod enrich;
 mod extract;
 mod impact;
+mod location;
 mod merge;
+mod repository_id;
 mod time;
+mod transfer;
 mod vectors;
 
 use std::path::{Path, PathBuf};
 
 use loci_memory::recall::{RecallAnswer, Vectors, VectorsState};
 use loci_memory::{
-    CodeKey, Edit, EntityInfo, EntityInput, Filter, MemoryStore, MemorySummary, MemoryType,
-    NewMemory, RelationshipInput, SqliteStore, StoreStats, Version, graph, ops, recall,
+    CodeKey, Edit, EntityInfo, EntityInput, Filter, MemorySummary, MemoryType, NewMemory,
+    RelationshipInput, StoreDescription, StoreStats, Version, graph, ops, recall,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -30,9 +33,12 @@ pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };
 pub use impact::{ImpactAnswer, ImpactMemory, impact};
+pub use location::{BoxedStore, StoreLocation};
 pub use loci_memory::merge::MergeView;
 pub use loci_memory::ops::MemoryView;
 pub use merge::{MergeMemoriesRequest, merge};
+pub use repository_id::{MAX_REPOSITORY_ID, normalise_remote, repository_id};
+pub use transfer::{ExportSummary, ImportReport, export, import};
 pub use vectors::{
     EMBED_BATCH, EmbedReport, ModelEmbedder, embed_in_background, embed_missing, embedder,
 };
@@ -65,28 +71,18 @@ pub fn user_store_path() -> Result<PathBuf, ApiError> {
         .join(loci_memory::MEMORY_FILE))
 }
 
-/// The memory file of a target, and the code graph its links are checked against.
-pub fn locate(target: &StoreTarget) -> Result<(PathBuf, IndexCodeGraph), ApiError> {
-    if target.user {
-        return Ok((user_store_path()?, IndexCodeGraph::none()));
-    }
-    let located = crate::locate(&target.workspace)?;
-    Ok((
-        located.index_dir().join(loci_memory::MEMORY_FILE),
-        IndexCodeGraph::open(&located.root, &located.index_path),
-    ))
-}
-
 struct Ctx {
-    store: SqliteStore,
+    store: BoxedStore,
+    location: StoreLocation,
     code: IndexCodeGraph,
 }
 
 impl Ctx {
     fn open(target: &StoreTarget) -> Result<Ctx, ApiError> {
-        let (path, code) = locate(target)?;
+        let (location, code) = StoreLocation::of_target(target)?;
         Ok(Ctx {
-            store: SqliteStore::open(&path)?,
+            store: location.open()?,
+            location,
             code,
         })
     }
@@ -133,14 +129,18 @@ pub fn remember(target: &StoreTarget, req: &RememberRequest) -> Result<MemoryVie
     }
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    let mut view = ops::remember(&mut c.store, &c.code, have, &req.memory, &req.links)?;
-    view.vectors = Some(vectors::after_write(&mut c.store, view.memory.id));
+    let mut view = ops::remember(&mut *c.store, &c.code, have, &req.memory, &req.links)?;
+    view.vectors = Some(vectors::after_write(
+        &mut *c.store,
+        &c.location,
+        view.memory.id,
+    ));
     if req.extract == Some(ExtractMode::Llm) {
-        enrich::after_remember(target, &mut c.store, &view, req.llm)?;
+        enrich::after_remember(target, &mut *c.store, &view, req.llm)?;
         let (n, name) = (view.memory.namespace.clone(), view.memory.name.clone());
         let mentions = std::mem::take(&mut view.mentions);
         let vectors = view.vectors.take();
-        view = ops::read(&mut c.store, &c.code, have, &n, &name)?;
+        view = ops::read(&mut *c.store, &c.code, have, &n, &name)?;
         view.mentions = mentions;
         view.vectors = vectors;
     }
@@ -163,8 +163,14 @@ pub struct NameRequest {
 pub fn read(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    let mut view = ops::read(&mut c.store, &c.code, have, &ns(&req.namespace)?, &req.name)?;
-    view.vectors = Some(vectors::state_of(&c.store, Some(view.memory.id), None)?);
+    let mut view = ops::read(
+        &mut *c.store,
+        &c.code,
+        have,
+        &ns(&req.namespace)?,
+        &req.name,
+    )?;
+    view.vectors = Some(vectors::state_of(&*c.store, Some(view.memory.id), None)?);
     Ok(view)
 }
 
@@ -275,8 +281,12 @@ pub fn edit(target: &StoreTarget, req: &EditRequest) -> Result<MemoryView, ApiEr
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
     let n = ns(&req.name.namespace)?;
-    let mut view = ops::edit(&mut c.store, &c.code, have, &n, &req.name.name, &req.edit)?;
-    view.vectors = Some(vectors::after_write(&mut c.store, view.memory.id));
+    let mut view = ops::edit(&mut *c.store, &c.code, have, &n, &req.name.name, &req.edit)?;
+    view.vectors = Some(vectors::after_write(
+        &mut *c.store,
+        &c.location,
+        view.memory.id,
+    ));
     Ok(view)
 }
 
@@ -297,7 +307,7 @@ pub fn rename(target: &StoreTarget, req: &RenameRequest) -> Result<MemoryView, A
     let n = ns(&req.name.namespace)?;
     c.store.rename(&n, &req.name.name, &req.new_name)?;
     let have = c.have_index();
-    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.new_name)?)
+    Ok(ops::read(&mut *c.store, &c.code, have, &n, &req.new_name)?)
 }
 
 /// Forgets a memory (soft: restorable, a new version).
@@ -306,7 +316,7 @@ pub fn forget(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, Api
     let n = ns(&req.namespace)?;
     c.store.forget(&n, &req.name)?;
     let have = c.have_index();
-    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.name)?)
+    Ok(ops::read(&mut *c.store, &c.code, have, &n, &req.name)?)
 }
 
 /// `restore`.
@@ -327,7 +337,7 @@ pub fn restore(target: &StoreTarget, req: &RestoreRequest) -> Result<MemoryView,
     let n = ns(&req.name.namespace)?;
     c.store.restore(&n, &req.name.name, req.version)?;
     let have = c.have_index();
-    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.name.name)?)
+    Ok(ops::read(&mut *c.store, &c.code, have, &n, &req.name.name)?)
 }
 
 /// `purge`.
@@ -422,7 +432,7 @@ pub fn link(target: &StoreTarget, req: &LinkRequest) -> Result<MemoryView, ApiEr
         code: &req.code,
     };
     Ok(ops::link(
-        &mut c.store,
+        &mut *c.store,
         &c.code,
         have,
         &n,
@@ -484,7 +494,7 @@ pub fn unlink(target: &StoreTarget, req: &UnlinkRequest) -> Result<MemoryView, A
     c.store
         .unlink(&n, &req.name.name, req.entity.as_deref(), key.as_ref())?;
     let have = c.have_index();
-    Ok(ops::read(&mut c.store, &c.code, have, &n, &req.name.name)?)
+    Ok(ops::read(&mut *c.store, &c.code, have, &n, &req.name.name)?)
 }
 
 /// `recall`: a query that is not blank, a symbol or a file.
@@ -547,10 +557,10 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
         limit,
         ..Default::default()
     };
-    let mut answer = match recall::recall(&mut c.store, &c.code, have, vectors::for_recall(), &r) {
+    let mut answer = match recall::recall(&mut *c.store, &c.code, have, vectors::for_recall(), &r) {
         // The query could not be embedded: full text and graph still answer, and say so.
         Err(loci_memory::MemoryError::Embed(why)) => {
-            let mut a = recall::recall(&mut c.store, &c.code, have, None, &r)?;
+            let mut a = recall::recall(&mut *c.store, &c.code, have, None, &r)?;
             a.vectors = VectorsState {
                 state: Vectors::Failed,
                 error: Some(why),
@@ -619,7 +629,7 @@ pub fn related(target: &StoreTarget, req: &RelatedRequest) -> Result<RelatedAnsw
         namespace: n,
         ..Filter::default()
     };
-    let related = graph::related(&c.store, &filter, m.id, req.depth.unwrap_or(2))?;
+    let related = graph::related(&*c.store, &filter, m.id, req.depth.unwrap_or(2))?;
     Ok(RelatedAnswer {
         name: m.name,
         related,
@@ -696,15 +706,17 @@ pub fn graph_export(
     };
     Ok(GraphExport {
         format,
-        text: graph::render(&graph::dump(&c.store, &filter)?, format),
+        text: graph::render(&graph::dump(&*c.store, &filter)?, format),
     })
 }
 
 /// `stats`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct MemoryStats {
-    /// The memory file.
+    /// The memory file, or the PostgreSQL database (password hidden).
     pub path: String,
+    /// Which store (SQLite or PostgreSQL), its scope, and how it searches vectors.
+    pub store: StoreDescription,
     /// The counts.
     #[serde(flatten)]
     pub stats: StoreStats,
@@ -720,8 +732,8 @@ pub fn embed(
     max: Option<usize>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<EmbedReport, ApiError> {
-    let (path, _) = locate(target)?;
-    vectors::embed_missing(&path, batch, max, progress)
+    let (location, _) = StoreLocation::of_target(target)?;
+    vectors::embed_missing(&location, batch, max, progress)
 }
 
 /// Counts of a store (one namespace, or all).
@@ -731,10 +743,12 @@ pub fn stats(target: &StoreTarget, namespace: &Option<String>) -> Result<MemoryS
         .as_ref()
         .map(|n| ns(&Some(n.clone())))
         .transpose()?;
+    let store = c.store.describe();
     Ok(MemoryStats {
-        path: c.store.path().to_string_lossy().into_owned(),
+        path: store.location.clone(),
+        store,
         stats: c.store.stats(n.as_deref())?,
-        vectors: vectors::state_of(&c.store, None, n.as_deref())?,
+        vectors: vectors::state_of(&*c.store, None, n.as_deref())?,
     })
 }
 

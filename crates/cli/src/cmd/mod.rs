@@ -11,6 +11,7 @@ pub mod memory;
 mod memory_enrich;
 mod memory_print;
 mod memory_store;
+mod memory_transfer;
 pub mod models;
 pub mod query;
 pub mod rebuild;

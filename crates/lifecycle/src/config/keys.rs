@@ -251,6 +251,20 @@ pub const KEYS: &[KeyDef] = &[
         doc: "default row cap of a read-only SQL statement",
     },
     KeyDef {
+        key: "memory.url",
+        env: "LOCI_MEMORY_URL",
+        kind: Kind::DatabaseUrl,
+        default: None,
+        doc: "keep workspace memories on this PostgreSQL server (postgres://user:pass@host/db) instead of .loci/memory.db",
+    },
+    KeyDef {
+        key: "memory.repositoryId",
+        env: "LOCI_MEMORY_REPOSITORY_ID",
+        kind: Kind::Text,
+        default: None,
+        doc: "the repository identity a workspace's memories are shared under on memory.url (default: its git remote `origin`, normalised)",
+    },
+    KeyDef {
         key: "llm.allowSpawn",
         env: "LOCI_LLM_ALLOW_SPAWN",
         kind: Kind::Bool,

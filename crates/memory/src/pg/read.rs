@@ -128,6 +128,20 @@ impl PgStore {
         )
     }
 
+    pub(super) fn namespaces_impl(&self) -> Result<Vec<String>, MemoryError> {
+        let c = &self.ctx;
+        self.client()?
+            .query(
+                "SELECT DISTINCT namespace FROM memories WHERE scope = $1 ORDER BY namespace",
+                &[&c.scope],
+            )
+            .db(c)?
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()
+            .db(c)
+    }
+
     pub(super) fn stats_impl(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError> {
         self.read_tx(|tx, c| {
             let mut count = |sql: &str| -> Result<u64, MemoryError> {

@@ -6,7 +6,9 @@ use crate::model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, NewCodeLink,
     NewMemory, Relationship, RelationshipInput, Version,
 };
-use crate::store::{EntityEdge, Filter, MemoryStore, PendingChunk, StoreStats};
+use crate::store::{
+    EntityEdge, Filter, MemoryStore, PendingChunk, StoreDescription, StoreKind, StoreStats,
+};
 
 impl MemoryStore for PgStore {
     fn create(
@@ -121,6 +123,9 @@ impl MemoryStore for PgStore {
     ) -> Result<Memory, MemoryError> {
         self.enrich_impl(ns, name, extracted, extraction)
     }
+    fn namespaces(&self) -> Result<Vec<String>, MemoryError> {
+        self.namespaces_impl()
+    }
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError> {
         self.stats_impl(ns)
     }
@@ -182,6 +187,22 @@ impl MemoryStore for PgStore {
         k: usize,
     ) -> Option<Vec<(i64, f32)>> {
         self.nearest_in_database(model, filter, query, k)
+    }
+    fn missing_vectors(
+        &self,
+        model: &str,
+        memory_id: Option<i64>,
+        ns: Option<&str>,
+    ) -> Result<u64, MemoryError> {
+        PgStore::missing_vectors(self, model, memory_id, ns)
+    }
+    fn describe(&self) -> StoreDescription {
+        StoreDescription {
+            kind: StoreKind::Postgres,
+            location: self.target().to_string(),
+            scope: Some(self.scope().to_string()),
+            vector_search: self.vector_search(),
+        }
     }
     fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError> {
         self.pending_chunks_impl(model, limit)

@@ -15,9 +15,15 @@ use super::ctx::Db;
 use super::handle::PgStore;
 use super::rows::{Args, filter_sql};
 use crate::MemoryError;
-use crate::store::{Filter, PendingChunk};
+use crate::store::{Filter, PendingChunk, VectorSearch};
 
 impl PgStore {
+    /// How this store's vector recall searches: exact while
+    /// [`PgStore::nearest_in_database`] answers nothing (no pgvector migration yet).
+    pub(super) fn vector_search(&self) -> VectorSearch {
+        VectorSearch::Exact
+    }
+
     /// The k-NN answered by the database, when it can (pgvector); `None` today, so
     /// recall scans the vectors exactly.
     pub(super) fn nearest_in_database(

@@ -182,6 +182,18 @@ impl SqliteStore {
         Ok(rows)
     }
 
+    pub(crate) fn namespaces_impl(&self) -> Result<Vec<String>, MemoryError> {
+        let e = self.err();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT namespace FROM memories ORDER BY namespace")
+            .map_err(&e)?;
+        stmt.query_map([], |r| r.get(0))
+            .map_err(&e)?
+            .collect::<Result<_, _>>()
+            .map_err(&e)
+    }
+
     pub(crate) fn stats_impl(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError> {
         let e = self.err();
         let count = |sql: &str| -> Result<u64, MemoryError> {

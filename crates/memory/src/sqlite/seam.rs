@@ -6,7 +6,10 @@ use crate::model::{
     CodeKey, CodeLink, Edit, EntityInfo, EntityInput, Memory, MemorySummary, NewCodeLink,
     NewMemory, Relationship, RelationshipInput, Version,
 };
-use crate::store::{EntityEdge, Filter, MemoryStore, PendingChunk, StoreStats};
+use crate::store::{
+    EntityEdge, Filter, MemoryStore, PendingChunk, StoreDescription, StoreKind, StoreStats,
+    VectorSearch,
+};
 
 impl MemoryStore for SqliteStore {
     fn create(
@@ -121,6 +124,9 @@ impl MemoryStore for SqliteStore {
     ) -> Result<Memory, MemoryError> {
         self.enrich_impl(ns, name, extracted, extraction)
     }
+    fn namespaces(&self) -> Result<Vec<String>, MemoryError> {
+        self.namespaces_impl()
+    }
     fn stats(&self, ns: Option<&str>) -> Result<StoreStats, MemoryError> {
         self.stats_impl(ns)
     }
@@ -182,6 +188,22 @@ impl MemoryStore for SqliteStore {
         k: usize,
     ) -> Option<Vec<(i64, f32)>> {
         super::vector_cache::nearest(self.path(), model, filter, query, k)
+    }
+    fn missing_vectors(
+        &self,
+        model: &str,
+        memory_id: Option<i64>,
+        ns: Option<&str>,
+    ) -> Result<u64, MemoryError> {
+        SqliteStore::missing_vectors(self, model, memory_id, ns)
+    }
+    fn describe(&self) -> StoreDescription {
+        StoreDescription {
+            kind: StoreKind::Sqlite,
+            location: self.path().to_string_lossy().into_owned(),
+            scope: None,
+            vector_search: VectorSearch::Exact,
+        }
     }
     fn pending_chunks(&self, model: &str, limit: usize) -> Result<Vec<PendingChunk>, MemoryError> {
         self.pending_chunks_impl(model, limit)
