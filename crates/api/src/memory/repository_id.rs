@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use loci_supervisor::{SpawnSpec, Supervisor};
+use loci_supervisor::{Outcome, SpawnSpec, Supervisor};
 
 use crate::error::{ApiError, ErrorKind};
 
@@ -134,6 +134,16 @@ fn local(path: &str) -> Option<String> {
 
 /// One line git prints for `args` in `root`, or `None` when git fails or prints nothing.
 fn git(root: &Path, args: &[&str]) -> Option<String> {
+    let outcome = run_git(root, args)?;
+    let text = String::from_utf8_lossy(&outcome.stdout.head)
+        .trim()
+        .to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Runs git with `args` in `root` under the supervisor, within [`GIT_BUDGET`]; `None`
+/// when it could not run or failed.
+fn run_git(root: &Path, args: &[&str]) -> Option<Outcome> {
     let spec = SpawnSpec::new("git")
         .arg("-C")
         .arg(root)
@@ -141,13 +151,7 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
         .budget(GIT_BUDGET)
         .capture_cap(64 << 10);
     let outcome = Supervisor::new().run(spec).ok()?;
-    if !outcome.success() {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&outcome.stdout.head)
-        .trim()
-        .to_string();
-    (!text.is_empty()).then_some(text)
+    outcome.success().then_some(outcome)
 }
 
 #[cfg(test)]
@@ -231,14 +235,7 @@ mod tests {
     fn two_clones_of_one_repository_share_an_identity() {
         let dir = tempfile::tempdir().unwrap();
         let run = |cwd: &Path, args: &[&str]| {
-            let ok = std::process::Command::new("git")
-                .args(args)
-                .current_dir(cwd)
-                .output()
-                .unwrap()
-                .status
-                .success();
-            assert!(ok, "git {args:?}");
+            assert!(run_git(cwd, args).is_some(), "git {args:?}");
         };
         let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         for (clone, url) in [
