@@ -181,36 +181,7 @@ fn launch(bin: &Path) -> Result<Cluster, String> {
         }
     }
     let as_nobody = owner.is_some();
-    let out = command(bin, "initdb", as_nobody, false)
-        .current_dir(&dir)
-        .arg("-D")
-        .arg(&data)
-        .args([
-            "-U",
-            SUPERUSER,
-            "--auth=trust",
-            "-E",
-            "UTF8",
-            "--locale=C.UTF-8",
-            "--no-sync",
-        ])
-        .output()
-        .map_err(|e| format!("initdb: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "initdb failed ({}): {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    // The superuser over the socket needs no password; every other role does.
-    let hba = data.join("pg_hba.conf");
-    std::fs::write(
-        &hba,
-        format!("local all {SUPERUSER} trust\nlocal all all scram-sha-256\n"),
-    )
-    .map_err(|e| format!("{}: {e}", hba.display()))?;
+    init(bin, &dir, &data, as_nobody)?;
     let log_path = dir.join("server.log");
     let log = File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
     let mut server = command(bin, "postgres", as_nobody, true);
@@ -251,6 +222,42 @@ fn launch(bin: &Path) -> Result<Cluster, String> {
         admin: Mutex::new(admin),
         next: AtomicU32::new(1),
     })
+}
+
+/// `initdb` into `data`: the superuser trusted over the socket, every other role by
+/// password.
+fn init(bin: &Path, dir: &Path, data: &Path, as_nobody: bool) -> Result<(), String> {
+    let out = command(bin, "initdb", as_nobody, false)
+        .current_dir(dir)
+        .arg("-D")
+        .arg(data)
+        .args([
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+        ])
+        .output()
+        .map_err(|e| format!("initdb: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "initdb failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    // The superuser over the socket needs no password; every other role does.
+    let hba = data.join("pg_hba.conf");
+    std::fs::write(
+        &hba,
+        format!("local all {SUPERUSER} trust\nlocal all all scram-sha-256\n"),
+    )
+    .map_err(|e| format!("{}: {e}", hba.display()))?;
+    Ok(())
 }
 
 /// Polls `pg_isready` until the server accepts connections, it exits, or the deadline.
@@ -317,5 +324,99 @@ extern "C" fn stop() {
     }
     if let Some(dir) = DIR.get() {
         let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// A cluster of one test's own, which the test stops when it wants (the team's
+/// database going down mid-test); `Drop` stops it too and removes its directory. The
+/// superuser's database `postgres` over its own socket is [`Stoppable::url`].
+pub struct Stoppable {
+    dir: PathBuf,
+    socket: PathBuf,
+    server: Child,
+}
+
+impl Stoppable {
+    /// A new running cluster; `None` as [`database`] when PostgreSQL is not installed
+    /// (a panic when `CI` is set). Its server gets `SIGQUIT` when the calling thread
+    /// ends, so a failed test leaves none behind.
+    pub fn start() -> Option<Stoppable> {
+        let bin = match binaries() {
+            Some(bin) => bin,
+            None => {
+                start()?;
+                unreachable!("start() returns None without PostgreSQL")
+            }
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("loci-pg-own-")
+            .tempdir()
+            .expect("a temporary directory")
+            .keep();
+        let socket = dir.join("sock");
+        let data = dir.join("data");
+        std::fs::create_dir(&socket).unwrap();
+        let owner = unprivileged();
+        if let Some((uid, gid)) = owner {
+            for d in [&dir, &socket] {
+                std::os::unix::fs::chown(d, Some(uid), Some(gid)).unwrap();
+            }
+        }
+        init(&bin, &dir, &data, owner.is_some()).unwrap();
+        let log = File::create(dir.join("server.log")).unwrap();
+        let server = command(&bin, "postgres", owner.is_some(), true)
+            .current_dir(&dir)
+            .arg("-D")
+            .arg(&data)
+            .arg("-k")
+            .arg(&socket)
+            .args(["-p", &PORT.to_string(), "-c", "listen_addresses="])
+            .args(["-c", "fsync=off"])
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("postgres starts");
+        let own = Stoppable {
+            dir,
+            socket,
+            server,
+        };
+        wait_ready(&bin, &own.socket, &own.dir.join("server.log")).unwrap();
+        Some(own)
+    }
+
+    /// The superuser's connection string to database `postgres`.
+    pub fn url(&self) -> String {
+        url(&self.socket, "postgres")
+    }
+
+    /// The same as a `postgres://` URL (the socket directory as the percent-encoded
+    /// host), the form `memory.url` takes.
+    pub fn memory_url(&self) -> String {
+        let host = self.socket.to_string_lossy().replace('/', "%2F");
+        format!("postgres://{SUPERUSER}@{host}:{PORT}/postgres")
+    }
+
+    /// Stops the server at once (`SIGQUIT`, an immediate shutdown) and waits until it
+    /// has exited (10 s, then `SIGKILL`): nothing answers on its socket after.
+    pub fn stop(&mut self) {
+        // SAFETY: the pid is our own child's, not yet reaped.
+        unsafe { libc::kill(self.server.id() as libc::pid_t, libc::SIGQUIT) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while matches!(self.server.try_wait(), Ok(None)) {
+            if Instant::now() > deadline {
+                let _ = self.server.kill();
+                let _ = self.server.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Stoppable {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -9,9 +9,11 @@
 mod code_graph;
 mod enrich;
 mod extract;
+mod health;
 mod impact;
 mod location;
 mod merge;
+mod repository_cache;
 mod repository_id;
 mod time;
 mod transfer;
@@ -32,6 +34,7 @@ pub use enrich::{EnrichAnswer, EnrichEstimate, EnrichRequest, EnrichResult, Enri
 pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };
+pub use health::{MemoryHealth, memory_health};
 pub use impact::{ImpactAnswer, ImpactMemory, impact};
 pub use location::{BoxedStore, StoreLocation};
 pub use loci_memory::merge::MergeView;
