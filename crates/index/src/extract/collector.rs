@@ -184,6 +184,22 @@ impl<'s> Collector<'s> {
         }
     }
 
+    /// `node`'s parent, read from the walk's path when `node` is on it (the node being
+    /// visited or one of its ancestors): tree-sitter finds a parent by descending from
+    /// the root again, a cost that grows with the depth, so asking it for every
+    /// definition made nesting quadratic. Else asked of the tree.
+    pub(crate) fn parent_of<'t>(&self, node: Node<'t>) -> Option<Node<'t>>
+    where
+        's: 't,
+    {
+        for i in (1..self.levels.len()).rev() {
+            if self.levels[i].last().is_some_and(|n| n.id() == node.id()) {
+                return self.levels[i - 1].last().copied();
+            }
+        }
+        node.parent()
+    }
+
     /// Whether `node` is the `name` of its parent (a definition's own name, not a use).
     pub(crate) fn is_name_field(&self, node: Node<'_>) -> bool {
         match self.visiting() {

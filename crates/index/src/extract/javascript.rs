@@ -69,7 +69,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             };
             let name = c.text(name_node).trim_matches(['"', '\'', '`']).to_string();
             let body = node.field("body");
-            let doc = c.preceding_comments(outer(node));
+            let doc = c.preceding_comments(outer(c, node));
             let id = c.def_with_doc(node, &name, SymbolKind::Module, body, doc);
             Action::Enter(id)
         }
@@ -158,8 +158,8 @@ fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
     let body = node.field("body");
     let first = first_overload(c, node);
     let doc = c
-        .preceding_comments(outer(node))
-        .or_else(|| first.and_then(|first| c.preceding_comments(outer(first))));
+        .preceding_comments(outer(c, node))
+        .or_else(|| first.and_then(|first| c.preceding_comments(outer(c, first))));
     let id = c.def_with_doc(node, name, kind, body, doc);
     if let Some(first) = first_signature(c, node) {
         c.extend_start(id, first);
@@ -289,12 +289,12 @@ const OVERLOADABLE: &[&str] = &[
 
 /// The declaration `node` stands for once `export` is looked through, and the node whose
 /// siblings its neighbours are (the `export` statement, else itself).
-fn declaration_of(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+fn declaration_of<'t>(c: &Collector<'t>, node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     if node.kind() == "export_statement" {
         let decl = node.field("declaration")?;
         return Some((decl, node));
     }
-    Some((node, outer(node)))
+    Some((node, outer(c, node)))
 }
 
 /// The nearest named sibling of `node` (comments skipped), after it or before it.
@@ -315,10 +315,10 @@ fn neighbour(node: Node<'_>, after: bool) -> Option<Node<'_>> {
 }
 
 /// The overload declaration next to `node` on one side, when it declares the same name.
-fn same_name_neighbour<'t>(c: &Collector<'_>, node: Node<'t>, after: bool) -> Option<Node<'t>> {
+fn same_name_neighbour<'t>(c: &Collector<'t>, node: Node<'t>, after: bool) -> Option<Node<'t>> {
     let name = c.field_text(node, "name")?;
-    let (_, place) = declaration_of(node)?;
-    let (decl, _) = declaration_of(neighbour(place, after)?)?;
+    let (_, place) = declaration_of(c, node)?;
+    let (decl, _) = declaration_of(c, neighbour(place, after)?)?;
     (OVERLOADABLE.contains(&decl.kind()) && c.field_text(decl, "name") == Some(name))
         .then_some(decl)
 }
@@ -337,7 +337,7 @@ fn is_overload(c: &Collector<'_>, node: Node<'_>) -> bool {
 /// The first of the overload signatures right before `node` (`function f(a: string):
 /// void;` before `function f(a: any) {..}`), if any; a getter before its setter is no
 /// signature of it.
-fn first_signature<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
+fn first_signature<'t>(c: &Collector<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut first = None;
     let mut at = node;
     while let Some(prev) = same_name_neighbour(c, at, false).filter(|p| {
@@ -353,7 +353,7 @@ fn first_signature<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
 }
 
 /// The first of the overloads before `node`, if any.
-fn first_overload<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
+fn first_overload<'t>(c: &Collector<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut first = None;
     let mut at = node;
     while let Some(prev) = same_name_neighbour(c, at, false) {
@@ -386,10 +386,10 @@ fn named_expression(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 }
 
 /// `export` and `declare` wrap a declaration; its doc comment sits above the wrapper.
-fn outer(node: Node<'_>) -> Node<'_> {
+fn outer<'t>(c: &Collector<'t>, node: Node<'t>) -> Node<'t> {
     let mut node = node;
     for _ in 0..3 {
-        match node.parent() {
+        match c.parent_of(node) {
             Some(p) if matches!(p.kind(), "export_statement" | "ambient_declaration") => node = p,
             _ => break,
         }
@@ -437,7 +437,7 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         Some((function, _)) => function.field("body"),
         None => value.and_then(|v| v.field("body")),
     };
-    let doc = c.preceding_comments(outer(decl));
+    let doc = c.preceding_comments(outer(c, decl));
     let name = c.text(name_node);
     let id = c.def_with_doc(span_node, name, kind, body, doc);
     match compiled {
