@@ -126,7 +126,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "type_identifier" => {
-            if !is_definition_name(node) {
+            if !is_definition_name(c, node) {
                 let name = c.text(node);
                 c.reference(node, name, None, RefKind::TypeUse);
             }
@@ -224,17 +224,17 @@ fn callback_types(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
 fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
     // The argument the function is, or a branch of (`cond ? (s) => .. : init`).
     let mut argument = node;
-    while let Some(p) = argument
-        .parent()
+    while let Some(p) = c
+        .parent_of(argument)
         .filter(|p| matches!(p.kind(), "ternary_expression" | "parenthesized_expression"))
     {
         argument = p;
     }
-    let Some(args) = argument.parent().filter(|p| p.kind() == "arguments") else {
+    let Some(args) = c.parent_of(argument).filter(|p| p.kind() == "arguments") else {
         return;
     };
     // `f(cb)`, `x.f(cb)`, and `new C(cb)`: C's constructor declares the types.
-    let Some((call, field, new)) = args.parent().and_then(|p| match p.kind() {
+    let Some((call, field, new)) = c.parent_of(args).and_then(|p| match p.kind() {
         "call_expression" => Some((p, "function", "")),
         "new_expression" => Some((p, "constructor", "new ")),
         _ => None,
@@ -369,7 +369,7 @@ fn first_overload<'t>(c: &Collector<'t>, node: Node<'t>) -> Option<Node<'t>> {
 /// {}`, `{ [key]: function named() {} }`). One bound to a variable, a property or a
 /// field is defined under that name by its binding instead.
 fn named_expression(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let bound = node.parent().is_some_and(|p| match p.kind() {
+    let bound = c.parent_of(node).is_some_and(|p| match p.kind() {
         "variable_declarator" | "public_field_definition" | "field_definition" => true,
         "assignment_expression" => p
             .field("left")
@@ -402,8 +402,8 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name_node) = node.field("name").filter(|n| n.kind() == "identifier") else {
         return Action::Descend;
     };
-    let Some(decl) = node
-        .parent()
+    let Some(decl) = c
+        .parent_of(node)
         .filter(|p| matches!(p.kind(), "lexical_declaration" | "variable_declaration"))
     else {
         return Action::Descend;
@@ -418,7 +418,7 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         _ if compiled.is_some() => SymbolKind::Class,
         _ => {
             let top_level_const = decl.field("kind").is_some_and(|k| c.text(k) == "const")
-                && is_top_level(decl)
+                && is_top_level(c, decl)
                 && !value.is_some_and(|v| is_require(c, v));
             if !top_level_const {
                 return Action::Descend;
@@ -496,10 +496,10 @@ fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     }
     // `Object.defineProperty(o, 'm', { value: function () {} })` defined `o.m` already.
-    let descriptor_call = node
-        .parent()
-        .and_then(|object| object.parent())
-        .and_then(|args| args.parent())
+    let descriptor_call = c
+        .parent_of(node)
+        .and_then(|object| c.parent_of(object))
+        .and_then(|args| c.parent_of(args))
         .filter(|call| c.field_text(*call, "function") == Some("Object.defineProperty"));
     if descriptor_call.is_some() {
         return Action::Descend;
@@ -509,10 +509,10 @@ fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     Action::Enter(id)
 }
 
-fn is_top_level(decl: Node<'_>) -> bool {
-    let mut parent = decl.parent();
+fn is_top_level(c: &Collector<'_>, decl: Node<'_>) -> bool {
+    let mut parent = c.parent_of(decl);
     if parent.is_some_and(|p| p.kind() == "export_statement") {
-        parent = parent.and_then(|p| p.parent());
+        parent = parent.and_then(|p| c.parent_of(p));
     }
     parent.is_some_and(|p| p.kind() == "program")
 }
@@ -561,8 +561,8 @@ fn callee(c: &mut Collector<'_>, function: Node<'_>) {
 }
 
 /// Whether `node` is the name a declaration declares (not a use of it).
-fn is_definition_name(node: Node<'_>) -> bool {
-    node.parent()
+fn is_definition_name(c: &Collector<'_>, node: Node<'_>) -> bool {
+    c.parent_of(node)
         .filter(|p| {
             matches!(
                 p.kind(),

@@ -126,7 +126,7 @@ fn constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
 /// Whether `written` names a template parameter of a template around `node`.
 fn is_template_parameter(c: &Collector<'_>, node: Node<'_>, written: &str) -> bool {
     let (_, name) = split_qualified(strip_generics(written.trim()));
-    let mut at = node.parent();
+    let mut at = c.parent_of(node);
     for _ in 0..256 {
         let Some(n) = at else { return false };
         if n.kind() == "template_declaration"
@@ -141,7 +141,7 @@ fn is_template_parameter(c: &Collector<'_>, node: Node<'_>, written: &str) -> bo
                 return true;
             }
         }
-        at = n.parent();
+        at = c.parent_of(n);
     }
     false
 }
@@ -149,7 +149,10 @@ fn is_template_parameter(c: &Collector<'_>, node: Node<'_>, written: &str) -> bo
 /// `this` in the body of a method defined out of line (`void ns::Trie::lookup() {..}`)
 /// is a `Trie`; in a class body the enclosing class already says so.
 fn bind_this(c: &mut Collector<'_>, body: Node<'_>) {
-    let Some(function) = body.parent().filter(|p| p.kind() == "function_definition") else {
+    let Some(function) = c
+        .parent_of(body)
+        .filter(|p| p.kind() == "function_definition")
+    else {
         return;
     };
     if c.enclosing_type().is_some() {
