@@ -102,3 +102,80 @@ fn overloads_are_told_apart_by_their_arguments() {
     );
     assert!(common::caller_names(&g, "use.cc:Key.set/1").is_empty());
 }
+
+/// Results of calls: `auto x = f();` is what `f` returns, `f().m()` calls a member of
+/// what `f` returns, `x.g().m()` of what `g` returns; and chains of fields
+/// (`o.inner.a.length()`, `o->next->b.length()`), each field typed in its class body.
+/// A method defined out of line reaches its class's fields by their bare names.
+/// Field names say nothing of their types, so only the types decide.
+const RESULTS: &[(&str, &str)] = &[
+    (
+        "make.cc",
+        "namespace ns {
+class Key {
+ public:
+  int length() const { return 1; }
+};
+Key make_key() { return Key(); }
+}
+",
+    ),
+    (
+        "use.cc",
+        "namespace ns {
+class Key;
+class Entry {
+ public:
+  int length() const { return 2; }
+};
+class Holder {
+ public:
+  const Entry &entry() const { return b; }
+  Key *key_ptr();
+  int member() const;
+  Entry b;
+  Key a;
+};
+class Outer {
+ public:
+  Holder inner;
+  Holder *next;
+};
+Key *Holder::key_ptr() { return &a; }
+int Holder::member() const { return b.length(); }
+int auto_from_function() { auto k = make_key(); return k.length(); }
+int auto_from_method(Holder &h) { auto e = h.entry(); return e.length(); }
+int auto_from_pointer(Holder *h) { auto p = h->key_ptr(); return p->length(); }
+int chained_call() { return make_key().length(); }
+int chained_method(Holder h) { return h.key_ptr()->length(); }
+int field_chain(Outer o) { return o.inner.a.length(); }
+int arrow_chain(Outer *o) { return o->next->b.length(); }
+int implicit_field_chain(Outer o) { return o.inner.b.length(); }
+}
+",
+    ),
+];
+
+#[test]
+fn call_results_and_field_chains_type_their_receivers() {
+    let (_dir, g) = common::indexed_graph(RESULTS);
+    assert_eq!(
+        common::caller_names(&g, "Key.length"),
+        [
+            "ns::auto_from_function",
+            "ns::auto_from_pointer",
+            "ns::chained_call",
+            "ns::chained_method",
+            "ns::field_chain"
+        ]
+    );
+    assert_eq!(
+        common::caller_names(&g, "Entry.length"),
+        [
+            "ns::Holder::member",
+            "ns::arrow_chain",
+            "ns::auto_from_method",
+            "ns::implicit_field_chain"
+        ]
+    );
+}

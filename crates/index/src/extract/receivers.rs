@@ -7,8 +7,9 @@
 //! with a declared type, and constructors (`let x = Engine::new()`, `Engine { .. }`,
 //! `x := &Engine{}`, `x = Queue()`, `self.q = Queue()`). A name is bound in the
 //! innermost enclosing definition; a field in the enclosing type. One level of field
-//! is followed (`self.router.add()`, `e.router.add()`); anything longer, or the return
-//! type of a call, is unknown.
+//! is followed (`self.router.add()`, `e.router.add()`), and chains of fields each
+//! typed in this file (`o.inner.key.length()`, `o->next->key`); a call's result is
+//! marked for resolution to type by what the callee returns (`Builder#build()`).
 
 use tree_sitter::Node;
 
@@ -44,6 +45,15 @@ fn callee(text: &str) -> Option<&str> {
     None
 }
 
+/// `a.b().c` / `p->c` split at its last member access (`.` or C++'s and PHP's `->`):
+/// (`a.b()`, `c`).
+fn split_member(text: &str) -> Option<(&str, &str)> {
+    let dot = text.rfind('.').map(|i| (i, 1));
+    let arrow = text.rfind("->").map(|i| (i, 2));
+    let (i, len) = dot.into_iter().chain(arrow).max_by_key(|(i, _)| *i)?;
+    Some((&text[..i], &text[i + len..]))
+}
+
 impl Collector<'_> {
     /// Binds `name` to the result of calling `function` (see [`call_result`]).
     pub(crate) fn bind_call(&mut self, name: &str, function: &str) {
@@ -66,7 +76,7 @@ impl Collector<'_> {
             return self.receiver_of(text);
         }
         let function = callee(text)?;
-        if let Some((inner, method)) = function.rsplit_once('.') {
+        if let Some((inner, method)) = split_member(function) {
             let method = method.trim();
             if !is_identifier(method) {
                 return None;
@@ -107,7 +117,7 @@ impl Collector<'_> {
         let mut text = value.trim().trim_end_matches('?');
         let mut function = None;
         while let Some(f) = callee(text) {
-            match f.rsplit_once('.') {
+            match split_member(f) {
                 Some((inner, method)) if SAME_TYPE_METHODS.contains(&method.trim()) => {
                     text = inner.trim();
                 }
@@ -129,7 +139,7 @@ impl Collector<'_> {
             self.types_mut().bind_var(scope, name, ty);
             return true;
         };
-        let Some((base, method)) = function.rsplit_once('.') else {
+        let Some((base, method)) = split_member(function) else {
             return false;
         };
         let method = method.trim();
@@ -197,27 +207,26 @@ impl Collector<'_> {
             // A bound name, else a field of the enclosing type (Java's `engine.start()`).
             return self
                 .var_type(q)
-                .or_else(|| {
-                    let owner = self.enclosing_type()?;
-                    self.types().field(owner, q)
-                })
+                .or_else(|| self.implicit_field(q))
                 .map(str::to_string);
         }
-        let (base, field) = q
-            .split_once("->")
-            .or_else(|| q.split_once('.'))
-            .filter(|(b, f)| is_identifier(b.trim()) && is_identifier(f.trim()))?;
-        let base = base.trim().trim_start_matches('$');
-        let field = field.trim();
-        let owner = match base {
-            "this" => self.this_type()?,
-            "self" => self.enclosing_type()?,
-            _ => match self.var_type(base) {
-                Some(owner) => owner,
+        // `base.field`, `base->a.b` (a chain of fields, each typed by the one before).
+        let mut segments = q.split("->").flat_map(|s| s.split('.')).map(str::trim);
+        let base = segments.next()?.trim_start_matches('$');
+        let fields: Vec<&str> = segments.collect();
+        if fields.is_empty() || !is_identifier(base) || !fields.iter().all(|f| is_identifier(f)) {
+            return None;
+        }
+        let mut owner = match base {
+            "this" => self.this_type()?.to_string(),
+            "self" => self.enclosing_type()?.to_string(),
+            _ => match self.var_type(base).or_else(|| self.implicit_field(base)) {
+                Some(owner) => owner.to_string(),
                 // A type's static field (`IsoChronology.INSTANCE`): typed here when this
                 // file declares it, else marked for resolution to look up
                 // (`IsoChronology#INSTANCE`, see `resolve/static_fields.rs`).
-                None if type_like(base) => {
+                None if type_like(base) && fields.len() == 1 => {
+                    let field = fields[0];
                     return Some(
                         self.types()
                             .field(base, field)
@@ -227,7 +236,17 @@ impl Collector<'_> {
                 None => return None,
             },
         };
-        self.types().field(owner, field).map(str::to_string)
+        for field in fields {
+            owner = self.types().field(&owner, field)?.to_string();
+        }
+        Some(owner)
+    }
+
+    /// A bare name that is a field of the enclosing type (Java's `engine.start()`, a C++
+    /// member used in a method defined out of line, where `this` is bound).
+    fn implicit_field(&self, name: &str) -> Option<&str> {
+        let owner = self.this_type()?;
+        self.types().field(owner, name)
     }
 
     /// `this`: a function's declared `this: T` (TypeScript) before the enclosing class.
