@@ -179,3 +179,72 @@ fn call_results_and_field_chains_type_their_receivers() {
         ]
     );
 }
+
+/// Data members declared in a header and used in a `.cc`: bare in a method defined
+/// out of line (`b.length()`), through a typed name (`h.a.length()`), `this->`, a
+/// chain of fields each declared in a header (`o.inner.a.length()`), and a call on a
+/// field (`h.a.self().length()`, what `Key::self` returns). A bare name that is no
+/// field of the class (`param.length()` on a template parameter) is answered by name.
+const HEADER_FIELDS: &[(&str, &str)] = &[
+    (
+        "types.h",
+        "namespace ns {
+class Key {
+ public:
+  int length() const { return 1; }
+  Key &self() { return *this; }
+};
+class Entry {
+ public:
+  int length() const { return 2; }
+};
+class Holder {
+ public:
+  int bare() const;
+  int through_this() const;
+  template <typename T> int generic(T param) const;
+  Entry b;
+  Key a;
+  int n;
+};
+struct Outer {
+  Holder inner;
+  Holder *next;
+};
+}
+",
+    ),
+    (
+        "holder.cc",
+        "#include \"types.h\"
+namespace ns {
+int Holder::bare() const { return b.length(); }
+int Holder::through_this() const { return this->a.length(); }
+template <typename T> int Holder::generic(T param) const { return param.length(); }
+int typed_name(const Holder &h) { return h.a.length(); }
+int chain(Outer o) { return o.inner.a.length(); }
+int arrow_chain(Outer *o) { return o->next->b.length(); }
+int on_a_call(Holder &h) { return h.a.self().length(); }
+}
+",
+    ),
+];
+
+#[test]
+fn fields_declared_in_a_header_type_their_uses_elsewhere() {
+    let (_dir, g) = common::indexed_graph(HEADER_FIELDS);
+    assert_eq!(
+        common::caller_names(&g, "Key.length"),
+        [
+            "ns::Holder::generic",
+            "ns::Holder::through_this",
+            "ns::chain",
+            "ns::on_a_call",
+            "ns::typed_name"
+        ]
+    );
+    assert_eq!(
+        common::caller_names(&g, "Entry.length"),
+        ["ns::Holder::bare", "ns::Holder::generic", "ns::arrow_chain"]
+    );
+}

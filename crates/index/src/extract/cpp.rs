@@ -45,6 +45,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "function_definition" => function(c, node),
         "field_declaration" => {
             pure_virtual(c, node);
+            super::receivers_cpp::data_members(c, node);
             Action::Descend
         }
         "declaration" => {

@@ -75,7 +75,13 @@ impl Collector<'_> {
         if is_identifier(text) {
             return self.receiver_of(text);
         }
-        let function = callee(text)?;
+        let Some(function) = callee(text) else {
+            // A chain of fields (`h.key.self()`'s `h.key`); no call in it, so
+            // `receiver_of` does not come back here.
+            return (!text.contains('('))
+                .then(|| self.receiver_of(text))
+                .flatten();
+        };
         if let Some((inner, method)) = split_member(function) {
             let method = method.trim();
             if !is_identifier(method) {
@@ -208,7 +214,8 @@ impl Collector<'_> {
             return self
                 .var_type(q)
                 .or_else(|| self.implicit_field(q))
-                .map(str::to_string);
+                .map(str::to_string)
+                .or_else(|| self.elsewhere_field(q));
         }
         // `base.field`, `base->a.b` (a chain of fields, each typed by the one before).
         let mut segments = q.split("->").flat_map(|s| s.split('.')).map(str::trim);
@@ -236,10 +243,36 @@ impl Collector<'_> {
                 None => return None,
             },
         };
+        // Once a field is not typed here (C++: declared in a header), the rest of the
+        // chain is a marker resolution follows (`Holder#inner#key`).
+        let mut marked = false;
         for field in fields {
-            owner = self.types().field(&owner, field)?.to_string();
+            if marked {
+                owner = format!("{owner}#{field}");
+                continue;
+            }
+            match self.types().field(&owner, field) {
+                Some(ty) => owner = ty.to_string(),
+                None if self.types().fields_elsewhere && is_plain_type(&owner) => {
+                    owner = format!("{owner}#{field}");
+                    marked = true;
+                }
+                None => return None,
+            }
         }
         Some(owner)
+    }
+
+    /// A bare name in a C++ method defined out of line (`void Holder::f() { key_.g(); }`)
+    /// that this file binds to nothing: the class's field of that name, when there is
+    /// one, declared in another file (the header), marked `Holder#key_`. Resolution
+    /// answers by name, as for any untyped receiver, when the class has no such field.
+    fn elsewhere_field(&self, name: &str) -> Option<String> {
+        if !self.types().fields_elsewhere {
+            return None;
+        }
+        let owner = self.var_type("this").filter(|o| is_plain_type(o))?;
+        Some(format!("{owner}#{name}"))
     }
 
     /// A bare name that is a field of the enclosing type (Java's `engine.start()`, a C++
@@ -304,6 +337,11 @@ fn without_identity_calls(mut q: &str) -> &str {
         q = rest.trim_end();
     }
     q
+}
+
+/// A type's name, not a marker for resolution (`T#m()`, `T#field`, `f()`).
+fn is_plain_type(ty: &str) -> bool {
+    !ty.contains(['#', '(', '@'])
 }
 
 fn is_identifier(text: &str) -> bool {

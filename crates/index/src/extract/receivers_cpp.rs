@@ -11,10 +11,10 @@
 
 use tree_sitter::Node;
 
-use super::Collector;
 use super::fields::Fields;
 use super::nodes::named_children;
 use super::written::{split_qualified, strip_generics};
+use super::{Collector, SymbolKind};
 
 /// Most declarator wrappers (`*`, `&`, `= value`, `[N]`) unwrapped to reach a name.
 const MAX_DECLARATOR_DEPTH: usize = 16;
@@ -82,6 +82,41 @@ fn declaration(c: &mut Collector<'_>, node: Node<'_>, field: bool) {
             c.bind_field(&name, &ty);
         } else {
             c.bind(&name, &ty);
+        }
+    }
+}
+
+/// `Key key_;`, `Node *next, *prev;` in a class body: each a [`SymbolKind::Field`]
+/// definition holding its declared type (none for a primitive or a template
+/// parameter), for resolution to type `holder.key_.m()` and `key_.m()` in a file that
+/// does not declare the class (the header does). Methods (`void f();`) are not fields.
+pub(crate) fn data_members(c: &mut Collector<'_>, node: Node<'_>) {
+    if !c.in_type_scope() || c.current_symbol().is_none() {
+        return;
+    }
+    let Some(ty) = node.field("type") else {
+        return;
+    };
+    let written = c.text(ty).trim().to_string();
+    // A named type (`Key`, `ns::Key`, `std::unique_ptr<Key>`), not a primitive, a type
+    // defined in place (`struct { .. } s;`) or a template parameter.
+    let declared = (matches!(
+        ty.kind(),
+        "type_identifier" | "qualified_identifier" | "template_type"
+    ) && !is_template_parameter(c, node, &written))
+    .then(|| super::written::type_name(&written).map(str::to_string))
+    .flatten();
+    let mut cursor = node.walk();
+    let declarators: Vec<Node<'_>> = node
+        .children_by_field_name("declarator", &mut cursor)
+        .collect();
+    for d in declarators {
+        let Some(name) = declared_name(c, d) else {
+            continue;
+        };
+        let id = c.def(node, &name, SymbolKind::Field, None);
+        if let Some(ty) = &declared {
+            c.set_returns(id, ty);
         }
     }
 }

@@ -52,6 +52,8 @@ impl<'a> Ctx<'a> {
             Some((base, method)) => {
                 let base_type = match base.strip_suffix("()") {
                     Some(_) => self.result_type(base, from, hops)?,
+                    // A field's marker (`Holder#key_`, see `static_fields.rs`).
+                    None if base.contains('#') => self.field_type(base)?,
                     None => base,
                 };
                 let methods: Vec<&'a Sym> = self
