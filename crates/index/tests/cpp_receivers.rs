@@ -181,7 +181,7 @@ fn call_results_and_field_chains_type_their_receivers() {
 }
 
 /// Data members declared in a header and used in a `.cc`: bare in a method defined
-/// out of line (`b.length()`), through a typed name (`h.a.length()`), `this->`, a
+/// out of line (`b.length()`, `inner.a.length()`), through a typed name (`h.a.length()`), `this->`, a
 /// chain of fields each declared in a header (`o.inner.a.length()`), and a call on a
 /// field (`h.a.self().length()`, what `Key::self` returns). A bare name that is no
 /// field of the class (`param.length()` on a template parameter) is answered by name.
@@ -208,6 +208,8 @@ class Holder {
   int n;
 };
 struct Outer {
+  int bare_chain() const;
+  int bare_arrow() const;
   Holder inner;
   Holder *next;
 };
@@ -219,6 +221,8 @@ struct Outer {
         "#include \"types.h\"
 namespace ns {
 int Holder::bare() const { return b.length(); }
+int Outer::bare_chain() const { return inner.a.length(); }
+int Outer::bare_arrow() const { return next->b.length(); }
 int Holder::through_this() const { return this->a.length(); }
 template <typename T> int Holder::generic(T param) const { return param.length(); }
 int typed_name(const Holder &h) { return h.a.length(); }
@@ -238,6 +242,7 @@ fn fields_declared_in_a_header_type_their_uses_elsewhere() {
         [
             "ns::Holder::generic",
             "ns::Holder::through_this",
+            "ns::Outer::bare_chain",
             "ns::chain",
             "ns::on_a_call",
             "ns::typed_name"
@@ -245,6 +250,11 @@ fn fields_declared_in_a_header_type_their_uses_elsewhere() {
     );
     assert_eq!(
         common::caller_names(&g, "Entry.length"),
-        ["ns::Holder::bare", "ns::Holder::generic", "ns::arrow_chain"]
+        [
+            "ns::Holder::bare",
+            "ns::Holder::generic",
+            "ns::Outer::bare_arrow",
+            "ns::arrow_chain"
+        ]
     );
 }

@@ -224,11 +224,20 @@ impl Collector<'_> {
         if fields.is_empty() || !is_identifier(base) || !fields.iter().all(|f| is_identifier(f)) {
             return None;
         }
+        // Once a field is not typed here (C++: declared in a header), the rest of the
+        // chain is a marker resolution follows (`Holder#inner#key`).
+        let mut marked = false;
         let mut owner = match base {
             "this" => self.this_type()?.to_string(),
             "self" => self.enclosing_type()?.to_string(),
             _ => match self.var_type(base).or_else(|| self.implicit_field(base)) {
                 Some(owner) => owner.to_string(),
+                // A field of the class of a C++ method defined out of line, declared in
+                // the header (`m_xf.q.Set(a)` in `void b2Body::f()`): `b2Body#m_xf`.
+                None if let Some(marker) = self.elsewhere_field(base) => {
+                    marked = true;
+                    marker
+                }
                 // A type's static field (`IsoChronology.INSTANCE`): typed here when this
                 // file declares it, else marked for resolution to look up
                 // (`IsoChronology#INSTANCE`, see `resolve/static_fields.rs`).
@@ -243,9 +252,6 @@ impl Collector<'_> {
                 None => return None,
             },
         };
-        // Once a field is not typed here (C++: declared in a header), the rest of the
-        // chain is a marker resolution follows (`Holder#inner#key`).
-        let mut marked = false;
         for field in fields {
             if marked {
                 owner = format!("{owner}#{field}");
