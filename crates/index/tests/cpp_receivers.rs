@@ -258,3 +258,33 @@ fn fields_declared_in_a_header_type_their_uses_elsewhere() {
         ]
     );
 }
+
+/// A `const` and a non-`const` overload of an accessor return the same type: a call on
+/// its result (`s.buf().size()`) is that type's member, not any same-named one.
+const ACCESSOR_PAIR: &[(&str, &str)] = &[(
+    "state.h",
+    "class Buf {
+ public:
+  int size() const { return 0; }
+};
+class Other {
+ public:
+  int size() const { return 1; }
+};
+class State {
+ public:
+  const Buf &buf() const { return b_; }
+  Buf &buf() { return b_; }
+ private:
+  Buf b_;
+};
+int use(State &s) { return s.buf().size(); }
+",
+)];
+
+#[test]
+fn overloads_returning_one_type_type_their_result() {
+    let (_dir, g) = common::indexed_graph(ACCESSOR_PAIR);
+    assert_eq!(common::caller_names(&g, "Buf.size"), ["use"]);
+    assert!(common::caller_names(&g, "Other.size").is_empty());
+}
