@@ -33,7 +33,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = "::";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_cpp::cpp(c, node);
@@ -45,6 +45,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "function_definition" => function(c, node),
         "field_declaration" => {
             pure_virtual(c, node);
+            super::receivers_cpp::data_members(c, node);
             Action::Descend
         }
         "declaration" => {
@@ -177,6 +178,9 @@ fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     };
     if let Some(params) = node.field("declarator").and_then(parameters) {
         c.set_params(id, arity(c, params));
+    }
+    if let Some(ty) = super::receivers_cpp::returned(c, node) {
+        c.set_returns(id, &ty);
     }
     Action::Enter(id)
 }

@@ -38,6 +38,11 @@ pub(crate) struct Types {
     vars: FxHashMap<String, FxHashMap<Option<u32>, String>>,
     /// type name → field → type name.
     fields: FxHashMap<String, FxHashMap<String, String>>,
+    /// Whether a type's fields may be declared in another file than its methods' bodies
+    /// (C++: the class in a header, `void C::f() { m_.g(); }` in a `.cc`): a field this
+    /// file does not type is then marked `C#m_` for resolution to type by the field's
+    /// definition (see `resolve/static_fields.rs`).
+    pub(crate) fields_elsewhere: bool,
 }
 
 impl Types {
