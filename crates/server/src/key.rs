@@ -408,7 +408,7 @@ mod tests {
                 "unknown field `namespace`",
             ),
             (
-                &format!("[[keys]]\nname = \"ci\"\nnamespaces = [\"a\"]"),
+                "[[keys]]\nname = \"ci\"\nnamespaces = [\"a\"]",
                 "entry 1 (\"ci\") has no `key`",
             ),
             (
