@@ -516,8 +516,49 @@ fn a_call_that_finds_every_connection_busy_fails_at_the_checkout_timeout() {
         ..PgOptions::default()
     };
     let s = Arc::new(PgStore::connect_with(&url, "repo", options).unwrap());
-    let mut admin = admin(&url);
-    // The only connection waits on a lock another session holds.
+    with_the_only_connection_busy(&url, &s, || {
+        let t = Instant::now();
+        let e = s.namespaces().unwrap_err();
+        assert!(
+            t.elapsed() >= Duration::from_millis(300),
+            "{:?}",
+            t.elapsed()
+        );
+        assert!(
+            matches!(e, MemoryError::PgPoolExhausted { size: 1, .. }),
+            "{e}"
+        );
+    });
+    // The connection came back: the next call gets it.
+    assert!(s.namespaces().unwrap().is_empty());
+}
+
+#[test]
+fn each_checkout_timeout_is_its_own_not_the_first_stores() {
+    let Some(url) = database() else { return };
+    let options = |ms| PgOptions {
+        pool_size: 1,
+        checkout_timeout: Duration::from_millis(ms),
+        ..PgOptions::default()
+    };
+    // A first store on the database waits 20 s for a connection; a later one 300 ms.
+    let patient = PgStore::connect_with(&url, "repo", options(20_000)).unwrap();
+    let hasty = Arc::new(PgStore::connect_with(&url, "repo", options(300)).unwrap());
+    with_the_only_connection_busy(&url, &hasty, || {
+        let t = Instant::now();
+        let e = hasty.namespaces().unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        assert!(
+            matches!(e, MemoryError::PgPoolExhausted { waited_ms: 300, .. }),
+            "{e}"
+        );
+    });
+    assert!(patient.namespaces().unwrap().is_empty());
+}
+
+/// Runs `f` while `s`'s only connection waits on a lock another session holds.
+fn with_the_only_connection_busy(url: &str, s: &Arc<PgStore>, f: impl FnOnce()) {
+    let mut admin = admin(url);
     let mut locker = admin.transaction().unwrap();
     locker
         .batch_execute("LOCK TABLE loci_memory.memories IN ACCESS EXCLUSIVE MODE")
@@ -526,31 +567,15 @@ fn a_call_that_finds_every_connection_busy_fails_at_the_checkout_timeout() {
         let s = s.clone();
         std::thread::spawn(move || s.namespaces())
     };
-    // Wait until the holder's statement is blocked on the lock, then ask for another.
+    // Wait until the holder's statement is blocked on the lock.
     let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let waiting: i64 = admin_count(&url, "wait_event_type = 'Lock'");
-        if waiting >= 1 {
-            break;
-        }
+    while admin_count(url, "wait_event_type = 'Lock'") < 1 {
         assert!(Instant::now() < deadline, "the holder never waited");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let t = Instant::now();
-    let e = s.namespaces().unwrap_err();
-    assert!(
-        t.elapsed() >= Duration::from_millis(300),
-        "{:?}",
-        t.elapsed()
-    );
-    assert!(
-        matches!(e, MemoryError::PgPoolExhausted { size: 1, .. }),
-        "{e}"
-    );
+    f();
     locker.rollback().unwrap();
     holder.join().unwrap().unwrap();
-    // The connection came back: the next call gets it.
-    assert!(s.namespaces().unwrap().is_empty());
 }
 
 /// Sessions of this database's `loci` connections matching `condition`.

@@ -35,49 +35,54 @@ pub struct MemoryHealth {
 pub fn memory_health() -> MemoryHealth {
     let config = Config::load(None);
     let Some(url) = config.memory_url() else {
-        return MemoryHealth {
+        return MemoryHealth::sqlite();
+    };
+    let answer = PgStore::connect(url.expose(), HEALTH_SCOPE)
+        .and_then(|s| {
+            s.ping()?;
+            Ok(s.describe().vector_search)
+        })
+        .map_err(|e| e.to_string());
+    MemoryHealth::postgres(Some(url.masked()), answer)
+}
+
+impl MemoryHealth {
+    /// Each workspace's SQLite file: always reachable, vectors searched exactly.
+    pub fn sqlite() -> MemoryHealth {
+        MemoryHealth {
             kind: StoreKind::Sqlite,
             reachable: true,
             vector_search: Some(VectorSearch::Exact),
             target: None,
             error: None,
-        };
-    };
-    let target = Some(url.masked());
-    match PgStore::connect(url.expose(), HEALTH_SCOPE).and_then(|s| {
-        s.ping()?;
-        Ok(s.describe().vector_search)
-    }) {
-        Ok(mode) => MemoryHealth {
-            kind: StoreKind::Postgres,
-            reachable: true,
-            vector_search: Some(mode),
-            target,
-            error: None,
-        },
-        Err(e) => MemoryHealth {
-            kind: StoreKind::Postgres,
-            reachable: false,
-            vector_search: None,
-            target,
-            error: Some(e.to_string()),
-        },
+        }
     }
-}
 
-impl MemoryHealth {
+    /// The team database at `target` (its password hidden): how it searches vectors
+    /// when it answered, else why it did not.
+    pub fn postgres(target: Option<String>, answer: Result<VectorSearch, String>) -> MemoryHealth {
+        let (reachable, vector_search, error) = match answer {
+            Ok(mode) => (true, Some(mode), None),
+            Err(why) => (false, None, Some(why)),
+        };
+        MemoryHealth {
+            kind: StoreKind::Postgres,
+            reachable,
+            vector_search,
+            target,
+            error,
+        }
+    }
+
     /// The team database that gave no answer within `budget` (a SQLite store always
     /// answers at once).
     pub fn no_answer(budget: std::time::Duration) -> MemoryHealth {
-        MemoryHealth {
-            kind: StoreKind::Postgres,
-            reachable: false,
-            vector_search: None,
-            target: None,
-            error: Some(format!(
+        MemoryHealth::postgres(
+            None,
+            Err(format!(
                 "the memory database did not answer within {} ms",
                 budget.as_millis()
             )),
-        }
+        )
     }
 }

@@ -46,7 +46,9 @@ struct State {
 /// The pools of this process, by key ([`key`]).
 static POOLS: OnceLock<Mutex<HashMap<String, Arc<Pool>>>> = OnceLock::new();
 
-/// The pool of `url` with these settings, created on first use.
+/// The pool of `url` with these settings, created on first use. Every setting is in
+/// the key: a store asking for another size or checkout timeout gets a pool of its
+/// own, not the first store's.
 pub(super) fn shared(
     url: &str,
     config: postgres::Config,
@@ -55,8 +57,9 @@ pub(super) fn shared(
     checkout_timeout: Duration,
 ) -> Arc<Pool> {
     let key = format!(
-        "{url}\u{0}{}\u{0}{timeout_ms}\u{0}{size}",
-        super::schema::SCHEMA
+        "{url}\u{0}{}\u{0}{timeout_ms}\u{0}{size}\u{0}{}",
+        super::schema::SCHEMA,
+        checkout_timeout.as_nanos()
     );
     let mut pools = lock(POOLS.get_or_init(Default::default));
     pools
