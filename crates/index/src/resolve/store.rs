@@ -206,17 +206,21 @@ impl<'a> Needed<'a> {
         needed
     }
 
-    /// The types a definition named `name` leads resolution to look up: those its
-    /// callbacks' parameters are declared with (`operate(cb)`, typing `cb`'s
-    /// parameters), and for a typed field its own type. What a function returns is
-    /// never looked up: a call's result is matched against its candidates' owners by
-    /// the type's name alone ([`super::call_results`]).
-    fn types_declared_by<'s>(&self, name: &str, sym: &'s Sym) -> impl Iterator<Item = &'s str> {
-        let text = sym.returns.as_deref().unwrap_or_default();
-        let (returned, callbacks) = text.split_once(';').unwrap_or((text, ""));
-        let typed = self.typed_fields.binary_search(&name).is_ok();
-        identifiers(if typed { returned } else { "" }).chain(identifiers(callbacks))
+    /// Whether the declared types of `name`'s definitions are looked up: a typed field.
+    fn is_typed_field(&self, name: &str) -> bool {
+        self.typed_fields.binary_search(&name).is_ok()
     }
+}
+
+/// The types definition `sym` leads resolution to look up: those its callbacks'
+/// parameters are declared with (`operate(cb)`, typing `cb`'s parameters), and its own
+/// type when it is a typed field ([`Needed::is_typed_field`]). What a function returns
+/// is never looked up: a call's result is matched against its candidates' owners by the
+/// type's name alone ([`super::call_results`]).
+fn types_declared_by(sym: &Sym, typed_field: bool) -> impl Iterator<Item = &str> {
+    let text = sym.returns.as_deref().unwrap_or_default();
+    let (declared, callbacks) = text.split_once(';').unwrap_or((text, ""));
+    identifiers(if typed_field { declared } else { "" }).chain(identifiers(callbacks))
 }
 
 /// The identifiers in a written qualifier, receiver, type or path.
@@ -289,7 +293,7 @@ pub(crate) fn load_table(
 /// Replaces `table`'s definitions with those of `needed`'s names and of every name they
 /// lead resolution to: the names they stand for through aliased `use`s (`pub use a::X as
 /// Y` makes `X` needed for `Y`), their types' bases, and the types they declare for
-/// callbacks and typed fields ([`Needed::types_declared_by`], followed
+/// callbacks and typed fields ([`types_declared_by`], followed
 /// [`super::call_results::MAX_RESULT_HOPS`] deep). One chunk's worth: resolution's memory
 /// follows the chunk, not the tree, and the chunk links what one table of every name
 /// would.
@@ -312,8 +316,7 @@ pub(crate) fn load_symbols(
         "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.name = ?1",
     )?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut frontier =
-        needed_with_aliases_and_bases(table, needed.names.iter().map(|n| n.to_string()));
+    let mut frontier = needed_with_aliases_and_bases(table, &needed.names);
     let mut previous = Leftovers::new(table.take_symbols(), &frontier);
     let mut by_name: super::sym::SymbolsByName = Default::default();
     let mut loaded = Loaded {
@@ -325,7 +328,7 @@ pub(crate) fn load_symbols(
     // as deep as resolution follows calls, aliases and bases to the end (both finite).
     'rounds: for round in 0.. {
         if round > 0 {
-            frontier = needed_with_aliases_and_bases(table, frontier.into_iter());
+            frontier = needed_with_aliases_and_bases(table, &frontier);
         }
         frontier.retain(|n| !seen.contains(n));
         if frontier.is_empty() {
@@ -350,8 +353,9 @@ pub(crate) fn load_symbols(
                 }
             };
             if round <= super::call_results::MAX_RESULT_HOPS {
+                let typed_field = needed.is_typed_field(&name);
                 for sym in &defs {
-                    next.extend(needed.types_declared_by(&name, sym).map(str::to_owned));
+                    next.extend(types_declared_by(sym, typed_field).map(str::to_owned));
                 }
             }
             if !defs.is_empty() {
@@ -422,7 +426,7 @@ impl Leftovers {
 }
 
 /// What [`load_symbols`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Loaded {
     /// Whether every definition the names lead to is in the table, within the budget.
     pub(crate) fits: bool,
@@ -434,18 +438,12 @@ pub(crate) struct Loaded {
 
 /// `names`, the names they stand for through aliased `use`s and their types' bases,
 /// sorted and without repeats.
-fn needed_with_aliases_and_bases(
-    table: &SymbolTable,
-    names: impl Iterator<Item = String>,
-) -> Vec<String> {
-    let names: Vec<String> = names.collect();
-    let mut needed: Vec<String> = with_reexported_names(
-        &names.iter().map(String::as_str).collect::<Vec<_>>(),
-        table.rust.uses.values().flatten(),
-    )
-    .into_iter()
-    .map(str::to_owned)
-    .collect();
+fn needed_with_aliases_and_bases(table: &SymbolTable, names: &[impl AsRef<str>]) -> Vec<String> {
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    let mut needed: Vec<String> = with_reexported_names(&names, table.rust.uses.values().flatten())
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     needed.extend(base_closure(table, &needed));
     needed.sort_unstable();
     needed.dedup();
