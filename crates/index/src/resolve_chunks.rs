@@ -76,7 +76,7 @@ pub(crate) fn resolve_from_index(
         let chunk = &rest[..rest.len().min(files_at_once)];
         let mut inputs = resolve::load_inputs(conn, chunk, chunking.max_refs)?;
         let loading = std::time::Instant::now();
-        let mut loaded = (0, 0);
+        let mut loaded = resolve::Loaded::default();
         if !all_names {
             (files_at_once, loaded) = load_within_budget(conn, &mut table, &mut inputs, chunking)?;
         }
@@ -90,8 +90,8 @@ pub(crate) fn resolve_from_index(
             symbols = table.symbol_count(),
             left = rest.len(),
             load_ms,
-            read = loaded.0,
-            kept = loaded.1,
+            read = loaded.read,
+            kept = loaded.kept,
             loaded_rss,
             rss_mib = crate::resident::resident_mib(),
             "resolved a chunk"
@@ -109,15 +109,15 @@ pub(crate) fn resolve_from_index(
 /// large tree a thousand files' names lead to most of its definitions. A single file
 /// loads all of its own, whatever their number. Returns how many files the next chunk
 /// should try (twice what fitted, so that the chunks grow back after a crowded stretch),
-/// and how many definitions were read from the index and kept from the previous chunk.
+/// and what its loads did, summed over its tries.
 fn load_within_budget(
     conn: &Connection,
     table: &mut resolve::SymbolTable,
     inputs: &mut Vec<resolve::FileInputs>,
     chunking: Chunking,
-) -> rusqlite::Result<(usize, (usize, usize))> {
+) -> rusqlite::Result<(usize, resolve::Loaded)> {
     let tried = inputs.len();
-    let (mut read, mut kept) = (0, 0);
+    let mut total = resolve::Loaded::default();
     loop {
         let budget = if inputs.len() > 1 {
             chunking.max_symbols
@@ -125,8 +125,8 @@ fn load_within_budget(
             usize::MAX
         };
         let loaded = resolve::load_symbols(conn, table, &resolve::Needed::of(inputs), budget)?;
-        read += loaded.read;
-        kept += loaded.kept;
+        total.read += loaded.read;
+        total.kept += loaded.kept;
         if loaded.fits {
             break;
         }
@@ -138,7 +138,7 @@ fn load_within_budget(
     } else {
         (fitted * 2).min(chunking.max_files)
     };
-    Ok((next, (read, kept)))
+    Ok((next, total))
 }
 
 /// The files whose resolution was stopped, by id and path.
@@ -321,6 +321,16 @@ mod tests {
         (dir, conn)
     }
 
+    /// Every file's id, in order.
+    fn file_ids(conn: &Connection) -> Vec<i64> {
+        conn.prepare("SELECT id FROM files ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
     #[test]
     fn chunked_resolution_links_what_one_table_links() {
         let (_dir, mut conn) = indexed_real_tree();
@@ -369,13 +379,7 @@ mod tests {
     #[test]
     fn a_chunk_past_its_definition_budget_holds_fewer_files() {
         let (_dir, conn) = indexed_real_tree();
-        let files: Vec<i64> = conn
-            .prepare("SELECT id FROM files ORDER BY id")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let files = file_ids(&conn);
         let chunking = Chunking {
             whole_table_max_symbols: 0,
             max_files: 4000,
@@ -417,13 +421,7 @@ mod tests {
     #[test]
     fn a_chunk_keeps_the_shared_names_of_the_previous_chunk() {
         let (_dir, conn) = indexed_real_tree();
-        let files: Vec<i64> = conn
-            .prepare("SELECT id FROM files ORDER BY id")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let files = file_ids(&conn);
         let half = files.len() / 2;
         let first = resolve::load_inputs(&conn, &files[..half], usize::MAX).unwrap();
         let second = resolve::load_inputs(&conn, &files[half / 2..], usize::MAX).unwrap();
