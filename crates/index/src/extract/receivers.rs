@@ -15,7 +15,7 @@ use tree_sitter::Node;
 
 use super::Collector;
 use super::fields::Fields;
-use super::written::{call_result, split_qualified, strip_generics, type_name};
+use super::written::{call_result, split_at_last, split_qualified, strip_generics, type_name};
 
 /// Most calls in one chain followed when typing an expression.
 const MAX_CHAIN: usize = 8;
@@ -48,10 +48,7 @@ fn callee(text: &str) -> Option<&str> {
 /// `a.b().c` / `p->c` split at its last member access (`.` or C++'s and PHP's `->`):
 /// (`a.b()`, `c`).
 fn split_member(text: &str) -> Option<(&str, &str)> {
-    let dot = text.rfind('.').map(|i| (i, 1));
-    let arrow = text.rfind("->").map(|i| (i, 2));
-    let (i, len) = dot.into_iter().chain(arrow).max_by_key(|(i, _)| *i)?;
-    Some((&text[..i], &text[i + len..]))
+    split_at_last(text, &[".", "->"])
 }
 
 impl Collector<'_> {

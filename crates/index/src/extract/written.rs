@@ -9,17 +9,23 @@ use rustc_hash::FxHashMap;
 /// Splits `a::b::C` / `a.b.C` / `a\b\C` into (`Some("a::b")`, `"C"`).
 pub(crate) fn split_qualified(written: &str) -> (Option<&str>, &str) {
     let written = written.trim();
-    let cut = ["::", ".", "\\", "->"]
-        .iter()
-        .filter_map(|sep| written.rfind(sep).map(|i| (i, sep.len())))
-        .max_by_key(|(i, _)| *i);
-    match cut {
-        Some((i, len)) => {
-            let q = written[..i].trim();
-            (Some(q).filter(|q| !q.is_empty()), written[i + len..].trim())
+    match split_at_last(written, &["::", ".", "\\", "->"]) {
+        Some((q, name)) => {
+            let q = q.trim();
+            (Some(q).filter(|q| !q.is_empty()), name.trim())
         }
         None => (None, written),
     }
+}
+
+/// `text` split around the last place one of `separators` starts (`a.b->c` at `->`),
+/// neither side trimmed.
+pub(crate) fn split_at_last<'t>(text: &'t str, separators: &[&str]) -> Option<(&'t str, &'t str)> {
+    let (i, len) = separators
+        .iter()
+        .filter_map(|sep| text.rfind(sep).map(|i| (i, sep.len())))
+        .max_by_key(|(i, _)| *i)?;
+    Some((&text[..i], &text[i + len..]))
 }
 
 /// `Foo<T, U>` → `Foo`; `Foo[T]` → `Foo`; `Foo(args)` → `Foo`.
