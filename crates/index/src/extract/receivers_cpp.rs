@@ -48,14 +48,7 @@ fn declaration(c: &mut Collector<'_>, node: Node<'_>, field: bool) {
     let Some(written) = c.field_text(node, "type").map(str::to_string) else {
         return;
     };
-    let mut cursor = node.walk();
-    let declarators: Vec<Node<'_>> = node
-        .children_by_field_name("declarator", &mut cursor)
-        .collect();
-    for d in declarators {
-        let Some(name) = declared_name(c, d) else {
-            continue;
-        };
+    for (d, name) in named_declarators(c, node) {
         let ty = if written == "auto" {
             let value = d.field("value");
             match value.and_then(|v| constructed(c, v)) {
@@ -106,19 +99,21 @@ pub(crate) fn data_members(c: &mut Collector<'_>, node: Node<'_>) {
     ) && !is_template_parameter(c, node, &written))
     .then(|| super::written::type_name(&written).map(str::to_string))
     .flatten();
-    let mut cursor = node.walk();
-    let declarators: Vec<Node<'_>> = node
-        .children_by_field_name("declarator", &mut cursor)
-        .collect();
-    for d in declarators {
-        let Some(name) = declared_name(c, d) else {
-            continue;
-        };
+    for (_, name) in named_declarators(c, node) {
         let id = c.def(node, &name, SymbolKind::Field, None);
         if let Some(ty) = &declared {
             c.set_returns(id, ty);
         }
     }
+}
+
+/// The declarators of a declaration (`Node *next, *prev;` has two), each with the name
+/// it declares; those that declare none (a function's) are left out.
+fn named_declarators<'t>(c: &Collector<'_>, node: Node<'t>) -> Vec<(Node<'t>, String)> {
+    let mut cursor = node.walk();
+    node.children_by_field_name("declarator", &mut cursor)
+        .filter_map(|d| Some((d, declared_name(c, d)?)))
+        .collect()
 }
 
 /// `(name, type)` of a parameter with a written type that is not a template parameter.
