@@ -39,8 +39,9 @@ impl<'a> Ctx<'a> {
     }
 
     /// The type a call's result has: `New()` → what the function `New` resolves to
-    /// returns (the one type all its overloads return); `T#m()` → what `T`'s method `m` returns (`T` itself a call's result
-    /// when it ends with `()`), following at most `hops` calls.
+    /// returns (the one type all its overloads return); `T#m()` → what `T`'s method `m`
+    /// returns (`T` itself a call's result when it ends with `()`, a field's type when
+    /// it is a field marker), following at most `hops` calls.
     fn result_type(&self, call: &'a str, from: Option<i64>, hops: usize) -> Option<&'a str> {
         let hops = hops.checked_sub(1)?;
         let function = call.strip_suffix("()")?;
