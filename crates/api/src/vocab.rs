@@ -41,6 +41,7 @@ pub mod query {
 
 /// Where an index lives and the registry's entries.
 pub mod store {
+    pub use loci_store::FileStamp;
     pub use loci_store::index_path_for;
     pub use loci_store::registry::WorkspaceEntry;
     pub use loci_store::registry::default_registry_path;

@@ -27,8 +27,9 @@ pub const KEYS_FILE: &str = "api-keys.toml";
 /// The shortest key the keys file takes, in bytes.
 pub const MIN_KEY_BYTES: usize = 16;
 
-/// Every key the server accepts, each with the memory namespaces it may use: the
-/// server's own key (every namespace) and those of the keys file.
+/// A fixed set of keys, each with the memory namespaces it may use: the server's own
+/// key (every namespace) and those the keys file listed when it was last read. The
+/// server holds it in a [`KeyRing`](crate::key_ring::KeyRing), which rereads the file.
 #[derive(Debug, Clone)]
 pub struct Keys {
     keys: Vec<(ApiKey, MemoryAccess)>,
@@ -40,6 +41,23 @@ impl Keys {
         Keys {
             keys: vec![(key, MemoryAccess::All)],
         }
+    }
+
+    /// The server's key and the keys file's (already parsed against it).
+    pub fn with_file_keys(main: ApiKey, file: Vec<(ApiKey, MemoryAccess)>) -> Keys {
+        let mut keys = Keys::only(main);
+        keys.keys.extend(file);
+        keys
+    }
+
+    /// How many keys there are, the server's own included.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Never: the server's own key is always there.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
     }
 
     /// What the `offered` keys may do: the access of the one key they match, `None`
@@ -63,25 +81,29 @@ impl Keys {
     }
 }
 
-/// The server's key and the keys file's: `LOCI_API_KEYS_FILE` when set (it must
-/// exist), else `api-keys.toml` beside the key file (absent: no further key).
-pub fn load_all() -> Result<Keys, ApiError> {
-    let main = load()?;
-    let (path, named) = match std::env::var_os(KEYS_FILE_ENV) {
+/// Where the keys file is: `LOCI_API_KEYS_FILE` when set (`true`: it must exist),
+/// else `api-keys.toml` beside the key file (`false`: absent means no further key).
+pub fn keys_file_path() -> Result<(PathBuf, bool), ApiError> {
+    Ok(match std::env::var_os(KEYS_FILE_ENV) {
         Some(p) if !p.is_empty() => (PathBuf::from(p), true),
         _ => (key_path()?.with_file_name(KEYS_FILE), false),
-    };
-    let text = match std::fs::read_to_string(&path) {
+    })
+}
+
+/// The keys the file at `path` lists beside `main` (none when it is absent and not
+/// `required`), after narrowing it to its owner.
+pub fn read_keys_file(path: &Path, required: bool, main: &ApiKey) -> Result<Keys, ApiError> {
+    let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => {
-            return Ok(Keys::only(main));
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
+            return Ok(Keys::only(main.clone()));
         }
-        Err(e) => return Err(unreadable(&path, &e)),
+        Err(e) => return Err(unreadable(path, &e)),
     };
-    restrict(&path)?;
-    let mut keys = Keys::only(main);
-    keys.keys.extend(parse_keys_file(&text, &path, &keys)?);
-    Ok(keys)
+    restrict(path)?;
+    let only = Keys::only(main.clone());
+    let file = parse_keys_file(&text, path, &only)?;
+    Ok(Keys::with_file_keys(main.clone(), file))
 }
 
 /// The keys of a keys file (TOML): one `[[keys]]` table per key, with `key` (at least

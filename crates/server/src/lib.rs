@@ -19,6 +19,7 @@ pub mod guard;
 pub mod handler;
 pub mod head_limit;
 pub mod key;
+pub mod key_ring;
 mod memory_operations;
 pub mod memory_routes;
 pub mod memory_user_routes;
@@ -97,7 +98,7 @@ pub fn serve(
     }
     // A clone policy it cannot read stops the server now, not the first clone.
     loci_api::workspaces::remote_clone_policy(&cfg)?;
-    let keys = key::load_all()?;
+    let keys = key_ring::KeyRing::load()?;
     let max_body = usize::try_from(cfg.api_max_body_bytes()).unwrap_or(usize::MAX);
     let state = Arc::new(AppState::new(
         keys,

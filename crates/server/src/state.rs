@@ -8,7 +8,7 @@ use std::time::Duration;
 use loci_api::host::WorkspaceHost;
 use loci_api::{ApiError, CancelToken, ErrorKind, ReadOptions, Workspace};
 
-use crate::key::Keys;
+use crate::key_ring::KeyRing;
 use crate::reply::HttpError;
 
 /// The state handlers receive.
@@ -17,8 +17,9 @@ pub type Shared = Arc<AppState>;
 /// The server's state.
 #[derive(Debug)]
 pub struct AppState {
-    /// The accepted API keys, each with the memory namespaces it may use.
-    pub keys: Keys,
+    /// The accepted API keys, each with the memory namespaces it may use, as the keys
+    /// file says now.
+    pub keys: KeyRing,
     /// Whether non-loopback `Host`/`Origin` values are accepted.
     pub allow_remote: bool,
     /// `api.maxBodyBytes`.
@@ -40,7 +41,7 @@ pub struct AppState {
 impl AppState {
     /// The state of a server with these settings.
     pub fn new(
-        keys: Keys,
+        keys: KeyRing,
         allow_remote: bool,
         max_body_bytes: usize,
         request_timeout: Duration,

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod file_stamp;
 mod guard;
 mod index_db;
 mod process_config;
@@ -25,6 +26,7 @@ pub use side_db::open_side_db;
 pub mod search_index;
 
 pub use error::StoreError;
+pub use file_stamp::FileStamp;
 pub use index_db::{
     INDEX_DIR, INDEX_FILE, index_path_for, open_index, open_index_read_only, quick_check,
 };

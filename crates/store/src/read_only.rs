@@ -21,6 +21,8 @@
 //! command's reads needs neither.
 
 use std::path::{Path, PathBuf};
+
+use crate::file_stamp::FileStamp;
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, ffi};
@@ -41,7 +43,7 @@ pub struct ReadOnlyDb {
 pub struct Snapshot {
     path: PathBuf,
     wal: PathBuf,
-    stamp: Stamp,
+    stamp: FileStamp,
 }
 
 impl Snapshot {
@@ -54,31 +56,7 @@ impl Snapshot {
     /// Whether the main file is as it was (a writer may have started, but nothing it
     /// wrote reached the file): what the connection read since the snapshot is whole.
     pub fn file_unchanged(&self) -> bool {
-        Stamp::of(&self.path) == Some(self.stamp)
-    }
-}
-
-/// What changes when anything writes the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    fn of(path: &Path) -> Option<Stamp> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        Some(Stamp {
-            dev: m.dev(),
-            ino: m.ino(),
-            len: m.size(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
-        })
+        FileStamp::of(&self.path) == Some(self.stamp)
     }
 }
 
@@ -119,7 +97,7 @@ fn cannot_create_side_files(e: &rusqlite::Error) -> bool {
 
 fn open_immutable(path: &Path) -> Result<ReadOnlyDb, StoreError> {
     let wal = side_file(path, "-wal");
-    let before = Stamp::of(path);
+    let before = FileStamp::of(path);
     if log_holds_changes(&wal) {
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         return Err(StoreError::NoSharedMemory {
