@@ -5,12 +5,12 @@
 //! names it) drops every key it listed until it is mended: the server's own key keeps
 //! working, and a mistake made while revoking a key never leaves that key working.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use loci_api::ApiError;
 use loci_api::memory::MemoryAccess;
+use loci_api::vocab::store::FileStamp;
 
 use crate::key::{self, ApiKey, Keys};
 
@@ -26,32 +26,8 @@ pub struct KeyRing {
 /// The keys in force and the file's state they were read from.
 #[derive(Debug)]
 struct Read {
-    stamp: Option<Stamp>,
+    stamp: Option<FileStamp>,
     keys: Arc<Keys>,
-}
-
-/// What changes when a file is written, replaced, truncated or re-permissioned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    /// The file's stamp; `None` when it cannot be looked at (absent, say).
-    fn of(path: &std::path::Path) -> Option<Stamp> {
-        let m = std::fs::metadata(path).ok()?;
-        Some(Stamp {
-            dev: m.dev(),
-            ino: m.ino(),
-            len: m.len(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
-        })
-    }
 }
 
 impl KeyRing {
@@ -68,7 +44,7 @@ impl KeyRing {
         // Stamped before reading: a write racing the read changes the stamp again, and
         // the next request reads once more. (Narrowing the file's mode changes its ctime
         // too: that costs one harmless second read.)
-        let stamp = Stamp::of(&file);
+        let stamp = FileStamp::of(&file);
         let keys = key::read_keys_file(&file, required, &main)?;
         Ok(KeyRing {
             main,
@@ -89,7 +65,7 @@ impl KeyRing {
 
     /// The keys in force, after rereading the file if it changed since last read.
     pub fn current(&self) -> Arc<Keys> {
-        let now = Stamp::of(&self.file);
+        let now = FileStamp::of(&self.file);
         let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
         if read.stamp != now {
             read.keys = Arc::new(self.reread());
@@ -194,7 +170,7 @@ mod tests {
         assert_eq!(scope(&ring, ALPHA), None);
         std::fs::write(&path, entry(ALPHA, "team-a")).unwrap();
         assert_eq!(scope(&ring, ALPHA), Some(vec!["team-a".into()]));
-        let mode = std::fs::metadata(&path).unwrap().mode();
+        let mode = std::os::unix::fs::MetadataExt::mode(&std::fs::metadata(&path).unwrap());
         assert_eq!(mode & 0o077, 0, "narrowed to its owner: {mode:o}");
 
         std::fs::write(&path, "[[keys").unwrap();
