@@ -550,14 +550,7 @@ impl ServerHandler for LociMcp {
             ));
         };
         let args = Args::new(request.arguments);
-        // Over HTTP, the server's guard put the request key's memory namespaces beside
-        // the request's head; on stdio there is no key and every namespace is the user's.
-        let access = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<MemoryAccess>())
-            .cloned()
-            .unwrap_or_default();
+        let access = key_access(context.extensions.get::<http::request::Parts>())?;
         self.roots_answered().await;
         // Cancelled by the client, by the session's end, or by this future being
         // dropped (the client went away): the read's token and the tool's hooks (a
@@ -605,3 +598,42 @@ impl LociMcp {
 
 /// How long the server waits for the client's roots before using the working directory.
 const ROOTS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The memory namespaces a tool call may use. Over HTTP the server's guard put the
+/// request key's beside the request's head: a head without them (a mount that skipped
+/// the guard) is refused, never taken as every namespace. On stdio there is no head
+/// and no key: every namespace is the user's own.
+fn key_access(head: Option<&http::request::Parts>) -> Result<MemoryAccess, McpError> {
+    match head {
+        None => Ok(MemoryAccess::All),
+        Some(parts) => parts
+            .extensions
+            .get::<MemoryAccess>()
+            .cloned()
+            .ok_or_else(|| {
+                McpError::internal_error(
+                    "this request carries no API key's access: the server did not check its key",
+                    None,
+                )
+            }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_served_call_without_its_keys_access_is_refused_not_widened() {
+        let (mut parts, ()) = http::Request::new(()).into_parts();
+        let refused = key_access(Some(&parts)).unwrap_err();
+        assert!(refused.message.contains("no API key"), "{refused:?}");
+        let scope = loci_api::memory::NamespaceScope::new(vec!["team-a".into()]).unwrap();
+        parts.extensions.insert(MemoryAccess::Scoped(scope.clone()));
+        assert_eq!(
+            key_access(Some(&parts)).unwrap(),
+            MemoryAccess::Scoped(scope)
+        );
+        assert_eq!(key_access(None).unwrap(), MemoryAccess::All);
+    }
+}
