@@ -8,6 +8,7 @@ use std::time::Duration;
 use postgres::{Client, GenericClient, IsolationLevel, NoTls, Transaction};
 
 use super::ctx::{Ctx, Db};
+use super::pgvector::Pgvector;
 use super::rows::{LINK_COLUMNS, link_at, memory_at};
 use super::{migrate, url};
 use crate::MemoryError;
@@ -48,6 +49,10 @@ pub struct PgStore {
     client: Mutex<Option<Client>>,
     config: postgres::Config,
     pub(super) ctx: Ctx,
+    /// pgvector, when the database has it (else vector recall is the exact scan).
+    pub(super) pgvector: Option<Pgvector>,
+    /// The dimensions whose HNSW index is known to exist.
+    pub(super) indexed_dims: Mutex<Vec<i32>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -88,11 +93,13 @@ impl PgStore {
             broken: AtomicBool::new(false),
         };
         let mut client = open(&config, &ctx)?;
-        migrate::migrate(&mut client, &ctx)?;
+        let pgvector = migrate::migrate(&mut client, &ctx)?;
         Ok(PgStore {
             client: Mutex::new(Some(client)),
             config,
             ctx,
+            pgvector,
+            indexed_dims: Mutex::new(Vec::new()),
         })
     }
 

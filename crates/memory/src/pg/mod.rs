@@ -13,6 +13,7 @@ mod handle;
 mod merge;
 mod migrate;
 mod nul;
+mod pgvector;
 mod read;
 mod retry;
 mod rows;
