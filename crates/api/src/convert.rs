@@ -328,6 +328,7 @@ impl From<loci_memory::MemoryError> for ApiError {
                 "check memory.url (or LOCI_MEMORY_URL): that the server runs, and its user and password",
             ),
             E::PgTimeout { .. }
+            | E::PgPoolExhausted { .. }
             | E::PgConflict { .. }
             | E::PgSchemaTooNew { .. } => ApiError::new(ErrorKind::Storage, e.to_string()),
         }

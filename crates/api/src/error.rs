@@ -131,6 +131,9 @@ error_kinds! {
     /// A loopback-only route (the repositories list and lookup, which carry absolute
     /// paths) was asked by a peer that is not on this machine's loopback.
     ForbiddenPeer = "forbidden_peer", Usage, 403;
+    /// The request's API key is scoped to memory namespaces and the request named
+    /// another one (`detail.namespaces` lists the key's); nothing was read or written.
+    ForbiddenNamespace = "forbidden_namespace", Usage, 403;
     /// The server lacks a capability the caller requires.
     CapabilityMissing = "capability_missing", Failure, 412;
     /// The database failed.

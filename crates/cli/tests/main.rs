@@ -53,6 +53,7 @@ mod query_schema_doc;
 mod query_worker;
 mod serve_clone_reach;
 mod serve_http;
+mod serve_keys;
 mod serve_lifecycle;
 mod serve_memory;
 mod serve_memory_llm;

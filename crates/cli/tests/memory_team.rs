@@ -408,3 +408,82 @@ fn the_mcp_tools_of_one_clone_recall_what_another_remembered() {
     let (code, out) = cli.json(&["memory", "read", "from-agent"]);
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn impact_answers_without_memories_when_the_team_database_is_down() {
+    let Some(mut cluster) = pg_cluster::Stoppable::start() else {
+        return;
+    };
+    let c = Clone::new(
+        "https://git.example.com/team/app.git",
+        &cluster.memory_url(),
+    );
+    let (code, out) = c.json(&["remember", "--name", "args", "`parse_args` adds one."]);
+    assert_eq!(code, 0, "{out}");
+    let (code, up) = c.json(&["impact", "parse_args"]);
+    assert_eq!(code, 0, "{up}");
+    assert_eq!(up["memories"][0]["name"], "args", "{up}");
+    assert!(up.get("memories_unavailable").is_none(), "{up}");
+
+    cluster.stop();
+    // The code graph still answers, the same traversal, saying why no memory is shown.
+    let (code, down, text) = c.run(&["impact", "parse_args"]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(down["memories"], serde_json::json!([]), "{down}");
+    let why = down["memories_unavailable"].as_str().unwrap_or_default();
+    assert!(why.starts_with("memories unavailable: "), "{down}");
+    assert_eq!(down["reached"], up["reached"], "{down}");
+    assert_eq!(down["targets"], up["targets"], "{down}");
+    // A memory command itself still fails: storage, exit 10.
+    let (code, out) = c.json(&["recall", "parse"]);
+    assert_eq!(code, exit(ErrorKind::Storage), "{out}");
+}
+
+#[test]
+fn health_reports_the_team_database_and_a_down_one_as_degraded() {
+    let Some((_, served)) = two_clones() else {
+        return;
+    };
+    let server = serve_support::start(&served.env, &[], &[("LOCI_MEMORY_URL", &served.url)]);
+    let (status, text) = serve_support::call(&server, "get", "/health", None, None);
+    assert_eq!(status, 200, "{text}");
+    assert!(!text.contains(PASSWORD), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["status"], "ok", "{v}");
+    assert_eq!(v["memory"]["kind"], "postgres", "{v}");
+    assert_eq!(v["memory"]["reachable"], true, "{v}");
+    assert_eq!(v["memory"]["vector_search"], "exact", "{v}");
+    assert!(
+        v["memory"]["target"].as_str().unwrap().contains("***"),
+        "{v}"
+    );
+
+    let Some(mut cluster) = pg_cluster::Stoppable::start() else {
+        return;
+    };
+    let own = Clone::new(
+        "https://git.example.com/team/other.git",
+        &cluster.memory_url(),
+    );
+    let server = serve_support::start(&own.env, &[], &[("LOCI_MEMORY_URL", &own.url)]);
+    let id = serve_support::workspace_id(&server);
+    let health = || {
+        let (status, text) = serve_support::call(&server, "get", "/health", None, None);
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    assert_eq!(health()["memory"]["reachable"], true);
+    cluster.stop();
+    let v = health();
+    assert_eq!(v["status"], "degraded", "{v}");
+    assert_eq!(v["memory"]["reachable"], false, "{v}");
+    assert!(v["memory"]["error"].is_string(), "{v}");
+    // The code graph is still served.
+    let path = format!("/api/v1/workspaces/{id}/impact");
+    let body = serde_json::json!({"target": "parse_args"});
+    let (status, text) =
+        serve_support::call(&server, "post", &path, Some(&body), serve_support::bearer());
+    assert_eq!(status, 200, "{text}");
+    let impact: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(impact["reached"][0]["symbol"]["name"], "run", "{impact}");
+}

@@ -76,8 +76,9 @@ pub(crate) fn resolve_from_index(
         let chunk = &rest[..rest.len().min(files_at_once)];
         let mut inputs = resolve::load_inputs(conn, chunk, chunking.max_refs)?;
         let loading = std::time::Instant::now();
+        let mut loaded = resolve::Loaded::default();
         if !all_names {
-            files_at_once = load_within_budget(conn, &mut table, &mut inputs, chunking)?;
+            (files_at_once, loaded) = load_within_budget(conn, &mut table, &mut inputs, chunking)?;
         }
         rest = &rest[inputs.len()..];
         let load_ms = loading.elapsed().as_millis() as u64;
@@ -89,6 +90,8 @@ pub(crate) fn resolve_from_index(
             symbols = table.symbol_count(),
             left = rest.len(),
             load_ms,
+            read = loaded.read,
+            kept = loaded.kept,
             loaded_rss,
             rss_mib = crate::resident::resident_mib(),
             "resolved a chunk"
@@ -105,31 +108,37 @@ pub(crate) fn resolve_from_index(
 /// `inputs` (halving them) while those are more than [`Chunking::max_symbols`]: in a
 /// large tree a thousand files' names lead to most of its definitions. A single file
 /// loads all of its own, whatever their number. Returns how many files the next chunk
-/// should try: twice what fitted, so that the chunks grow back after a crowded stretch.
+/// should try (twice what fitted, so that the chunks grow back after a crowded stretch),
+/// and what its loads did, summed over its tries.
 fn load_within_budget(
     conn: &Connection,
     table: &mut resolve::SymbolTable,
     inputs: &mut Vec<resolve::FileInputs>,
     chunking: Chunking,
-) -> rusqlite::Result<usize> {
+) -> rusqlite::Result<(usize, resolve::Loaded)> {
     let tried = inputs.len();
+    let mut total = resolve::Loaded::default();
     loop {
         let budget = if inputs.len() > 1 {
             chunking.max_symbols
         } else {
             usize::MAX
         };
-        if resolve::load_symbols(conn, table, &resolve::needed_names(inputs), budget)? {
+        let loaded = resolve::load_symbols(conn, table, &resolve::Needed::of(inputs), budget)?;
+        total.read += loaded.read;
+        total.kept += loaded.kept;
+        if loaded.fits {
             break;
         }
         inputs.truncate(inputs.len().div_ceil(2));
     }
     let fitted = inputs.len();
-    Ok(if fitted == tried {
+    let next = if fitted == tried {
         chunking.max_files
     } else {
         (fitted * 2).min(chunking.max_files)
-    })
+    };
+    Ok((next, total))
 }
 
 /// The files whose resolution was stopped, by id and path.
@@ -275,6 +284,24 @@ mod tests {
                 "pub struct B;\nimpl B { pub fn len(&self) -> usize { 1 } }\n",
             ),
             ("tag.hpp", "struct tag {\n  typedef MACRO_tester;\n};\n"),
+            // A static field of another type's (`Registries.DEFAULT`): its declared type
+            // decides between same-named methods, loaded only through the field.
+            (
+                "Registry.java",
+                "package shapes;\npublic class Registry { public int lookup(String k) { return 0; } }\n",
+            ),
+            (
+                "Cache.java",
+                "package shapes;\npublic class Cache { public int lookup(String k) { return 1; } }\n",
+            ),
+            (
+                "Registries.java",
+                "package shapes;\npublic class Registries { public static final Registry DEFAULT = null; }\n",
+            ),
+            (
+                "Use.java",
+                "package shapes;\npublic class Use { int f(String k) { return Registries.DEFAULT.lookup(k); } }\n",
+            ),
         ];
         for (name, text) in files {
             std::fs::write(shapes.join(name), text).unwrap();
@@ -292,6 +319,16 @@ mod tests {
         .unwrap();
         let conn = loci_store::open_index(&loci_store::index_path_for(dir.path())).unwrap();
         (dir, conn)
+    }
+
+    /// Every file's id, in order.
+    fn file_ids(conn: &Connection) -> Vec<i64> {
+        conn.prepare("SELECT id FROM files ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
     }
 
     #[test]
@@ -342,13 +379,7 @@ mod tests {
     #[test]
     fn a_chunk_past_its_definition_budget_holds_fewer_files() {
         let (_dir, conn) = indexed_real_tree();
-        let files: Vec<i64> = conn
-            .prepare("SELECT id FROM files ORDER BY id")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let files = file_ids(&conn);
         let chunking = Chunking {
             whole_table_max_symbols: 0,
             max_files: 4000,
@@ -359,7 +390,7 @@ mod tests {
         let mut inputs = resolve::load_inputs(&conn, &files, usize::MAX).unwrap();
         let all = inputs.len();
         assert!(all > 100, "{all} files");
-        let next = load_within_budget(&conn, &mut table, &mut inputs, chunking).unwrap();
+        let (next, _) = load_within_budget(&conn, &mut table, &mut inputs, chunking).unwrap();
         assert!(inputs.len() < all, "{} of {all} files kept", inputs.len());
         assert!(
             table.symbol_count() <= 300 || inputs.len() == 1,
@@ -375,10 +406,60 @@ mod tests {
             ..chunking
         };
         assert_eq!(
-            load_within_budget(&conn, &mut table, &mut inputs, roomy).unwrap(),
+            load_within_budget(&conn, &mut table, &mut inputs, roomy)
+                .unwrap()
+                .0,
             4000
         );
         assert_eq!(inputs.len(), 1);
+    }
+
+    /// A chunk keeps the definitions of the names it shares with the previous chunk
+    /// instead of reading them again, and holds every definition a load from nothing
+    /// holds, in the same order; within its budget it keeps the previous chunk's other
+    /// names too, and drops them first when it needs the room.
+    #[test]
+    fn a_chunk_keeps_the_shared_names_of_the_previous_chunk() {
+        let (_dir, conn) = indexed_real_tree();
+        let files = file_ids(&conn);
+        let half = files.len() / 2;
+        let first = resolve::load_inputs(&conn, &files[..half], usize::MAX).unwrap();
+        let second = resolve::load_inputs(&conn, &files[half / 2..], usize::MAX).unwrap();
+        let names = |inputs| resolve::Needed::of(inputs);
+        let load = |table: &mut resolve::SymbolTable, inputs, max| {
+            resolve::load_symbols(&conn, table, &names(inputs), max).unwrap()
+        };
+
+        let mut table = resolve::load_table(&conn, Some(&[])).unwrap();
+        let once = load(&mut table, &first, usize::MAX);
+        assert!(once.fits && once.read > 100 && once.kept == 0, "{once:?}");
+        // The same names again: nothing is read.
+        let again = load(&mut table, &first, usize::MAX);
+        assert_eq!((again.read, again.kept), (0, once.read));
+
+        // What a load of the second files' names from nothing holds.
+        let mut fresh = resolve::load_table(&conn, Some(&[])).unwrap();
+        let alone = load(&mut fresh, &second, usize::MAX);
+        let expected = fresh.symbol_ids();
+
+        // Overlapping names: the shared ones are kept, the rest read; with room to
+        // spare the first files' other names stay too.
+        let next = load(&mut table, &second, usize::MAX);
+        assert!(next.kept > 0 && next.read > 0, "{next:?}");
+        assert_eq!(alone.read, next.read + next.kept);
+        let held = table.symbol_ids();
+        for (name, ids) in &expected {
+            assert_eq!(held.get(name), Some(ids), "{name}");
+        }
+        assert!(held.len() > expected.len());
+
+        // Without room to spare, the names the second files do not need go first: the
+        // table is exactly what a load from nothing makes.
+        let mut table = resolve::load_table(&conn, Some(&[])).unwrap();
+        load(&mut table, &first, usize::MAX);
+        let tight = load(&mut table, &second, alone.read);
+        assert!(tight.fits && tight.kept > 0, "{tight:?}");
+        assert_eq!(table.symbol_ids(), expected);
     }
 
     /// A first index past its in-memory fact buffer (a tree too large to resolve from

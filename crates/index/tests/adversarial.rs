@@ -174,7 +174,7 @@ fn nested_defs(depth: usize) -> String {
 }
 
 /// Shapes that are not one repeated string: indentation that grows with depth (Python)
-/// and a distinct name per level (JavaScript).
+/// and a distinct name per level (JavaScript, C++).
 #[test]
 fn nesting_that_grows_per_level_does_not_overflow_the_stack() {
     let defs = nested_defs(DEPTH);
@@ -182,6 +182,11 @@ fn nesting_that_grows_per_level_does_not_overflow_the_stack() {
         .map(|i| format!("function f{i}() {{\n"))
         .collect();
     functions.push_str(&"}\n".repeat(DEPTH));
+    // A definition per level, each asking for its parent (C++'s `template` wrapper).
+    let mut namespaces: String = (0..DEPTH)
+        .map(|i| format!("namespace n{i} {{ struct S{i} {{ void m(); }};\n"))
+        .collect();
+    namespaces.push_str(&"}\n".repeat(DEPTH));
     let failures: Vec<String> = [
         (Lang::Python, "indented defs", defs, Expect::TooComplex),
         (
@@ -190,6 +195,7 @@ fn nesting_that_grows_per_level_does_not_overflow_the_stack() {
             functions,
             Expect::Tree,
         ),
+        (Lang::Cpp, "nested namespaces", namespaces, Expect::Tree),
     ]
     .par_iter()
     .filter_map(|(lang, what, src, expect)| check(*lang, what, src, *expect))

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use loci_api::confine;
+use loci_api::memory::MemoryAccess;
 use loci_api::{ApiError, ErrorKind, ReadOptions};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
@@ -216,7 +217,15 @@ impl LociMcp {
     }
 
     /// Runs one tool to its answer (blocking: call it on a blocking thread).
-    pub fn call(&self, def: &ToolDef, args: Args, cancel: CallCancel) -> CallToolResult {
+    /// Runs tool `def` with `args`; its memory calls use only the namespaces `access`
+    /// allows.
+    pub fn call(
+        &self,
+        def: &ToolDef,
+        args: Args,
+        cancel: CallCancel,
+        access: MemoryAccess,
+    ) -> CallToolResult {
         let (root, runs, session_start) = {
             let mut s = lock(&self.session);
             if let Some(roots) = self.host.confine() {
@@ -254,6 +263,7 @@ impl LociMcp {
             },
             cancel: &cancel,
             session_start,
+            access,
         };
         let max_chars = match tools::max_chars(&args) {
             Ok(n) => n.unwrap_or(DEFAULT_MAX_CHARS).max(MIN_MAX_CHARS),
@@ -540,6 +550,14 @@ impl ServerHandler for LociMcp {
             ));
         };
         let args = Args::new(request.arguments);
+        // Over HTTP, the server's guard put the request key's memory namespaces beside
+        // the request's head; on stdio there is no key and every namespace is the user's.
+        let access = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<MemoryAccess>())
+            .cloned()
+            .unwrap_or_default();
         self.roots_answered().await;
         // Cancelled by the client, by the session's end, or by this future being
         // dropped (the client went away): the read's token and the tool's hooks (a
@@ -547,7 +565,7 @@ impl ServerHandler for LociMcp {
         let cancel = CallCancel::new();
         let guard = FireOnDrop::new(cancel.clone());
         let (this, call_cancel) = (self.clone(), cancel.clone());
-        let task = tokio::task::spawn_blocking(move || this.call(def, args, call_cancel));
+        let task = tokio::task::spawn_blocking(move || this.call(def, args, call_cancel, access));
         let answer = tokio::select! {
             joined = task => match joined {
                 Ok(result) => Ok(result.into()),

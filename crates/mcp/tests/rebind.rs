@@ -80,7 +80,12 @@ fn cross_session_state_survives_the_rebind() {
                 .cloned(),
         )
     };
-    let before = server.call(find, args(), loci_mcp::cancel::CallCancel::new());
+    let before = server.call(
+        find,
+        args(),
+        loci_mcp::cancel::CallCancel::new(),
+        loci_api::memory::MemoryAccess::All,
+    );
     assert_eq!(before.is_error, Some(false), "{before:?}");
     let ws_before = host.workspace(&root).unwrap();
     let tracked_before = host.tracked(&root);
@@ -94,7 +99,12 @@ fn cross_session_state_survives_the_rebind() {
         first_id, second_id,
         "the once-per-session records did not re-arm"
     );
-    let after = server.call(find, args(), loci_mcp::cancel::CallCancel::new());
+    let after = server.call(
+        find,
+        args(),
+        loci_mcp::cancel::CallCancel::new(),
+        loci_api::memory::MemoryAccess::All,
+    );
     assert_eq!(after.is_error, Some(false), "{after:?}");
 
     // The host's stores and its tracked child are the same ones.

@@ -89,6 +89,20 @@ pub enum MemoryError {
         /// The timeout, in milliseconds.
         limit_ms: u64,
     },
+    /// Every connection of the process's pool to the memory database stayed in use for
+    /// the whole checkout timeout: the process is overloaded (or calls hang), and this
+    /// call gave up instead of queueing without end.
+    #[error(
+        "memory database {target}: all {size} connections of the pool stayed busy for {waited_ms} ms; nothing was done"
+    )]
+    PgPoolExhausted {
+        /// The connection string, password hidden.
+        target: String,
+        /// The pool's size.
+        size: usize,
+        /// How long the call waited, in milliseconds.
+        waited_ms: u64,
+    },
     /// Concurrent writers kept conflicting with this transaction (serialization
     /// failures or deadlocks) through every retry; nothing of it was stored.
     #[error(

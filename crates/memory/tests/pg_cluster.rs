@@ -90,8 +90,11 @@ pub fn database_with_password(password: &str) -> Option<String> {
     admin
         .batch_execute(&format!("CREATE DATABASE {db} OWNER {role}"))
         .unwrap_or_else(|e| panic!("CREATE DATABASE {db}: {e}"));
-    let host = cluster.socket.to_string_lossy().replace('/', "%2F");
-    Some(format!("postgres://{role}:{password}@{host}:{PORT}/{db}"))
+    Some(socket_url(
+        &cluster.socket,
+        &format!("{role}:{password}"),
+        &db,
+    ))
 }
 
 /// [`database_with_password`], with the superuser's connection string of the same
@@ -101,6 +104,14 @@ pub fn database_with_password_and_admin(password: &str) -> Option<(String, Strin
     let cluster = CLUSTER.get()?.as_ref()?;
     let db = url.rsplit('/').next()?.to_string();
     Some((url.clone(), self::url(&cluster.socket, &db)))
+}
+
+/// The `postgres://` URL of database `db` over the socket directory `socket` (as the
+/// percent-encoded host), logging in as `login` (`user` or `user:password`): the form
+/// `memory.url` takes.
+fn socket_url(socket: &Path, login: &str, db: &str) -> String {
+    let host = socket.to_string_lossy().replace('/', "%2F");
+    format!("postgres://{login}@{host}:{PORT}/{db}")
 }
 
 /// The key-value connection string of database `db` over the cluster's socket.
@@ -202,22 +213,29 @@ fn command(bin: &Path, program: &str, as_nobody: bool, pdeathsig: bool) -> Comma
     cmd
 }
 
-fn launch(bin: &Path) -> Result<Cluster, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("loci-pg-")
+/// A cluster's directory: the data, the socket directory and the server's log.
+struct Layout {
+    dir: PathBuf,
+    socket: PathBuf,
+    data: PathBuf,
+    log: PathBuf,
+    /// Whether `initdb` and `postgres` run as `nobody` (this process is root).
+    as_nobody: bool,
+}
+
+/// A new temporary directory named `prefix...`, kept (its owner removes it).
+fn new_dir(prefix: &str) -> Result<PathBuf, String> {
+    Ok(tempfile::Builder::new()
+        .prefix(prefix)
         .tempdir()
         .map_err(|e| format!("a temporary directory: {e}"))?
-        .keep();
-    {
-        let mut dirs = DIRS.lock().unwrap();
-        if dirs.is_empty() {
-            // SAFETY: `stop` is an `extern "C" fn()` that lives as long as the program.
-            unsafe { libc::atexit(stop) };
-        }
-        dirs.push(dir.clone());
-    }
+        .keep())
+}
+
+/// Makes `dir` a cluster: its socket directory (both owned by `nobody` as root) and
+/// its data directory by `initdb`.
+fn initialise(bin: &Path, dir: PathBuf) -> Result<Layout, String> {
     let socket = dir.join("sock");
-    let data = dir.join("data");
     std::fs::create_dir(&socket).map_err(|e| format!("{}: {e}", socket.display()))?;
     let owner = unprivileged();
     if let Some((uid, gid)) = owner {
@@ -226,11 +244,106 @@ fn launch(bin: &Path) -> Result<Cluster, String> {
                 .map_err(|e| format!("chown {}: {e}", d.display()))?;
         }
     }
-    let as_nobody = owner.is_some();
-    let out = command(bin, "initdb", as_nobody, false)
-        .current_dir(&dir)
+    let layout = Layout {
+        data: dir.join("data"),
+        log: dir.join("server.log"),
+        dir,
+        socket,
+        as_nobody: owner.is_some(),
+    };
+    init(bin, &layout.dir, &layout.data, layout.as_nobody)?;
+    Ok(layout)
+}
+
+/// The `postgres` command serving `layout` on its socket only, logging to its log.
+fn server_command(bin: &Path, layout: &Layout) -> Result<Command, String> {
+    let log = File::create(&layout.log).map_err(|e| format!("{}: {e}", layout.log.display()))?;
+    let mut server = command(bin, "postgres", layout.as_nobody, true);
+    server
+        .current_dir(&layout.dir)
         .arg("-D")
-        .arg(&data)
+        .arg(&layout.data)
+        .arg("-k")
+        .arg(&layout.socket)
+        .args(["-p", &PORT.to_string()])
+        .args(["-c", "listen_addresses="])
+        .args(["-c", "fsync=off", "-c", "synchronous_commit=off"])
+        .args(["-c", "full_page_writes=off", "-c", "max_connections=300"])
+        .stdout(log.try_clone().map_err(|e| e.to_string())?)
+        .stderr(log);
+    Ok(server)
+}
+
+/// An immediate shutdown of `server` (`SIGQUIT`), waited for (at most 10 s, then
+/// `SIGKILL`): nothing answers on its socket after.
+fn quit(server: &mut Child) {
+    // SAFETY: the pid is our own child's, not yet reaped.
+    unsafe { libc::kill(server.id() as libc::pid_t, libc::SIGQUIT) };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while matches!(server.try_wait(), Ok(None)) {
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            let _ = server.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn launch(bin: &Path) -> Result<Cluster, String> {
+    let dir = new_dir("loci-pg-")?;
+    {
+        let mut dirs = DIRS.lock().unwrap();
+        if dirs.is_empty() {
+            // SAFETY: `stop` is an `extern "C" fn()` that lives as long as the program.
+            unsafe { libc::atexit(stop) };
+        }
+        dirs.push(dir.clone());
+    }
+    let layout = initialise(bin, dir)?;
+    let mut server = server_command(bin, &layout)?;
+    // Spawned from a thread that never ends: the parent-death signal fires when the
+    // thread that started the server exits, which must be the process itself.
+    let (sent, got) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("pg-cluster".into())
+        .spawn(move || {
+            let _ = sent.send(server.spawn());
+            loop {
+                std::thread::park();
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    let child = got
+        .recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("postgres: {e}"))?;
+    let pid = child.id();
+    SERVERS.lock().unwrap().push(child);
+    wait_ready(bin, &layout, || {
+        SERVERS
+            .lock()
+            .unwrap()
+            .iter_mut()
+            .find(|c| c.id() == pid)
+            .and_then(|c| c.try_wait().ok().flatten())
+    })?;
+    let admin = postgres::Client::connect(&url(&layout.socket, "postgres"), postgres::NoTls)
+        .map_err(|e| format!("connecting to the cluster: {e}"))?;
+    Ok(Cluster {
+        socket: layout.socket,
+        admin: Mutex::new(admin),
+        next: AtomicU32::new(1),
+    })
+}
+
+/// `initdb` into `data`: the superuser trusted over the socket, every other role by
+/// password.
+fn init(bin: &Path, dir: &Path, data: &Path, as_nobody: bool) -> Result<(), String> {
+    let out = command(bin, "initdb", as_nobody, false)
+        .current_dir(dir)
+        .arg("-D")
+        .arg(data)
         .args([
             "-U",
             SUPERUSER,
@@ -257,66 +370,25 @@ fn launch(bin: &Path) -> Result<Cluster, String> {
         format!("local all {SUPERUSER} trust\nlocal all all scram-sha-256\n"),
     )
     .map_err(|e| format!("{}: {e}", hba.display()))?;
-    let log_path = dir.join("server.log");
-    let log = File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
-    let mut server = command(bin, "postgres", as_nobody, true);
-    server
-        .current_dir(&dir)
-        .arg("-D")
-        .arg(&data)
-        .arg("-k")
-        .arg(&socket)
-        .args(["-p", &PORT.to_string()])
-        .args(["-c", "listen_addresses="])
-        .args(["-c", "fsync=off", "-c", "synchronous_commit=off"])
-        .args(["-c", "full_page_writes=off", "-c", "max_connections=300"])
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
-        .stderr(log);
-    // Spawned from a thread that never ends: the parent-death signal fires when the
-    // thread that started the server exits, which must be the process itself.
-    let (sent, got) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("pg-cluster".into())
-        .spawn(move || {
-            let _ = sent.send(server.spawn());
-            loop {
-                std::thread::park();
-            }
-        })
-        .map_err(|e| e.to_string())?;
-    let child = got
-        .recv()
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("postgres: {e}"))?;
-    let pid = child.id();
-    SERVERS.lock().unwrap().push(child);
-    wait_ready(bin, pid, &socket, &log_path)?;
-    let admin = postgres::Client::connect(&url(&socket, "postgres"), postgres::NoTls)
-        .map_err(|e| format!("connecting to the cluster: {e}"))?;
-    Ok(Cluster {
-        socket,
-        admin: Mutex::new(admin),
-        next: AtomicU32::new(1),
-    })
+    Ok(())
 }
 
-/// Polls `pg_isready` until the server accepts connections, it exits, or the deadline.
-fn wait_ready(bin: &Path, pid: u32, socket: &Path, log: &Path) -> Result<(), String> {
+/// Polls `pg_isready` until the server of `layout` accepts connections, it exits
+/// (`exited` answers its status), or the deadline.
+fn wait_ready(
+    bin: &Path,
+    layout: &Layout,
+    mut exited: impl FnMut() -> Option<std::process::ExitStatus>,
+) -> Result<(), String> {
     let deadline = Instant::now() + READY_DEADLINE;
-    let log_text = || std::fs::read_to_string(log).unwrap_or_default();
+    let log_text = || std::fs::read_to_string(&layout.log).unwrap_or_default();
     loop {
-        if let Some(status) = SERVERS
-            .lock()
-            .unwrap()
-            .iter_mut()
-            .find(|c| c.id() == pid)
-            .and_then(|c| c.try_wait().ok().flatten())
-        {
+        if let Some(status) = exited() {
             return Err(format!("postgres exited ({status}):\n{}", log_text()));
         }
         let ready = Command::new(bin.join("pg_isready"))
             .arg("-h")
-            .arg(socket)
+            .arg(&layout.socket)
             .args([
                 "-p",
                 &PORT.to_string(),
@@ -351,21 +423,73 @@ extern "C" fn stop() {
         return;
     };
     for child in servers.iter_mut() {
-        // SAFETY: the pid is our own child's, not yet reaped.
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGQUIT) };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while matches!(child.try_wait(), Ok(None)) {
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        quit(child);
     }
     if let Ok(dirs) = DIRS.try_lock() {
         for dir in dirs.iter() {
             let _ = std::fs::remove_dir_all(dir);
         }
+    }
+}
+
+/// A cluster of one test's own, which the test stops when it wants (the team's
+/// database going down mid-test); `Drop` stops it too and removes its directory. The
+/// superuser's database `postgres` over its own socket is [`Stoppable::url`].
+pub struct Stoppable {
+    dir: PathBuf,
+    socket: PathBuf,
+    server: Child,
+}
+
+impl Stoppable {
+    /// A new running cluster; `None` as [`database`] when PostgreSQL is not installed
+    /// (a panic when `CI` is set). Its server gets `SIGQUIT` when the calling thread
+    /// ends, so a failed test leaves none behind.
+    pub fn start() -> Option<Stoppable> {
+        let bin = match binaries() {
+            Some(bin) => bin,
+            None => {
+                start()?;
+                unreachable!("start() returns None without PostgreSQL")
+            }
+        };
+        let layout = initialise(&bin, new_dir("loci-pg-own-").unwrap()).unwrap();
+        let mut server = server_command(&bin, &layout)
+            .unwrap()
+            .spawn()
+            .expect("postgres starts");
+        if let Err(e) = wait_ready(&bin, &layout, || server.try_wait().ok().flatten()) {
+            quit(&mut server);
+            panic!("{e}");
+        }
+        Some(Stoppable {
+            dir: layout.dir,
+            socket: layout.socket,
+            server,
+        })
+    }
+
+    /// The superuser's connection string to database `postgres`.
+    pub fn url(&self) -> String {
+        url(&self.socket, "postgres")
+    }
+
+    /// The same as a `postgres://` URL (the socket directory as the percent-encoded
+    /// host), the form `memory.url` takes.
+    pub fn memory_url(&self) -> String {
+        socket_url(&self.socket, SUPERUSER, "postgres")
+    }
+
+    /// Stops the server at once (`SIGQUIT`, an immediate shutdown) and waits until it
+    /// has exited (10 s, then `SIGKILL`): nothing answers on its socket after.
+    pub fn stop(&mut self) {
+        quit(&mut self.server);
+    }
+}
+
+impl Drop for Stoppable {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -270,6 +270,7 @@ fn a_statement_past_the_timeout_is_cancelled_instead_of_hanging() {
     let Some(url) = database() else { return };
     let options = PgOptions {
         statement_timeout: Duration::from_millis(300),
+        ..PgOptions::default()
     };
     let mut s = PgStore::connect_with(&url, "repo", options).unwrap();
     s.create(&memory("kept", "body"), "default", &[]).unwrap();
@@ -325,7 +326,10 @@ fn a_schema_newer_than_this_build_is_refused() {
             &[&newer],
         )
         .unwrap();
-    let e = PgStore::connect(&url, "repo").unwrap_err();
+    // Another process (a pool of its own: the same database, another connection
+    // string) finds the newer schema; this one trusts what its pool checked.
+    drop(PgStore::connect(&url, "repo").unwrap());
+    let e = PgStore::connect(&format!("{url} connect_timeout=30"), "repo").unwrap_err();
     match &e {
         MemoryError::PgSchemaTooNew { found, known, .. } => {
             assert_eq!((*found, *known), (newer, PgStore::SCHEMA_VERSION));
@@ -462,4 +466,128 @@ fn a_dropped_connection_is_reopened_by_the_next_call() {
         assert!(matches!(e, MemoryError::Postgres { .. }), "{e}");
     }
     assert_eq!(s.read("default", "m").unwrap().body, "body");
+}
+
+#[test]
+fn the_pool_makes_a_store_per_request_cheap() {
+    let Some(url) = database() else { return };
+    let mut seed = PgStore::connect(&url, "repo").unwrap();
+    seed.create(&memory("m", "the pool keeps connections"), "default", &[])
+        .unwrap();
+    let terms = vec!["pool".to_string()];
+    // What a long-lived host does per request: open the store, recall, drop it.
+    let per_request = |options: PgOptions| {
+        let started = Instant::now();
+        for _ in 0..200 {
+            let s = PgStore::connect_with(&url, "repo", options.clone()).unwrap();
+            assert_eq!(s.fts(&terms, &filter(), 10).unwrap().len(), 1);
+        }
+        started.elapsed()
+    };
+    let unpooled = per_request(PgOptions {
+        pool_size: 0,
+        ..PgOptions::default()
+    });
+    let pooled = per_request(PgOptions::default());
+    let ratio = unpooled.as_secs_f64() / pooled.as_secs_f64();
+    eprintln!(
+        "200 store-per-request recalls: unpooled {unpooled:?}, pooled {pooled:?}, {ratio:.1}x"
+    );
+    assert!(ratio > 2.0, "unpooled {unpooled:?}, pooled {pooled:?}");
+    // No connection of the unpooled stores stays open (their sessions end shortly
+    // after the client closes them); the pool keeps the one this thread used.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while admin_count(&url, "true") != 1 {
+        assert!(
+            Instant::now() < deadline,
+            "{} connections open",
+            admin_count(&url, "true")
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_call_that_finds_every_connection_busy_fails_at_the_checkout_timeout() {
+    let Some(url) = database() else { return };
+    let options = PgOptions {
+        pool_size: 1,
+        checkout_timeout: Duration::from_millis(300),
+        ..PgOptions::default()
+    };
+    let s = Arc::new(PgStore::connect_with(&url, "repo", options).unwrap());
+    with_the_only_connection_busy(&url, &s, || {
+        let t = Instant::now();
+        let e = s.namespaces().unwrap_err();
+        assert!(
+            t.elapsed() >= Duration::from_millis(300),
+            "{:?}",
+            t.elapsed()
+        );
+        assert!(
+            matches!(e, MemoryError::PgPoolExhausted { size: 1, .. }),
+            "{e}"
+        );
+    });
+    // The connection came back: the next call gets it.
+    assert!(s.namespaces().unwrap().is_empty());
+}
+
+#[test]
+fn each_checkout_timeout_is_its_own_not_the_first_stores() {
+    let Some(url) = database() else { return };
+    let options = |ms| PgOptions {
+        pool_size: 1,
+        checkout_timeout: Duration::from_millis(ms),
+        ..PgOptions::default()
+    };
+    // A first store on the database waits 20 s for a connection; a later one 300 ms.
+    let patient = PgStore::connect_with(&url, "repo", options(20_000)).unwrap();
+    let hasty = Arc::new(PgStore::connect_with(&url, "repo", options(300)).unwrap());
+    with_the_only_connection_busy(&url, &hasty, || {
+        let t = Instant::now();
+        let e = hasty.namespaces().unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        assert!(
+            matches!(e, MemoryError::PgPoolExhausted { waited_ms: 300, .. }),
+            "{e}"
+        );
+    });
+    assert!(patient.namespaces().unwrap().is_empty());
+}
+
+/// Runs `f` while `s`'s only connection waits on a lock another session holds.
+fn with_the_only_connection_busy(url: &str, s: &Arc<PgStore>, f: impl FnOnce()) {
+    let mut admin = admin(url);
+    let mut locker = admin.transaction().unwrap();
+    locker
+        .batch_execute("LOCK TABLE loci_memory.memories IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let holder = {
+        let s = s.clone();
+        std::thread::spawn(move || s.namespaces())
+    };
+    // Wait until the holder's statement is blocked on the lock.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while admin_count(url, "wait_event_type = 'Lock'") < 1 {
+        assert!(Instant::now() < deadline, "the holder never waited");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    f();
+    locker.rollback().unwrap();
+    holder.join().unwrap().unwrap();
+}
+
+/// Sessions of this database's `loci` connections matching `condition`.
+fn admin_count(url: &str, condition: &str) -> i64 {
+    admin(url)
+        .query_one(
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE application_name = 'loci' AND datname = current_database() AND {condition}"
+            ),
+            &[],
+        )
+        .unwrap()
+        .get(0)
 }

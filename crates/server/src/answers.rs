@@ -7,10 +7,13 @@ use serde::Serialize;
 /// `GET /health`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Health {
-    /// Always `ok` when the server answers.
+    /// `ok`, or `degraded` when the memory store does not answer (the code graph is
+    /// still served).
     pub status: String,
     /// loci's version.
     pub version: String,
+    /// The memory store of the server's configuration, checked now.
+    pub memory: loci_api::memory::MemoryHealth,
 }
 
 /// `GET /api/v1/capabilities`.

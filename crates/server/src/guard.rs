@@ -16,13 +16,18 @@ use crate::state::Shared;
 pub const HEALTH_PATH: &str = "/health";
 
 /// The guard layer (see the module doc).
-pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Response {
+pub async fn guard(State(state): State<Shared>, mut req: Request, next: Next) -> Response {
     if !state.allow_remote
         && let Err(e) = loopback_only(req.headers())
     {
         return HttpError(e).into_response();
     }
-    if req.uri().path() != HEALTH_PATH && !authorized(&state, req.headers()) {
+    // The key's memory namespaces go with the request to the memory routes and `/mcp`.
+    let access = access(&state, req.headers());
+    if let Some(access) = &access {
+        req.extensions_mut().insert(access.clone());
+    }
+    if req.uri().path() != HEALTH_PATH && access.is_none() {
         return HttpError(
             ApiError::new(
                 ErrorKind::Unauthorized,
@@ -102,16 +107,16 @@ async fn require(header: &[u8]) -> Result<(), ApiError> {
     .detail(serde_json::json!({ "missing": missing })))
 }
 
-fn authorized(state: &Shared, headers: &HeaderMap) -> bool {
+/// What the request's key may do with memory; `None` without a valid key (or with two
+/// different ones).
+fn access(state: &Shared, headers: &HeaderMap) -> Option<loci_api::memory::MemoryAccess> {
     let bearer = headers
         .get_all(header::AUTHORIZATION)
         .iter()
         .filter_map(|v| bearer_token(v.as_bytes()));
     let api_key = headers.get_all("x-api-key").iter().map(|v| v.as_bytes());
-    // Every candidate is compared (no early exit on the first mismatch).
-    bearer
-        .chain(api_key)
-        .fold(false, |ok, offered| state.key.matches(offered) | ok)
+    // Every candidate is compared with every key (no early exit on a mismatch).
+    state.keys.access(bearer.chain(api_key))
 }
 
 /// The token of `Bearer TOKEN` (the scheme is case-insensitive, RFC 9110).

@@ -1,12 +1,16 @@
 //! The API key every request but `GET /health` must carry: `LOCI_API_KEY` when set
 //! (used exactly as given), else a random key generated once into `<data dir>/api-key`
-//! (mode 0600, beside the registry) and reused by every later `loci serve`.
+//! (mode 0600, beside the registry) and reused by every later `loci serve`. That key
+//! uses every memory namespace. More keys, each optionally scoped to memory
+//! namespaces, are listed in `api-keys.toml` beside it (or the file
+//! `LOCI_API_KEYS_FILE` names): see [`Keys`] and docs/http.md.
 
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
+use loci_api::memory::{MemoryAccess, NamespaceScope};
 use loci_api::{ApiError, ErrorKind};
 use subtle::ConstantTimeEq;
 
@@ -16,6 +20,176 @@ pub const KEY_ENV: &str = "LOCI_API_KEY";
 pub const KEY_FILE: &str = "api-key";
 /// Random bytes in a generated key (256 bits).
 const KEY_BYTES: usize = 32;
+/// The environment variable naming the file of further keys.
+pub const KEYS_FILE_ENV: &str = "LOCI_API_KEYS_FILE";
+/// The file of further keys, beside the key file.
+pub const KEYS_FILE: &str = "api-keys.toml";
+/// The shortest key the keys file takes, in bytes.
+pub const MIN_KEY_BYTES: usize = 16;
+
+/// Every key the server accepts, each with the memory namespaces it may use: the
+/// server's own key (every namespace) and those of the keys file.
+#[derive(Debug, Clone)]
+pub struct Keys {
+    keys: Vec<(ApiKey, MemoryAccess)>,
+}
+
+impl Keys {
+    /// The server's key alone (every namespace).
+    pub fn only(key: ApiKey) -> Keys {
+        Keys {
+            keys: vec![(key, MemoryAccess::All)],
+        }
+    }
+
+    /// What the `offered` keys may do: the access of the one key they match, `None`
+    /// when none matches or they match two different keys. Every offered value is
+    /// compared with every key, in constant time each, with no early exit.
+    pub fn access<'a>(&self, offered: impl Iterator<Item = &'a [u8]>) -> Option<MemoryAccess> {
+        let mut matched: Option<usize> = None;
+        let mut conflict = false;
+        for value in offered {
+            for (i, (key, _)) in self.keys.iter().enumerate() {
+                if key.matches(value) {
+                    conflict |= matched.is_some_and(|m| m != i);
+                    matched = Some(i);
+                }
+            }
+        }
+        match matched {
+            Some(i) if !conflict => Some(self.keys[i].1.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// The server's key and the keys file's: `LOCI_API_KEYS_FILE` when set (it must
+/// exist), else `api-keys.toml` beside the key file (absent: no further key).
+pub fn load_all() -> Result<Keys, ApiError> {
+    let main = load()?;
+    let (path, named) = match std::env::var_os(KEYS_FILE_ENV) {
+        Some(p) if !p.is_empty() => (PathBuf::from(p), true),
+        _ => (key_path()?.with_file_name(KEYS_FILE), false),
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => {
+            return Ok(Keys::only(main));
+        }
+        Err(e) => return Err(unreadable(&path, &e)),
+    };
+    restrict(&path)?;
+    let mut keys = Keys::only(main);
+    keys.keys.extend(parse_keys_file(&text, &path, &keys)?);
+    Ok(keys)
+}
+
+/// The keys of a keys file (TOML): one `[[keys]]` table per key, with `key` (at least
+/// [`MIN_KEY_BYTES`] of printable ASCII, no space), an optional `name` (what errors
+/// call it) and an optional `namespaces` (a non-empty array of namespace names: the
+/// key uses only those; absent: every namespace). No error quotes a key.
+pub fn parse_keys_file(
+    text: &str,
+    path: &Path,
+    existing: &Keys,
+) -> Result<Vec<(ApiKey, MemoryAccess)>, ApiError> {
+    let bad = |what: String| {
+        ApiError::new(
+            ErrorKind::InvalidInput,
+            format!("the API keys file {}: {what}", path.display()),
+        )
+        .hint("each key is a [[keys]] table: key = \"...\" (16 or more characters), name = \"...\" (optional), namespaces = [\"...\"] (optional: absent means every namespace)")
+    };
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        // The message alone: the error's own rendering quotes the line, which may hold a key.
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        bad(match line {
+            Some(l) => format!("line {l}: {}", e.message()),
+            None => e.message().to_string(),
+        })
+    })?;
+    if let Some(other) = table.keys().find(|k| *k != "keys") {
+        return Err(bad(format!(
+            "unknown table or field `{other}` (only [[keys]])"
+        )));
+    }
+    let entries = match table.get("keys") {
+        None => return Ok(Vec::new()),
+        Some(toml::Value::Array(a)) => a,
+        Some(_) => return Err(bad("`keys` must be an array of tables ([[keys]])".into())),
+    };
+    let mut out: Vec<(ApiKey, MemoryAccess)> = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let toml::Value::Table(entry) = entry else {
+            return Err(bad(format!("keys entry {} is not a table", i + 1)));
+        };
+        let label = match entry.get("name") {
+            None => format!("keys entry {}", i + 1),
+            Some(toml::Value::String(n)) => format!("keys entry {} ({n:?})", i + 1),
+            Some(_) => {
+                return Err(bad(format!(
+                    "keys entry {}: `name` must be a string",
+                    i + 1
+                )));
+            }
+        };
+        if let Some(other) = entry
+            .keys()
+            .find(|k| !["key", "name", "namespaces"].contains(&k.as_str()))
+        {
+            return Err(bad(format!(
+                "{label}: unknown field `{other}` (key, name, namespaces)"
+            )));
+        }
+        let key = match entry.get("key") {
+            Some(toml::Value::String(k)) => k,
+            Some(_) => return Err(bad(format!("{label}: `key` must be a string"))),
+            None => return Err(bad(format!("{label} has no `key`"))),
+        };
+        if key.len() < MIN_KEY_BYTES {
+            return Err(bad(format!(
+                "{label}: the key is shorter than {MIN_KEY_BYTES} characters"
+            )));
+        }
+        if !key.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(bad(format!(
+                "{label}: the key holds a space, a control character or a character outside ASCII"
+            )));
+        }
+        if existing.access(std::iter::once(key.as_bytes())).is_some()
+            || out.iter().any(|(k, _)| k.matches(key.as_bytes()))
+        {
+            return Err(bad(format!(
+                "{label}: the key is already another key (LOCI_API_KEY, the api-key file, or an entry above)"
+            )));
+        }
+        let access = match entry.get("namespaces") {
+            None => MemoryAccess::All,
+            Some(toml::Value::Array(list)) => {
+                let names = list
+                    .iter()
+                    .map(|v| match v {
+                        toml::Value::String(s) => Ok(s.clone()),
+                        _ => Err(bad(format!("{label}: `namespaces` must hold strings"))),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                MemoryAccess::Scoped(
+                    NamespaceScope::new(names)
+                        .map_err(|e| bad(format!("{label}: {}", e.message)))?,
+                )
+            }
+            Some(_) => {
+                return Err(bad(format!(
+                    "{label}: `namespaces` must be an array of names"
+                )));
+            }
+        };
+        out.push((ApiKey::new(key), access));
+    }
+    Ok(out)
+}
 
 /// The key the server accepts. Its `Debug` never shows it.
 #[derive(Clone)]
@@ -148,5 +322,111 @@ mod tests {
         assert!(again.matches(text.trim().as_bytes()));
         assert!(!again.matches(b"wrong"));
         assert!(!format!("{first:?}").contains(text.trim()));
+    }
+
+    const MAIN: &str = "the-servers-own-key-0000";
+
+    fn parse(text: &str) -> Result<Vec<(ApiKey, MemoryAccess)>, ApiError> {
+        parse_keys_file(
+            text,
+            Path::new("/k/api-keys.toml"),
+            &Keys::only(ApiKey::new(MAIN)),
+        )
+    }
+
+    #[test]
+    fn the_keys_file_gives_each_key_its_namespaces() {
+        let keys = parse(
+            "[[keys]]\nname = \"a\"\nkey = \"aaaaaaaaaaaaaaaa-1\"\nnamespaces = [\"team-a\", \"shared\"]\n\n\
+             [[keys]]\nkey = \"bbbbbbbbbbbbbbbb-2\"\n",
+        )
+        .unwrap();
+        assert_eq!(keys.len(), 2);
+        let MemoryAccess::Scoped(scope) = &keys[0].1 else {
+            panic!("{:?}", keys[0].1)
+        };
+        assert_eq!(scope.namespaces(), ["team-a", "shared"]);
+        assert_eq!(keys[1].1, MemoryAccess::All);
+        assert!(parse("").unwrap().is_empty());
+        let all = Keys {
+            keys: [(ApiKey::new(MAIN), MemoryAccess::All)]
+                .into_iter()
+                .chain(keys)
+                .collect(),
+        };
+        let b = |s: &'static str| s.as_bytes();
+        assert_eq!(all.access([b(MAIN)].into_iter()), Some(MemoryAccess::All));
+        assert!(matches!(
+            all.access([b("wrong"), b("aaaaaaaaaaaaaaaa-1")].into_iter()),
+            Some(MemoryAccess::Scoped(_))
+        ));
+        // Two different keys at once are refused, whichever they are.
+        assert_eq!(
+            all.access([b(MAIN), b("aaaaaaaaaaaaaaaa-1")].into_iter()),
+            None
+        );
+        assert_eq!(all.access([b("aaaaaaaaaaaaaaaa-1 ")].into_iter()), None);
+        assert_eq!(all.access(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn a_bad_keys_file_is_refused_naming_the_entry_never_the_key() {
+        let secret = "sssssssssssssssssecret";
+        for (text, says) in [
+            ("[[keys]]\nkey = \"short\"", "shorter than 16"),
+            (&format!("[[keys]]\nkey = \"{secret} x\""), "space"),
+            (
+                &format!("[[keys]]\nkey = \"{MAIN}\""),
+                "already another key",
+            ),
+            (
+                &format!("[[keys]]\nkey = \"{secret}\"\n[[keys]]\nkey = \"{secret}\""),
+                "entry 2",
+            ),
+            (
+                &format!("[[keys]]\nkey = \"{secret}\"\nnamespaces = []"),
+                "empty",
+            ),
+            (
+                &format!("[[keys]]\nkey = \"{secret}\"\nnamespaces = [\" a\"]"),
+                "whitespace",
+            ),
+            (
+                &format!("[[keys]]\nkey = \"{secret}\"\nnamespaces = [\"a\", \"a\"]"),
+                "twice",
+            ),
+            (
+                &format!("[[keys]]\nkey = \"{secret}\"\nnamespaces = [\"a\\u0007\"]"),
+                "control",
+            ),
+            (
+                &format!("[[keys]]\nkey = \"{secret}\"\nnamespaces = \"a\""),
+                "array",
+            ),
+            (
+                &format!("[[keys]]\nkey = \"{secret}\"\nnamespace = [\"a\"]"),
+                "unknown field `namespace`",
+            ),
+            (
+                "[[keys]]\nname = \"ci\"\nnamespaces = [\"a\"]",
+                "entry 1 (\"ci\") has no `key`",
+            ),
+            (
+                &format!("key = \"{secret}\""),
+                "unknown table or field `key`",
+            ),
+            (&format!("[[keys]]\nkey = \"{secret}"), "line 2"),
+            ("[[keys]]\nkey = 1234567890123456", "must be a string"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::InvalidInput, "{text}: {e}");
+            assert!(e.message.contains(says), "{text}: {e}");
+            assert!(e.message.contains("/k/api-keys.toml"), "{e}");
+            assert!(
+                !e.message.contains(secret) && !e.message.contains(MAIN),
+                "{e}"
+            );
+            assert!(!e.message.contains("1234567890123456"), "{e}");
+        }
     }
 }

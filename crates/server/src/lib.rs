@@ -97,10 +97,10 @@ pub fn serve(
     }
     // A clone policy it cannot read stops the server now, not the first clone.
     loci_api::workspaces::remote_clone_policy(&cfg)?;
-    let key = key::load()?;
+    let keys = key::load_all()?;
     let max_body = usize::try_from(cfg.api_max_body_bytes()).unwrap_or(usize::MAX);
     let state = Arc::new(AppState::new(
-        key,
+        keys,
         opts.allow_remote,
         max_body,
         cfg.api_request_timeout(),

@@ -11,12 +11,12 @@
 use std::path::PathBuf;
 
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use loci_api::memory::{
     self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
-    ListRequest, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView, NameRequest,
-    PurgeRequest, Purged, RecallRequest, RelatedAnswer, RelatedRequest, RememberRequest,
-    RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
+    ListRequest, MemoryAccess, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView,
+    NameRequest, PurgeRequest, Purged, RecallRequest, RelatedAnswer, RelatedRequest,
+    RememberRequest, RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
 };
 use loci_api::vocab::memory::EntityInfo;
 use loci_api::{ApiError, ErrorKind};
@@ -84,21 +84,23 @@ pub fn router() -> Router<Shared> {
 async fn enrich(
     State(s): State<Shared>,
     Path(ws): Path<String>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<mem::EnrichRequest>,
 ) -> Reply<mem::EnrichAnswer> {
     Ok(axum::Json(
-        on_memory(&s, &ws, move |t| {
+        on_memory(&s, &ws, access, move |t| {
             mem::enrich(t, &req, &mut |e: &mem::EnrichEstimate| !e.needs_consent)
         })
         .await?,
     ))
 }
 
-/// Runs `f` on the workspace `ws`'s memory, on the blocking pool, with the
-/// workspace's paths redacted from any error.
+/// Runs `f` on the workspace `ws`'s memory within the request key's namespaces
+/// (`access`), on the blocking pool, with the workspace's paths redacted from any error.
 async fn on_memory<T: Send + 'static>(
     s: &Shared,
     ws: &str,
+    access: MemoryAccess,
     f: impl FnOnce(&StoreTarget) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, HttpError> {
     let wid = id(ws)?;
@@ -109,6 +111,7 @@ async fn on_memory<T: Send + 'static>(
         let target = StoreTarget {
             workspace: root.clone(),
             user: false,
+            access,
         };
         f(&target).map_err(|e| {
             loci_api::host::redact_paths(
@@ -154,10 +157,11 @@ macro_rules! handler {
         async fn $name(
             State(s): State<Shared>,
             Path(ws): Path<String>,
+            Extension(access): Extension<MemoryAccess>,
             Object(req): Object<$req>,
         ) -> Reply<$answer> {
             Ok(axum::Json(
-                on_memory(&s, &ws, move |t| $call(t, &req)).await?,
+                on_memory(&s, &ws, access, move |t| $call(t, &req)).await?,
             ))
         }
     };
@@ -202,10 +206,11 @@ plain_memory_ops!(handler);
 async fn purge(
     State(s): State<Shared>,
     Path(ws): Path<String>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<MemoryPurgeRequest>,
 ) -> Reply<Purged> {
     Ok(axum::Json(
-        on_memory(&s, &ws, move |t| purge_with_consent(t, req)).await?,
+        on_memory(&s, &ws, access, move |t| purge_with_consent(t, req)).await?,
     ))
 }
 
@@ -235,18 +240,20 @@ pub(crate) fn purge_with_consent(
 async fn entities(
     State(s): State<Shared>,
     Path(ws): Path<String>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<MemoryNamespaceRequest>,
 ) -> Reply<EntitiesAnswer> {
-    let answer = on_memory(&s, &ws, move |t| mem::entities(t, &req.namespace)).await?;
+    let answer = on_memory(&s, &ws, access, move |t| mem::entities(t, &req.namespace)).await?;
     Ok(axum::Json(answer))
 }
 
 async fn graph(
     State(s): State<Shared>,
     Path(ws): Path<String>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<MemoryGraphRequest>,
 ) -> Reply<GraphExport> {
-    let answer = on_memory(&s, &ws, move |t| {
+    let answer = on_memory(&s, &ws, access, move |t| {
         mem::graph_export(t, &req.namespace, req.format.as_deref().unwrap_or("json"))
     })
     .await?;
@@ -256,9 +263,10 @@ async fn graph(
 async fn stats(
     State(s): State<Shared>,
     Path(ws): Path<String>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<MemoryNamespaceRequest>,
 ) -> Reply<serde_json::Value> {
-    let answer = on_memory(&s, &ws, move |t| mem::stats(t, &req.namespace)).await?;
+    let answer = on_memory(&s, &ws, access, move |t| mem::stats(t, &req.namespace)).await?;
     Ok(axum::Json(without_paths(&answer)?))
 }
 

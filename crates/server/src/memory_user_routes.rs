@@ -7,12 +7,12 @@
 //! path leaves.
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use loci_api::memory::{
     self as mem, EditRequest, EntitiesAnswer, GraphExport, HistoryAnswer, LinkRequest, ListAnswer,
-    ListRequest, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView, NameRequest, Purged,
-    RecallRequest, RelatedAnswer, RelatedRequest, RememberRequest, RenameRequest, RestoreRequest,
-    StoreTarget, UnlinkRequest,
+    ListRequest, MemoryAccess, MemoryView, MergeMemoriesRequest, MergeRequest, MergeView,
+    NameRequest, Purged, RecallRequest, RelatedAnswer, RelatedRequest, RememberRequest,
+    RenameRequest, RestoreRequest, StoreTarget, UnlinkRequest,
 };
 use loci_api::vocab::memory::EntityInfo;
 use loci_api::{ApiError, ErrorKind};
@@ -40,24 +40,28 @@ pub fn router() -> Router<Shared> {
 /// `"yes": true` (there is no one to ask).
 async fn enrich(
     State(_): State<Shared>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<mem::EnrichRequest>,
 ) -> Reply<mem::EnrichAnswer> {
     Ok(axum::Json(
-        on_user_memory(move |t| {
+        on_user_memory(access, move |t| {
             mem::enrich(t, &req, &mut |e: &mem::EnrichEstimate| !e.needs_consent)
         })
         .await?,
     ))
 }
 
-/// Runs `f` on the user store, on the blocking pool, its directory redacted from any error.
+/// Runs `f` on the user store within the request key's namespaces (`access`), on the
+/// blocking pool, its directory redacted from any error.
 async fn on_user_memory<T: Send + 'static>(
+    access: MemoryAccess,
     f: impl FnOnce(&StoreTarget) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, HttpError> {
     let joined = tokio::task::spawn_blocking(move || {
         let target = StoreTarget {
             workspace: std::path::PathBuf::from("."),
             user: true,
+            access,
         };
         let dir = mem::user_store_path()
             .ok()
@@ -74,35 +78,47 @@ async fn on_user_memory<T: Send + 'static>(
 
 macro_rules! user_handler {
     ($name:ident, $req:ty, $answer:ty, $call:path) => {
-        async fn $name(State(_): State<Shared>, Object(req): Object<$req>) -> Reply<$answer> {
-            Ok(axum::Json(on_user_memory(move |t| $call(t, &req)).await?))
+        async fn $name(
+            State(_): State<Shared>,
+            Extension(access): Extension<MemoryAccess>,
+            Object(req): Object<$req>,
+        ) -> Reply<$answer> {
+            Ok(axum::Json(
+                on_user_memory(access, move |t| $call(t, &req)).await?,
+            ))
         }
     };
 }
 
 plain_memory_ops!(user_handler);
 
-async fn purge(State(_): State<Shared>, Object(req): Object<MemoryPurgeRequest>) -> Reply<Purged> {
+async fn purge(
+    State(_): State<Shared>,
+    Extension(access): Extension<MemoryAccess>,
+    Object(req): Object<MemoryPurgeRequest>,
+) -> Reply<Purged> {
     Ok(axum::Json(
-        on_user_memory(move |t| purge_with_consent(t, req)).await?,
+        on_user_memory(access, move |t| purge_with_consent(t, req)).await?,
     ))
 }
 
 async fn entities(
     State(_): State<Shared>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<MemoryNamespaceRequest>,
 ) -> Reply<EntitiesAnswer> {
     Ok(axum::Json(
-        on_user_memory(move |t| mem::entities(t, &req.namespace)).await?,
+        on_user_memory(access, move |t| mem::entities(t, &req.namespace)).await?,
     ))
 }
 
 async fn graph(
     State(_): State<Shared>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<MemoryGraphRequest>,
 ) -> Reply<GraphExport> {
     Ok(axum::Json(
-        on_user_memory(move |t| {
+        on_user_memory(access, move |t| {
             mem::graph_export(t, &req.namespace, req.format.as_deref().unwrap_or("json"))
         })
         .await?,
@@ -111,8 +127,9 @@ async fn graph(
 
 async fn stats(
     State(_): State<Shared>,
+    Extension(access): Extension<MemoryAccess>,
     Object(req): Object<MemoryNamespaceRequest>,
 ) -> Reply<serde_json::Value> {
-    let answer = on_user_memory(move |t| mem::stats(t, &req.namespace)).await?;
+    let answer = on_user_memory(access, move |t| mem::stats(t, &req.namespace)).await?;
     Ok(axum::Json(without_paths(&answer)?))
 }

@@ -82,10 +82,39 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
     )
 }
 
+/// How long `/health` waits for the memory database before reporting it unreachable.
+const MEMORY_HEALTH_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+/// Memory checks running at once at most: `/health` needs no key, so a flood of it
+/// must not open threads and connections without bound. A check holds one permit
+/// until its thread ends, even past the answer's budget.
+static CHECKS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
+/// `GET /health`. The memory check runs on a thread of its own, not the blocking pool,
+/// so `/health` answers while long reads hold every pool thread.
 async fn health() -> axum::Json<Health> {
+    let no_answer = || loci_api::memory::MemoryHealth::no_answer(MEMORY_HEALTH_BUDGET);
+    let memory = match CHECKS.try_acquire() {
+        Err(_) => no_answer(),
+        Ok(permit) => {
+            let (sent, got) = tokio::sync::oneshot::channel();
+            // A thread that cannot be spawned drops the closure, and the permit with it.
+            let _ = std::thread::Builder::new()
+                .name("health-memory".into())
+                .spawn(move || {
+                    let _permit = permit;
+                    let _ = sent.send(loci_api::memory::memory_health());
+                });
+            match tokio::time::timeout(MEMORY_HEALTH_BUDGET, got).await {
+                Ok(Ok(memory)) => memory,
+                Ok(Err(_)) | Err(_) => no_answer(),
+            }
+        }
+    };
+    let status = if memory.reachable { "ok" } else { "degraded" };
     axum::Json(Health {
-        status: "ok".into(),
+        status: status.into(),
         version: env!("CARGO_PKG_VERSION").into(),
+        memory,
     })
 }
 

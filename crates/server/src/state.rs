@@ -8,7 +8,7 @@ use std::time::Duration;
 use loci_api::host::WorkspaceHost;
 use loci_api::{ApiError, CancelToken, ErrorKind, ReadOptions, Workspace};
 
-use crate::key::ApiKey;
+use crate::key::Keys;
 use crate::reply::HttpError;
 
 /// The state handlers receive.
@@ -17,8 +17,8 @@ pub type Shared = Arc<AppState>;
 /// The server's state.
 #[derive(Debug)]
 pub struct AppState {
-    /// The accepted API key.
-    pub key: ApiKey,
+    /// The accepted API keys, each with the memory namespaces it may use.
+    pub keys: Keys,
     /// Whether non-loopback `Host`/`Origin` values are accepted.
     pub allow_remote: bool,
     /// `api.maxBodyBytes`.
@@ -40,14 +40,14 @@ pub struct AppState {
 impl AppState {
     /// The state of a server with these settings.
     pub fn new(
-        key: ApiKey,
+        keys: Keys,
         allow_remote: bool,
         max_body_bytes: usize,
         request_timeout: Duration,
         read_deadline: Duration,
     ) -> AppState {
         AppState {
-            key,
+            keys,
             allow_remote,
             max_body_bytes,
             request_timeout,

@@ -141,7 +141,7 @@ pub fn enrich(
             "enrich needs memory names or all of them (not both)",
         ));
     }
-    let n = ns(&req.namespace)?;
+    let n = ns(target, &req.namespace)?;
     check_allowed()?;
     let (location, _code) = super::StoreLocation::of_target(target)?;
     let mut store = location.open()?;

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{IndexCodeGraph, StoreLocation};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorKind};
 use crate::graph::{Direction, TraversalPage, TraversalRequest, traverse};
 use crate::handle::{ReadOptions, Workspace};
 
@@ -34,11 +34,19 @@ pub struct ImpactAnswer {
     pub traversal: TraversalPage,
     /// Memories linked to the target or to what it reaches (none without a memory file).
     pub memories: Vec<ImpactMemory>,
+    /// Set when the memory store could not be read (the team's database down or
+    /// unreachable): the code graph's answer stands, `memories` is empty, and this says
+    /// why. Absent when the memories were searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memories_unavailable: Option<String>,
 }
 
 /// What depends on a target, and the memories linked to it or to anything reached.
 /// A workspace without a memory file gets none (and no file is created); with
-/// `memory.url` set, the team's memories of its repository are searched.
+/// `memory.url` set, the team's memories of its repository are searched. The memories
+/// only decorate the answer: when their store cannot be read (a `storage` error: the
+/// team's database down), the traversal is still answered, with
+/// [`ImpactAnswer::memories_unavailable`] saying why.
 pub fn impact(
     ws: &Workspace,
     req: &TraversalRequest,
@@ -47,12 +55,34 @@ pub fn impact(
     let traversal = traverse(ws, Direction::Impact, req, opts)?;
     let index_dir = ws.located().index_dir();
     let location = StoreLocation::of_workspace(ws.root(), index_dir)?;
-    if !location.exists() {
-        return Ok(ImpactAnswer {
-            traversal,
-            memories: Vec::new(),
-        });
-    }
+    let (memories, memories_unavailable) = if !location.exists() {
+        (Vec::new(), None)
+    } else {
+        match linked_memories(ws, &location, &traversal) {
+            Ok(memories) => (memories, None),
+            Err(e) if e.kind == ErrorKind::Storage => {
+                tracing::warn!(target: "memory", error = %e.message, "impact answers without memories");
+                (
+                    Vec::new(),
+                    Some(format!("memories unavailable: {}", e.message)),
+                )
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    Ok(ImpactAnswer {
+        traversal,
+        memories,
+        memories_unavailable,
+    })
+}
+
+/// The memories linked to the traversal's targets or to what it reached, nearest first.
+fn linked_memories(
+    ws: &Workspace,
+    location: &StoreLocation,
+    traversal: &TraversalPage,
+) -> Result<Vec<ImpactMemory>, ApiError> {
     let mut store = location.open()?;
     let code = IndexCodeGraph::open(ws.root(), ws.index_path());
     let mut keys: Vec<(CodeKey, u32)> = traversal
@@ -120,10 +150,7 @@ pub fn impact(
             .cmp(&b.depth)
             .then(a.memory.name.cmp(&b.memory.name))
     });
-    Ok(ImpactAnswer {
-        traversal,
-        memories,
-    })
+    Ok(memories)
 }
 
 fn key_of(s: &loci_index::graph::SymbolInfo) -> CodeKey {

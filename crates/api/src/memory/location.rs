@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use loci_lifecycle::config::{Config, SecretUrl};
 use loci_memory::{MemoryStore, PgStore, SqliteStore};
 
-use super::{IndexCodeGraph, StoreTarget, repository_id};
+use super::repository_cache::cached_repository_id;
+use super::{IndexCodeGraph, StoreTarget};
 use crate::error::{ApiError, ErrorKind};
 
 /// The configuration key naming the team's PostgreSQL server.
@@ -73,7 +74,7 @@ impl StoreLocation {
             )),
             Some(url) => Ok(StoreLocation::Postgres {
                 url: url.clone(),
-                repository_id: repository_id(root, config.text(REPOSITORY_KEY))?,
+                repository_id: cached_repository_id(root, config.text(REPOSITORY_KEY))?,
             }),
         }
     }

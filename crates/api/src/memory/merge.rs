@@ -32,7 +32,7 @@ pub struct MergeMemoriesRequest {
 pub fn merge(target: &StoreTarget, req: &MergeMemoriesRequest) -> Result<MergeView, ApiError> {
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    let n = ns(&req.namespace)?;
+    let n = ns(target, &req.namespace)?;
     let mut view =
         loci_memory::merge::merge(&mut *c.store, &c.code, have, &n, &req.from, &req.into)?;
     view.into.vectors = Some(vectors::after_write(

@@ -6,12 +6,15 @@
 //! memory beside it, and a rebuild never touches it), the team's PostgreSQL database
 //! when `memory.url` is set, or the user-level store — and the workspace's index as the
 //! memory's code graph.
+mod access;
 mod code_graph;
 mod enrich;
 mod extract;
+mod health;
 mod impact;
 mod location;
 mod merge;
+mod repository_cache;
 mod repository_id;
 mod time;
 mod transfer;
@@ -27,11 +30,13 @@ use loci_memory::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use access::{MemoryAccess, NamespaceScope};
 pub use code_graph::IndexCodeGraph;
 pub use enrich::{EnrichAnswer, EnrichEstimate, EnrichRequest, EnrichResult, EnrichState, enrich};
 pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };
+pub use health::{MemoryHealth, memory_health};
 pub use impact::{ImpactAnswer, ImpactMemory, impact};
 pub use location::{BoxedStore, StoreLocation};
 pub use loci_memory::merge::MergeView;
@@ -59,6 +64,9 @@ pub struct StoreTarget {
     /// The user-level store instead (notes that span workspaces; no code graph).
     #[serde(default)]
     pub user: bool,
+    /// The namespaces the caller may use (an API key's scope); every one by default.
+    #[serde(skip)]
+    pub access: MemoryAccess,
 }
 
 /// The user-level store's file: `memory.db` beside the registry (`$LOCI_HOME`, else
@@ -92,8 +100,10 @@ impl Ctx {
     }
 }
 
-fn ns(namespace: &Option<String>) -> Result<String, ApiError> {
-    Ok(loci_memory::model::namespace(namespace.as_deref())?)
+/// The namespace an operation on `target` uses: `namespace`, or the default, within
+/// the caller's access (see [`MemoryAccess::namespace`]).
+fn ns(target: &StoreTarget, namespace: &Option<String>) -> Result<String, ApiError> {
+    target.access.namespace(namespace.as_deref())
 }
 
 /// `remember`: a new memory with its entities, relationships and code links.
@@ -127,9 +137,11 @@ pub fn remember(target: &StoreTarget, req: &RememberRequest) -> Result<MemoryVie
         ops::validate(&req.memory)?;
         extract::check_allowed()?;
     }
+    let mut memory = req.memory.clone();
+    memory.namespace = Some(ns(target, &req.memory.namespace)?);
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    let mut view = ops::remember(&mut *c.store, &c.code, have, &req.memory, &req.links)?;
+    let mut view = ops::remember(&mut *c.store, &c.code, have, &memory, &req.links)?;
     view.vectors = Some(vectors::after_write(
         &mut *c.store,
         &c.location,
@@ -167,7 +179,7 @@ pub fn read(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, ApiEr
         &mut *c.store,
         &c.code,
         have,
-        &ns(&req.namespace)?,
+        &ns(target, &req.namespace)?,
         &req.name,
     )?;
     view.vectors = Some(vectors::state_of(&*c.store, Some(view.memory.id), None)?);
@@ -195,10 +207,10 @@ pub struct FilterRequest {
 }
 
 impl FilterRequest {
-    fn filter(&self, include_forgotten: bool) -> Result<Filter, ApiError> {
+    fn filter(&self, target: &StoreTarget, include_forgotten: bool) -> Result<Filter, ApiError> {
         let now = time::now_ms();
         Ok(Filter {
-            namespace: ns(&self.namespace)?,
+            namespace: ns(target, &self.namespace)?,
             types: self.types.clone(),
             since: self
                 .since
@@ -243,7 +255,7 @@ pub struct ListAnswer {
 pub fn list(target: &StoreTarget, req: &ListRequest) -> Result<ListAnswer, ApiError> {
     let c = Ctx::open(target)?;
     let window = req.page.window(LIST_LIMIT)?;
-    let filter = req.filter.filter(req.forgotten)?;
+    let filter = req.filter.filter(target, req.forgotten)?;
     let (memories, total) = c.store.list(&filter, window.limit, window.offset)?;
     let end = window.offset + memories.len();
     let more = (end as u64) < total;
@@ -280,7 +292,7 @@ pub struct EditRequest {
 pub fn edit(target: &StoreTarget, req: &EditRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    let n = ns(&req.name.namespace)?;
+    let n = ns(target, &req.name.namespace)?;
     let mut view = ops::edit(&mut *c.store, &c.code, have, &n, &req.name.name, &req.edit)?;
     view.vectors = Some(vectors::after_write(
         &mut *c.store,
@@ -304,7 +316,7 @@ pub struct RenameRequest {
 /// Renames a memory (a new version).
 pub fn rename(target: &StoreTarget, req: &RenameRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
-    let n = ns(&req.name.namespace)?;
+    let n = ns(target, &req.name.namespace)?;
     c.store.rename(&n, &req.name.name, &req.new_name)?;
     let have = c.have_index();
     Ok(ops::read(&mut *c.store, &c.code, have, &n, &req.new_name)?)
@@ -313,7 +325,7 @@ pub fn rename(target: &StoreTarget, req: &RenameRequest) -> Result<MemoryView, A
 /// Forgets a memory (soft: restorable, a new version).
 pub fn forget(target: &StoreTarget, req: &NameRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
-    let n = ns(&req.namespace)?;
+    let n = ns(target, &req.namespace)?;
     c.store.forget(&n, &req.name)?;
     let have = c.have_index();
     Ok(ops::read(&mut *c.store, &c.code, have, &n, &req.name)?)
@@ -334,7 +346,7 @@ pub struct RestoreRequest {
 /// Undoes a forget, or brings an old version back (a new version either way).
 pub fn restore(target: &StoreTarget, req: &RestoreRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
-    let n = ns(&req.name.namespace)?;
+    let n = ns(target, &req.name.namespace)?;
     c.store.restore(&n, &req.name.name, req.version)?;
     let have = c.have_index();
     Ok(ops::read(&mut *c.store, &c.code, have, &n, &req.name.name)?)
@@ -365,7 +377,7 @@ pub struct Purged {
 /// Deletes a memory and its versions for good: only with consent.
 pub fn purge(target: &StoreTarget, req: &PurgeRequest) -> Result<Purged, ApiError> {
     let mut c = Ctx::open(target)?;
-    let n = ns(&req.name.namespace)?;
+    let n = ns(target, &req.name.namespace)?;
     let versions = c.store.history(&n, &req.name.name)?.len();
     if !req.yes {
         return Err(ApiError::new(
@@ -397,7 +409,7 @@ pub struct HistoryAnswer {
 /// Every version of a memory.
 pub fn history(target: &StoreTarget, req: &NameRequest) -> Result<HistoryAnswer, ApiError> {
     let c = Ctx::open(target)?;
-    let versions = c.store.history(&ns(&req.namespace)?, &req.name)?;
+    let versions = c.store.history(&ns(target, &req.namespace)?, &req.name)?;
     Ok(HistoryAnswer {
         name: req.name.clone(),
         versions,
@@ -425,7 +437,7 @@ pub struct LinkRequest {
 pub fn link(target: &StoreTarget, req: &LinkRequest) -> Result<MemoryView, ApiError> {
     let mut c = Ctx::open(target)?;
     let have = c.have_index();
-    let n = ns(&req.name.namespace)?;
+    let n = ns(target, &req.name.namespace)?;
     let add = ops::LinkSet {
         entities: &req.entities,
         relationships: &req.relationships,
@@ -468,7 +480,7 @@ pub fn unlink(target: &StoreTarget, req: &UnlinkRequest) -> Result<MemoryView, A
         ));
     }
     let mut c = Ctx::open(target)?;
-    let n = ns(&req.name.namespace)?;
+    let n = ns(target, &req.name.namespace)?;
     let key = req.code.as_deref().map(|text| {
         let m = c.store.read(&n, &req.name.name).ok();
         // A link is named as stored (`path` or `path:qualified_name`), or by its mention.
@@ -551,7 +563,7 @@ pub fn recall(target: &StoreTarget, req: &RecallRequest) -> Result<RecallAnswer,
         .collect();
     let r = recall::RecallRequest {
         query: req.query.clone(),
-        filter: req.filter.filter(false)?,
+        filter: req.filter.filter(target, false)?,
         symbols,
         files,
         limit,
@@ -623,7 +635,7 @@ pub struct RelatedAnswer {
 /// Memories sharing entities (or related entities) with one, up to a depth.
 pub fn related(target: &StoreTarget, req: &RelatedRequest) -> Result<RelatedAnswer, ApiError> {
     let c = Ctx::open(target)?;
-    let n = ns(&req.name.namespace)?;
+    let n = ns(target, &req.name.namespace)?;
     let m = c.store.read(&n, &req.name.name)?;
     let filter = Filter {
         namespace: n,
@@ -650,7 +662,7 @@ pub fn entities(
 ) -> Result<EntitiesAnswer, ApiError> {
     let c = Ctx::open(target)?;
     Ok(EntitiesAnswer {
-        entities: c.store.entities(&ns(namespace)?)?,
+        entities: c.store.entities(&ns(target, namespace)?)?,
     })
 }
 
@@ -673,14 +685,17 @@ pub struct MergeRequest {
 pub fn merge_entities(target: &StoreTarget, req: &MergeRequest) -> Result<EntityInfo, ApiError> {
     let mut c = Ctx::open(target)?;
     Ok(c.store
-        .merge_entities(&ns(&req.namespace)?, &req.from, &req.into)?)
+        .merge_entities(&ns(target, &req.namespace)?, &req.from, &req.into)?)
 }
 
 /// Renames an entity (the old name becomes an alias).
 pub fn rename_entity(target: &StoreTarget, req: &RenameRequest) -> Result<EntityInfo, ApiError> {
     let mut c = Ctx::open(target)?;
-    Ok(c.store
-        .rename_entity(&ns(&req.name.namespace)?, &req.name.name, &req.new_name)?)
+    Ok(c.store.rename_entity(
+        &ns(target, &req.name.namespace)?,
+        &req.name.name,
+        &req.new_name,
+    )?)
 }
 
 /// A rendered graph.
@@ -701,7 +716,7 @@ pub fn graph_export(
     let format = graph::ExportFormat::parse(format)?;
     let c = Ctx::open(target)?;
     let filter = Filter {
-        namespace: ns(namespace)?,
+        namespace: ns(target, namespace)?,
         ..Filter::default()
     };
     Ok(GraphExport {
@@ -739,10 +754,7 @@ pub fn embed(
 /// Counts of a store (one namespace, or all).
 pub fn stats(target: &StoreTarget, namespace: &Option<String>) -> Result<MemoryStats, ApiError> {
     let c = Ctx::open(target)?;
-    let n = namespace
-        .as_ref()
-        .map(|n| ns(&Some(n.clone())))
-        .transpose()?;
+    let n = target.access.namespace_or_all(namespace.as_deref())?;
     let store = c.store.describe();
     Ok(MemoryStats {
         path: store.location.clone(),

@@ -36,7 +36,7 @@ impl PageArgs {
 pub struct FindArgs {
     /// A name, or a glob (`parse_*`, `*Error`).
     pattern: String,
-    /// Only this kind (function, method, class, struct, enum, trait, interface, type_alias, module, constant, macro).
+    /// Only this kind (function, method, class, struct, enum, trait, interface, type_alias, module, constant, macro, field).
     #[arg(long)]
     kind: Option<String>,
     /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, csharp, ruby, php, kotlin, swift, bash).

@@ -269,6 +269,9 @@ pub fn stats(s: &MemoryStats) {
 
 /// The memories an impact answer touches, after the traversal's own lines.
 pub fn impact_memories(a: &ImpactAnswer) {
+    if let Some(why) = &a.memories_unavailable {
+        eprintln!("warning: {why}");
+    }
     if a.memories.is_empty() {
         return;
     }

@@ -32,5 +32,7 @@ pub(super) fn target(
             query_root(workspace)?
         },
         user: store.user,
+        // The CLI runs as the store's owner: every namespace.
+        access: loci_api::memory::MemoryAccess::All,
     })
 }

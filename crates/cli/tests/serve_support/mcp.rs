@@ -206,11 +206,22 @@ impl Served {
 
     /// One raw `/mcp` POST: `(status, Mcp-Session-Id, body)`.
     pub fn post(&self, session: Option<&str>, headers: &[(&str, &str)], body: &str) -> Post {
+        self.post_as(KEY, session, headers, body)
+    }
+
+    /// [`Served::post`] with API key `key`.
+    pub fn post_as(
+        &self,
+        key: &str,
+        session: Option<&str>,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> Post {
         let mut req = agent()
             .post(&self.url())
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .header("authorization", &format!("Bearer {KEY}"));
+            .header("authorization", &format!("Bearer {key}"));
         if let Some(s) = session {
             req = req.header("mcp-session-id", s);
         }
@@ -292,9 +303,14 @@ impl Served {
 
     /// One JSON-RPC request in `session`; its answer (the message carrying `id`).
     pub fn rpc(&self, session: &str, id: u64, method: &str, params: Value) -> Value {
+        self.rpc_as(KEY, session, id, method, params)
+    }
+
+    /// [`Served::rpc`] with API key `key`.
+    pub fn rpc_as(&self, key: &str, session: &str, id: u64, method: &str, params: Value) -> Value {
         let body =
             serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let post = self.post(Some(session), &[], &body.to_string());
+        let post = self.post_as(key, Some(session), &[], &body.to_string());
         answer_of(&post.body, id)
             .unwrap_or_else(|| panic!("no answer to {method}: {} {}", post.status, post.body))
     }

@@ -60,7 +60,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "type_identifier" => {
-            if !is_declared_name(node) {
+            if !is_declared_name(c, node) {
                 let name = c.text(node);
                 c.reference(node, name, None, RefKind::TypeUse);
             }
@@ -88,8 +88,8 @@ fn specifier(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         SymbolKind::Struct
     };
     // Doc comments sit above the declaration or typedef that holds the specifier.
-    let holder = node
-        .parent()
+    let holder = c
+        .parent_of(node)
         .filter(|p| matches!(p.kind(), "declaration" | "type_definition"))
         .unwrap_or(node);
     let doc = c.preceding_comments(holder);
@@ -185,10 +185,10 @@ fn inner_declarator(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// Whether a type name is the one a `typedef` or a struct/union/enum definition declares.
-fn is_declared_name(node: Node<'_>) -> bool {
+fn is_declared_name(c: &Collector<'_>, node: Node<'_>) -> bool {
     let mut current = node;
     for _ in 0..MAX_DECLARATOR_DEPTH {
-        let Some(parent) = current.parent() else {
+        let Some(parent) = c.parent_of(current) else {
             return false;
         };
         match parent.kind() {

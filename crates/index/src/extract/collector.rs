@@ -166,22 +166,26 @@ impl<'s> Collector<'s> {
         self.levels.last().and_then(|level| level.last()).copied()
     }
 
-    /// The kind of `node`'s parent: from the enclosing node the walk keeps when `node` is
-    /// the one being visited (tree-sitter finds a parent by descending from the root
-    /// again), else asked of the tree.
+    /// The kind of `node`'s parent (see [`Collector::parent_of`]).
     pub(crate) fn parent_kind(&self, node: Node<'_>) -> Option<&'static str> {
-        let kept = match self.visiting() {
-            Some(current) if current.id() == node.id() => self
-                .levels
-                .len()
-                .checked_sub(2)
-                .and_then(|i| self.levels[i].last()),
-            _ => None,
-        };
-        match kept {
-            Some(parent) => Some(parent.kind()),
-            None => node.parent().map(|p| p.kind()),
+        self.parent_of(node).map(|p| p.kind())
+    }
+
+    /// `node`'s parent, read from the walk's path when `node` is on it (the node being
+    /// visited or one of its ancestors): tree-sitter finds a parent by descending from
+    /// the root again, a cost that grows with the depth, so asking it for every
+    /// definition made nesting quadratic. Else asked of the tree. Extractors ask here,
+    /// never `Node::parent`.
+    pub(crate) fn parent_of<'t>(&self, node: Node<'t>) -> Option<Node<'t>>
+    where
+        's: 't,
+    {
+        for i in (1..self.levels.len()).rev() {
+            if self.levels[i].last().is_some_and(|n| n.id() == node.id()) {
+                return self.levels[i - 1].last().copied();
+            }
         }
+        node.parent()
     }
 
     /// Whether `node` is the `name` of its parent (a definition's own name, not a use).
@@ -190,8 +194,8 @@ impl<'s> Collector<'s> {
             Some(current) if current.id() == node.id() => {
                 self.field.is_some() && self.field == self.name_field
             }
-            _ => node
-                .parent()
+            _ => self
+                .parent_of(node)
                 .and_then(|p| p.field("name"))
                 .is_some_and(|n| n.id() == node.id()),
         }

@@ -110,3 +110,37 @@ fn reference_qualifiers_are_collapsed_and_capped_for_every_language() {
     assert_eq!(qualifier("bar").as_deref(), Some("foo( 1 )"));
     assert_eq!(qualifier("baz").map(|q| q.len()), Some(MAX_QUALIFIER));
 }
+
+/// Every node's parent as the walk reads it is tree-sitter's: for the node being
+/// visited, each of its ancestors, and a node off the walk's path (its last child).
+#[test]
+fn parents_read_from_the_walk_are_the_trees_parents() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CHECKED: AtomicUsize = AtomicUsize::new(0);
+    fn same(a: Option<Node<'_>>, b: Option<Node<'_>>) -> bool {
+        a.map(|n| n.id()) == b.map(|n| n.id())
+    }
+    fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+        let mut at = Some(node);
+        while let Some(n) = at {
+            assert!(same(c.parent_of(n), n.parent()), "{}", n.kind());
+            CHECKED.fetch_add(1, Ordering::Relaxed);
+            at = n.parent();
+        }
+        if let Some(last) = node.child(node.child_count().saturating_sub(1)) {
+            assert!(same(c.parent_of(last), Some(node)), "{}", last.kind());
+        }
+        assert_eq!(c.parent_kind(node), node.parent().map(|p| p.kind()));
+        Action::Descend
+    }
+    let source =
+        "namespace a { template <class T> struct S { void m() { if (x) { f(g(1)); } } }; }";
+    let tree = crate::extract::new_parser(Lang::Cpp)
+        .unwrap()
+        .parse(source, None)
+        .unwrap();
+    let deadline = crate::budget::Deadline::after(Duration::MAX);
+    let mut c = Collector::new(source, "::", &tree, &deadline);
+    assert!(matches!(walk(&tree, &mut c, visit), WalkEnd::Done));
+    assert!(CHECKED.load(Ordering::Relaxed) > 100);
+}

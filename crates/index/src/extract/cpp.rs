@@ -33,7 +33,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = "::";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_cpp::cpp(c, node);
@@ -45,6 +45,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "function_definition" => function(c, node),
         "field_declaration" => {
             pure_virtual(c, node);
+            super::receivers_cpp::data_members(c, node);
             Action::Descend
         }
         "declaration" => {
@@ -53,7 +54,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         "alias_declaration" => {
             if let Some(name) = c.field_text(node, "name") {
-                c.def(outer(node), name, SymbolKind::TypeAlias, None);
+                c.def(outer(c, node), name, SymbolKind::TypeAlias, None);
             }
             Action::Descend
         }
@@ -135,8 +136,8 @@ fn type_definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> A
     let written = without_template_args(c.text(name_node));
     let (qualifier, name) = split_scope(&written);
     let id = match qualifier {
-        Some(q) => c.def_qualified(outer(node), q, name, kind, Some(body), None),
-        None => c.def(outer(node), name, kind, Some(body)),
+        Some(q) => c.def_qualified(outer(c, node), q, name, kind, Some(body), None),
+        None => c.def(outer(c, node), name, kind, Some(body)),
     };
     if let Some(clause) = named_child_of_kind(node, "base_class_clause") {
         for base in named_children(clause) {
@@ -164,7 +165,7 @@ fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         Some(q) => {
             let (_, owner) = split_scope(q);
             let parent = c.find_type(owner);
-            c.def_qualified(outer(node), q, name, SymbolKind::Method, body, parent)
+            c.def_qualified(outer(c, node), q, name, SymbolKind::Method, body, parent)
         }
         None => {
             let kind = if c.in_type_scope() {
@@ -172,11 +173,14 @@ fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             } else {
                 SymbolKind::Function
             };
-            c.def(outer(node), name, kind, body)
+            c.def(outer(c, node), name, kind, body)
         }
     };
     if let Some(params) = node.field("declarator").and_then(parameters) {
         c.set_params(id, arity(c, params));
+    }
+    if let Some(ty) = super::receivers_cpp::returned(c, node) {
+        c.set_returns(id, &ty);
     }
     Action::Enter(id)
 }
@@ -397,7 +401,9 @@ fn call(c: &mut Collector<'_>, function: Node<'_>) {
 
 /// A type name in a declaration, parameter, cast or template argument.
 fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
-    let Some(parent) = node.parent() else { return };
+    let Some(parent) = c.parent_of(node) else {
+        return;
+    };
     let is_own_field =
         |p: Node<'_>, field: &'static str| p.field(field).is_some_and(|n| n.id() == node.id());
     let defines = match parent.kind() {
@@ -408,7 +414,7 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
         | "reference_declarator"
         | "function_declarator"
         | "array_declarator"
-        | "parenthesized_declarator" => typedef_name_of(node, parent),
+        | "parenthesized_declarator" => typedef_name_of(c, node, parent),
         _ => false,
     };
     if defines {
@@ -417,7 +423,7 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
     // Climb `a::b::T` and `T<U>` to the outermost node naming this type.
     let mut outermost = node;
     for _ in 0..64 {
-        match outermost.parent() {
+        match c.parent_of(outermost) {
             Some(p)
                 if matches!(p.kind(), "qualified_identifier" | "template_type")
                     && p.field("name").is_some_and(|n| n.id() == outermost.id()) =>
@@ -427,8 +433,7 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
             _ => break,
         }
     }
-    if outermost
-        .parent()
+    if c.parent_of(outermost)
         .is_some_and(|p| p.kind() == "new_expression")
     {
         return; // recorded as a call
@@ -443,10 +448,10 @@ fn type_use(c: &mut Collector<'_>, node: Node<'_>) {
 }
 
 /// Whether `node`, inside the declarator `parent`, is the name a `typedef` declares.
-fn typedef_name_of(node: Node<'_>, parent: Node<'_>) -> bool {
+fn typedef_name_of(c: &Collector<'_>, node: Node<'_>, parent: Node<'_>) -> bool {
     let mut top = parent;
     for _ in 0..32 {
-        match top.parent() {
+        match c.parent_of(top) {
             Some(p) if p.kind().ends_with("declarator") => top = p,
             Some(p) if p.kind() == "type_definition" => {
                 return declared_type_name(top).is_some_and(|n| n.id() == node.id());
@@ -509,10 +514,10 @@ fn function_name_text<'s>(c: &Collector<'s>, name_node: Node<'_>) -> std::borrow
 }
 
 /// The node a definition's span, signature and doc start from: its `template <..>` wrapper, if any.
-fn outer(node: Node<'_>) -> Node<'_> {
+fn outer<'t>(c: &Collector<'t>, node: Node<'t>) -> Node<'t> {
     let mut outer = node;
-    while let Some(parent) = outer
-        .parent()
+    while let Some(parent) = c
+        .parent_of(outer)
         .filter(|p| p.kind() == "template_declaration")
     {
         outer = parent;

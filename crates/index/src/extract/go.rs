@@ -35,7 +35,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Enter(id)
         }
         "const_spec" => {
-            let decl = single_spec_parent(node);
+            let decl = single_spec_parent(c, node);
             let mut cursor = node.walk();
             let names: Vec<Node<'_>> = node
                 .children_by_field_name("name", &mut cursor)
@@ -67,8 +67,8 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "type_identifier" => {
-            let declared = node
-                .parent()
+            let declared = c
+                .parent_of(node)
                 .filter(|p| matches!(p.kind(), "type_spec" | "type_alias"))
                 .and_then(|p| p.field("name"))
                 .is_some_and(|n| n.id() == node.id());
@@ -107,7 +107,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "type_elem" => {
-            if node.parent().is_some_and(|p| p.kind() == "interface_type") {
+            if c.parent_of(node)
+                .is_some_and(|p| p.kind() == "interface_type")
+            {
                 return Action::Skip;
             }
             Action::Descend
@@ -167,7 +169,7 @@ fn type_spec(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         Some("interface_type") if node.kind() == "type_spec" => SymbolKind::Interface,
         _ => SymbolKind::TypeAlias,
     };
-    let def_node = single_spec_parent(node);
+    let def_node = single_spec_parent(c, node);
     let body = ty
         .filter(|_| matches!(kind, SymbolKind::Struct | SymbolKind::Interface))
         .and_then(|t| {
@@ -243,8 +245,8 @@ fn embedded(c: &mut Collector<'_>, ty: Node<'_>, id: u32) {
 
 /// The whole `type`/`const` declaration when it holds only this spec (its doc comment
 /// and keyword belong to the spec), else the spec itself.
-fn single_spec_parent(spec: Node<'_>) -> Node<'_> {
-    match spec.parent() {
+fn single_spec_parent<'t>(c: &Collector<'t>, spec: Node<'t>) -> Node<'t> {
+    match c.parent_of(spec) {
         Some(p)
             if matches!(p.kind(), "type_declaration" | "const_declaration")
                 && p.named_child_count() == 1 =>

@@ -59,14 +59,14 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             return Action::Skip;
         }
         "type_identifier" => {
-            if !is_declared_or_constructed(node) {
+            if !is_declared_or_constructed(c, node) {
                 let name = c.text(node);
                 c.reference(node, name, None, RefKind::TypeUse);
             }
             return Action::Skip;
         }
         "scoped_type_identifier" => {
-            if !is_declared_or_constructed(node) {
+            if !is_declared_or_constructed(c, node) {
                 let written = compact(c.text(node), MAX_QUALIFIER);
                 let (qualifier, name) = super::written::split_qualified(&written);
                 c.reference(node, name, qualifier, RefKind::TypeUse);
@@ -233,10 +233,10 @@ fn import(c: &mut Collector<'_>, node: Node<'_>) {
 }
 
 /// Whether a type name is a declared type parameter or the class of a `new` (recorded as a call).
-fn is_declared_or_constructed(node: Node<'_>) -> bool {
+fn is_declared_or_constructed(c: &Collector<'_>, node: Node<'_>) -> bool {
     let mut current = node;
     for _ in 0..3 {
-        let Some(parent) = current.parent() else {
+        let Some(parent) = c.parent_of(current) else {
             return false;
         };
         match parent.kind() {

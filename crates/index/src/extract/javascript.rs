@@ -69,7 +69,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             };
             let name = c.text(name_node).trim_matches(['"', '\'', '`']).to_string();
             let body = node.field("body");
-            let doc = c.preceding_comments(outer(node));
+            let doc = c.preceding_comments(outer(c, node));
             let id = c.def_with_doc(node, &name, SymbolKind::Module, body, doc);
             Action::Enter(id)
         }
@@ -126,7 +126,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "type_identifier" => {
-            if !is_definition_name(node) {
+            if !is_definition_name(c, node) {
                 let name = c.text(node);
                 c.reference(node, name, None, RefKind::TypeUse);
             }
@@ -158,8 +158,8 @@ fn named(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action {
     let body = node.field("body");
     let first = first_overload(c, node);
     let doc = c
-        .preceding_comments(outer(node))
-        .or_else(|| first.and_then(|first| c.preceding_comments(outer(first))));
+        .preceding_comments(outer(c, node))
+        .or_else(|| first.and_then(|first| c.preceding_comments(outer(c, first))));
     let id = c.def_with_doc(node, name, kind, body, doc);
     if let Some(first) = first_signature(c, node) {
         c.extend_start(id, first);
@@ -224,17 +224,17 @@ fn callback_types(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
 fn bind_callback_parameters(c: &mut Collector<'_>, node: Node<'_>) {
     // The argument the function is, or a branch of (`cond ? (s) => .. : init`).
     let mut argument = node;
-    while let Some(p) = argument
-        .parent()
+    while let Some(p) = c
+        .parent_of(argument)
         .filter(|p| matches!(p.kind(), "ternary_expression" | "parenthesized_expression"))
     {
         argument = p;
     }
-    let Some(args) = argument.parent().filter(|p| p.kind() == "arguments") else {
+    let Some(args) = c.parent_of(argument).filter(|p| p.kind() == "arguments") else {
         return;
     };
     // `f(cb)`, `x.f(cb)`, and `new C(cb)`: C's constructor declares the types.
-    let Some((call, field, new)) = args.parent().and_then(|p| match p.kind() {
+    let Some((call, field, new)) = c.parent_of(args).and_then(|p| match p.kind() {
         "call_expression" => Some((p, "function", "")),
         "new_expression" => Some((p, "constructor", "new ")),
         _ => None,
@@ -289,12 +289,12 @@ const OVERLOADABLE: &[&str] = &[
 
 /// The declaration `node` stands for once `export` is looked through, and the node whose
 /// siblings its neighbours are (the `export` statement, else itself).
-fn declaration_of(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+fn declaration_of<'t>(c: &Collector<'t>, node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     if node.kind() == "export_statement" {
         let decl = node.field("declaration")?;
         return Some((decl, node));
     }
-    Some((node, outer(node)))
+    Some((node, outer(c, node)))
 }
 
 /// The nearest named sibling of `node` (comments skipped), after it or before it.
@@ -315,10 +315,10 @@ fn neighbour(node: Node<'_>, after: bool) -> Option<Node<'_>> {
 }
 
 /// The overload declaration next to `node` on one side, when it declares the same name.
-fn same_name_neighbour<'t>(c: &Collector<'_>, node: Node<'t>, after: bool) -> Option<Node<'t>> {
+fn same_name_neighbour<'t>(c: &Collector<'t>, node: Node<'t>, after: bool) -> Option<Node<'t>> {
     let name = c.field_text(node, "name")?;
-    let (_, place) = declaration_of(node)?;
-    let (decl, _) = declaration_of(neighbour(place, after)?)?;
+    let (_, place) = declaration_of(c, node)?;
+    let (decl, _) = declaration_of(c, neighbour(place, after)?)?;
     (OVERLOADABLE.contains(&decl.kind()) && c.field_text(decl, "name") == Some(name))
         .then_some(decl)
 }
@@ -337,7 +337,7 @@ fn is_overload(c: &Collector<'_>, node: Node<'_>) -> bool {
 /// The first of the overload signatures right before `node` (`function f(a: string):
 /// void;` before `function f(a: any) {..}`), if any; a getter before its setter is no
 /// signature of it.
-fn first_signature<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
+fn first_signature<'t>(c: &Collector<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut first = None;
     let mut at = node;
     while let Some(prev) = same_name_neighbour(c, at, false).filter(|p| {
@@ -353,7 +353,7 @@ fn first_signature<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
 }
 
 /// The first of the overloads before `node`, if any.
-fn first_overload<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
+fn first_overload<'t>(c: &Collector<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut first = None;
     let mut at = node;
     while let Some(prev) = same_name_neighbour(c, at, false) {
@@ -369,7 +369,7 @@ fn first_overload<'t>(c: &Collector<'_>, node: Node<'t>) -> Option<Node<'t>> {
 /// {}`, `{ [key]: function named() {} }`). One bound to a variable, a property or a
 /// field is defined under that name by its binding instead.
 fn named_expression(c: &mut Collector<'_>, node: Node<'_>) -> Action {
-    let bound = node.parent().is_some_and(|p| match p.kind() {
+    let bound = c.parent_of(node).is_some_and(|p| match p.kind() {
         "variable_declarator" | "public_field_definition" | "field_definition" => true,
         "assignment_expression" => p
             .field("left")
@@ -386,10 +386,10 @@ fn named_expression(c: &mut Collector<'_>, node: Node<'_>) -> Action {
 }
 
 /// `export` and `declare` wrap a declaration; its doc comment sits above the wrapper.
-fn outer(node: Node<'_>) -> Node<'_> {
+fn outer<'t>(c: &Collector<'t>, node: Node<'t>) -> Node<'t> {
     let mut node = node;
     for _ in 0..3 {
-        match node.parent() {
+        match c.parent_of(node) {
             Some(p) if matches!(p.kind(), "export_statement" | "ambient_declaration") => node = p,
             _ => break,
         }
@@ -402,8 +402,8 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let Some(name_node) = node.field("name").filter(|n| n.kind() == "identifier") else {
         return Action::Descend;
     };
-    let Some(decl) = node
-        .parent()
+    let Some(decl) = c
+        .parent_of(node)
         .filter(|p| matches!(p.kind(), "lexical_declaration" | "variable_declaration"))
     else {
         return Action::Descend;
@@ -418,7 +418,7 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         _ if compiled.is_some() => SymbolKind::Class,
         _ => {
             let top_level_const = decl.field("kind").is_some_and(|k| c.text(k) == "const")
-                && is_top_level(decl)
+                && is_top_level(c, decl)
                 && !value.is_some_and(|v| is_require(c, v));
             if !top_level_const {
                 return Action::Descend;
@@ -437,7 +437,7 @@ fn declarator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         Some((function, _)) => function.field("body"),
         None => value.and_then(|v| v.field("body")),
     };
-    let doc = c.preceding_comments(outer(decl));
+    let doc = c.preceding_comments(outer(c, decl));
     let name = c.text(name_node);
     let id = c.def_with_doc(span_node, name, kind, body, doc);
     match compiled {
@@ -496,10 +496,10 @@ fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     }
     // `Object.defineProperty(o, 'm', { value: function () {} })` defined `o.m` already.
-    let descriptor_call = node
-        .parent()
-        .and_then(|object| object.parent())
-        .and_then(|args| args.parent())
+    let descriptor_call = c
+        .parent_of(node)
+        .and_then(|object| c.parent_of(object))
+        .and_then(|args| c.parent_of(args))
         .filter(|call| c.field_text(*call, "function") == Some("Object.defineProperty"));
     if descriptor_call.is_some() {
         return Action::Descend;
@@ -509,10 +509,10 @@ fn pair(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     Action::Enter(id)
 }
 
-fn is_top_level(decl: Node<'_>) -> bool {
-    let mut parent = decl.parent();
+fn is_top_level(c: &Collector<'_>, decl: Node<'_>) -> bool {
+    let mut parent = c.parent_of(decl);
     if parent.is_some_and(|p| p.kind() == "export_statement") {
-        parent = parent.and_then(|p| p.parent());
+        parent = parent.and_then(|p| c.parent_of(p));
     }
     parent.is_some_and(|p| p.kind() == "program")
 }
@@ -561,8 +561,8 @@ fn callee(c: &mut Collector<'_>, function: Node<'_>) {
 }
 
 /// Whether `node` is the name a declaration declares (not a use of it).
-fn is_definition_name(node: Node<'_>) -> bool {
-    node.parent()
+fn is_definition_name(c: &Collector<'_>, node: Node<'_>) -> bool {
+    c.parent_of(node)
         .filter(|p| {
             matches!(
                 p.kind(),

@@ -33,8 +33,8 @@ pub(super) fn assignment(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let (Some(left), Some(value)) = (node.field("left"), node.field("right")) else {
         return Action::Descend;
     };
-    let stmt = node
-        .parent()
+    let stmt = c
+        .parent_of(node)
         .filter(|p| p.kind() == "expression_statement")
         .unwrap_or(node);
     if value.kind() == "class" && left.kind() == "identifier" {
@@ -173,7 +173,7 @@ pub(super) fn define_property(c: &mut Collector<'_>, node: Node<'_>) -> Option<u
                 .filter(|v| FUNCTION_VALUES.contains(&v.kind()))
         })?;
     let body = function.field("body");
-    let doc = c.preceding_comments(node.parent().unwrap_or(node));
+    let doc = c.preceding_comments(c.parent_of(node).unwrap_or(node));
     Some(match owner {
         Owner::Object(object) => member_def(c, node, object, name, body, doc),
         Owner::This => c.def_with_doc(node, name, SymbolKind::Method, body, doc),
@@ -215,10 +215,10 @@ fn is_prototype_alias(c: &Collector<'_>, node: Node<'_>, object: &str) -> bool {
         return false;
     };
     let prototype = format!("{class}.prototype");
-    let block = node
-        .parent()
+    let block = c
+        .parent_of(node)
         .filter(|p| p.kind() == "expression_statement")
-        .and_then(|s| s.parent());
+        .and_then(|s| c.parent_of(s));
     block.is_some_and(|block| {
         named_children(block)
             .into_iter()

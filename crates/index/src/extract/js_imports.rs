@@ -8,11 +8,11 @@ use super::fields::Fields;
 /// `const m = require('m')` binds the module to `m`; `const { a, b: c } = require('m')`
 /// imports `a` and `b` (as `c`); any other use imports the module unnamed.
 pub(super) fn required(c: &mut Collector<'_>, call: Node<'_>, module: &str) {
-    let target = call
-        .parent()
+    let target = c
+        .parent_of(call)
         .filter(|p| p.kind() == "variable_declarator")
         .and_then(|d| d.field("name"))
-        .filter(|n| d_value_is(n, call));
+        .filter(|n| d_value_is(c, n, call));
     match target {
         Some(name) if name.kind() == "identifier" => {
             let local = c.text(name);
@@ -44,8 +44,8 @@ pub(super) fn required(c: &mut Collector<'_>, call: Node<'_>, module: &str) {
 }
 
 /// Whether the declarator holding `name` has `call` as its value.
-pub(super) fn d_value_is(name: &Node<'_>, call: Node<'_>) -> bool {
-    name.parent()
+pub(super) fn d_value_is(c: &Collector<'_>, name: &Node<'_>, call: Node<'_>) -> bool {
+    c.parent_of(*name)
         .and_then(|d| d.field("value"))
         .is_some_and(|v| v.id() == call.id())
 }

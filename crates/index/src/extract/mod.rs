@@ -111,6 +111,9 @@ pub enum SymbolKind {
     Constant,
     /// A macro definition.
     Macro,
+    /// A data member of a class or struct (C++), recorded with its declared type so
+    /// that `obj.field.m()` reaches that type's `m` from any file.
+    Field,
 }
 
 impl SymbolKind {
@@ -128,11 +131,12 @@ impl SymbolKind {
             SymbolKind::Module => "module",
             SymbolKind::Constant => "constant",
             SymbolKind::Macro => "macro",
+            SymbolKind::Field => "field",
         }
     }
 
     /// Every kind, for validating `--kind`.
-    pub const ALL: [SymbolKind; 11] = [
+    pub const ALL: [SymbolKind; 12] = [
         SymbolKind::Function,
         SymbolKind::Method,
         SymbolKind::Class,
@@ -144,6 +148,7 @@ impl SymbolKind {
         SymbolKind::Module,
         SymbolKind::Constant,
         SymbolKind::Macro,
+        SymbolKind::Field,
     ];
 
     /// Parses a stored or user-given kind name.
@@ -521,6 +526,7 @@ fn extract_tree<'t>(
         Lang::Bash => (bash::SEPARATOR, bash::visit),
     };
     let mut collector = Collector::new(source, separator, tree, deadline);
+    collector.types_mut().fields_elsewhere = lang == Lang::Cpp;
     match walk(tree, &mut collector, visit) {
         WalkEnd::Done => {}
         WalkEnd::TooDeep => {

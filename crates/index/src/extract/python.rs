@@ -81,7 +81,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         "class_definition" => definition(c, node, SymbolKind::Class),
         "expression_statement" => {
-            if c.current_symbol().is_none() && is_module_level(node) {
+            if c.current_symbol().is_none() && is_module_level(c, node) {
                 constant(c, node);
             }
             Action::Descend
@@ -145,8 +145,8 @@ fn definition(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> Action
     let body = node.field("body");
     let colon = head_end(node);
     let doc = body.and_then(|b| docstring(c, b)).or_else(|| {
-        let outer = node
-            .parent()
+        let outer = c
+            .parent_of(node)
             .filter(|p| p.kind() == "decorated_definition")
             .unwrap_or(node);
         c.preceding_comments(outer)
@@ -218,8 +218,8 @@ fn dedent(doc: &str) -> String {
     out
 }
 
-fn is_module_level(node: Node<'_>) -> bool {
-    node.parent().is_some_and(|p| p.kind() == "module")
+fn is_module_level(c: &Collector<'_>, node: Node<'_>) -> bool {
+    c.parent_of(node).is_some_and(|p| p.kind() == "module")
 }
 
 /// `NAME = ...` or `NAME: T = ...` at module level, with an UPPER_CASE name.
@@ -253,8 +253,8 @@ fn class_member(c: &mut Collector<'_>, assignment: Node<'_>) -> Option<Action> {
         .field("left")
         .filter(|l| l.kind() == "identifier")?;
     let right = assignment.field("right")?;
-    let stmt = assignment
-        .parent()
+    let stmt = c
+        .parent_of(assignment)
         .filter(|p| p.kind() == "expression_statement")
         .unwrap_or(assignment);
     let name = c.text(left);
@@ -274,8 +274,8 @@ fn lambdas(c: &mut Collector<'_>, assignment: Node<'_>) -> Option<Action> {
     let left = assignment.field("left")?;
     let right = assignment.field("right")?;
     if left.kind() == "identifier" && right.kind() == "lambda" {
-        let stmt = assignment
-            .parent()
+        let stmt = c
+            .parent_of(assignment)
             .filter(|p| p.kind() == "expression_statement")
             .unwrap_or(assignment);
         let id = c.def(

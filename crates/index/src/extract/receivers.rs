@@ -7,14 +7,15 @@
 //! with a declared type, and constructors (`let x = Engine::new()`, `Engine { .. }`,
 //! `x := &Engine{}`, `x = Queue()`, `self.q = Queue()`). A name is bound in the
 //! innermost enclosing definition; a field in the enclosing type. One level of field
-//! is followed (`self.router.add()`, `e.router.add()`); anything longer, or the return
-//! type of a call, is unknown.
+//! is followed (`self.router.add()`, `e.router.add()`), and chains of fields each
+//! typed in this file (`o.inner.key.length()`, `o->next->key`); a call's result is
+//! marked for resolution to type by what the callee returns (`Builder#build()`).
 
 use tree_sitter::Node;
 
 use super::Collector;
 use super::fields::Fields;
-use super::written::{call_result, split_qualified, strip_generics, type_name};
+use super::written::{call_result, split_at_last, split_qualified, strip_generics, type_name};
 
 /// Most calls in one chain followed when typing an expression.
 const MAX_CHAIN: usize = 8;
@@ -44,6 +45,12 @@ fn callee(text: &str) -> Option<&str> {
     None
 }
 
+/// `a.b().c` / `p->c` split at its last member access (`.` or C++'s and PHP's `->`):
+/// (`a.b()`, `c`).
+fn split_member(text: &str) -> Option<(&str, &str)> {
+    split_at_last(text, &[".", "->"])
+}
+
 impl Collector<'_> {
     /// Binds `name` to the result of calling `function` (see [`call_result`]).
     pub(crate) fn bind_call(&mut self, name: &str, function: &str) {
@@ -65,8 +72,14 @@ impl Collector<'_> {
         if is_identifier(text) {
             return self.receiver_of(text);
         }
-        let function = callee(text)?;
-        if let Some((inner, method)) = function.rsplit_once('.') {
+        let Some(function) = callee(text) else {
+            // A chain of fields (`h.key.self()`'s `h.key`); no call in it, so
+            // `receiver_of` does not come back here.
+            return (!text.contains('('))
+                .then(|| self.receiver_of(text))
+                .flatten();
+        };
+        if let Some((inner, method)) = split_member(function) {
             let method = method.trim();
             if !is_identifier(method) {
                 return None;
@@ -107,7 +120,7 @@ impl Collector<'_> {
         let mut text = value.trim().trim_end_matches('?');
         let mut function = None;
         while let Some(f) = callee(text) {
-            match f.rsplit_once('.') {
+            match split_member(f) {
                 Some((inner, method)) if SAME_TYPE_METHODS.contains(&method.trim()) => {
                     text = inner.trim();
                 }
@@ -129,7 +142,7 @@ impl Collector<'_> {
             self.types_mut().bind_var(scope, name, ty);
             return true;
         };
-        let Some((base, method)) = function.rsplit_once('.') else {
+        let Some((base, method)) = split_member(function) else {
             return false;
         };
         let method = method.trim();
@@ -197,27 +210,36 @@ impl Collector<'_> {
             // A bound name, else a field of the enclosing type (Java's `engine.start()`).
             return self
                 .var_type(q)
-                .or_else(|| {
-                    let owner = self.enclosing_type()?;
-                    self.types().field(owner, q)
-                })
-                .map(str::to_string);
+                .or_else(|| self.implicit_field(q))
+                .map(str::to_string)
+                .or_else(|| self.elsewhere_field(q));
         }
-        let (base, field) = q
-            .split_once("->")
-            .or_else(|| q.split_once('.'))
-            .filter(|(b, f)| is_identifier(b.trim()) && is_identifier(f.trim()))?;
-        let base = base.trim().trim_start_matches('$');
-        let field = field.trim();
-        let owner = match base {
-            "this" => self.this_type()?,
-            "self" => self.enclosing_type()?,
-            _ => match self.var_type(base) {
-                Some(owner) => owner,
+        // `base.field`, `base->a.b` (a chain of fields, each typed by the one before).
+        let mut segments = q.split("->").flat_map(|s| s.split('.')).map(str::trim);
+        let base = segments.next()?.trim_start_matches('$');
+        let fields: Vec<&str> = segments.collect();
+        if fields.is_empty() || !is_identifier(base) || !fields.iter().all(|f| is_identifier(f)) {
+            return None;
+        }
+        // Once a field is not typed here (C++: declared in a header), the rest of the
+        // chain is a marker resolution follows (`Holder#inner#key`).
+        let mut marked = false;
+        let mut owner = match base {
+            "this" => self.this_type()?.to_string(),
+            "self" => self.enclosing_type()?.to_string(),
+            _ => match self.var_type(base).or_else(|| self.implicit_field(base)) {
+                Some(owner) => owner.to_string(),
+                // A field of the class of a C++ method defined out of line, declared in
+                // the header (`m_xf.q.Set(a)` in `void b2Body::f()`): `b2Body#m_xf`.
+                None if let Some(marker) = self.elsewhere_field(base) => {
+                    marked = true;
+                    marker
+                }
                 // A type's static field (`IsoChronology.INSTANCE`): typed here when this
                 // file declares it, else marked for resolution to look up
                 // (`IsoChronology#INSTANCE`, see `resolve/static_fields.rs`).
-                None if type_like(base) => {
+                None if type_like(base) && fields.len() == 1 => {
+                    let field = fields[0];
                     return Some(
                         self.types()
                             .field(base, field)
@@ -227,7 +249,40 @@ impl Collector<'_> {
                 None => return None,
             },
         };
-        self.types().field(owner, field).map(str::to_string)
+        for field in fields {
+            if marked {
+                owner = format!("{owner}#{field}");
+                continue;
+            }
+            match self.types().field(&owner, field) {
+                Some(ty) => owner = ty.to_string(),
+                None if self.types().fields_elsewhere && is_plain_type(&owner) => {
+                    owner = format!("{owner}#{field}");
+                    marked = true;
+                }
+                None => return None,
+            }
+        }
+        Some(owner)
+    }
+
+    /// A bare name in a C++ method defined out of line (`void Holder::f() { key_.g(); }`)
+    /// that this file binds to nothing: the class's field of that name, when there is
+    /// one, declared in another file (the header), marked `Holder#key_`. Resolution
+    /// answers by name, as for any untyped receiver, when the class has no such field.
+    fn elsewhere_field(&self, name: &str) -> Option<String> {
+        if !self.types().fields_elsewhere {
+            return None;
+        }
+        let owner = self.var_type("this").filter(|o| is_plain_type(o))?;
+        Some(format!("{owner}#{name}"))
+    }
+
+    /// A bare name that is a field of the enclosing type (Java's `engine.start()`, a C++
+    /// member used in a method defined out of line, where `this` is bound).
+    fn implicit_field(&self, name: &str) -> Option<&str> {
+        let owner = self.this_type()?;
+        self.types().field(owner, name)
     }
 
     /// `this`: a function's declared `this: T` (TypeScript) before the enclosing class.
@@ -285,6 +340,11 @@ fn without_identity_calls(mut q: &str) -> &str {
         q = rest.trim_end();
     }
     q
+}
+
+/// A type's name, not a marker for resolution (`T#m()`, `T#field`, `f()`).
+fn is_plain_type(ty: &str) -> bool {
+    !ty.contains(['#', '(', '@'])
 }
 
 fn is_identifier(text: &str) -> bool {

@@ -83,7 +83,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "user_type" => {
-            let names_extended_type = node.parent().is_some_and(|p| {
+            let names_extended_type = c.parent_of(node).is_some_and(|p| {
                 p.kind() == "class_declaration"
                     && p.field("name").is_some_and(|n| n.id() == node.id())
             });

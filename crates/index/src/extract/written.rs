@@ -9,17 +9,23 @@ use rustc_hash::FxHashMap;
 /// Splits `a::b::C` / `a.b.C` / `a\b\C` into (`Some("a::b")`, `"C"`).
 pub(crate) fn split_qualified(written: &str) -> (Option<&str>, &str) {
     let written = written.trim();
-    let cut = ["::", ".", "\\", "->"]
-        .iter()
-        .filter_map(|sep| written.rfind(sep).map(|i| (i, sep.len())))
-        .max_by_key(|(i, _)| *i);
-    match cut {
-        Some((i, len)) => {
-            let q = written[..i].trim();
-            (Some(q).filter(|q| !q.is_empty()), written[i + len..].trim())
+    match split_at_last(written, &["::", ".", "\\", "->"]) {
+        Some((q, name)) => {
+            let q = q.trim();
+            (Some(q).filter(|q| !q.is_empty()), name.trim())
         }
         None => (None, written),
     }
+}
+
+/// `text` split around the last place one of `separators` starts (`a.b->c` at `->`),
+/// neither side trimmed.
+pub(crate) fn split_at_last<'t>(text: &'t str, separators: &[&str]) -> Option<(&'t str, &'t str)> {
+    let (i, len) = separators
+        .iter()
+        .filter_map(|sep| text.rfind(sep).map(|i| (i, sep.len())))
+        .max_by_key(|(i, _)| *i)?;
+    Some((&text[..i], &text[i + len..]))
 }
 
 /// `Foo<T, U>` → `Foo`; `Foo[T]` → `Foo`; `Foo(args)` → `Foo`.
@@ -38,6 +44,11 @@ pub(crate) struct Types {
     vars: FxHashMap<String, FxHashMap<Option<u32>, String>>,
     /// type name → field → type name.
     fields: FxHashMap<String, FxHashMap<String, String>>,
+    /// Whether a type's fields may be declared in another file than its methods' bodies
+    /// (C++: the class in a header, `void C::f() { m_.g(); }` in a `.cc`): a field this
+    /// file does not type is then marked `C#m_` for resolution to type by the field's
+    /// definition (see `resolve/static_fields.rs`).
+    pub(crate) fields_elsewhere: bool,
 }
 
 impl Types {

@@ -39,19 +39,27 @@ impl<'a> Ctx<'a> {
     }
 
     /// The type a call's result has: `New()` → what the function `New` resolves to
-    /// returns; `T#m()` → what `T`'s method `m` returns (`T` itself a call's result
-    /// when it ends with `()`), following at most `hops` calls.
+    /// returns (the one type all its overloads return); `T#m()` → what `T`'s method `m`
+    /// returns (`T` itself a call's result when it ends with `()`, a field's type when
+    /// it is a field marker), following at most `hops` calls.
     fn result_type(&self, call: &'a str, from: Option<i64>, hops: usize) -> Option<&'a str> {
         let hops = hops.checked_sub(1)?;
         let function = call.strip_suffix("()")?;
-        let returned = |targets: &[&'a Sym]| match targets {
-            [f] => typed::returned(f),
-            _ => None,
+        // One function, or overloads that all return the same type (C++'s `const` and
+        // non-`const` accessor pair: `const Buf &buf() const` / `Buf &buf()`).
+        let returned = |targets: &[&'a Sym]| {
+            let (first, rest) = targets.split_first()?;
+            let ty = typed::returned(first)?;
+            rest.iter()
+                .all(|s| typed::returned(s) == Some(ty))
+                .then_some(ty)
         };
         match function.rsplit_once('#') {
             Some((base, method)) => {
                 let base_type = match base.strip_suffix("()") {
                     Some(_) => self.result_type(base, from, hops)?,
+                    // A field's marker (`Holder#key_`, see `static_fields.rs`).
+                    None if base.contains('#') => self.field_type(base)?,
                     None => base,
                 };
                 let methods: Vec<&'a Sym> = self

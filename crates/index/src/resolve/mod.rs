@@ -60,7 +60,7 @@ use ctx::{Ctx, ImportedModule, RefKey, SELF_QUALIFIERS};
 pub(crate) use rows::FileInputs;
 pub(crate) use select_path::{crate_relative_path_symbols, rust_path_symbols};
 pub(crate) use store::{
-    importers_of, load_inputs, load_symbols, load_table, needed_names, stale_files, write_edges,
+    Loaded, Needed, importers_of, load_inputs, load_symbols, load_table, stale_files, write_edges,
 };
 use sym::Sym;
 use table::module_segments;

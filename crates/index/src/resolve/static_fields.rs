@@ -22,22 +22,34 @@ impl<'a> Ctx<'a> {
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<(&'a Sym, Confidence)> {
-        let declared = marker.split_once('#').and_then(|(ty, field)| {
-            let mut fields = self
+        match self.field_type(marker) {
+            Some(ty) => self.resolve_on(ty, name, qualifier, from, wanted),
+            None => self.resolve(name, qualifier, from, wanted),
+        }
+    }
+
+    /// The type a field marker's last field is declared with: `Type#a` → `a`'s type,
+    /// `Type#a#b` → the type of `b` in `a`'s type (C++ `o.inner.key` where the classes
+    /// are declared in headers), each field the one definition of its name under the
+    /// type before it.
+    pub(super) fn field_type(&self, marker: &str) -> Option<&'a str> {
+        let (mut owner, fields) = marker.split_once('#')?;
+        let mut declared = None;
+        for field in fields.split('#') {
+            let mut found = self
                 .table
                 .by_name
                 .get(field)?
                 .iter()
-                .filter(|s| s.owned_by(ty, field));
-            match (fields.next(), fields.next()) {
-                (Some(one), None) => typed::returned(one),
-                _ => None,
-            }
-        });
-        match declared {
-            Some(ty) => self.resolve_on(ty, name, qualifier, from, wanted),
-            None => self.resolve(name, qualifier, from, wanted),
+                .filter(|s| !s.kind.is_callable() && s.owned_by(owner, field));
+            let ty = match (found.next(), found.next()) {
+                (Some(one), None) => typed::returned(one)?,
+                _ => return None,
+            };
+            declared = Some(ty);
+            owner = ty;
         }
+        declared
     }
 }
 

@@ -143,36 +143,84 @@ pub(crate) fn load_inputs(
     Ok(inputs)
 }
 
-/// The names resolving `inputs` looks up first (for a partial symbol table): the names
-/// referenced and every identifier of their qualifiers and receivers (`Handle::current()`,
-/// `new C(@0.1)`), of the imports and bases, and of the files' own definitions (the
-/// classes their methods are in). [`load_symbols`] adds what those names lead to.
-pub(crate) fn needed_names(inputs: &[FileInputs]) -> Vec<&str> {
-    let mut names: Vec<&str> = Vec::new();
-    for f in inputs {
-        for r in &f.refs {
-            names.push(&r.name);
-            for text in [&r.qualifier, &r.receiver].into_iter().flatten() {
-                names.extend(identifiers(text));
-            }
-        }
-        for i in &f.imports {
-            names.extend(identifiers(&i.module));
-            names.extend(i.name.as_deref().into_iter().chain(i.alias.as_deref()));
-        }
-        for b in &f.bases {
-            names.extend(identifiers(&b.name));
-            names.extend(identifiers(&b.subject));
-        }
-        for s in &f.own {
-            names.extend(identifiers(&s.qualified_name));
+/// What resolving some files looks up first (for a partial symbol table);
+/// [`load_symbols`] adds what those names lead to.
+#[derive(Debug, Default)]
+pub(crate) struct Needed<'a> {
+    /// The names, sorted and without repeats.
+    names: Vec<&'a str>,
+    /// Among them, the names whose definitions' declared types resolution looks up too
+    /// (sorted): the fields of static-field receivers (`IsoChronology#INSTANCE`, each
+    /// field of a chain `Type#a#b`), whose type decides the call's candidates.
+    typed_fields: Vec<&'a str>,
+}
+
+impl<'a> Needed<'a> {
+    /// Just `names`, none of them a typed field.
+    pub(crate) fn names(names: &[&'a str]) -> Needed<'a> {
+        let mut names = names.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        Needed {
+            names,
+            typed_fields: Vec::new(),
         }
     }
-    // Looked up by that name: a class's constructor (`new C(cb)` types `cb`'s parameters).
-    names.push("constructor");
-    names.sort_unstable();
-    names.dedup();
-    names
+
+    /// The names of `inputs`: the names referenced and every identifier of their
+    /// qualifiers and receivers (`Handle::current()`, `new C(@0.1)`), of the imports and
+    /// bases, and of the files' own definitions (the classes their methods are in).
+    pub(crate) fn of(inputs: &'a [FileInputs]) -> Needed<'a> {
+        let mut names: Vec<&str> = Vec::new();
+        let mut typed_fields: Vec<&str> = Vec::new();
+        for f in inputs {
+            for r in &f.refs {
+                names.push(&r.name);
+                for text in [&r.qualifier, &r.receiver].into_iter().flatten() {
+                    names.extend(identifiers(text));
+                }
+                if let Some(receiver) = r.receiver.as_deref()
+                    && super::static_fields::is_static_field(receiver)
+                {
+                    typed_fields.extend(receiver.split('#').skip(1));
+                }
+            }
+            for i in &f.imports {
+                names.extend(identifiers(&i.module));
+                names.extend(i.name.as_deref().into_iter().chain(i.alias.as_deref()));
+            }
+            for b in &f.bases {
+                names.extend(identifiers(&b.name));
+                names.extend(identifiers(&b.subject));
+            }
+            for s in &f.own {
+                names.extend(identifiers(&s.qualified_name));
+            }
+        }
+        // Looked up by that name: a class's constructor (`new C(cb)` types `cb`'s parameters).
+        names.push("constructor");
+        typed_fields.sort_unstable();
+        typed_fields.dedup();
+        let mut needed = Needed::names(&names);
+        needed.typed_fields = typed_fields;
+        needed
+    }
+
+    /// Whether the declared types of `name`'s definitions are looked up: a typed field.
+    fn is_typed_field(&self, name: &str) -> bool {
+        self.typed_fields.binary_search(&name).is_ok()
+    }
+}
+
+/// The types definition `sym` leads resolution to look up: those its callbacks'
+/// parameters are declared with (`operate(cb)`, typing `cb`'s parameters), and its own
+/// type when it is a typed field ([`Needed::is_typed_field`]). What a function returns
+/// is never looked up: a call's result is matched against its candidates' owners by the
+/// type's name alone ([`super::call_results`]).
+fn types_declared_by(sym: &Sym, typed_field: bool) -> impl Iterator<Item = &str> {
+    let text = sym.returns.as_deref().unwrap_or_default();
+    let (declared, callbacks) = text.split_once(';').unwrap_or((text, ""));
+    identifiers(if typed_field { declared } else { "" }).chain(identifiers(callbacks))
 }
 
 /// The identifiers in a written qualifier, receiver, type or path.
@@ -237,73 +285,169 @@ pub(crate) fn load_table(
     }
     let mut table = table.build();
     if let Some(names) = names {
-        load_symbols(conn, &mut table, names, usize::MAX)?;
+        load_symbols(conn, &mut table, &Needed::names(names), usize::MAX)?;
     }
     Ok(table)
 }
 
-/// Replaces `table`'s definitions with those of `names` and of every name they lead
-/// resolution to: the names they stand for through aliased `use`s (`pub use a::X as Y`
-/// makes `X` needed for `Y`), their types' bases, and the types their functions return or
-/// type their callbacks with (a call's result is a receiver, up to [`super::call_results::MAX_RESULT_HOPS`]
-/// calls deep). One chunk's worth: resolution's memory follows the chunk, not the tree,
-/// and the chunk links what one table of every name would.
+/// Replaces `table`'s definitions with those of `needed`'s names and of every name they
+/// lead resolution to: the names they stand for through aliased `use`s (`pub use a::X as
+/// Y` makes `X` needed for `Y`), their types' bases, and the types they declare for
+/// callbacks and typed fields ([`types_declared_by`], followed
+/// [`super::call_results::MAX_RESULT_HOPS`] deep). One chunk's worth: resolution's memory
+/// follows the chunk, not the tree, and the chunk links what one table of every name
+/// would.
 ///
-/// Stops at more than `max_symbols` definitions and returns false, the table then
-/// empty: the caller resolves fewer files at once instead of holding them all.
+/// The names the table already holds (the previous chunk's) that this chunk needs too
+/// are kept, not read again: consecutive chunks share their popular names (`new`,
+/// `fmt`, `get`), whose definitions grow with the tree and were most of every load. So
+/// are, within the budget, the names it does not need ([`Leftovers`]).
+///
+/// Stops at more than `max_symbols` definitions, not [`Loaded::fits`], the table then
+/// holding part of what the names lead to: the caller resolves fewer files at once,
+/// whose names are among these, instead of holding them all.
 pub(crate) fn load_symbols(
     conn: &Connection,
     table: &mut SymbolTable,
-    names: &[&str],
+    needed: &Needed<'_>,
     max_symbols: usize,
-) -> rusqlite::Result<bool> {
-    // The previous chunk's definitions go first: never two chunks' tables at once.
-    table.set_symbols(Default::default());
-    let mut by_name: super::sym::SymbolsByName = Default::default();
+) -> rusqlite::Result<Loaded> {
     let mut stmt = conn.prepare_cached(
         "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.name = ?1",
     )?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut frontier: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-    let mut loaded = 0usize;
-    // Each round loads the names the previous one led to; returned types are followed
+    let mut frontier = needed_with_aliases_and_bases(table, &needed.names);
+    let mut previous = Leftovers::new(table.take_symbols(), &frontier);
+    let mut by_name: super::sym::SymbolsByName = Default::default();
+    let mut loaded = Loaded {
+        fits: true,
+        read: 0,
+        kept: 0,
+    };
+    // Each round loads the names the previous one led to; declared types are followed
     // as deep as resolution follows calls, aliases and bases to the end (both finite).
-    for round in 0.. {
-        frontier = with_reexported_names(
-            &frontier.iter().map(String::as_str).collect::<Vec<_>>(),
-            table.rust.uses.values().flatten(),
-        )
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-        frontier.extend(base_closure(table, &frontier));
+    'rounds: for round in 0.. {
+        if round > 0 {
+            frontier = needed_with_aliases_and_bases(table, &frontier);
+        }
         frontier.retain(|n| !seen.contains(n));
-        frontier.sort_unstable();
-        frontier.dedup();
         if frontier.is_empty() {
             break;
         }
         let mut next = Vec::new();
         for name in frontier.drain(..) {
-            for row in stmt.query_map([&name], row_to_sym)? {
-                let (name, sym) = row?;
-                loaded += 1;
-                if loaded > max_symbols {
-                    return Ok(false);
+            let defs = match previous.take(&name) {
+                Some(defs) => {
+                    loaded.kept += defs.len();
+                    defs
                 }
-                if round <= super::call_results::MAX_RESULT_HOPS
-                    && let Some(returns) = &sym.returns
-                {
-                    next.extend(identifiers(returns).map(str::to_owned));
+                None => {
+                    let mut defs = Vec::new();
+                    for row in stmt.query_map([&name], row_to_sym)? {
+                        defs.push(row?.1);
+                    }
+                    table.order(&mut defs);
+                    loaded.read += defs.len();
+                    previous.make_room(loaded.read + loaded.kept, max_symbols);
+                    defs
                 }
-                by_name.entry(name).or_default().push(sym);
+            };
+            if round <= super::call_results::MAX_RESULT_HOPS {
+                let typed_field = needed.is_typed_field(&name);
+                for sym in &defs {
+                    next.extend(types_declared_by(sym, typed_field).map(str::to_owned));
+                }
+            }
+            if !defs.is_empty() {
+                by_name.insert(name.clone(), defs);
+            }
+            if loaded.read + loaded.kept > max_symbols {
+                loaded.fits = false;
+                break 'rounds;
             }
             seen.insert(name);
         }
         frontier = next;
     }
-    table.set_symbols(by_name);
-    Ok(true)
+    previous.make_room(loaded.read + loaded.kept, max_symbols);
+    by_name.extend(previous.defs);
+    table.set_ordered_symbols(by_name);
+    Ok(loaded)
+}
+
+/// The previous load's definitions while the next one is built. Those of a name the
+/// new load needs are taken as it reaches them; the others stay while the table has
+/// room, so that the files a crowded chunk leaves to the next chunk (and a retry with
+/// fewer files) find their names still there. A name resolution does not look up is
+/// never read from the table, so what else it holds changes no edge.
+struct Leftovers {
+    defs: super::sym::SymbolsByName,
+    /// The names the new load does not need first, in the reverse order of their
+    /// dropping when room is needed.
+    droppable: Vec<String>,
+    /// How many definitions `defs` holds.
+    held: usize,
+}
+
+impl Leftovers {
+    fn new(defs: super::sym::SymbolsByName, needed_first: &[String]) -> Leftovers {
+        let mut droppable: Vec<String> = defs
+            .keys()
+            .filter(|name| needed_first.binary_search(name).is_err())
+            .cloned()
+            .collect();
+        droppable.sort_unstable_by(|a, b| b.cmp(a));
+        let held = defs.values().map(Vec::len).sum();
+        Leftovers {
+            defs,
+            droppable,
+            held,
+        }
+    }
+
+    /// Takes out the definitions of `name`, if held.
+    fn take(&mut self, name: &str) -> Option<Vec<Sym>> {
+        let defs = self.defs.remove(name)?;
+        self.held -= defs.len();
+        Some(defs)
+    }
+
+    /// Drops names the load does not need until `loaded` and what is still held are at
+    /// most `max` (never two tables at once).
+    fn make_room(&mut self, loaded: usize, max: usize) {
+        while loaded.saturating_add(self.held) > max
+            && let Some(name) = self.droppable.pop()
+        {
+            if let Some(defs) = self.defs.remove(&name) {
+                self.held -= defs.len();
+            }
+        }
+    }
+}
+
+/// What [`load_symbols`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Loaded {
+    /// Whether every definition the names lead to is in the table, within the budget.
+    pub(crate) fits: bool,
+    /// Definitions read from the index.
+    pub(crate) read: usize,
+    /// Definitions kept from the table's previous load.
+    pub(crate) kept: usize,
+}
+
+/// `names`, the names they stand for through aliased `use`s and their types' bases,
+/// sorted and without repeats.
+fn needed_with_aliases_and_bases(table: &SymbolTable, names: &[impl AsRef<str>]) -> Vec<String> {
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    let mut needed: Vec<String> = with_reexported_names(&names, table.rust.uses.values().flatten())
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    needed.extend(base_closure(table, &needed));
+    needed.sort_unstable();
+    needed.dedup();
+    needed
 }
 
 /// The bases of `names`' types, and theirs, by name.

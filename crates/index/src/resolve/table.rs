@@ -279,11 +279,33 @@ fn last_identifier(base: &str) -> Option<&str> {
 }
 
 impl SymbolTable {
-    /// Replaces the definitions, keeping the files and module graphs: the next chunk of a
-    /// run that resolves in chunks ([`super::load_symbols`]).
-    pub(super) fn set_symbols(&mut self, mut by_name: SymbolsByName) {
-        order_candidates(&mut by_name, &self.files);
+    /// Replaces the definitions with `by_name`, each name's already in [`Self::order`],
+    /// keeping the files and module graphs: the next chunk of a run that resolves in
+    /// chunks ([`super::load_symbols`]).
+    pub(super) fn set_ordered_symbols(&mut self, by_name: SymbolsByName) {
         self.by_name = by_name;
+    }
+
+    /// Takes the definitions out, the table then holding none: the next chunk keeps the
+    /// names it needs too.
+    pub(super) fn take_symbols(&mut self) -> SymbolsByName {
+        std::mem::take(&mut self.by_name)
+    }
+
+    /// Orders one name's definitions as every table orders them (see
+    /// [`order_candidates`]).
+    pub(super) fn order(&self, defs: &mut [Sym]) {
+        order_defs(defs, &self.files);
+    }
+
+    /// Each name's definitions' ids in the table's order, by name: what two tables that
+    /// resolve the same way hold alike.
+    #[cfg(test)]
+    pub(crate) fn symbol_ids(&self) -> std::collections::BTreeMap<&str, Vec<i64>> {
+        self.by_name
+            .iter()
+            .map(|(name, defs)| (name.as_str(), defs.iter().map(|s| s.id).collect()))
+            .collect()
     }
 
     /// How many definitions the table holds (for a chunk's log line).
@@ -297,15 +319,20 @@ impl SymbolTable {
 /// the same tree.
 fn order_candidates(by_name: &mut SymbolsByName, files: &HashMap<i64, FileInfo>) {
     for defs in by_name.values_mut() {
-        defs.sort_by(|a, b| {
-            let path = |s: &Sym| files.get(&s.file_id).map_or("", |f| &*f.path);
-            (path(a), &a.qualified_name, a.kind.name()).cmp(&(
-                path(b),
-                &b.qualified_name,
-                b.kind.name(),
-            ))
-        });
+        order_defs(defs, files);
     }
+}
+
+/// One name's candidates in [`order_candidates`]' order.
+fn order_defs(defs: &mut [Sym], files: &HashMap<i64, FileInfo>) {
+    defs.sort_by(|a, b| {
+        let path = |s: &Sym| files.get(&s.file_id).map_or("", |f| &*f.path);
+        (path(a), &a.qualified_name, a.kind.name()).cmp(&(
+            path(b),
+            &b.qualified_name,
+            b.kind.name(),
+        ))
+    });
 }
 
 /// The keys an import finds a file by (see [`SymbolTable::files_for_module`]): the last

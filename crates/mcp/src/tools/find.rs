@@ -31,8 +31,8 @@ struct Output {
 pub static TOOL: ToolDef = ToolDef {
     name: "find",
     title: "Find definitions",
-    description: "Definitions (functions, methods, classes, structs, traits, ...) whose name matches \
-`pattern`: an exact name or a glob (`parse_*`, `*Error`, `[A-Z]*`), optionally of one `kind` and `lang`. \
+    description: "Definitions (functions, methods, classes, types, ...) whose name matches \
+`pattern`: an exact name or a glob (`parse_*`, `*Error`, `[A-Z]*`), optionally one `kind` and `lang`. \
 Each hit: path:line, kind, qualified name, signature; exact names first. `symbol` shows one \
 definition's body, `relations` its callers.",
     input: super::input_of::<Input>,

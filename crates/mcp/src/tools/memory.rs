@@ -324,6 +324,7 @@ pub(crate) fn target(ctx: &Ctx<'_>, scope: Option<Scope>) -> StoreTarget {
     StoreTarget {
         workspace: ctx.root.to_path_buf(),
         user: scope == Some(Scope::User),
+        access: ctx.access.clone(),
     }
 }
 

@@ -86,6 +86,9 @@ pub struct Ctx<'a> {
     pub cancel: &'a crate::cancel::CallCancel,
     /// The session-start gate's status for this session (`None` while it runs).
     pub session_start: Option<loci_api::vocab::lifecycle::Status>,
+    /// The memory namespaces this call may use: its request's API key's on `/mcp`
+    /// (docs/http.md, "Keys scoped to namespaces"), every one on stdio.
+    pub access: loci_api::memory::MemoryAccess,
 }
 
 impl Ctx<'_> {

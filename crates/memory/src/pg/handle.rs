@@ -1,16 +1,17 @@
-//! The store itself: its connection (one per store, reopened when it drops), its scope,
-//! and the reads every operation shares.
+//! The store itself: its connections (checked out of the process's pool for each call,
+//! `pool.rs`), its scope, and the reads every operation shares.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use postgres::{Client, GenericClient, IsolationLevel, NoTls, Transaction};
+use postgres::{GenericClient, IsolationLevel, Transaction};
 
 use super::ctx::{Ctx, Db};
 use super::pgvector::Pgvector;
+use super::pool::{self, Pool, Pooled};
 use super::rows::{LINK_COLUMNS, link_at, memory_at};
-use super::{migrate, url};
+use super::url;
 use crate::MemoryError;
 use crate::model::{CodeLink, Memory};
 
@@ -25,12 +26,22 @@ pub struct PgOptions {
     /// slow or locked database answers a call with [`MemoryError::PgTimeout`] instead
     /// of hanging it. Default 30 s.
     pub statement_timeout: Duration,
+    /// The most connections this process opens to the database with these options
+    /// (the pool is shared by every store on the same URL). Default 8; 0 pools
+    /// nothing (a connection per call, the schema checked by every store: for an
+    /// external pooler such as PgBouncer, or to measure what the pool saves).
+    pub pool_size: usize,
+    /// How long a call waits for a free connection when all are in use before it fails
+    /// with [`MemoryError::PgPoolExhausted`]. Default 10 s.
+    pub checkout_timeout: Duration,
 }
 
 impl Default for PgOptions {
     fn default() -> Self {
         PgOptions {
             statement_timeout: Duration::from_secs(30),
+            pool_size: pool::DEFAULT_SIZE,
+            checkout_timeout: pool::DEFAULT_CHECKOUT_TIMEOUT,
         }
     }
 }
@@ -43,16 +54,15 @@ impl Default for PgOptions {
 /// The client is `postgres`'s synchronous one, which drives its own Tokio runtime: call
 /// a `PgStore` from a plain thread (`tokio::task::spawn_blocking` in an async server, as
 /// the front ends already do for SQLite), never from inside a Tokio runtime, where it
-/// panics. One store holds one connection; calls from several threads take turns on it.
-/// A `visit` callback ([`crate::MemoryStore::scan_vectors`]) must not call the store.
+/// panics. Each call checks a connection out of the process's pool for that database
+/// (bounded, shared by every store on the same URL, `pool.rs`) and returns it after;
+/// opening a store is cheap once the pool has migrated the schema. A `visit` callback
+/// ([`crate::MemoryStore::scan_vectors`]) must not call the store.
 pub struct PgStore {
-    client: Mutex<Option<Client>>,
-    config: postgres::Config,
+    pub(super) pool: Arc<Pool>,
     pub(super) ctx: Ctx,
     /// pgvector, when the database has it (else vector recall is the exact scan).
     pub(super) pgvector: Option<Pgvector>,
-    /// The dimensions whose HNSW index is known to exist.
-    pub(super) indexed_dims: Mutex<Vec<i32>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -71,9 +81,10 @@ impl PgStore {
 
     /// Connects to the database `url` names (`postgres://user:pass@host:port/db`, or
     /// libpq's `host=/socket/dir user=... dbname=...`), migrates its memory schema (one
-    /// transaction under an advisory lock, so processes starting at once do not race),
-    /// and confines every call to `scope`: the repository identity this workspace's
-    /// memories belong to. Default [`PgOptions`].
+    /// transaction under an advisory lock, so processes starting at once do not race;
+    /// once per process and pool, later stores on the same URL skip it), and confines
+    /// every call to `scope`: the repository identity this workspace's memories belong
+    /// to. Default [`PgOptions`].
     pub fn connect(url: &str, scope: &str) -> Result<PgStore, MemoryError> {
         PgStore::connect_with(url, scope, PgOptions::default())
     }
@@ -92,14 +103,18 @@ impl PgStore {
             timeout_ms: options.statement_timeout.as_millis() as u64,
             broken: AtomicBool::new(false),
         };
-        let mut client = open(&config, &ctx)?;
-        let pgvector = migrate::migrate(&mut client, &ctx)?;
-        Ok(PgStore {
-            client: Mutex::new(Some(client)),
+        let pool = pool::shared(
+            url,
             config,
+            ctx.timeout_ms,
+            options.pool_size,
+            options.checkout_timeout,
+        );
+        let pgvector = pool.migrate_once(&ctx)?;
+        Ok(PgStore {
+            pool,
             ctx,
             pgvector,
-            indexed_dims: Mutex::new(Vec::new()),
         })
     }
 
@@ -138,17 +153,18 @@ impl PgStore {
         Ok(n as u64)
     }
 
-    /// The connection, reopened first when the last one was lost (a restarted server,
-    /// a dropped network: the call that found out failed): a long-lived process
-    /// outlives its connection.
-    pub(super) fn client(&self) -> Result<ClientGuard<'_>, MemoryError> {
-        let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
-        let lost = self.ctx.broken.swap(false, Ordering::Relaxed);
-        if lost || guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = None;
-            *guard = Some(open(&self.config, &self.ctx)?);
-        }
-        Ok(ClientGuard(guard))
+    /// A connection for one call, out of the pool: a lost one (a restarted server, a
+    /// dropped network: the call that found out failed) is not handed out again, so a
+    /// long-lived process outlives its connections.
+    pub(super) fn client(&self) -> Result<Pooled<'_>, MemoryError> {
+        self.pool.checkout(&self.ctx)
+    }
+
+    /// Whether the database answers now: one connection checked out and a trivial
+    /// query run on it (what `/health` reports).
+    pub fn ping(&self) -> Result<(), MemoryError> {
+        self.client()?.simple_query("SELECT 1").db(&self.ctx)?;
+        Ok(())
     }
 
     /// Runs `f` in one read-only `REPEATABLE READ` transaction: the reads of one
@@ -176,22 +192,6 @@ impl PgStore {
     }
 }
 
-/// The store's connection, held for one call.
-pub(super) struct ClientGuard<'a>(MutexGuard<'a, Option<Client>>);
-
-impl std::ops::Deref for ClientGuard<'_> {
-    type Target = Client;
-    fn deref(&self) -> &Client {
-        self.0.as_ref().expect("a guard always holds a client")
-    }
-}
-
-impl std::ops::DerefMut for ClientGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Client {
-        self.0.as_mut().expect("a guard always holds a client")
-    }
-}
-
 /// A scope names a repository (`github.com/team/repo`, a UUID...): not blank, no
 /// control character, at most 512 bytes.
 fn check_scope(scope: &str) -> Result<(), MemoryError> {
@@ -208,20 +208,6 @@ fn check_scope(scope: &str) -> Result<(), MemoryError> {
         });
     }
     Ok(())
-}
-
-/// A new connection with the session settings every call relies on: the statement
-/// timeout, and the `loci_memory` schema first on the search path.
-fn open(config: &postgres::Config, c: &Ctx) -> Result<Client, MemoryError> {
-    let mut client = config.connect(NoTls).db(c)?;
-    client
-        .batch_execute(&format!(
-            "SET statement_timeout = {}; SET search_path TO {}",
-            c.timeout_ms,
-            super::schema::SCHEMA
-        ))
-        .db(c)?;
-    Ok(client)
 }
 
 /// The memory `id` of the scope, read through `db` (a transaction or the client).

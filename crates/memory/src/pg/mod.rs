@@ -2,8 +2,9 @@
 //! its own scope, behind the same [`crate::MemoryStore`] as the SQLite store and with the
 //! same behaviour. Every mutation is one `SERIALIZABLE` transaction that writes its
 //! version, retried on conflicts with concurrent writers (`retry.rs`); every
-//! connection has a statement timeout; the schema migrates on connect under an
-//! advisory lock (`migrate.rs`). See docs/memory.md, "The PostgreSQL store".
+//! connection has a statement timeout; connections come from a bounded pool per
+//! database per process (`pool.rs`); the schema migrates on the pool's first connect
+//! under an advisory lock (`migrate.rs`). See docs/memory.md, "The PostgreSQL store".
 
 mod ctx;
 mod entities;
@@ -14,6 +15,7 @@ mod merge;
 mod migrate;
 mod nul;
 mod pgvector;
+mod pool;
 mod read;
 mod retry;
 mod rows;

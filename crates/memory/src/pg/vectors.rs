@@ -210,23 +210,19 @@ impl PgStore {
     }
 
     /// With pgvector, makes sure `dim`-dimension vectors have their HNSW index (once
-    /// per store and dimension; created under the migrations' lock).
+    /// per pool and dimension; created under the migrations' lock).
     fn index_dim(&self, dim: i32) -> Result<(), MemoryError> {
         let Some(pv) = &self.pgvector else {
             return Ok(());
         };
-        let mut known = self.indexed_dims.lock().unwrap_or_else(|p| p.into_inner());
-        if known.contains(&dim) {
-            return Ok(());
-        }
-        let c = &self.ctx;
-        let mut client = self.client()?;
-        let mut tx = client.transaction().db(c)?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK_KEY])
-            .db(c)?;
-        ensure_index(&mut tx, c, pv, dim)?;
-        tx.commit().db(c)?;
-        known.push(dim);
-        Ok(())
+        self.pool.index_once(dim, || {
+            let c = &self.ctx;
+            let mut client = self.client()?;
+            let mut tx = client.transaction().db(c)?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK_KEY])
+                .db(c)?;
+            ensure_index(&mut tx, c, pv, dim)?;
+            tx.commit().db(c)
+        })
     }
 }
