@@ -1,12 +1,16 @@
 //! Vector recall on PostgreSQL, with and without pgvector: the store says which search
 //! answers, and pgvector's HNSW index (approximate) finds what the exact cosine finds,
-//! within 2 points of recall@10, on the same vectors, through a namespace filter that
-//! drops half of the indexed rows.
+//! within 2 points of recall@10, on the same vectors, through a namespace filter that drops half of the
+//! indexed rows. `PgOptions::exact_vectors` keeps the exact scan on such a database
+//! while still feeding the index.
 
-use loci_memory::vector::{normalize, scan_nearest};
-use loci_memory::{Filter, MemoryStore, NewMemory, NoCode, VectorSearch, ops};
+use std::collections::HashMap;
 
-use crate::stores::{self, Fixture};
+use loci_memory::vector::{nearest, normalize, scan_nearest};
+use loci_memory::{Filter, MemoryStore, NewMemory, NoCode, PgOptions, PgStore, VectorSearch, ops};
+
+use crate::pg_cluster;
+use crate::stores::{self, SCOPE};
 
 const MODEL: &str = "test-clusters-64";
 const DIM: usize = 64;
@@ -17,28 +21,38 @@ const K: usize = 10;
 
 #[test]
 fn postgres_without_pgvector_searches_exactly() {
-    let Some(s) = stores::postgres() else { return };
+    let Some(mut s) = stores::postgres() else {
+        return;
+    };
     assert_eq!(s.describe().vector_search, VectorSearch::Exact);
-    // No database answer: recall falls back to the scan.
-    let q = vec![1.0 / (DIM as f32).sqrt(); DIM];
-    assert!(s.nearest_cached(MODEL, &filter("default"), &q, K).is_none());
+    let mut rng = Rng(0x5eed_1234_abcd_0002);
+    let centres = fill(&mut *s, &mut rng, 50);
+    // No database answer: recall's k-NN is the scan, and it finds the vectors.
+    let f = filter("default");
+    let q = point(&mut rng, &centres[0], 0.6);
+    assert!(s.nearest_cached(MODEL, &f, &q, K).is_none());
+    let hits = nearest(&*s, MODEL, &f, &q, K).unwrap();
+    assert_eq!(hits, scan_nearest(&*s, MODEL, &f, &q, K).unwrap());
+    assert_eq!(hits.len(), K);
 }
 
 #[test]
 fn pgvector_recall_is_within_two_points_of_the_exact_scan() {
-    let Some(mut s) = stores::pgvector() else {
+    let Some(url) = pg_cluster::database_pgvector() else {
         return;
     };
+    let mut s = PgStore::connect(&url, SCOPE).unwrap();
     assert_eq!(s.describe().vector_search, VectorSearch::Pgvector);
     let mut rng = Rng(0x5eed_1234_abcd_0001);
-    let centres = fill(&mut s, &mut rng);
+    let centres = fill(&mut s, &mut rng, PER_NAMESPACE);
 
     let f = filter("default");
+    let stored = vectors_in(&s, &f);
     let (mut found, mut wanted) = (0usize, 0usize);
     for _ in 0..QUERIES {
         let c = rng.below(centres.len());
         let q = point(&mut rng, &centres[c], 0.6);
-        let exact = scan_nearest(&*s, MODEL, &f, &q, K).unwrap();
+        let exact = scan_nearest(&s, MODEL, &f, &q, K).unwrap();
         let hnsw = s
             .nearest_cached(MODEL, &f, &q, K)
             .expect("pgvector answers the k-NN");
@@ -47,7 +61,10 @@ fn pgvector_recall_is_within_two_points_of_the_exact_scan() {
         for (id, score) in &hnsw {
             // The database's cosine is the exact one for what it returns, and every
             // hit is of the filtered namespace (the exact scan's ids are).
-            let want = loci_memory::vector::dot(&q, &vector_of(&*s, &f, *id));
+            let v = stored
+                .get(id)
+                .unwrap_or_else(|| panic!("memory {id} is not in the filtered namespace"));
+            let want = loci_memory::vector::dot(&q, v);
             assert!((score - want).abs() < 1e-4, "{id}: {score} vs {want}");
         }
         wanted += K;
@@ -62,22 +79,52 @@ fn pgvector_recall_is_within_two_points_of_the_exact_scan() {
     assert!(recall >= 0.98, "pgvector recall@{K} {recall:.4} < 0.98");
 }
 
-/// Two namespaces of clustered unit vectors, one chunk per memory: the clusters' centres.
-fn fill(s: &mut Fixture, rng: &mut Rng) -> Vec<Vec<f32>> {
+#[test]
+fn exact_vectors_scans_on_a_pgvector_database_and_still_feeds_its_index() {
+    let Some(url) = pg_cluster::database_pgvector() else {
+        return;
+    };
+    let options = PgOptions {
+        exact_vectors: true,
+        ..PgOptions::default()
+    };
+    let mut exact = PgStore::connect_with(&url, SCOPE, options).unwrap();
+    assert_eq!(exact.describe().vector_search, VectorSearch::Exact);
+    let mut rng = Rng(0x5eed_1234_abcd_0003);
+    let centres = fill(&mut exact, &mut rng, 50);
+    let f = filter("default");
+    let q = point(&mut rng, &centres[1], 0.6);
+    assert!(exact.nearest_cached(MODEL, &f, &q, K).is_none());
+    let scanned = nearest(&exact, MODEL, &f, &q, K).unwrap();
+    assert_eq!(scanned.len(), K);
+    // A default store on the same database asks the index, which holds what the
+    // exact store wrote: on 50 rows HNSW finds the same 10.
+    let indexed = PgStore::connect(&url, SCOPE).unwrap();
+    assert_eq!(indexed.describe().vector_search, VectorSearch::Pgvector);
+    let hits = indexed
+        .nearest_cached(MODEL, &f, &q, K)
+        .expect("pgvector answers the k-NN");
+    let ids = |h: &[(i64, f32)]| h.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    assert_eq!(ids(&hits), ids(&scanned));
+}
+
+/// Two namespaces of `per_namespace` clustered unit vectors each, one chunk per
+/// memory: the clusters' centres.
+fn fill(s: &mut dyn MemoryStore, rng: &mut Rng, per_namespace: usize) -> Vec<Vec<f32>> {
     let centres: Vec<Vec<f32>> = (0..40).map(|_| centre(rng)).collect();
     for ns in ["default", "other"] {
-        for i in 0..PER_NAMESPACE {
+        for i in 0..per_namespace {
             let m = NewMemory {
                 namespace: Some(ns.into()),
                 name: format!("m-{i}"),
                 body: format!("memory {i}"),
                 ..Default::default()
             };
-            ops::remember(&mut **s, &NoCode, false, &m, &[]).unwrap();
+            ops::remember(s, &NoCode, false, &m, &[]).unwrap();
         }
     }
-    let pending = s.pending_chunks(MODEL, 10 * PER_NAMESPACE).unwrap();
-    assert_eq!(pending.len(), 2 * PER_NAMESPACE);
+    let pending = s.pending_chunks(MODEL, 10 * per_namespace).unwrap();
+    assert_eq!(pending.len(), 2 * per_namespace);
     let rows: Vec<(i64, u32, Vec<f32>)> = pending
         .iter()
         .map(|p| {
@@ -91,16 +138,15 @@ fn fill(s: &mut Fixture, rng: &mut Rng) -> Vec<Vec<f32>> {
     centres
 }
 
-/// The stored vector of memory `id` (one chunk each), read through the exact scan.
-fn vector_of(s: &dyn MemoryStore, f: &Filter, id: i64) -> Vec<f32> {
-    let mut out = None;
+/// The stored vector of each memory `f` keeps (one chunk each), read through the
+/// exact scan.
+fn vectors_in(s: &dyn MemoryStore, f: &Filter) -> HashMap<i64, Vec<f32>> {
+    let mut out = HashMap::new();
     s.scan_vectors(MODEL, f, &mut |m, _, v| {
-        if m == id {
-            out = Some(v.to_vec());
-        }
+        out.insert(m, v.to_vec());
     })
     .unwrap();
-    out.unwrap_or_else(|| panic!("memory {id} is not in the filtered namespace"))
+    out
 }
 
 fn filter(ns: &str) -> Filter {

@@ -1,7 +1,8 @@
 //! The stores the conformance suite runs against, behind one fixture: a SQLite file in a
 //! temporary directory, and a PostgreSQL database of the test cluster (`pg_cluster.rs`)
-//! under one scope, on a cluster without pgvector and on one with it. `conformance!` turns one list of test functions, each written once
-//! against the fixture, into a `sqlite`, a `postgres` and a `pgvector` test per function.
+//! under one scope, on a cluster without pgvector and on one with it. `conformance!`
+//! turns one list of test functions, each written once against the fixture, into a
+//! `sqlite`, a `postgres` and a `pgvector` test per function.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;

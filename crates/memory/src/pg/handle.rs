@@ -34,6 +34,11 @@ pub struct PgOptions {
     /// How long a call waits for a free connection when all are in use before it fails
     /// with [`MemoryError::PgPoolExhausted`]. Default 10 s.
     pub checkout_timeout: Duration,
+    /// Vector recall scans every vector exactly in loci even when the database has
+    /// pgvector (whose HNSW index is approximate): for a team that wants exact
+    /// recall, or to compare the two on one database. Vectors are still written
+    /// where the index reads them. Default false.
+    pub exact_vectors: bool,
 }
 
 impl Default for PgOptions {
@@ -42,6 +47,7 @@ impl Default for PgOptions {
             statement_timeout: Duration::from_secs(30),
             pool_size: pool::DEFAULT_SIZE,
             checkout_timeout: pool::DEFAULT_CHECKOUT_TIMEOUT,
+            exact_vectors: false,
         }
     }
 }
@@ -61,8 +67,11 @@ impl Default for PgOptions {
 pub struct PgStore {
     pub(super) pool: Arc<Pool>,
     pub(super) ctx: Ctx,
-    /// pgvector, when the database has it (else vector recall is the exact scan).
+    /// pgvector, when the database has it: vectors are written to its column too.
     pub(super) pgvector: Option<Pgvector>,
+    /// Whether the k-NN is asked of pgvector (it is there and not
+    /// [`PgOptions::exact_vectors`]); else vector recall is the exact scan.
+    pub(super) knn_in_database: bool,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -114,6 +123,7 @@ impl PgStore {
         Ok(PgStore {
             pool,
             ctx,
+            knn_in_database: pgvector.is_some() && !options.exact_vectors,
             pgvector,
         })
     }

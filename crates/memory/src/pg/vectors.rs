@@ -18,16 +18,18 @@ impl PgStore {
     /// How this store's vector recall searches: in the database with pgvector, else
     /// exactly in loci.
     pub(super) fn vector_search(&self) -> VectorSearch {
-        match self.pgvector {
-            Some(_) => VectorSearch::Pgvector,
-            None => VectorSearch::Exact,
+        if self.knn_in_database {
+            VectorSearch::Pgvector
+        } else {
+            VectorSearch::Exact
         }
     }
 
     /// The k-NN answered by the database's HNSW index (pgvector): each memory by its
     /// best chunk, best first, as cosine similarities. `None` (recall scans exactly)
-    /// without pgvector, for a dimension the index does not take, or when the query
-    /// fails (the scan then answers, and reports the error if it has one too).
+    /// without pgvector (or with [`super::PgOptions::exact_vectors`]), for a dimension
+    /// the index does not take, or when the query fails (the scan then answers, and
+    /// reports the error if it has one too).
     pub(super) fn nearest_in_database(
         &self,
         model: &str,
@@ -35,7 +37,7 @@ impl PgStore {
         query: &[f32],
         k: usize,
     ) -> Option<Vec<(i64, f32)>> {
-        let pv = self.pgvector.as_ref()?;
+        let pv = self.pgvector.as_ref().filter(|_| self.knn_in_database)?;
         let dim = i32::try_from(query.len()).ok()?;
         if k == 0 {
             return Some(Vec::new());
