@@ -5,12 +5,13 @@
 # exact scan loci falls back to. Starts a throwaway PostgreSQL cluster in a temporary
 # directory (as `nobody` when run as root) and removes it at the end.
 #
-# Usage: scripts/bench-memory-stores.sh [N]         (default 100000)
+# Usage: scripts/bench-memory-stores.sh [N [QUERIES]]   (default 100000 memories, 500 queries)
 #   PG_BIN=/path/to/postgresql/bin   the server to run (default: $LOCI_TEST_PGVECTOR_BIN,
 #                                    the pgvector build .ci/run unpacks, else Debian's newest)
 set -euo pipefail
 
 n=${1:-100000}
+queries=${2:-500}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${PG_BIN:-${LOCI_TEST_PGVECTOR_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)}}
 [ -x "$bin/postgres" ] || { echo "no PostgreSQL server in $bin" >&2; exit 1; }
@@ -38,4 +39,4 @@ for _ in $(seq 300); do "$bin/pg_isready" -q -h "$work" -p 5433 && break; sleep 
 mkdir -p "$work/sqlite"
 cargo build --release -q -p loci-memory --example store_latency --manifest-path "$here/Cargo.toml"
 "${CARGO_TARGET_DIR:-$here/target}/release/examples/store_latency" "$n" "$work/sqlite/memory.db" \
-    "host=$work port=5433 user=loci dbname=bench"
+    "host=$work port=5433 user=loci dbname=bench" "$queries"
