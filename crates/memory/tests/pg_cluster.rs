@@ -62,6 +62,14 @@ pub fn database_pgvector() -> Option<String> {
     new_database(PGVECTOR.get_or_init(start_pgvector).as_ref()?)
 }
 
+/// [`database_pgvector`] as a `postgres://` URL (the superuser over the socket), the
+/// form `memory.url` takes: for the CLI's tests of what a pgvector database reports.
+pub fn database_pgvector_url() -> Option<String> {
+    let cluster = PGVECTOR.get_or_init(start_pgvector).as_ref()?;
+    let db = new_database(cluster)?.rsplit("dbname=").next()?.to_string();
+    Some(socket_url(&cluster.socket, SUPERUSER, &db))
+}
+
 fn new_database(cluster: &Cluster) -> Option<String> {
     let name = format!("t_{}", cluster.next.fetch_add(1, Ordering::Relaxed));
     cluster
