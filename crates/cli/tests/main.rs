@@ -40,6 +40,7 @@ mod memory_background;
 mod memory_extract;
 mod memory_merge;
 mod memory_team;
+mod memory_team_nodes;
 mod memory_user_remote;
 mod memory_vectors;
 mod models;

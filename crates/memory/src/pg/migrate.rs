@@ -12,15 +12,17 @@
 use postgres::Client;
 
 use super::ctx::{Ctx, Db};
+use super::pgvector::Pgvector;
 use super::schema::{MIGRATIONS, SCHEMA};
 use crate::MemoryError;
 
 /// The advisory lock key of migrations (`"lociMEM1"` as a big-endian integer): every
 /// loci process migrating the same database takes the same one.
-const LOCK_KEY: i64 = 0x6c6f_6369_4d45_4d31;
+pub(super) const LOCK_KEY: i64 = 0x6c6f_6369_4d45_4d31;
 
-/// Runs the missing migrations, or refuses a newer schema.
-pub(super) fn migrate(client: &mut Client, c: &Ctx) -> Result<(), MemoryError> {
+/// Runs the missing migrations, or refuses a newer schema; then makes pgvector ready
+/// when the database can have it (`pgvector.rs`), which is what it returns.
+pub(super) fn migrate(client: &mut Client, c: &Ctx) -> Result<Option<Pgvector>, MemoryError> {
     let known = MIGRATIONS.len() as i32;
     let mut tx = client.transaction().db(c)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK_KEY])
@@ -80,5 +82,7 @@ pub(super) fn migrate(client: &mut Client, c: &Ctx) -> Result<(), MemoryError> {
         .db(c)?;
         tracing::info!(target: "memory", database = %c.target, version, "memory schema migrated");
     }
-    tx.commit().db(c)
+    let pgvector = super::pgvector::prepare(&mut tx, c)?;
+    tx.commit().db(c)?;
+    Ok(pgvector)
 }

@@ -14,6 +14,7 @@ mod handle;
 mod merge;
 mod migrate;
 mod nul;
+mod pgvector;
 mod pool;
 mod read;
 mod retry;

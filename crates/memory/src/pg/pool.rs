@@ -17,6 +17,7 @@ use postgres::{Client, NoTls};
 
 use super::ctx::{Ctx, Db};
 use super::migrate;
+use super::pgvector::Pgvector;
 use crate::MemoryError;
 
 /// How many connections one pool opens at most, by default.
@@ -32,8 +33,11 @@ pub(super) struct Pool {
     checkout_timeout: Duration,
     state: Mutex<State>,
     freed: Condvar,
-    /// Set once the schema was migrated (or found current) through this pool.
-    migrated: Mutex<bool>,
+    /// Set once the schema was migrated (or found current) through this pool: with
+    /// pgvector as the migration found it (`None` inside: the exact fallback).
+    migrated: Mutex<Option<Option<Pgvector>>>,
+    /// The dimensions whose HNSW index is known to exist (pgvector only).
+    indexed_dims: Mutex<Vec<i32>>,
 }
 
 /// What the pool holds: idle connections, and how many are open in all.
@@ -71,7 +75,8 @@ pub(super) fn shared(
                 checkout_timeout,
                 state: Mutex::new(State::default()),
                 freed: Condvar::new(),
-                migrated: Mutex::new(false),
+                migrated: Mutex::new(None),
+                indexed_dims: Mutex::new(Vec::new()),
             })
         })
         .clone()
@@ -80,14 +85,32 @@ pub(super) fn shared(
 impl Pool {
     /// Migrates the schema through this pool the first time only: later stores on the
     /// same pool trust it (a newer loci migrating the database meanwhile is found by
-    /// the next process, not this one).
-    pub(super) fn migrate_once(&self, c: &Ctx) -> Result<(), MemoryError> {
+    /// the next process, not this one). Answers pgvector as the migration found it.
+    pub(super) fn migrate_once(&self, c: &Ctx) -> Result<Option<Pgvector>, MemoryError> {
         let mut done = lock(&self.migrated);
-        if !*done {
-            let mut client = self.checkout(c)?;
-            migrate::migrate(&mut client, c)?;
-            // Without pooling every store checks again, as a new process would.
-            *done = !self.unpooled();
+        if let Some(pgvector) = done.as_ref() {
+            return Ok(pgvector.clone());
+        }
+        let mut client = self.checkout(c)?;
+        let pgvector = migrate::migrate(&mut client, c)?;
+        // Without pooling every store checks again, as a new process would.
+        if !self.unpooled() {
+            *done = Some(pgvector.clone());
+        }
+        Ok(pgvector)
+    }
+
+    /// Runs `make` unless the HNSW index of `dim` is already known to exist through
+    /// this pool; remembers it once `make` succeeds.
+    pub(super) fn index_once(
+        &self,
+        dim: i32,
+        make: impl FnOnce() -> Result<(), MemoryError>,
+    ) -> Result<(), MemoryError> {
+        let mut known = lock(&self.indexed_dims);
+        if !known.contains(&dim) {
+            make()?;
+            known.push(dim);
         }
         Ok(())
     }
