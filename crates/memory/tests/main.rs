@@ -10,6 +10,7 @@ mod stores;
 
 mod fts_ranking;
 mod pg_store;
+mod pg_tls;
 mod recall_signals;
 mod store;
 mod store_links;

@@ -1,6 +1,7 @@
 //! The store itself: its connections (checked out of the process's pool for each call,
 //! `pool.rs`), its scope, and the reads every operation shares.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -33,6 +34,10 @@ pub struct PgOptions {
     /// How long a call waits for a free connection when all are in use before it fails
     /// with [`MemoryError::PgPoolExhausted`]. Default 10 s.
     pub checkout_timeout: Duration,
+    /// The CA certificates (a PEM file) the server's TLS certificate must be signed by
+    /// (`memory.caFile`): `sslmode=verify-ca`/`verify-full` need one, and with one
+    /// `prefer` and `require` check the chain too. The URL's `sslrootcert` wins.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Default for PgOptions {
@@ -41,6 +46,7 @@ impl Default for PgOptions {
             statement_timeout: Duration::from_secs(30),
             pool_size: pool::DEFAULT_SIZE,
             checkout_timeout: pool::DEFAULT_CHECKOUT_TIMEOUT,
+            ca_file: None,
         }
     }
 }
@@ -93,7 +99,8 @@ impl PgStore {
         options: PgOptions,
     ) -> Result<PgStore, MemoryError> {
         check_scope(scope)?;
-        let config = url::config(url, options.statement_timeout)?;
+        let ca_file = options.ca_file.as_deref();
+        let config = url::config(url, options.statement_timeout, ca_file)?;
         let ctx = Ctx {
             scope: scope.to_string(),
             target: url::redacted(url),
@@ -103,6 +110,7 @@ impl PgStore {
         let pool = pool::shared(
             url,
             config,
+            ca_file,
             ctx.timeout_ms,
             options.pool_size,
             options.checkout_timeout,
