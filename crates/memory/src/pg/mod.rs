@@ -12,6 +12,7 @@ mod entities;
 mod extraction;
 mod fts;
 mod handle;
+mod history;
 mod merge;
 mod migrate;
 mod nul;
