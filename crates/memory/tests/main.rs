@@ -5,6 +5,7 @@
 
 // Support: the stores under test and the throwaway PostgreSQL cluster.
 mod pg_cluster;
+mod pg_tls_cluster;
 #[macro_use]
 mod stores;
 

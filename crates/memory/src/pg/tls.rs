@@ -272,7 +272,8 @@ pub(super) fn explain(
     let reason = if let Some(db) = e.as_db_error() {
         // pg_hba.conf has only `hostssl` lines for this client.
         let refused = db.code() == &postgres::error::SqlState::INVALID_AUTHORIZATION_SPECIFICATION
-            && db.message().contains("no encryption");
+            // PostgreSQL 14 and later say "no encryption", earlier ones "SSL off".
+            && (db.message().contains("no encryption") || db.message().contains("SSL off"));
         if !refused {
             return None;
         }
