@@ -324,6 +324,9 @@ impl From<loci_memory::MemoryError> for ApiError {
             // database with its password hidden.
             E::PgUrl { .. } => ApiError::new(ErrorKind::InvalidInput, e.to_string())
                 .hint("fix memory.url (or LOCI_MEMORY_URL): postgres://user:password@host/db"),
+            E::PgTls { .. } => ApiError::new(ErrorKind::Storage, e.to_string()).hint(
+                "check memory.url's sslmode and memory.caFile (or LOCI_MEMORY_CA_FILE): the CA that signed the server's certificate",
+            ),
             E::Postgres { .. } => ApiError::new(ErrorKind::Storage, e.to_string()).hint(
                 "check memory.url (or LOCI_MEMORY_URL): that the server runs, and its user and password",
             ),

@@ -7,6 +7,8 @@ mod lifecycle_support;
 mod mcp_support;
 #[path = "../../memory/tests/pg_cluster.rs"]
 mod pg_cluster;
+#[path = "../../memory/tests/pg_tls_cluster.rs"]
+mod pg_tls_cluster;
 mod probe_support;
 mod serve_support;
 mod tiny_model_support;
@@ -41,6 +43,7 @@ mod memory_extract;
 mod memory_merge;
 mod memory_team;
 mod memory_team_nodes;
+mod memory_tls;
 mod memory_user_remote;
 mod memory_vectors;
 mod models;

@@ -3,10 +3,10 @@
 //! separate `LOCI_HOME`s) pointed at one database by `LOCI_MEMORY_URL` share their
 //! memories — through the CLI, `loci serve`'s HTTP API and `loci mcp` — each judging
 //! staleness (`memory read`, `impact`) against its own index; `memory export` /
-//! `import` move memories from SQLite to PostgreSQL and back, idempotently; a wrong
-//! password, a malformed URL or a clone with no repository identity is a clear error
-//! with the documented exit code and never shows the password. Without PostgreSQL the
-//! tests skip, and fail when `CI` is set.
+//! `import` move memories with their histories from SQLite to PostgreSQL and back,
+//! idempotently; a wrong password, a malformed URL or a clone with no repository
+//! identity is a clear error with the documented exit code and never shows the
+//! password. Without PostgreSQL the tests skip, and fail when `CI` is set.
 use crate::common;
 use crate::mcp_support;
 use crate::pg_cluster;
@@ -289,6 +289,12 @@ fn export_and_import_move_memories_from_sqlite_to_postgres_and_back_idempotently
     assert_eq!(first["created"], 2, "{first}");
     assert_eq!(first["verified"], true, "{first}");
     assert_eq!(first["digest"], from_sqlite["digest"], "{first}");
+    // Each memory with its history, not a fresh version 1.
+    assert_eq!(first["versions_restored"], 4, "{first}");
+    assert_eq!(
+        first["history_digest"], from_sqlite["history_digest"],
+        "{first}"
+    );
     let (code, again) = team.json(&["memory", "import", &file("a.jsonl")]);
     assert_eq!(code, 0, "{again}");
     assert_eq!(
@@ -307,12 +313,19 @@ fn export_and_import_move_memories_from_sqlite_to_postgres_and_back_idempotently
     let (code, from_pg) = team.json(&["memory", "export", "-o", &file("b.jsonl")]);
     assert_eq!(code, 0, "{from_pg}");
     assert_eq!(from_pg["digest"], from_sqlite["digest"], "{from_pg}");
+    assert_eq!(from_pg["history_digest"], from_sqlite["history_digest"]);
     let back = Clone::new("https://git.example.com/team/back.git", "");
     let into_sqlite = plain(&back, &["memory", "import", &file("b.jsonl")]);
     assert_eq!(into_sqlite["created"], 2, "{into_sqlite}");
     assert_eq!(into_sqlite["verified"], true, "{into_sqlite}");
     let (_, read) = back.env.json(&["memory", "read", "args"]);
     assert_eq!(read["body"], "`parse_args` adds one, always.", "{read}");
+    let history = |c: &Clone| plain(c, &["memory", "history", "args"]);
+    assert_eq!(
+        history(&back),
+        history(&local),
+        "the same versions, times included"
+    );
 
     // A file cut short is refused by name, and nothing is stored.
     let text = std::fs::read_to_string(file("a.jsonl")).unwrap();

@@ -6,12 +6,15 @@
 //! it (case, whitespace, zero-width and homoglyph characters, a decomposed accent),
 //! nor by the other's memory names and ids guessed directly; what the other holds is
 //! unchanged after every attempt. The server's own key keeps seeing everything, and a
-//! bad keys file stops the server before it listens.
+//! bad keys file stops the server before it listens. The HTTP and MCP checks run twice:
+//! with the workspace's memories in its SQLite file, and in a team PostgreSQL database
+//! (`memory.url`, a real cluster: `pg_cluster`), whose scoping must hold the same.
 
 use std::process::Stdio;
 
 use serde_json::{Value, json};
 
+use crate::pg_cluster;
 use crate::serve_support::agent;
 use crate::serve_support::mcp::{APP, INIT, KEY, Served, error_kind};
 
@@ -49,13 +52,43 @@ const LOOK_ALIKES: &[&str] = &[
     "default",
 ];
 
-/// The server with both keys, and the keys file's folder (kept alive with it).
-fn serve() -> (Served, tempfile::TempDir) {
+/// Where the server keeps the workspace's memories.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Store {
+    /// The workspace's `.loci/memory.db`.
+    Sqlite,
+    /// A database of the test cluster, as `memory.url`.
+    Postgres,
+}
+
+/// The server with both keys over `store`, and the keys file's folder (kept alive with
+/// it); `None` when PostgreSQL is asked for and skipped (not installed, not CI). The
+/// store is checked to be the one asked for.
+fn serve(store: Store) -> Option<(Served, tempfile::TempDir)> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("api-keys.toml");
     std::fs::write(&path, KEYS_FILE).unwrap();
-    let served = Served::start(&[("LOCI_API_KEYS_FILE", path.to_str().unwrap())]);
-    (served, dir)
+    let mut vars = vec![("LOCI_API_KEYS_FILE", path.to_str().unwrap().to_string())];
+    if store == Store::Postgres {
+        vars.push((
+            "LOCI_MEMORY_URL",
+            pg_cluster::database_with_password("serve-keys-pw")?,
+        ));
+        vars.push((
+            "LOCI_MEMORY_REPOSITORY_ID",
+            "github.com/loci/serve-keys".into(),
+        ));
+    }
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let served = Served::start(&vars);
+    let stats = ok(&served, KEY, served.workspace_id("app"), "stats", json!({}));
+    let kind = if store == Store::Postgres {
+        "postgres"
+    } else {
+        "sqlite"
+    };
+    assert_eq!(stats["store"]["kind"], kind, "{stats}");
+    Some((served, dir))
 }
 
 /// `(status, answer)` of `POST {path}` with `key`.
@@ -150,7 +183,18 @@ fn alpha_state(s: &Served, id: i64) -> (u64, String, bool) {
 
 #[test]
 fn two_scoped_keys_cannot_reach_each_others_memories_over_http() {
-    let (s, _keys) = serve();
+    over_http(Store::Sqlite);
+}
+
+#[test]
+fn two_scoped_keys_cannot_reach_each_others_memories_over_http_on_postgres() {
+    over_http(Store::Postgres);
+}
+
+fn over_http(store: Store) {
+    let Some((s, _keys)) = serve(store) else {
+        return;
+    };
     let id = s.workspace_id("app");
     // Each key remembers without naming a namespace: its first one.
     let a = ok(
@@ -422,7 +466,18 @@ fn tool(s: &Served, key: &str, session: &str, name: &str, args: Value) -> Value 
 
 #[test]
 fn two_scoped_keys_cannot_reach_each_others_memories_over_mcp() {
-    let (s, _keys) = serve();
+    over_mcp(Store::Sqlite);
+}
+
+#[test]
+fn two_scoped_keys_cannot_reach_each_others_memories_over_mcp_on_postgres() {
+    over_mcp(Store::Postgres);
+}
+
+fn over_mcp(store: Store) {
+    let Some((s, _keys)) = serve(store) else {
+        return;
+    };
     let alpha = session(&s, ALPHA);
     let beta = session(&s, BETA);
     let made = tool(

@@ -69,6 +69,17 @@ pub enum MemoryError {
         /// What is wrong with it.
         reason: String,
     },
+    /// TLS to the PostgreSQL memory database failed or was refused: a certificate that
+    /// does not verify (the host and the mode named), a CA file that cannot be read, a
+    /// server without TLS under a mode that requires it, a server that takes only TLS
+    /// refusing `sslmode=disable`.
+    #[error("memory database {target}: {reason}")]
+    PgTls {
+        /// The connection string, password hidden.
+        target: String,
+        /// What failed, and what to change.
+        reason: String,
+    },
     /// PostgreSQL failed on the memory database (cannot connect, a statement failed).
     #[error("memory database {target}: {}", pg_detail(source))]
     Postgres {

@@ -164,6 +164,16 @@ pub trait MemoryStore {
     fn purge(&mut self, ns: &str, name: &str) -> Result<(), MemoryError>;
     /// Every version, oldest first.
     fn history(&self, ns: &str, name: &str) -> Result<Vec<Version>, MemoryError>;
+    /// Replaces the history of `name` in `ns` with `versions` (oldest first, numbered
+    /// 1, 2, 3..., the last one its content: checked by the caller) and its clocks with
+    /// theirs, in one transaction: what an import does to a memory it just created, so
+    /// a memory moved between stores keeps its history. No versions changes nothing.
+    fn replace_history(
+        &mut self,
+        ns: &str,
+        name: &str,
+        versions: &[Version],
+    ) -> Result<(), MemoryError>;
     /// Adds entities, relationships and code links to a memory.
     fn link(
         &mut self,

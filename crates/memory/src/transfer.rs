@@ -8,12 +8,16 @@
 //! `end` line with the counts and a digest. The digest is BLAKE3 over the canonical
 //! content (namespace, name, type, description, body, metadata, forgotten, entity names,
 //! link keys and hashes; relationships), sorted, so two stores holding the same
-//! memories have the same digest whatever their row ids, clocks or histories.
+//! memories have the same digest whatever their row ids, clocks or histories; the
+//! `history_digest` is BLAKE3 over every memory's versions as they are (number,
+//! operation, content, clock), so it also says whether the histories arrived.
 //!
 //! Import is idempotent: a memory whose name is taken is left alone (`unchanged` when
 //! its content is the file's, `conflicts` otherwise, never overwritten), so importing a
-//! file twice adds nothing. The imported memory starts its own history (its version 1
-//! is the file's latest content); the file's versions stay in the file.
+//! file twice adds nothing. A memory it creates gets the file's history back (every
+//! version with its clock, [`MemoryStore::replace_history`]); a file whose versions do
+//! not read as a history (not numbered 1, 2, 3..., a clock running backwards, the last
+//! one not the memory's content) is refused by line before anything is stored.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::MemoryError;
 use crate::model::{
     EntityInput, LinkOrigin, Memory, MemoryType, NewCodeLink, NewMemory, Relationship,
-    RelationshipInput, Version,
+    RelationshipInput, Version, check_body, check_description, check_metadata, check_name,
 };
 use crate::store::{Filter, MemoryStore};
 
@@ -112,6 +116,10 @@ pub struct Summary {
     pub relationships: u64,
     /// BLAKE3 of the canonical content (see the module doc), hex.
     pub digest: String,
+    /// BLAKE3 of every memory's versions (see the module doc), hex; empty in a file
+    /// written before histories were imported.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub history_digest: String,
 }
 
 /// What an import did.
@@ -128,10 +136,15 @@ pub struct ImportReport {
     pub conflicts: Vec<String>,
     /// Relationships added.
     pub relationships_added: u64,
+    /// Versions restored: the file's histories of the memories created.
+    pub versions_restored: u64,
     /// The digest of what the store now holds of the file's memories and
     /// relationships: the file's digest when every one arrived.
     pub digest: String,
-    /// Whether `digest` is the file's.
+    /// The digest of the histories the store now holds of the file's memories: the
+    /// file's `history_digest` when every one arrived whole.
+    pub history_digest: String,
+    /// Whether `digest` is the file's, and `history_digest` too when the file has one.
     pub verified: bool,
 }
 
@@ -146,6 +159,7 @@ pub fn export(
         version: FORMAT_VERSION,
     })?;
     let mut digest = Digest::default();
+    let mut history = Digest::default();
     let mut sum = Summary::default();
     for ns in store.namespaces()? {
         for e in store.entities(&ns)? {
@@ -186,11 +200,13 @@ pub fn export(
                 sum.memories += 1;
                 sum.versions += record.versions.len() as u64;
                 digest.memory(&record);
+                history.history(&record.namespace, &record.name, &record.versions);
                 out(&Line::Memory(Box::new(record)))?;
             }
         }
     }
     sum.digest = digest.finish();
+    sum.history_digest = history.finish();
     out(&Line::End(sum.clone()))?;
     Ok(sum)
 }
@@ -207,6 +223,7 @@ pub fn import(
         file: parsed.end.clone(),
         ..ImportReport::default()
     };
+    let mut created = Vec::new();
     for r in &parsed.memories {
         match store.read(&r.namespace, &r.name) {
             Ok(existing) => {
@@ -219,6 +236,7 @@ pub fn import(
             Err(MemoryError::NotFound(_)) => {
                 create(store, r, &parsed.entities)?;
                 report.created += 1;
+                created.push(r);
             }
             Err(e) => return Err(e),
         }
@@ -252,8 +270,16 @@ pub fn import(
             }
         }
     }
-    report.digest = digest_in_store(store, &parsed)?;
-    report.verified = report.digest == parsed.end.digest;
+    // Last, over the versions the import wrote (its creates, forgets and the links of
+    // relationships): the file's histories already hold what they did.
+    for r in created {
+        store.replace_history(&r.namespace, &r.name, &r.versions)?;
+        report.versions_restored += r.versions.len() as u64;
+    }
+    (report.digest, report.history_digest) = digest_in_store(store, &parsed)?;
+    report.verified = report.digest == parsed.end.digest
+        && (parsed.end.history_digest.is_empty()
+            || report.history_digest == parsed.end.history_digest);
     Ok(report)
 }
 
@@ -308,7 +334,10 @@ fn parse(
                 .entry(namespace)
                 .or_default()
                 .push(relationship),
-            Line::Memory(m) => out.memories.push(*m),
+            Line::Memory(m) => {
+                check_history(&m).map_err(bad)?;
+                out.memories.push(*m)
+            }
             Line::End(s) => {
                 out.end = s;
                 end = true;
@@ -366,6 +395,60 @@ fn create(
         store.forget(&ns, &r.name)?;
     }
     Ok(())
+}
+
+/// Whether a memory line's versions read as its history: numbered 1, 2, 3..., clocks
+/// that never run backwards (a store's never do), each within a memory's limits, the
+/// last one the memory's content. None (a hand-written line) is a history too: the
+/// import's own version 1 stays.
+fn check_history(r: &MemoryRecord) -> Result<(), String> {
+    let mut last_at = 0;
+    for (i, v) in r.versions.iter().enumerate() {
+        let what = format!("version {} of `{}`", v.version, r.name);
+        if v.version as usize != i + 1 {
+            return Err(format!(
+                "{what} is at position {} of its history: versions are numbered 1, 2, 3...",
+                i + 1
+            ));
+        }
+        if v.at < last_at {
+            return Err(format!(
+                "{what} is dated {} ms, before the version preceding it ({last_at} ms)",
+                v.at
+            ));
+        }
+        last_at = v.at;
+        check_name("memory", &v.name)
+            .and_then(|()| check_description(&v.description))
+            .and_then(|()| check_body(&v.body))
+            .and_then(|()| check_metadata(&v.metadata))
+            .map_err(|e| format!("{what}: {e}"))?;
+    }
+    match r.versions.last() {
+        Some(v)
+            if (
+                &v.name,
+                v.memory_type,
+                &v.description,
+                &v.body,
+                &v.metadata,
+                v.deleted,
+            ) != (
+                &r.name,
+                r.memory_type,
+                &r.description,
+                &r.body,
+                &r.metadata,
+                r.forgotten,
+            ) =>
+        {
+            Err(format!(
+                "the last version of `{}` ({}) is not the memory's content",
+                r.name, v.version
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn record_of(m: Memory, versions: Vec<Version>) -> MemoryRecord {
@@ -436,12 +519,21 @@ fn canonical(r: &MemoryRecord) -> String {
     .to_string()
 }
 
-/// The digest of what `store` holds of the file's memories and relationships.
-fn digest_in_store(store: &dyn MemoryStore, parsed: &Parsed) -> Result<String, MemoryError> {
+/// The digests of what `store` holds of the file's memories and relationships, and of
+/// their histories.
+fn digest_in_store(
+    store: &dyn MemoryStore,
+    parsed: &Parsed,
+) -> Result<(String, String), MemoryError> {
     let mut d = Digest::default();
+    let mut history = Digest::default();
     for r in &parsed.memories {
         match store.read(&r.namespace, &r.name) {
-            Ok(m) => d.memory(&record_of(m, Vec::new())),
+            Ok(m) => {
+                let versions = store.history(&m.namespace, &m.name)?;
+                history.history(&m.namespace, &m.name, &versions);
+                d.memory(&record_of(m, Vec::new()));
+            }
             Err(MemoryError::NotFound(_)) => {}
             Err(e) => return Err(e),
         }
@@ -454,7 +546,7 @@ fn digest_in_store(store: &dyn MemoryStore, parsed: &Parsed) -> Result<String, M
             }
         }
     }
-    Ok(d.finish())
+    Ok((d.finish(), history.finish()))
 }
 
 /// Canonical lines, sorted, then hashed: independent of the order a store lists them.
@@ -464,6 +556,11 @@ struct Digest(BTreeSet<String>);
 impl Digest {
     fn memory(&mut self, r: &MemoryRecord) {
         self.0.insert(format!("m{}", canonical(r)));
+    }
+
+    fn history(&mut self, ns: &str, name: &str, versions: &[Version]) {
+        let line = serde_json::json!([ns, name, versions]);
+        self.0.insert(format!("h{line}"));
     }
 
     fn relationship(&mut self, ns: &str, r: &Relationship) {

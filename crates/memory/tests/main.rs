@@ -5,12 +5,14 @@
 
 // Support: the stores under test and the throwaway PostgreSQL cluster.
 mod pg_cluster;
+mod pg_tls_cluster;
 #[macro_use]
 mod stores;
 
 mod fts_ranking;
 mod pg_store;
 mod pg_vectors;
+mod pg_tls;
 mod recall_signals;
 mod store;
 mod store_links;

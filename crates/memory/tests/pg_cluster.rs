@@ -35,9 +35,9 @@ use std::time::{Duration, Instant};
 /// How long the server may take to accept connections.
 const READY_DEADLINE: Duration = Duration::from_secs(60);
 const PORT: u16 = 5432;
-const SUPERUSER: &str = "loci";
+pub const SUPERUSER: &str = "loci";
 
-struct Cluster {
+pub struct Cluster {
     socket: PathBuf,
     admin: Mutex<postgres::Client>,
     next: AtomicU32,
@@ -131,7 +131,7 @@ fn url(socket: &Path, db: &str) -> String {
 }
 
 /// The newest `/usr/lib/postgresql/N/bin` holding `postgres`.
-fn binaries() -> Option<PathBuf> {
+pub fn binaries() -> Option<PathBuf> {
     let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .ok()?
         .filter_map(|e| {
@@ -145,7 +145,7 @@ fn binaries() -> Option<PathBuf> {
     found.pop().map(|(_, bin)| bin)
 }
 
-fn start() -> Option<Cluster> {
+pub fn start() -> Option<Cluster> {
     let Some(bin) = binaries() else {
         let why = "PostgreSQL's binaries are not installed (no /usr/lib/postgresql/*/bin/postgres): `apt-get install postgresql`";
         if std::env::var_os("CI").is_some() {
@@ -175,7 +175,7 @@ fn start_pgvector() -> Option<Cluster> {
 }
 
 /// `nobody`'s uid and `nogroup`'s gid, when running as root.
-fn unprivileged() -> Option<(u32, u32)> {
+pub fn unprivileged() -> Option<(u32, u32)> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return None;
@@ -222,17 +222,17 @@ fn command(bin: &Path, program: &str, as_nobody: bool, pdeathsig: bool) -> Comma
 }
 
 /// A cluster's directory: the data, the socket directory and the server's log.
-struct Layout {
-    dir: PathBuf,
-    socket: PathBuf,
-    data: PathBuf,
-    log: PathBuf,
+pub struct Layout {
+    pub dir: PathBuf,
+    pub socket: PathBuf,
+    pub data: PathBuf,
+    pub log: PathBuf,
     /// Whether `initdb` and `postgres` run as `nobody` (this process is root).
-    as_nobody: bool,
+    pub as_nobody: bool,
 }
 
 /// A new temporary directory named `prefix...`, kept (its owner removes it).
-fn new_dir(prefix: &str) -> Result<PathBuf, String> {
+pub fn new_dir(prefix: &str) -> Result<PathBuf, String> {
     Ok(tempfile::Builder::new()
         .prefix(prefix)
         .tempdir()
@@ -242,7 +242,7 @@ fn new_dir(prefix: &str) -> Result<PathBuf, String> {
 
 /// Makes `dir` a cluster: its socket directory (both owned by `nobody` as root) and
 /// its data directory by `initdb`.
-fn initialise(bin: &Path, dir: PathBuf) -> Result<Layout, String> {
+pub fn initialise(bin: &Path, dir: PathBuf) -> Result<Layout, String> {
     let socket = dir.join("sock");
     std::fs::create_dir(&socket).map_err(|e| format!("{}: {e}", socket.display()))?;
     let owner = unprivileged();
@@ -264,7 +264,7 @@ fn initialise(bin: &Path, dir: PathBuf) -> Result<Layout, String> {
 }
 
 /// The `postgres` command serving `layout` on its socket only, logging to its log.
-fn server_command(bin: &Path, layout: &Layout) -> Result<Command, String> {
+pub fn server_command(bin: &Path, layout: &Layout) -> Result<Command, String> {
     let log = File::create(&layout.log).map_err(|e| format!("{}: {e}", layout.log.display()))?;
     let mut server = command(bin, "postgres", layout.as_nobody, true);
     server
@@ -284,7 +284,7 @@ fn server_command(bin: &Path, layout: &Layout) -> Result<Command, String> {
 
 /// An immediate shutdown of `server` (`SIGQUIT`), waited for (at most 10 s, then
 /// `SIGKILL`): nothing answers on its socket after.
-fn quit(server: &mut Child) {
+pub fn quit(server: &mut Child) {
     // SAFETY: the pid is our own child's, not yet reaped.
     unsafe { libc::kill(server.id() as libc::pid_t, libc::SIGQUIT) };
     let deadline = Instant::now() + Duration::from_secs(10);

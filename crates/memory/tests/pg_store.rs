@@ -13,7 +13,7 @@ use loci_memory::{Edit, Filter, MemoryError, MemoryStore, NewMemory, PgOptions, 
 
 use crate::pg_cluster::database;
 
-fn memory(name: &str, body: &str) -> NewMemory {
+pub(crate) fn memory(name: &str, body: &str) -> NewMemory {
     NewMemory {
         name: name.into(),
         body: body.into(),

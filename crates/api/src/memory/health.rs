@@ -37,7 +37,8 @@ pub fn memory_health() -> MemoryHealth {
     let Some(url) = config.memory_url() else {
         return MemoryHealth::sqlite();
     };
-    let answer = PgStore::connect(url.expose(), HEALTH_SCOPE)
+    let options = super::location::pg_options(config.path("memory.caFile"));
+    let answer = PgStore::connect_with(url.expose(), HEALTH_SCOPE, options)
         .and_then(|s| {
             s.ping()?;
             Ok(s.describe().vector_search)

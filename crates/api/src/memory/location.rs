@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use loci_lifecycle::config::{Config, SecretUrl};
-use loci_memory::{MemoryStore, PgStore, SqliteStore};
+use loci_memory::{MemoryStore, PgOptions, PgStore, SqliteStore};
 
 use super::repository_cache::cached_repository_id;
 use super::{IndexCodeGraph, StoreTarget};
@@ -22,6 +22,8 @@ use crate::error::{ApiError, ErrorKind};
 const URL_KEY: &str = "memory.url";
 /// The configuration key naming the repository identity on it.
 const REPOSITORY_KEY: &str = "memory.repositoryId";
+/// The configuration key naming the CA its TLS certificate is checked against.
+const CA_KEY: &str = "memory.caFile";
 
 /// A store of memories, as the service layer holds it: SQLite or PostgreSQL behind one
 /// trait. `Send`, so a long-lived host can fill vectors on another thread.
@@ -38,6 +40,8 @@ pub enum StoreLocation {
         url: SecretUrl,
         /// The repository identity the memories are shared under.
         repository_id: String,
+        /// The CA file the server's certificate is checked against (`memory.caFile`).
+        ca_file: Option<PathBuf>,
     },
 }
 
@@ -75,6 +79,7 @@ impl StoreLocation {
             Some(url) => Ok(StoreLocation::Postgres {
                 url: url.clone(),
                 repository_id: cached_repository_id(root, config.text(REPOSITORY_KEY))?,
+                ca_file: config.path(CA_KEY),
             }),
         }
     }
@@ -92,9 +97,24 @@ impl StoreLocation {
     pub fn open(&self) -> Result<BoxedStore, ApiError> {
         Ok(match self {
             StoreLocation::Sqlite(path) => Box::new(SqliteStore::open(path)?),
-            StoreLocation::Postgres { url, repository_id } => {
-                Box::new(PgStore::connect(url.expose(), repository_id)?)
-            }
+            StoreLocation::Postgres {
+                url,
+                repository_id,
+                ca_file,
+            } => Box::new(PgStore::connect_with(
+                url.expose(),
+                repository_id,
+                pg_options(ca_file.clone()),
+            )?),
         })
+    }
+}
+
+/// The store options of a team database whose certificate is checked against
+/// `ca_file` (`memory.caFile`), the rest as [`PgOptions::default`].
+pub(crate) fn pg_options(ca_file: Option<PathBuf>) -> PgOptions {
+    PgOptions {
+        ca_file,
+        ..PgOptions::default()
     }
 }

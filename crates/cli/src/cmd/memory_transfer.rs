@@ -87,9 +87,10 @@ fn imported(r: &ImportReport) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "{} memories in the file: {} created, {} already there, {} conflicts; {} relationships added",
+        "{} memories in the file: {} created ({} versions of history restored), {} already there, {} conflicts; {} relationships added",
         r.file.memories,
         r.created,
+        r.versions_restored,
         r.unchanged,
         r.conflicts.len(),
         r.relationships_added
@@ -105,9 +106,9 @@ fn imported(r: &ImportReport) {
         "digest {} ({})",
         r.digest,
         if r.verified {
-            "verified: the store holds the file's content"
+            "verified: the store holds the file's content and histories"
         } else {
-            "differs from the file's"
+            "differs from the file's: content or histories"
         }
     );
 }

@@ -265,6 +265,13 @@ pub const KEYS: &[KeyDef] = &[
         doc: "the repository identity a workspace's memories are shared under on memory.url (default: its git remote `origin`, normalised)",
     },
     KeyDef {
+        key: "memory.caFile",
+        env: "LOCI_MEMORY_CA_FILE",
+        kind: Kind::Path,
+        default: None,
+        doc: "the PEM file of the CA that signed memory.url's server certificate: sslmode=verify-ca and verify-full need one (the URL's sslrootcert wins)",
+    },
+    KeyDef {
         key: "llm.allowSpawn",
         env: "LOCI_LLM_ALLOW_SPAWN",
         kind: Kind::Bool,

@@ -1,6 +1,7 @@
 //! The store itself: its connections (checked out of the process's pool for each call,
 //! `pool.rs`), its scope, and the reads every operation shares.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -39,6 +40,10 @@ pub struct PgOptions {
     /// recall, or to compare the two on one database. Vectors are still written
     /// where the index reads them. Default false.
     pub exact_vectors: bool,
+    /// The CA certificates (a PEM file) the server's TLS certificate must be signed by
+    /// (`memory.caFile`): `sslmode=verify-ca`/`verify-full` need one, and with one
+    /// `prefer` and `require` check the chain too. The URL's `sslrootcert` wins.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Default for PgOptions {
@@ -48,6 +53,7 @@ impl Default for PgOptions {
             pool_size: pool::DEFAULT_SIZE,
             checkout_timeout: pool::DEFAULT_CHECKOUT_TIMEOUT,
             exact_vectors: false,
+            ca_file: None,
         }
     }
 }
@@ -105,7 +111,8 @@ impl PgStore {
         options: PgOptions,
     ) -> Result<PgStore, MemoryError> {
         check_scope(scope)?;
-        let config = url::config(url, options.statement_timeout)?;
+        let ca_file = options.ca_file.as_deref();
+        let config = url::config(url, options.statement_timeout, ca_file)?;
         let ctx = Ctx {
             scope: scope.to_string(),
             target: url::redacted(url),
@@ -115,6 +122,7 @@ impl PgStore {
         let pool = pool::shared(
             url,
             config,
+            ca_file,
             ctx.timeout_ms,
             options.pool_size,
             options.checkout_timeout,

@@ -4,13 +4,15 @@
 //! version, retried on conflicts with concurrent writers (`retry.rs`); every
 //! connection has a statement timeout; connections come from a bounded pool per
 //! database per process (`pool.rs`); the schema migrates on the pool's first connect
-//! under an advisory lock (`migrate.rs`). See docs/memory.md, "The PostgreSQL store".
+//! under an advisory lock (`migrate.rs`); TCP connections speak TLS as the URL's
+//! `sslmode` says (`tls.rs`). See docs/memory.md, "The PostgreSQL store".
 
 mod ctx;
 mod entities;
 mod extraction;
 mod fts;
 mod handle;
+mod history;
 mod merge;
 mod migrate;
 mod nul;
@@ -21,9 +23,11 @@ mod retry;
 mod rows;
 mod schema;
 mod seam;
+mod tls;
 mod url;
 mod vectors;
 mod write;
 
 pub use handle::{PgOptions, PgStore};
+pub use tls::SslMode;
 pub use url::redacted;

@@ -18,6 +18,7 @@ use postgres::{Client, NoTls};
 use super::ctx::{Ctx, Db};
 use super::migrate;
 use super::pgvector::Pgvector;
+use super::tls::{self, Connector, Tls};
 use crate::MemoryError;
 
 /// How many connections one pool opens at most, by default.
@@ -29,6 +30,7 @@ pub const DEFAULT_CHECKOUT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The connections to one database with one set of session settings.
 pub(super) struct Pool {
     config: postgres::Config,
+    tls: Tls,
     size: usize,
     checkout_timeout: Duration,
     state: Mutex<State>,
@@ -51,19 +53,21 @@ struct State {
 static POOLS: OnceLock<Mutex<HashMap<String, Arc<Pool>>>> = OnceLock::new();
 
 /// The pool of `url` with these settings, created on first use. Every setting is in
-/// the key: a store asking for another size or checkout timeout gets a pool of its
-/// own, not the first store's.
+/// the key: a store asking for another size, checkout timeout or CA file gets a pool
+/// of its own, not the first store's.
 pub(super) fn shared(
     url: &str,
-    config: postgres::Config,
+    (config, tls): (postgres::Config, Tls),
+    ca_file: Option<&std::path::Path>,
     timeout_ms: u64,
     size: usize,
     checkout_timeout: Duration,
 ) -> Arc<Pool> {
     let key = format!(
-        "{url}\u{0}{}\u{0}{timeout_ms}\u{0}{size}\u{0}{}",
+        "{url}\u{0}{}\u{0}{timeout_ms}\u{0}{size}\u{0}{}\u{0}{:?}",
         super::schema::SCHEMA,
-        checkout_timeout.as_nanos()
+        checkout_timeout.as_nanos(),
+        ca_file,
     );
     let mut pools = lock(POOLS.get_or_init(Default::default));
     pools
@@ -71,6 +75,7 @@ pub(super) fn shared(
         .or_insert_with(|| {
             Arc::new(Pool {
                 config,
+                tls,
                 size,
                 checkout_timeout,
                 state: Mutex::new(State::default()),
@@ -137,7 +142,7 @@ impl Pool {
             if state.open < self.size || self.unpooled() {
                 state.open += 1;
                 drop(state);
-                return match open(&self.config, c) {
+                return match open(&self.config, &self.tls, c) {
                     Ok(client) => Ok(Pooled::new(self, c, client)),
                     Err(e) => {
                         self.forget_one();
@@ -223,10 +228,15 @@ impl std::ops::DerefMut for Pooled<'_> {
     }
 }
 
-/// A new connection with the session settings every call relies on: the statement
-/// timeout, and the `loci_memory` schema first on the search path.
-fn open(config: &postgres::Config, c: &Ctx) -> Result<Client, MemoryError> {
-    let mut client = config.connect(NoTls).db(c)?;
+/// A new connection (TLS as `tls` says) with the session settings every call relies
+/// on: the statement timeout, and the `loci_memory` schema first on the search path.
+fn open(config: &postgres::Config, tls: &Tls, c: &Ctx) -> Result<Client, MemoryError> {
+    let connected = match &tls.connector {
+        Connector::Plain => config.connect(NoTls),
+        Connector::Rustls(make) => config.connect(make.clone()),
+    };
+    let mut client = connected
+        .map_err(|e| tls::explain(&e, config, tls.mode, &c.target).unwrap_or_else(|| c.err(e)))?;
     client
         .batch_execute(&format!(
             "SET statement_timeout = {}; SET search_path TO {}",

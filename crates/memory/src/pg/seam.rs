@@ -62,6 +62,14 @@ impl MemoryStore for PgStore {
     fn history(&self, ns: &str, name: &str) -> Result<Vec<Version>, MemoryError> {
         self.history_impl(ns, name)
     }
+    fn replace_history(
+        &mut self,
+        ns: &str,
+        name: &str,
+        versions: &[Version],
+    ) -> Result<(), MemoryError> {
+        self.replace_history_impl(ns, name, versions)
+    }
     fn link(
         &mut self,
         ns: &str,

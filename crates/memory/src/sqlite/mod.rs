@@ -5,6 +5,7 @@
 mod extraction;
 mod fts;
 mod handle;
+mod history;
 mod merge;
 mod read;
 mod rows;
