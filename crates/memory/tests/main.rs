@@ -11,8 +11,8 @@ mod stores;
 
 mod fts_ranking;
 mod pg_store;
-mod pg_vectors;
 mod pg_tls;
+mod pg_vectors;
 mod recall_signals;
 mod store;
 mod store_links;
