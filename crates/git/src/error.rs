@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     /// The folder is in no git repository (or in a bare one, which has no working tree).
-    #[error("{} is not inside a git working tree", path.display())]
+    #[error("the workspace is not inside a git working tree")]
     NotARepository {
         /// The folder asked about.
         path: PathBuf,
