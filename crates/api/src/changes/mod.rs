@@ -6,6 +6,7 @@
 //! transitive impact, the tests among them (from the live index) and the memories
 //! linked to it.
 
+mod kinds;
 mod pairing;
 mod reach;
 mod sides;
@@ -17,6 +18,7 @@ use loci_memory::CodeKey;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use kinds::{NotRead, SymbolChange};
 pub use reach::{ImpactCount, Reach, SHOWN_PER_SYMBOL, SymbolRef, is_test};
 
 use crate::error::{ApiError, ErrorKind};
@@ -36,13 +38,14 @@ pub const MAX_CHANGED_FILE_BYTES: u64 = loci_index::DEFAULT_MAX_FILE_BYTES;
 /// Default depth of each definition's impact.
 pub const CHANGES_DEPTH: u32 = 2;
 
-/// `changes`: which two sides to compare. At most one of `rev`, `staged`, `worktree`;
-/// none is `HEAD` against the working tree.
+/// `changes`: which two sides to compare: `rev`, else `staged`, else `worktree`; none is
+/// `HEAD` against the working tree.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ChangesRequest {
     /// `REV` (that commit against the working tree), `A..B`, or `A...B` (from their
     /// merge base).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"\S"), length(min = 1, max = 1024))]
     pub rev: Option<String>,
     /// `HEAD` against the index: what is staged.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -99,22 +102,6 @@ pub enum FileContent {
     Submodule,
 }
 
-/// Why a changed file's definitions were not read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NotRead {
-    /// No language loci extracts (or a symlink, a submodule).
-    NotSource,
-    /// Binary.
-    Binary,
-    /// Larger than 1 MiB.
-    TooLarge,
-    /// Could not be read.
-    Unreadable,
-    /// The extractor gave up (past its memory, nesting or time limit).
-    TooComplex,
-}
-
 /// One changed file.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ChangedFile {
@@ -139,22 +126,6 @@ pub struct ChangedFile {
     /// Why its definitions were not read, when they were not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_read: Option<NotRead>,
-}
-
-/// How a definition changed.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum SymbolChange {
-    /// Only on the new side.
-    Added,
-    /// On both sides, its text different, a hunk touching it.
-    Changed,
-    /// Only on the old side.
-    Removed,
-    /// Somewhere else on the new side: another file, or other lines with the same text.
-    Moved,
 }
 
 /// Where a changed definition was, on the old side.
@@ -223,18 +194,15 @@ pub struct ChangesAnswer {
     pub index: Freshness,
 }
 
-/// The sides a request names.
+/// The sides a request names: `rev` before `staged` before `worktree` (the command
+/// line refuses two at once; every schema-valid request over HTTP and MCP is answered).
 fn compare_of(req: &ChangesRequest) -> Result<Compare, ApiError> {
-    match (&req.rev, req.staged, req.worktree) {
-        (None, false, false) => Ok(Compare::Worktree),
-        (None, true, false) => Ok(Compare::Staged),
-        (None, false, true) => Ok(Compare::Unstaged),
-        (Some(rev), false, false) => Ok(Compare::Rev(rev.clone())),
-        _ => Err(ApiError::new(
-            ErrorKind::InvalidInput,
-            "give at most one of a revision, `staged` and `worktree`",
-        )),
-    }
+    Ok(match (&req.rev, req.staged, req.worktree) {
+        (Some(rev), _, _) => Compare::Rev(rev.clone()),
+        (None, true, _) => Compare::Staged,
+        (None, false, true) => Compare::Unstaged,
+        (None, false, false) => Compare::Worktree,
+    })
 }
 
 /// What the diff `req` names changes: its files, the page of changed definitions with

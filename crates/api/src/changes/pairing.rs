@@ -8,7 +8,7 @@ use loci_git::LineRange;
 use loci_index::extract::Symbol;
 use loci_index::{Lang, SymbolKind};
 
-use super::SymbolChange;
+use super::kinds::SymbolChange;
 use super::sides::SideFacts;
 use super::touched::touched;
 

@@ -119,7 +119,7 @@ fn symbol_ref(r: &Reached) -> Option<SymbolRef> {
 
 /// Whether a definition is test code: in a test folder (`tests/`, `test/`,
 /// `__tests__/`, `spec/`), in a test file by its language's convention (`*_test.go`,
-/// `test_*.py`, `*.test.ts`, `*.spec.js`, `FooTest.java`, `*_spec.rb`), or inside a Rust
+/// `*_tests.rs`, `test_*.py`, `*.test.ts`, `*.spec.js`, `FooTest.java`, `*_spec.rb`), or inside a Rust
 /// `tests` module (`tests::it_works`).
 pub fn is_test(path: &str, qualified_name: &str) -> bool {
     let mut parts = path.split('/').collect::<Vec<_>>();
@@ -132,6 +132,8 @@ pub fn is_test(path: &str, qualified_name: &str) -> bool {
     }
     let stem = file.split('.').next().unwrap_or_default();
     let in_file = stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || matches!(stem, "test" | "tests")
         || stem.starts_with("test_")
         || stem.ends_with("_spec")
         || file.contains(".test.")
@@ -141,4 +143,32 @@ pub fn is_test(path: &str, qualified_name: &str) -> bool {
         || qualified_name
             .split([':', '.'])
             .any(|seg| seg == "tests" || seg == "test")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_test;
+
+    #[test]
+    fn test_code_is_told_by_folder_file_name_or_module() {
+        for (path, name) in [
+            ("tests/it.rs", "works"),
+            ("pkg/__tests__/a.js", "a"),
+            ("crates/x/src/collector_tests.rs", "splits"),
+            ("go/server_test.go", "TestServe"),
+            ("py/test_core.py", "test_target"),
+            ("web/app.spec.ts", "renders"),
+            ("java/PoolTest.java", "PoolTest.interrupts"),
+            ("src/lib.rs", "tests::it_works"),
+        ] {
+            assert!(is_test(path, name), "{path} {name}");
+        }
+        for (path, name) in [
+            ("src/lib.rs", "attest"),
+            ("src/contest.rs", "run"),
+            ("src/Test.java", "Test.run"),
+        ] {
+            assert!(!is_test(path, name), "{path} {name}");
+        }
+    }
 }

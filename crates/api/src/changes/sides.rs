@@ -9,7 +9,7 @@ use loci_git::{Content, FileChange, Repo};
 use loci_index::Lang;
 use loci_index::extract::Symbol;
 
-use super::NotRead;
+use super::kinds::NotRead;
 
 /// A side's bytes and definitions.
 pub(super) struct SideFacts {
