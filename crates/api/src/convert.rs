@@ -250,6 +250,28 @@ impl From<loci_workspace::CreateError> for ApiError {
     }
 }
 
+impl From<loci_git::GitError> for ApiError {
+    fn from(e: loci_git::GitError) -> ApiError {
+        use loci_git::GitError as E;
+        let (kind, hint) = match &e {
+            E::NotARepository { .. } => (
+                ErrorKind::NotARepository,
+                "`loci changes` compares the sides of a git repository: run it in a git working tree",
+            ),
+            E::UnknownRevision { .. } => (
+                ErrorKind::NotFound,
+                "name a commit, branch or tag this clone has (`git log --oneline` lists them)",
+            ),
+            E::BadRevision(_) => (
+                ErrorKind::InvalidInput,
+                "give REV, A..B or A...B, or none for the working tree against HEAD",
+            ),
+            E::Git(_) => (ErrorKind::Git, "the repository could not be read"),
+        };
+        ApiError::new(kind, e.to_string()).hint(hint)
+    }
+}
+
 impl From<loci_workspace::ListError> for ApiError {
     fn from(e: loci_workspace::ListError) -> ApiError {
         use loci_workspace::ListError as E;

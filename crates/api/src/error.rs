@@ -114,6 +114,9 @@ error_kinds! {
     Mkdir = "mkdir", Failure, 500;
     /// `git init` or `git clone` failed.
     Git = "git", Failure, 422;
+    /// The workspace is in no git working tree, so it has no changes to compare
+    /// (`loci changes`).
+    NotARepository = "not_a_repository", InvalidInput, 409;
     /// A child process could not be started.
     SpawnFailed = "spawn_failed", Failure, 500;
     /// The file watcher failed.

@@ -332,13 +332,7 @@ pub fn traverse(
 ) -> Result<TraversalPage, ApiError> {
     let window = req.page.window(LIST_LIMIT)?;
     let default_depth = if direction == Direction::Impact { 3 } else { 1 };
-    let depth = req.depth.unwrap_or(default_depth);
-    if !(1..=MAX_DEPTH).contains(&depth) {
-        return Err(ApiError::new(
-            ErrorKind::InvalidInput,
-            format!("depth {depth} is outside 1..={MAX_DEPTH}"),
-        ));
-    }
+    let depth = checked_depth(req.depth.unwrap_or(default_depth))?;
     if let Some(text) = &req.path {
         ws.read(opts, |g| {
             graph::PathFilter::parse(text)?.require_some(g, text)
@@ -410,6 +404,18 @@ pub fn traverse(
         page,
         index,
     })
+}
+
+/// `depth` when it is within 1..=[`MAX_DEPTH`], else `invalid_input` naming the range.
+pub(crate) fn checked_depth(depth: u32) -> Result<u32, ApiError> {
+    if (1..=MAX_DEPTH).contains(&depth) {
+        Ok(depth)
+    } else {
+        Err(ApiError::new(
+            ErrorKind::InvalidInput,
+            format!("depth {depth} is outside 1..={MAX_DEPTH}"),
+        ))
+    }
 }
 
 /// The nodes of a traversal by file: most nodes first, then by path.

@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod api_probe;
+pub mod changes;
 pub mod confine;
 mod convert;
 pub mod error;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 
+use crate::changes::{ChangesAnswer, ChangesRequest};
 use crate::error::ErrorEnvelope;
 use crate::graph::{
     FindRequest, OutlinePage, OutlineRequest, RefsPage, RefsRequest, SearchPage, SearchRequest,
@@ -32,6 +33,8 @@ pub fn schemas() -> BTreeMap<&'static str, Schema> {
     add::<OutlineRequest>(&mut generator, &mut out, "OutlineRequest");
     add::<SearchRequest>(&mut generator, &mut out, "SearchRequest");
     add::<QueryRequest>(&mut generator, &mut out, "QueryRequest");
+    add::<ChangesRequest>(&mut generator, &mut out, "ChangesRequest");
+    add::<ChangesAnswer>(&mut generator, &mut out, "ChangesAnswer");
     add::<SymbolsPage>(&mut generator, &mut out, "SymbolsPage");
     add::<RefsPage>(&mut generator, &mut out, "RefsPage");
     add::<TraversalPage>(&mut generator, &mut out, "TraversalPage");

@@ -2,6 +2,10 @@
 //! file, which keeps builds and CI fast and small. Each file is a module; shared
 //! helpers are the support modules below.
 
+#[path = "../../git/tests/support.rs"]
+mod git_support;
+
 mod broad_answers;
+mod changes;
 mod concurrent_reads;
 mod docs_agree;

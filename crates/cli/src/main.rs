@@ -43,6 +43,8 @@ enum Command {
     Callees(cmd::graph::DepthArgs),
     /// What depends on a symbol or a file, with the path that reaches each.
     Impact(cmd::graph::ImpactArgs),
+    /// What a git diff changes: files, the definitions hunks touch, their callers, impact, tests and memories.
+    Changes(cmd::changes::ChangesArgs),
     /// The definitions in a file, nested.
     Outline(cmd::graph::OutlineArgs),
     /// Search code text (literal, or --regex) with file:line hits.
@@ -110,6 +112,7 @@ fn main() -> ExitCode {
         | Command::Callers(_)
         | Command::Callees(_)
         | Command::Impact(_)
+        | Command::Changes(_)
         | Command::Outline(_)
         | Command::Search(_)
         | Command::Stats
@@ -198,6 +201,7 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Callers(a) => cmd::graph::traverse(a, ws, json, Direction::Callers),
         Command::Callees(a) => cmd::graph::traverse(a, ws, json, Direction::Callees),
         Command::Impact(a) => cmd::graph::impact(a, ws, json),
+        Command::Changes(a) => cmd::changes::changes(a, ws, json),
         Command::Outline(a) => cmd::graph::outline(a, ws, json),
         Command::Search(a) => cmd::graph::search(a, ws, json),
         Command::Stats => cmd::graph::stats(ws, json),

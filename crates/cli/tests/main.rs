@@ -3,6 +3,9 @@
 //! helpers are the support modules below.
 
 mod common;
+#[allow(dead_code, reason = "the cli tests use its `git` only")]
+#[path = "../../git/tests/support.rs"]
+mod git_support;
 mod lifecycle_support;
 mod mcp_support;
 #[path = "../../memory/tests/pg_cluster.rs"]
@@ -14,6 +17,7 @@ mod serve_support;
 mod tiny_model_support;
 
 mod bad_input;
+mod changes;
 mod crash_safety;
 mod doc_examples;
 mod exact_paths;

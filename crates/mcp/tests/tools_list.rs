@@ -10,7 +10,11 @@ use serde_json::Value;
 /// hand-written schemas took before they were generated from types, although the
 /// generated ones type every vocabulary and `relations` gained its filters, grouping
 /// and unresolved uses (the shared `page` and `index` parts are named, not typed).
-const TOOLS_LIST_MAX_BYTES: usize = 15_123;
+const TOOLS_LIST_MAX_BYTES: usize = 15_123 + CHANGES_TOOL_BYTES;
+
+/// What the `changes` tool (a git diff's files and changed definitions) added to the
+/// served `tools/list` when it came: its bytes there, nothing more.
+pub const CHANGES_TOOL_BYTES: usize = 1_560;
 
 /// JSON as Python's `json.dumps` writes it by default: `", "` and `": "` between
 /// items, every non-ASCII character as a `\uXXXX` escape.
@@ -96,8 +100,9 @@ fn tools_list_costs_no_more_than_the_hand_written_schemas() {
 }
 
 /// The compact JSON of `tools/list`'s tools may take at most this many characters: the
-/// 14,083 of the hand-written schemas they replaced.
-const TOOLS_LIST_MAX_CHARS: usize = 14_083;
+/// 14,083 of the hand-written schemas they replaced, and the 1,412 the `changes` tool
+/// added.
+const TOOLS_LIST_MAX_CHARS: usize = 14_083 + 1_412;
 
 #[test]
 fn tools_list_is_no_larger_than_the_hand_written_schemas() {

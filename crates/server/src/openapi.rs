@@ -108,6 +108,14 @@ pub const OPERATIONS: &[Operation] = &[
     ),
     op(
         "post",
+        "/api/v1/workspaces/{id}/changes",
+        "changes",
+        "What a git diff changes: files, touched definitions, their callers, impact, tests and memories.",
+        Some("ChangesRequest"),
+        "ChangesAnswer",
+    ),
+    op(
+        "post",
         "/api/v1/workspaces/{id}/outline",
         "outline",
         "The definitions of one file, nested.",

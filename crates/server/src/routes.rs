@@ -4,6 +4,7 @@
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::routing::{delete, get, post};
+use loci_api::changes::{ChangesAnswer, ChangesRequest};
 use loci_api::graph::{
     self, Direction, FindRequest, OutlineRequest, RefsRequest, SearchRequest, SymbolRequest,
     TraversalRequest,
@@ -47,6 +48,7 @@ pub fn router() -> Router<Shared> {
         .route(&ws("callers"), post(callers))
         .route(&ws("callees"), post(callees))
         .route(&ws("impact"), post(impact))
+        .route(&ws("changes"), post(changes))
         .route(&ws("outline"), post(outline))
         .route(&ws("search"), post(search))
         .route(&ws("stats"), get(stats))
@@ -278,6 +280,17 @@ async fn impact(
     Body(req): Body<TraversalRequest>,
 ) -> Reply<graph::TraversalPage> {
     traverse(s, ws, Direction::Impact, req).await
+}
+
+async fn changes(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<ChangesRequest>,
+) -> Reply<ChangesAnswer> {
+    let answer = s
+        .read(id(&ws)?, move |w, o| loci_api::changes::changes(w, &req, o))
+        .await?;
+    Ok(axum::Json(answer))
 }
 
 async fn outline(

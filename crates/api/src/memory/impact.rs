@@ -53,23 +53,7 @@ pub fn impact(
     opts: &ReadOptions,
 ) -> Result<ImpactAnswer, ApiError> {
     let traversal = traverse(ws, Direction::Impact, req, opts)?;
-    let index_dir = ws.located().index_dir();
-    let location = StoreLocation::of_workspace(ws.root(), index_dir)?;
-    let (memories, memories_unavailable) = if !location.exists() {
-        (Vec::new(), None)
-    } else {
-        match linked_memories(ws, &location, &traversal) {
-            Ok(memories) => (memories, None),
-            Err(e) if e.kind == ErrorKind::Storage => {
-                tracing::warn!(target: "memory", error = %e.message, "impact answers without memories");
-                (
-                    Vec::new(),
-                    Some(format!("memories unavailable: {}", e.message)),
-                )
-            }
-            Err(e) => return Err(e),
-        }
-    };
+    let (memories, memories_unavailable) = memories_or_unavailable(ws, traversal_keys(&traversal))?;
     Ok(ImpactAnswer {
         traversal,
         memories,
@@ -77,14 +61,34 @@ pub fn impact(
     })
 }
 
-/// The memories linked to the traversal's targets or to what it reached, nearest first.
-fn linked_memories(
+/// The memories linked to `keys` (each with its depth), nearest first: none without a
+/// memory file (none is created), and, when the store cannot be read (`storage`: the
+/// team's database down), none with the reason in the second place, so the code
+/// graph's answer stands. `impact` and `changes` decorate their answers with it.
+pub(crate) fn memories_or_unavailable(
     ws: &Workspace,
-    location: &StoreLocation,
-    traversal: &TraversalPage,
-) -> Result<Vec<ImpactMemory>, ApiError> {
-    let mut store = location.open()?;
-    let code = IndexCodeGraph::open(ws.root(), ws.index_path());
+    keys: Vec<(CodeKey, u32)>,
+) -> Result<(Vec<ImpactMemory>, Option<String>), ApiError> {
+    let index_dir = ws.located().index_dir();
+    let location = StoreLocation::of_workspace(ws.root(), index_dir)?;
+    if !location.exists() || keys.is_empty() {
+        return Ok((Vec::new(), None));
+    }
+    match linked_memories(ws, &location, keys) {
+        Ok(memories) => Ok((memories, None)),
+        Err(e) if e.kind == ErrorKind::Storage => {
+            tracing::warn!(target: "memory", error = %e.message, "answering without memories");
+            Ok((
+                Vec::new(),
+                Some(format!("memories unavailable: {}", e.message)),
+            ))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The traversal's targets (depth 0) and what it reached, as code keys.
+fn traversal_keys(traversal: &TraversalPage) -> Vec<(CodeKey, u32)> {
     let mut keys: Vec<(CodeKey, u32)> = traversal
         .target_symbols
         .iter()
@@ -102,6 +106,17 @@ fn linked_memories(
         };
         keys.push((key, r.depth));
     }
+    keys
+}
+
+/// The memories linked to `keys`, nearest first (a key's smallest depth).
+fn linked_memories(
+    ws: &Workspace,
+    location: &StoreLocation,
+    keys: Vec<(CodeKey, u32)>,
+) -> Result<Vec<ImpactMemory>, ApiError> {
+    let mut store = location.open()?;
+    let code = IndexCodeGraph::open(ws.root(), ws.index_path());
     let depth_of: rustc_hash::FxHashMap<CodeKey, u32> = keys.iter().rev().cloned().collect();
     let only: Vec<CodeKey> = keys.into_iter().map(|(k, _)| k).collect();
     let mut linked: Vec<(i64, CodeKey)> = Vec::new();

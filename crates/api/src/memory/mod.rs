@@ -37,6 +37,7 @@ pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };
 pub use health::{MemoryHealth, memory_health};
+pub(crate) use impact::memories_or_unavailable;
 pub use impact::{ImpactAnswer, ImpactMemory, impact};
 pub use location::{BoxedStore, StoreLocation};
 pub use loci_memory::merge::MergeView;

@@ -24,7 +24,7 @@ pub struct PageArgs {
 }
 
 impl PageArgs {
-    fn request(&self) -> PageRequest {
+    pub fn request(&self) -> PageRequest {
         PageRequest {
             limit: self.limit,
             cursor: self.cursor.clone(),
@@ -166,7 +166,7 @@ pub struct SearchArgs {
     page: PageArgs,
 }
 
-fn read_options() -> ReadOptions {
+pub fn read_options() -> ReadOptions {
     ReadOptions {
         deadline: load_config(None).read_deadline(),
         ..ReadOptions::default()

@@ -1,5 +1,6 @@
 //! One module per command family.
 
+pub mod changes;
 pub mod config;
 pub mod forget;
 pub mod gate;

@@ -25,11 +25,11 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-EXPECTED_TOOLS = {"status", "find", "symbol", "relations", "search", "query", "remember", "recall", "memory"}
+EXPECTED_TOOLS = {"status", "find", "symbol", "relations", "search", "changes", "query", "remember", "recall", "memory"}
 # The memory tools write; `memory` may forget (soft) and overwrite (edit, versioned).
 ANNOTATIONS = {"remember": (False, False), "memory": (False, True)}
 # No more than the hand-written schemas took (as crates/mcp/tests/tools_list.rs).
-TOOLS_LIST_MAX_BYTES = 15_123
+TOOLS_LIST_MAX_BYTES = 15_123 + 1_560  # the `changes` tool's bytes
 DEFAULT_MAX_CHARS = 20_000
 
 

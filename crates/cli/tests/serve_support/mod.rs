@@ -176,6 +176,7 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                         json!({"target": "parse_config", "depth": 3})
                     }
                     "outline" => json!({"file": "src/lib.rs"}),
+                    "changes" => json!({}),
                     "search" => json!({"pattern": "parse"}),
                     "create_workspace" => {
                         json!({"locator": {"kind": "mounted", "segment": "made/here"}, "project_id": "walk-1"})
@@ -239,6 +240,11 @@ pub fn with_key(method: &str, path: &str) -> &'static [u16] {
         }
         ("post", "rebuild") => {
             assert_eq!(K::ConsentRequired.http_status(), 409);
+            &[409]
+        }
+        // The sample workspace is in no git repository.
+        ("post", "changes") => {
+            assert_eq!(K::NotARepository.http_status(), 409);
             &[409]
         }
         _ if path.contains("/memory/") => memory_statuses(path),

@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Graph, QueryError};
+use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
 
 /// Where a definition sits, its bytes included: what a memory's code link hashes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +119,29 @@ impl Graph {
                     end_byte: r.get::<_, i64>(5)? as usize,
                 })
             })
+            .map_err(&err)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(&err)
+    }
+
+    /// The definitions of `qualified_name` and `kind` in `path`, by line (at most 50):
+    /// a definition named by what a diff's extraction found, to traverse from.
+    pub fn definitions_in(
+        &self,
+        path: &str,
+        qualified_name: &str,
+        kind: &str,
+    ) -> Result<Vec<SymbolInfo>, QueryError> {
+        let err = QueryError::sqlite(&self.index_path);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id
+                 WHERE f.path = ?1 AND s.qualified_name = ?2 AND s.kind = ?3
+                 ORDER BY s.start_line LIMIT {MAX_SPANS}"
+            ))
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map(params![path, qualified_name, kind], symbol_from_row)
             .map_err(&err)?;
         rows.collect::<rusqlite::Result<_>>().map_err(&err)
     }

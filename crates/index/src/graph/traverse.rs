@@ -153,6 +153,18 @@ pub fn impact(
     }
 }
 
+/// A traversal from definitions already read from this index (by [`Graph::definitions_in`]):
+/// `loci changes` walks from each changed definition without a selector to resolve.
+pub fn traverse_from(
+    graph: &Graph,
+    targets: Vec<SymbolInfo>,
+    direction: Direction,
+    depth: u32,
+    name_links: bool,
+) -> Result<Traversal, QueryError> {
+    traverse(graph, targets, Vec::new(), direction, depth, name_links)
+}
+
 /// A target that reads as a file path (a directory separator, or a source file's
 /// extension) and is no `path:name` selector: when it matches nothing, the answer names
 /// both the file and the symbol it could have been.

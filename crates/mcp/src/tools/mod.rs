@@ -4,6 +4,7 @@
 //! one line to [`TOOLS`]; the server lists and dispatches from that table alone.
 
 mod ambiguity;
+pub mod changes;
 pub mod find;
 mod item;
 pub mod memory;
@@ -36,6 +37,7 @@ pub const TOOLS: &[&ToolDef] = &[
     &symbol::TOOL,
     &relations::TOOL,
     &search::TOOL,
+    &changes::TOOL,
     &query::TOOL,
     &remember::TOOL,
     &recall::TOOL,

@@ -1,0 +1,4 @@
+//! The git crate over real repositories made with the real `git` CLI.
+
+mod diff;
+mod support;
