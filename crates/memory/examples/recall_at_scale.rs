@@ -27,47 +27,12 @@
 
 use std::time::Instant;
 
+mod bench_support;
+use bench_support::{BENCH_MODEL, DIM, PseudoEmbedder, Rng, quantile, unit_vector, words};
+
 use loci_memory::model::EntityInput;
 use loci_memory::recall::{RecallRequest, recall};
 use loci_memory::{EmbedError, Embedder, Filter, MemoryStore, NewMemory, NoCode, SqliteStore, ops};
-
-/// The model name the bench's pseudo-random vectors are stored under.
-const BENCH_MODEL: &str = "bench/pseudo-random-384";
-/// Their dimension: the pinned model's.
-const DIM: usize = 384;
-
-/// A deterministic unit vector from `seed`.
-fn unit_vector(seed: u64) -> Vec<f32> {
-    let mut rng = Rng(seed | 1);
-    let mut v: Vec<f32> = (0..DIM)
-        .map(|_| (rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
-        .collect();
-    loci_memory::vector::normalize(&mut v);
-    v
-}
-
-/// The bench's query "embedder": a unit vector seeded by the text.
-struct PseudoEmbedder;
-impl Embedder for PseudoEmbedder {
-    fn model_id(&self) -> &str {
-        BENCH_MODEL
-    }
-    fn dim(&self) -> usize {
-        DIM
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts
-            .iter()
-            .map(|t| {
-                unit_vector(u64::from_le_bytes(
-                    blake3::hash(t.as_bytes()).as_bytes()[..8]
-                        .try_into()
-                        .unwrap(),
-                ))
-            })
-            .collect())
-    }
-}
 
 /// Gives every chunk without a bench vector its pseudo-random one.
 fn fill_vectors(store: &mut SqliteStore) -> usize {
@@ -95,38 +60,8 @@ fn fill_vectors(store: &mut SqliteStore) -> usize {
 /// p50, p90, p99 and max of `times` (ms), sorted in place.
 fn percentiles(times: &mut [f64]) -> (f64, f64, f64, f64) {
     times.sort_by(f64::total_cmp);
-    let p = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    let p = |q: f64| quantile(times, q);
     (p(0.5), p(0.9), p(0.99), times[times.len() - 1])
-}
-
-/// A tiny deterministic generator (xorshift), so runs compare.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn words() -> Vec<String> {
-    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
-    let mut text = String::new();
-    for e in std::fs::read_dir(&docs).expect("docs/") {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "md") {
-            text.push_str(&std::fs::read_to_string(p).unwrap());
-            text.push(' ');
-        }
-    }
-    text.split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
-        .filter(|w| !w.is_empty())
-        .collect()
 }
 
 fn main() {

@@ -18,16 +18,17 @@
 
 use std::time::Instant;
 
+mod bench_support;
+use bench_support::{BENCH_MODEL, DIM, PseudoEmbedder, Rng, quantile, unit_vector, words};
+
 use loci_memory::model::EntityInput;
 use loci_memory::recall::{RecallRequest, recall};
-use loci_memory::vector::{nearest, normalize, scan_nearest};
+use loci_memory::vector::{nearest, scan_nearest};
 use loci_memory::{
-    EmbedError, Embedder, Filter, MemoryStore, NewMemory, NoCode, PgOptions, PgStore, SqliteStore,
+    Embedder, Filter, MemoryStore, NewMemory, NoCode, PgOptions, PgStore, SqliteStore,
     VectorSearch, ops,
 };
 
-const MODEL: &str = "bench/pseudo-random-384";
-const DIM: usize = 384;
 /// Recall queries timed by default.
 const QUERIES: usize = 500;
 /// Queries timed where PostgreSQL's k-NN is the exact scan (seconds each at 100,000).
@@ -61,7 +62,7 @@ fn main() {
     eprintln!("vectors stored, {:.0?}", started.elapsed());
 
     // Once over the queries to warm caches, as a long-lived server would be.
-    let with = Some(&Pseudo as &dyn Embedder);
+    let with = Some(&PseudoEmbedder as &dyn Embedder);
     alternate(
         &queries,
         |q| recall_once(&mut sqlite, q, with),
@@ -243,12 +244,12 @@ fn recall_once(store: &mut dyn MemoryStore, q: &str, embedder: Option<&dyn Embed
 /// One vector k-NN of `q`'s vector (50 memories): the store's own (`cached`: SQLite's
 /// cache, PostgreSQL's pgvector) or the exact scan of its stored vectors.
 fn knn_once(store: &dyn MemoryStore, q: &str, cached: bool) {
-    let v = Pseudo.vector(q);
+    let v = PseudoEmbedder.vector(q);
     let f = bench_filter();
     if cached {
-        nearest(store, MODEL, &f, &v, 50).unwrap();
+        nearest(store, BENCH_MODEL, &f, &v, 50).unwrap();
     } else {
-        scan_nearest(store, MODEL, &f, &v, 50).unwrap();
+        scan_nearest(store, BENCH_MODEL, &f, &v, 50).unwrap();
     }
 }
 
@@ -263,7 +264,7 @@ fn bench_filter() -> Filter {
 /// Every chunk without a bench vector gets its pseudo-random one.
 fn fill_vectors(store: &mut dyn MemoryStore) {
     loop {
-        let pending = store.pending_chunks(MODEL, 2_000).unwrap();
+        let pending = store.pending_chunks(BENCH_MODEL, 2_000).unwrap();
         if pending.is_empty() {
             return;
         }
@@ -277,40 +278,8 @@ fn fill_vectors(store: &mut dyn MemoryStore) {
                 )
             })
             .collect();
-        store.store_vectors(MODEL, DIM, &rows).unwrap();
+        store.store_vectors(BENCH_MODEL, DIM, &rows).unwrap();
     }
-}
-
-/// The bench's query "embedder": a unit vector seeded by the text.
-struct Pseudo;
-impl Pseudo {
-    fn vector(&self, text: &str) -> Vec<f32> {
-        unit_vector(u64::from_le_bytes(
-            blake3::hash(text.as_bytes()).as_bytes()[..8]
-                .try_into()
-                .unwrap(),
-        ))
-    }
-}
-impl Embedder for Pseudo {
-    fn model_id(&self) -> &str {
-        MODEL
-    }
-    fn dim(&self) -> usize {
-        DIM
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| self.vector(t)).collect())
-    }
-}
-
-fn unit_vector(seed: u64) -> Vec<f32> {
-    let mut rng = Rng(seed | 1);
-    let mut v: Vec<f32> = (0..DIM)
-        .map(|_| (rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
-        .collect();
-    normalize(&mut v);
-    v
 }
 
 fn ms(t: Instant) -> f64 {
@@ -320,8 +289,7 @@ fn ms(t: Instant) -> f64 {
 /// p50 and p99 of `times` (ms).
 fn percentiles(times: &mut [f64]) -> (f64, f64) {
     times.sort_by(f64::total_cmp);
-    let p = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
-    (p(0.5), p(0.99))
+    (quantile(times, 0.5), quantile(times, 0.99))
 }
 
 fn queries(words: &[String], count: usize) -> Vec<String> {
@@ -335,34 +303,4 @@ fn queries(words: &[String], count: usize) -> Vec<String> {
                 .join(" ")
         })
         .collect()
-}
-
-fn words() -> Vec<String> {
-    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
-    let mut text = String::new();
-    for e in std::fs::read_dir(&docs).expect("docs/") {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "md") {
-            text.push_str(&std::fs::read_to_string(p).unwrap());
-            text.push(' ');
-        }
-    }
-    text.split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-/// xorshift64, so runs compare.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
