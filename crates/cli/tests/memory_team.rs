@@ -12,9 +12,6 @@ use crate::mcp_support;
 use crate::pg_cluster;
 use crate::serve_support;
 
-use std::path::Path;
-use std::process::Command;
-
 use common::Env;
 use loci_api::ErrorKind;
 
@@ -23,16 +20,6 @@ const LIB: &str = "pub fn parse_args(x: u32) -> u32 {\n    x + 1\n}\n\npub fn ru
 
 fn exit(kind: ErrorKind) -> i32 {
     i32::from(kind.exit().code())
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
 /// A clone of the team's repository: a git repository whose `origin` is `remote`, the
@@ -45,8 +32,8 @@ struct Clone {
 impl Clone {
     fn new(remote: &str, url: &str) -> Clone {
         let env = Env::new();
-        git(env.root(), &["init", "-q"]);
-        git(env.root(), &["remote", "add", "origin", remote]);
+        env.git(&["init", "-q"]);
+        env.git(&["remote", "add", "origin", remote]);
         env.write(&[("src/lib.rs", LIB)]);
         let c = Clone {
             env,
@@ -164,7 +151,7 @@ fn a_clone_without_origin_or_repository_id_is_refused_not_given_a_private_scope(
         return;
     };
     let env = Env::new();
-    git(env.root(), &["init", "-q"]);
+    env.git(&["init", "-q"]);
     let run = |extra: &[(&str, &str)]| {
         let mut cmd = env.cmd();
         cmd.env("LOCI_MEMORY_URL", &url);

@@ -16,8 +16,6 @@ use crate::pg_cluster;
 use crate::serve_support::{self, Server};
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,8 +48,8 @@ struct Incarnation {
 impl Node {
     fn new(remote: &str, url: &str) -> Node {
         let env = Env::new();
-        git(env.root(), &["init", "-q"]);
-        git(env.root(), &["remote", "add", "origin", remote]);
+        env.git(&["init", "-q"]);
+        env.git(&["remote", "add", "origin", remote]);
         env.write(&[("src/lib.rs", "pub fn run() -> u32 {\n    1\n}\n")]);
         let (code, out) = env.json(&["index"]);
         assert_eq!(code, 0, "{out}");
@@ -141,16 +139,6 @@ impl Node {
             }
         }
     }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
 /// What one writer had acknowledged: names remembered (with the body sent), names

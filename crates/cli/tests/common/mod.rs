@@ -24,6 +24,18 @@ impl Env {
         self.dir.path()
     }
 
+    /// Runs real git in the workspace (a new repository's branch is `main`); a
+    /// failure fails the test.
+    pub fn git(&self, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(self.root())
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
     pub fn write(&self, files: &[(&str, &str)]) {
         for (rel, content) in files {
             let path = self.root().join(rel);
