@@ -5,15 +5,43 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::rows::{LINK_COLUMNS, from_column, link_from_row, not_found, parse_type};
-use super::{schema, vector_cache};
+use super::{open_connections, schema, vector_cache};
 use crate::MemoryError;
 use crate::model::{CodeLink, Memory};
 use vector_cache::VectorCacheStats;
 
 /// Memories kept in a SQLite file.
 pub struct SqliteStore {
-    pub(super) conn: Connection,
+    pub(super) conn: KeptConnection,
     pub(super) path: PathBuf,
+}
+
+/// The store's connection, given back to the process's open connections
+/// ([`open_connections`]) when the store is dropped.
+pub(super) struct KeptConnection {
+    conn: Option<Connection>,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for KeptConnection {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.conn.as_ref().expect("taken only on drop")
+    }
+}
+
+impl std::ops::DerefMut for KeptConnection {
+    fn deref_mut(&mut self) -> &mut Connection {
+        self.conn.as_mut().expect("taken only on drop")
+    }
+}
+
+impl Drop for KeptConnection {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            open_connections::SHARED.give_back(&self.path, conn);
+        }
+    }
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -26,10 +54,19 @@ impl std::fmt::Debug for SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating and migrating) the memory database at `path`.
+    /// A connection this process already has open on that file is reused
+    /// ([`open_connections`]).
     pub fn open(path: &Path) -> Result<SqliteStore, MemoryError> {
-        let conn = loci_store::open_side_db(path, schema::MIGRATIONS)?;
+        let schema = schema::MIGRATIONS.len() as i64;
+        let conn = match open_connections::SHARED.take(path, schema) {
+            Some(conn) => conn,
+            None => loci_store::open_side_db(path, schema::MIGRATIONS)?,
+        };
         Ok(SqliteStore {
-            conn,
+            conn: KeptConnection {
+                conn: Some(conn),
+                path: path.to_path_buf(),
+            },
             path: path.to_path_buf(),
         })
     }

@@ -7,6 +7,7 @@ mod fts;
 mod handle;
 mod history;
 mod merge;
+mod open_connections;
 mod read;
 mod rows;
 mod schema;
