@@ -1,0 +1,61 @@
+//! The lines of an indexed file around a definition, for a front end that shows code
+//! (the web view's symbol page). The file is read beneath the workspace's root through
+//! the one ruler (`loci_paths::read_file_beneath`: a symlink or `..` that leads out is
+//! refused by the kernel), and both the file read and the lines answered are bounded.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::{ApiError, ErrorKind};
+use crate::handle::Workspace;
+
+/// Largest file read for an excerpt.
+pub const MAX_FILE_BYTES: usize = 8 << 20;
+/// Most lines one excerpt answers.
+pub const MAX_LINES: u32 = 400;
+
+/// Lines `first_line..` of one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Excerpt {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// The number of the first line answered (1-based).
+    pub first_line: u32,
+    /// The lines, without their line ends (invalid UTF-8 replaced).
+    pub lines: Vec<String>,
+    /// Whether the range asked for was cut to [`MAX_LINES`].
+    pub truncated: bool,
+}
+
+/// Lines `from..=to` (1-based, clamped to the file and to [`MAX_LINES`]) of `path`, a
+/// path relative to the workspace root.
+pub fn excerpt(ws: &Workspace, path: &str, from: u32, to: u32) -> Result<Excerpt, ApiError> {
+    let relative = Path::new(path);
+    let bytes = loci_paths::read_file_beneath(ws.root(), relative).map_err(|e| {
+        ApiError::new(ErrorKind::Unreadable, format!("cannot read `{path}`: {e}"))
+            .hint("sync the workspace if the file moved")
+    })?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(ApiError::new(
+            ErrorKind::TooLong,
+            format!("`{path}` is larger than {MAX_FILE_BYTES} bytes: no excerpt is shown"),
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let from = from.max(1);
+    let wanted = to.max(from) - from + 1;
+    let take = wanted.min(MAX_LINES);
+    let lines: Vec<String> = text
+        .lines()
+        .skip((from - 1) as usize)
+        .take(take as usize)
+        .map(str::to_string)
+        .collect();
+    Ok(Excerpt {
+        path: path.to_string(),
+        first_line: from,
+        lines,
+        truncated: wanted > take,
+    })
+}
