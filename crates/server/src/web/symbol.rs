@@ -86,6 +86,7 @@ pub async fn symbol(
             let source = loci_api::source::excerpt(
                 w,
                 &sym.path,
+                Some(sym.lang),
                 sym.line.saturating_sub(CONTEXT),
                 sym.end_line + CONTEXT,
             )
@@ -185,10 +186,16 @@ pub async fn symbol(
 fn source(src: &Excerpt, line: u32, end: u32) -> Markup {
     html! {
         pre class="source" aria-label={ "Source of " (src.path) } {
-            @for (i, text) in src.lines.iter().enumerate() {
+            @for (i, pieces) in src.lines.iter().enumerate() {
                 @let n = src.first_line + i as u32;
                 span class="ln" { (n) }
-                @if n >= line && n <= end { span class="def" { (text) } } @else { (text) }
+                span class=[(n >= line && n <= end).then_some("def")] {
+                    @for p in pieces {
+                        @if let Some(class) = p.class {
+                            span class={ "hl-" (class.replace('.', "-")) } { (p.text) }
+                        } @else { (p.text) }
+                    }
+                }
                 "\n"
             }
         }
