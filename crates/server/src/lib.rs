@@ -181,7 +181,8 @@ async fn run(
     eprintln!("loci serve: listening on http://{bound}");
     // The web view's one-time sign-in URL, as notebook servers print theirs: good once
     // and for `web.signinTtlMs`; `POST /api/v1/web/signin` mints another.
-    let signin = web::signin_path(&state)?;
+    // The server's own (unscoped) key prints it.
+    let signin = web::signin_path(&state, loci_api::memory::MemoryAccess::All)?;
     eprintln!(
         "loci serve: web view: open http://{bound}{signin} (good once, for {} s)",
         state.signin.token_ttl().as_secs()

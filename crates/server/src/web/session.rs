@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
+use loci_api::memory::MemoryAccess;
 use subtle::ConstantTimeEq;
 
 /// Unredeemed tokens kept at most; minting one more drops the oldest.
@@ -31,17 +32,22 @@ pub enum Refused {
 pub struct Session {
     /// The form token: a POST without it (or with another) is refused.
     pub csrf: String,
+    /// The memory namespaces of the key that minted the sign-in: a session never
+    /// reaches further than the key it came from.
+    pub access: MemoryAccess,
 }
 
 struct Token {
     secret: String,
     minted: Instant,
+    access: MemoryAccess,
 }
 
 struct Live {
     id: String,
     csrf: String,
     expires: Instant,
+    access: MemoryAccess,
 }
 
 /// The tokens and sessions of one server (see the module doc).
@@ -93,8 +99,8 @@ impl SignIn {
         self.session_ttl
     }
 
-    /// A new one-time token.
-    pub fn mint(&self) -> Result<String, getrandom::Error> {
+    /// A new one-time token, for a session with `access` (the minting key's).
+    pub fn mint(&self, access: MemoryAccess) -> Result<String, getrandom::Error> {
         let token = secret()?;
         let mut tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
         let ttl = self.token_ttl;
@@ -105,6 +111,7 @@ impl SignIn {
         tokens.push(Token {
             secret: token.clone(),
             minted: Instant::now(),
+            access,
         });
         Ok(token)
     }
@@ -120,9 +127,9 @@ impl SignIn {
                     found = Some(i);
                 }
             }
-            found.map(|i| tokens.remove(i).minted)
+            found.map(|i| tokens.remove(i))
         };
-        let minted = minted.ok_or(RedeemError::Refused(Refused::Unknown))?;
+        let Token { minted, access, .. } = minted.ok_or(RedeemError::Refused(Refused::Unknown))?;
         if minted.elapsed() > self.token_ttl {
             return Err(RedeemError::Refused(Refused::Expired));
         }
@@ -138,6 +145,7 @@ impl SignIn {
             id: id.clone(),
             csrf,
             expires: now + self.session_ttl,
+            access,
         });
         Ok(id)
     }
@@ -151,6 +159,7 @@ impl SignIn {
             if same(&s.id, id) && s.expires > now {
                 found = Some(Session {
                     csrf: s.csrf.clone(),
+                    access: s.access.clone(),
                 });
             }
         }
@@ -186,7 +195,7 @@ mod tests {
     #[test]
     fn a_token_signs_in_once() {
         let s = store(60_000);
-        let t = s.mint().unwrap();
+        let t = s.mint(MemoryAccess::All).unwrap();
         let id = s.redeem(&t).unwrap();
         assert!(s.session(&id).is_some());
         assert!(matches!(
@@ -198,7 +207,7 @@ mod tests {
     #[test]
     fn an_expired_token_is_refused_and_spent() {
         let s = store(0);
-        let t = s.mint().unwrap();
+        let t = s.mint(MemoryAccess::All).unwrap();
         std::thread::sleep(Duration::from_millis(2));
         assert!(matches!(
             s.redeem(&t),
@@ -214,7 +223,7 @@ mod tests {
     fn unknown_cookies_and_ended_sessions_have_no_session() {
         let s = store(60_000);
         assert!(s.session("made-up").is_none());
-        let id = s.redeem(&s.mint().unwrap()).unwrap();
+        let id = s.redeem(&s.mint(MemoryAccess::All).unwrap()).unwrap();
         assert!(s.session(&id).is_some());
         s.end(&id);
         assert!(s.session(&id).is_none());
@@ -223,9 +232,9 @@ mod tests {
     #[test]
     fn tokens_are_bounded() {
         let s = store(60_000);
-        let first = s.mint().unwrap();
+        let first = s.mint(MemoryAccess::All).unwrap();
         for _ in 0..MAX_TOKENS {
-            s.mint().unwrap();
+            s.mint(MemoryAccess::All).unwrap();
         }
         assert!(s.redeem(&first).is_err(), "the oldest token was dropped");
     }

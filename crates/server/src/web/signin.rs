@@ -7,6 +7,7 @@ use axum::Extension;
 use axum::extract::{Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use loci_api::memory::MemoryAccess;
 use loci_api::{ApiError, ErrorKind};
 use maud::html;
 use schemars::JsonSchema;
@@ -28,9 +29,9 @@ pub struct WebSignIn {
     pub expires_in_ms: u64,
 }
 
-/// The sign-in path with a new token.
-pub fn one_time_path(state: &Shared) -> Result<String, ApiError> {
-    let token = state.signin.mint().map_err(|e| {
+/// The sign-in path with a new token for a session with `access`.
+pub fn one_time_path(state: &Shared, access: MemoryAccess) -> Result<String, ApiError> {
+    let token = state.signin.mint(access).map_err(|e| {
         ApiError::new(
             ErrorKind::Internal,
             format!("the OS's random source failed: {e}"),
@@ -39,9 +40,13 @@ pub fn one_time_path(state: &Shared) -> Result<String, ApiError> {
     Ok(format!("{}?token={token}", super::SIGNIN))
 }
 
-/// `POST /api/v1/web/signin` (API key): mints a one-time sign-in URL.
-pub async fn mint(State(state): State<Shared>) -> Reply<WebSignIn> {
-    let url = one_time_path(&state).map_err(HttpError)?;
+/// `POST /api/v1/web/signin` (API key): mints a one-time sign-in URL whose session has
+/// the key's memory namespaces.
+pub async fn mint(
+    State(state): State<Shared>,
+    Extension(access): Extension<MemoryAccess>,
+) -> Reply<WebSignIn> {
+    let url = one_time_path(&state, access).map_err(HttpError)?;
     Ok(axum::Json(WebSignIn {
         url,
         expires_in_ms: u64::try_from(state.signin.token_ttl().as_millis()).unwrap_or(u64::MAX),
