@@ -76,4 +76,5 @@ mod serve_workspaces;
 mod service_layer;
 mod startup_order;
 mod watch_idle;
+mod web_browser;
 mod workspace;

@@ -95,14 +95,13 @@ pub fn highlight_lines(lang: Lang, source: &str) -> Option<Vec<Vec<Piece>>> {
     Some(lines)
 }
 
-/// The highlight configuration of `lang`, built once.
+/// The highlight configuration of `lang`, built on its first use (compiling a query
+/// takes a while: only the languages shown pay for it).
 fn config(lang: Lang) -> Option<&'static HighlightConfiguration> {
-    static CONFIGS: OnceLock<Vec<(Lang, Option<HighlightConfiguration>)>> = OnceLock::new();
-    let configs = CONFIGS.get_or_init(|| Lang::ALL.into_iter().map(|l| (l, build(l))).collect());
-    configs
-        .iter()
-        .find(|(l, _)| *l == lang)
-        .and_then(|(_, c)| c.as_ref())
+    static CONFIGS: [OnceLock<Option<HighlightConfiguration>>; Lang::ALL.len()] =
+        [const { OnceLock::new() }; Lang::ALL.len()];
+    let slot = Lang::ALL.iter().position(|l| *l == lang)?;
+    CONFIGS[slot].get_or_init(|| build(lang)).as_ref()
 }
 
 fn build(lang: Lang) -> Option<HighlightConfiguration> {

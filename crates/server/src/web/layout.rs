@@ -25,6 +25,23 @@ pub async fn style() -> Response {
     resp
 }
 
+/// The icon, built into the binary (a browser asks for one on every site).
+const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><circle cx=\"8\" cy=\"8\" r=\"6\" fill=\"#0b5cad\"/></svg>";
+
+/// `GET /web/static/favicon.svg`.
+pub async fn icon() -> Response {
+    let mut resp = ICON.into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    resp.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("max-age=3600"),
+    );
+    resp
+}
+
 /// A whole page: `title`, then `body` inside the frame. With a session, the frame has
 /// the navigation and the sign-out form.
 pub fn page(title: &str, session: Option<&Session>, body: Markup) -> Html<String> {
@@ -36,6 +53,7 @@ pub fn page(title: &str, session: Option<&Session>, body: Markup) -> Html<String
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " — loci" }
                 link rel="stylesheet" href="/web/static/style.css";
+                link rel="icon" href="/web/static/favicon.svg" type="image/svg+xml";
             }
             body {
                 a class="skip" href="#main" { "Skip to content" }

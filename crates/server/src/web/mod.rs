@@ -45,6 +45,7 @@ pub fn router() -> Router<Shared> {
         .route(SIGNIN, get(signin::signin))
         .route("/web/signout", post(signin::signout))
         .route("/web/static/style.css", get(layout::style))
+        .route("/web/static/favicon.svg", get(layout::icon))
         .route("/web/w/{id}/search", get(pages::search))
         .route("/web/w/{id}/symbol", get(symbol::symbol))
         .route(MINT_PATH, post(signin::mint))

@@ -233,7 +233,7 @@ pub async fn search(
                 thead { tr { th scope="col" { "Symbol" } th scope="col" { "Kind" } th scope="col" { "Where" } } }
                 tbody { @for s in &answer.symbols {
                     tr {
-                        td { a href=(symbol_href(id, &format!("{}:{}", s.path, s.qualified_name))) { (s.qualified_name) } }
+                        td { a href=(symbol_href(id, &format!("{}:{}", s.path, s.line))) { (s.qualified_name) } }
                         td { (s.kind.name()) }
                         td { code { (s.path) ":" (s.line) } }
                     }
