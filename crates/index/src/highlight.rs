@@ -15,7 +15,7 @@ use crate::Lang;
 /// Largest text classified.
 pub const MAX_BYTES: usize = 1 << 20;
 /// Longest one classification may run.
-pub const BUDGET: Duration = Duration::from_millis(50);
+pub const BUDGET: Duration = Duration::from_millis(250);
 
 /// The classes a front end styles; a capture such as `function.method` takes the
 /// longest of these that prefixes it.

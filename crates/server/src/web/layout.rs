@@ -99,11 +99,20 @@ pub fn error_page(e: ApiError, session: Option<&Session>) -> Response {
 /// A page handler's result: the page, or an error page.
 pub type PageResult = Result<Html<String>, PageError>;
 
-/// An error on a page: answered as [`error_page`].
-pub struct PageError(pub ApiError, pub Option<Session>);
+/// An error on a page, with the session to frame it: answered as [`error_page`]
+/// (boxed: a handler's `Result` stays small).
+pub struct PageError(Box<(ApiError, Option<Session>)>);
+
+impl PageError {
+    /// `e`, shown within `session`'s frame.
+    pub fn new(e: ApiError, session: Option<Session>) -> PageError {
+        PageError(Box::new((e, session)))
+    }
+}
 
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
-        error_page(self.0, self.1.as_ref())
+        let (e, session) = *self.0;
+        error_page(e, session.as_ref())
     }
 }
