@@ -187,6 +187,9 @@ fn a_page_without_a_signed_in_cookie_is_refused() {
     assert_eq!(a.status, 401, "{}", a.body);
 }
 
+/// A refused post: what it is, its headers, its form, the error kind it gets.
+type Refusal<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str, &'a str);
+
 #[test]
 fn a_form_posted_from_another_origin_or_without_the_csrf_token_is_refused() {
     let env = indexed();
@@ -196,7 +199,7 @@ fn a_form_posted_from_another_origin_or_without_the_csrf_token_is_refused() {
     let csrf = csrf_of(&page.body);
     let origin = format!("http://{}", server.addr);
     let good_form = format!("csrf={csrf}");
-    let refusals: [(&str, Vec<(&str, &str)>, &str, &str); 5] = [
+    let refusals: [Refusal; 5] = [
         // Another site: the loopback guard.
         (
             "evil site",
