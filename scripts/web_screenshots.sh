@@ -30,7 +30,7 @@ for _ in $(seq 1 300); do curl -sf "$wd/status" >/dev/null && break; sleep 0.1; 
 sid=$(curl -sf -X POST "$wd/session" -H 'Content-Type: application/json' -d '{
   "capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
     "binary": "/usr/bin/chromium",
-    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000"]}}}}' |
+    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,3000"]}}}}' |
   json 'v["value"]["sessionId"]')
 go() { curl -sf -X POST "$wd/session/$sid/url" -H 'Content-Type: application/json' -d "{\"url\": \"http://$addr$1\"}" >/dev/null; }
 shot() { curl -sf "$wd/session/$sid/screenshot" | json 'v["value"]' | base64 -d >"$out/$1.png"; echo "$out/$1.png"; }
