@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use loci_index::graph::{
-    self, OutlineItem, Reached, RefHit, SearchHit, SymbolInfo, Unresolved, UseKinds,
-};
+use loci_index::graph::{self, OutlineItem, SearchHit, SymbolInfo, Unresolved, UseKinds};
 use loci_index::{EdgeKind, Lang, SymbolKind};
 
 /// Which way a traversal follows edges (the index's own type, not a copy).
 pub use loci_index::graph::Direction;
+/// The items of the pages below, for front ends that render them (the web view).
+pub use loci_index::graph::{Reached, RefHit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

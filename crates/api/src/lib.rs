@@ -46,6 +46,7 @@ pub mod remote;
 pub mod repositories;
 pub mod runs;
 pub mod schema;
+pub mod source;
 pub mod sql;
 pub mod sql_service;
 #[cfg(test)]

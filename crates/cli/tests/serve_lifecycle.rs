@@ -138,6 +138,7 @@ fn the_generated_key_is_private_reused_and_never_printed() {
         let server = Server {
             child,
             addr: v["listening"].as_str().unwrap().to_string(),
+            web_signin: String::new(),
         };
         let key = std::fs::read_to_string(&key_file)
             .unwrap()
@@ -269,6 +270,7 @@ fn allow_remote_binds_beyond_loopback_with_a_warning_and_still_needs_the_key() {
     let server = Server {
         child,
         addr: format!("127.0.0.1:{port}"),
+        web_signin: String::new(),
     };
     let request = |auth: &str| {
         raw(

@@ -19,6 +19,7 @@ mod freed_memory;
 mod git_exclude;
 pub mod graph;
 mod header;
+pub mod highlight;
 mod lang;
 pub mod lock;
 mod meta;

@@ -331,6 +331,16 @@ impl Config {
         self.declared_millis("api.requestTimeoutMs")
     }
 
+    /// `web.signinTtlMs`.
+    pub fn web_signin_ttl(&self) -> Duration {
+        self.declared_millis("web.signinTtlMs")
+    }
+
+    /// `web.sessionTtlMs`.
+    pub fn web_session_ttl(&self) -> Duration {
+        self.declared_millis("web.sessionTtlMs")
+    }
+
     /// `api.maxBodyBytes`.
     pub fn api_max_body_bytes(&self) -> u64 {
         self.declared_int("api.maxBodyBytes")

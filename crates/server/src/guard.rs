@@ -1,7 +1,9 @@
 //! What every request passes before a handler: loopback `Host` and `Origin` (unless
 //! `--allow-remote`), the API key (every route but `GET /health`), a body announced
 //! over `api.maxBodyBytes` (413 before it is read), and the request deadline
-//! (`api.requestTimeoutMs`).
+//! (`api.requestTimeoutMs`). No route takes an API key in its URL; the web view's pages
+//! (`/web`) need a session instead of the key, and carry their security headers
+//! ([`crate::web`]).
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
@@ -15,19 +17,47 @@ use crate::state::Shared;
 /// The one route that answers without a key.
 pub const HEALTH_PATH: &str = "/health";
 
-/// The guard layer (see the module doc).
-pub async fn guard(State(state): State<Shared>, mut req: Request, next: Next) -> Response {
+/// The guard layer (see the module doc). A page of the web view (`/web`) answers
+/// with its security headers whatever the outcome ([`crate::web::headers`]).
+pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    if !crate::web::auth::is_web(req.uri().path()) {
+        return checked(state, req, next).await;
+    }
+    let started = std::time::Instant::now();
+    let mut resp = checked(state, req, next).await;
+    crate::web::headers::secure(&mut resp, started.elapsed());
+    resp
+}
+
+async fn checked(state: Shared, mut req: Request, next: Next) -> Response {
+    let web = crate::web::auth::is_web(req.uri().path());
+    let refuse = |e: ApiError| {
+        if web {
+            crate::web::error_page(e)
+        } else {
+            HttpError(e).into_response()
+        }
+    };
     if !state.allow_remote
         && let Err(e) = loopback_only(req.headers())
     {
-        return HttpError(e).into_response();
+        return refuse(e);
+    }
+    // No route takes a key in its URL: it would stay in logs, history and `Referer`.
+    if let Err(e) = crate::web::auth::no_key_in_url(&state, req.uri()) {
+        return refuse(e);
     }
     // The key's memory namespaces go with the request to the memory routes and `/mcp`.
     let access = access(&state, req.headers());
     if let Some(access) = &access {
         req.extensions_mut().insert(access.clone());
     }
-    if req.uri().path() != HEALTH_PATH && access.is_none() {
+    if web {
+        // A page needs a session, never the key (a browser never holds it).
+        if let Err(e) = crate::web::auth::admit(&state, &mut req) {
+            return refuse(e);
+        }
+    } else if req.uri().path() != HEALTH_PATH && access.is_none() {
         return HttpError(
             ApiError::new(
                 ErrorKind::Unauthorized,

@@ -33,6 +33,7 @@ pub mod reply;
 pub mod repositories;
 pub mod routes;
 pub mod state;
+pub mod web;
 pub mod workspace_routes;
 
 use std::io::Write;
@@ -106,6 +107,7 @@ pub fn serve(
         max_body,
         cfg.api_request_timeout(),
         cfg.read_deadline(),
+        web::session::SignIn::new(cfg.web_signin_ttl(), cfg.web_session_ttl()),
     ));
     let limits = conn::ConnLimits {
         header_read_timeout: cfg.api_header_read_timeout(),
@@ -177,12 +179,20 @@ async fn run(
     let mut serving = tokio::spawn(conn::serve(listener, app, limits, stop_rx.clone()));
 
     eprintln!("loci serve: listening on http://{bound}");
+    // The web view's one-time sign-in URL, as notebook servers print theirs: good once
+    // and for `web.signinTtlMs`; `POST /api/v1/web/signin` mints another.
+    // The server's own (unscoped) key prints it.
+    let signin = web::signin_path(&state, loci_api::memory::MemoryAccess::All)?;
+    eprintln!(
+        "loci serve: web view: open http://{bound}{signin} (good once, for {} s)",
+        state.signin.token_ttl().as_secs()
+    );
     if json {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(
             out,
             "{}",
-            serde_json::json!({ "listening": bound.to_string() })
+            serde_json::json!({ "listening": bound.to_string(), "web_signin": signin })
         );
         let _ = out.flush();
     }

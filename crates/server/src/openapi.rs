@@ -227,6 +227,14 @@ pub const OPERATIONS: &[Operation] = &[
         None,
         "Repositories",
     ),
+    op(
+        "post",
+        crate::web::MINT_PATH,
+        "web_signin",
+        "A one-time URL that signs a browser in to the web view (good once, for web.signinTtlMs); the key itself never reaches the browser.",
+        None,
+        "WebSignIn",
+    ),
     Operation {
         query: Some((
             "path",
@@ -311,6 +319,10 @@ pub fn document() -> Value {
     own(
         "RebuildRequest",
         generator.root_schema_for::<crate::workspace_routes::RebuildRequest>(),
+    );
+    own(
+        "WebSignIn",
+        generator.root_schema_for::<crate::web::WebSignIn>(),
     );
     own(
         "FsRequest",

@@ -27,7 +27,7 @@ impl IntoResponse for HttpError {
 /// symlink's target, a file beside an index kept outside its root): every quoted
 /// absolute path of the error, and every unquoted one of this machine, becomes
 /// `<path>`.
-fn no_host_paths(mut e: ApiError) -> ApiError {
+pub(crate) fn no_host_paths(mut e: ApiError) -> ApiError {
     fn scrub(text: &str) -> String {
         use loci_api::remote::{scrub_host_paths, scrub_quoted_paths};
         scrub_host_paths(&scrub_quoted_paths(text))

@@ -29,6 +29,7 @@ pub const CAPABILITIES: &[&str] = &[
     "workspace.maintain",
     "query.sql",
     "memory",
+    "web",
 ];
 
 /// The router, without its layers.
@@ -55,6 +56,7 @@ pub fn router() -> Router<Shared> {
         .merge(crate::workspace_routes::router())
         .merge(crate::memory_routes::router())
         .merge(crate::memory_user_routes::router())
+        .merge(crate::web::router())
         .route(
             &ws("query"),
             post(crate::query::run).get(crate::query::in_flight),

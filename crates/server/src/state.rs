@@ -36,6 +36,8 @@ pub struct AppState {
     reads: tokio::sync::Semaphore,
     /// The read handles of the workspaces, shared with the mounted front ends.
     pub workspaces: Arc<WorkspaceHost>,
+    /// The web view's one-time sign-in tokens and its sessions.
+    pub signin: crate::web::session::SignIn,
 }
 
 impl AppState {
@@ -46,6 +48,7 @@ impl AppState {
         max_body_bytes: usize,
         request_timeout: Duration,
         read_deadline: Duration,
+        signin: crate::web::session::SignIn,
     ) -> AppState {
         AppState {
             keys,
@@ -57,6 +60,7 @@ impl AppState {
             sql: Arc::new(sql_service()),
             reads: tokio::sync::Semaphore::new(concurrent_reads()),
             workspaces: WorkspaceHost::new(),
+            signin,
         }
     }
 

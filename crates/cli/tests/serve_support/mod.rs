@@ -20,6 +20,8 @@ pub const START_DEADLINE: Duration = Duration::from_secs(30);
 pub struct Server {
     pub child: Child,
     pub addr: String,
+    /// The web view's one-time sign-in path the server printed (`/web/signin?token=...`).
+    pub web_signin: String,
 }
 
 impl Drop for Server {
@@ -85,7 +87,12 @@ pub fn start_program(
         .expect("loci serve printed no listening line");
     let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
     let addr = v["listening"].as_str().expect("listening").to_string();
-    Server { child, addr }
+    let web_signin = v["web_signin"].as_str().unwrap_or_default().to_string();
+    Server {
+        child,
+        addr,
+        web_signin,
+    }
 }
 
 pub fn agent() -> ureq::Agent {

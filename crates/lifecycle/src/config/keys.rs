@@ -180,6 +180,26 @@ pub const KEYS: &[KeyDef] = &[
         doc: "largest request head (request line and headers) `loci serve` reads",
     },
     KeyDef {
+        key: "web.signinTtlMs",
+        env: "LOCI_WEB_SIGNIN_TTL_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: DAY_MS,
+        },
+        default: Some(Value::Int(300_000)),
+        doc: "how long a one-time sign-in URL of the web view stays valid (it is also single-use)",
+    },
+    KeyDef {
+        key: "web.sessionTtlMs",
+        env: "LOCI_WEB_SESSION_TTL_MS",
+        kind: Kind::Int {
+            min: 1,
+            max: 7 * DAY_MS,
+        },
+        default: Some(Value::Int(43_200_000)),
+        doc: "how long a web-view session (its cookie) lasts after sign-in",
+    },
+    KeyDef {
         key: "mcp.maxSessions",
         env: "LOCI_MCP_MAX_SESSIONS",
         kind: Kind::Int {

@@ -1,0 +1,320 @@
+//! The web view's sign-in and its security (issue #32, item 1), over real sockets with
+//! a real HTTP client: the one-time URL `loci serve` prints signs a browser in once,
+//! and only while it is fresh; the session cookie is `HttpOnly; SameSite=Strict`; a
+//! page without a session, a form posted from another origin or without the CSRF
+//! token, and an API key in any URL are refused; every page carries a
+//! Content-Security-Policy that allows no script and no other origin, and its server
+//! time (`Server-Timing`). The browser half is `web_browser.rs`.
+
+use crate::serve_support;
+
+use std::time::{Duration, Instant};
+
+use serve_support::*;
+
+/// A client that never follows redirects (the sign-in answers one) and keeps no
+/// cookies (each test sends the cookie it means to).
+fn client() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+/// One answer, what the tests read of it.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn answer(resp: ureq::http::Response<ureq::Body>) -> Answer {
+    let status = resp.status().as_u16();
+    let headers = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let body = resp.into_body().read_to_string().unwrap_or_default();
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn get(server: &Server, path: &str, cookie: Option<&str>) -> Answer {
+    let mut r = client().get(&format!("http://{}{path}", server.addr));
+    if let Some(c) = cookie {
+        r = r.header("Cookie", c);
+    }
+    answer(r.call().unwrap())
+}
+
+/// A form post with these headers and fields.
+fn post_form(server: &Server, path: &str, headers: &[(&str, &str)], form: &str) -> Answer {
+    let mut r = client()
+        .post(&format!("http://{}{path}", server.addr))
+        .header("Content-Type", "application/x-www-form-urlencoded");
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    answer(r.send(form).unwrap())
+}
+
+/// Trades the sign-in path for the session cookie (`name=value`), checking the
+/// cookie's attributes.
+fn sign_in(server: &Server, path: &str) -> String {
+    let a = get(server, path, None);
+    assert_eq!(a.status, 303, "{}", a.body);
+    assert_eq!(a.header("location"), Some("/web/"));
+    let cookie = a.header("set-cookie").expect("a session cookie");
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/web"] {
+        assert!(cookie.contains(attribute), "{attribute} missing: {cookie}");
+    }
+    assert!(!cookie.contains(KEY), "{cookie}");
+    cookie.split(';').next().unwrap().to_string()
+}
+
+/// A new one-time path minted with the key.
+fn mint(server: &Server) -> String {
+    let (status, v) = post(server, "/api/v1/web/signin", &serde_json::json!({}));
+    assert_eq!(status, 200, "{v}");
+    v["url"].as_str().unwrap().to_string()
+}
+
+/// The CSRF token of the page's sign-out form.
+fn csrf_of(page: &str) -> String {
+    let at = page.find("name=\"csrf\" value=\"").expect("a CSRF field") + 19;
+    page[at..].split('"').next().unwrap().to_string()
+}
+
+#[test]
+fn the_printed_url_signs_in_once_and_the_cookie_opens_the_pages() {
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    assert!(
+        server.web_signin.starts_with("/web/signin?token="),
+        "{}",
+        server.web_signin
+    );
+    let cookie = sign_in(&server, &server.web_signin);
+
+    let page = get(&server, "/web/", Some(&cookie));
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("Workspaces"), "{}", page.body);
+    assert!(!page.body.contains(KEY), "the key is never in a page");
+    let csp = page.header("content-security-policy").expect("a CSP");
+    assert!(csp.contains("default-src 'none'"), "{csp}");
+    assert!(
+        !csp.contains("unsafe-inline") && !csp.contains("http"),
+        "{csp}"
+    );
+    assert!(!csp.contains("script-src"), "no script is allowed: {csp}");
+    assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+    assert!(
+        page.header("server-timing")
+            .is_some_and(|t| t.starts_with("app;dur="))
+    );
+
+    // The same URL again: spent.
+    let again = get(&server, &server.web_signin, None);
+    assert_eq!(again.status, 401, "{}", again.body);
+    assert!(again.body.contains("already used"), "{}", again.body);
+    assert!(again.header("set-cookie").is_none());
+    // A token minted by the key holder works once too.
+    let minted = mint(&server);
+    let other = sign_in(&server, &minted);
+    assert_ne!(other, cookie, "each sign-in is its own session");
+    assert_eq!(get(&server, &minted, None).status, 401);
+}
+
+#[test]
+fn an_expired_sign_in_url_is_refused() {
+    let env = indexed();
+    let server = start(&env, &[], &[("LOCI_WEB_SIGNIN_TTL_MS", "1")]);
+    // The token was minted before the server printed it: past this, it is older than
+    // its 1 ms.
+    let received = Instant::now();
+    while received.elapsed() < Duration::from_millis(5) {
+        std::thread::yield_now();
+    }
+    let a = get(&server, &server.web_signin, None);
+    assert_eq!(a.status, 401, "{}", a.body);
+    assert!(a.body.contains("expired"), "{}", a.body);
+    assert!(a.header("set-cookie").is_none());
+}
+
+#[test]
+fn a_page_without_a_signed_in_cookie_is_refused() {
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    for cookie in [
+        None,
+        Some("loci_session=made-up"),
+        Some("loci_session="),
+        // The API key is no session.
+        Some(&format!("loci_session={KEY}") as &str),
+    ] {
+        let a = get(&server, "/web/", cookie);
+        assert_eq!(a.status, 401, "{cookie:?}: {}", a.body);
+        assert!(a.body.contains("unauthorized"), "{}", a.body);
+        assert!(a.header("content-security-policy").is_some());
+    }
+    // Nor does the key in a header open a page.
+    let a = answer(
+        client()
+            .get(&format!("http://{}/web/", server.addr))
+            .header("Authorization", &format!("Bearer {KEY}"))
+            .call()
+            .unwrap(),
+    );
+    assert_eq!(a.status, 401, "{}", a.body);
+    // And a session cookie opens no JSON route.
+    let cookie = sign_in(&server, &server.web_signin);
+    let a = get(&server, "/api/v1/workspaces", Some(&cookie));
+    assert_eq!(a.status, 401, "{}", a.body);
+}
+
+/// A refused post: what it is, its headers, its form, the error kind it gets.
+type Refusal<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str, &'a str);
+
+#[test]
+fn a_form_posted_from_another_origin_or_without_the_csrf_token_is_refused() {
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    let cookie = sign_in(&server, &server.web_signin);
+    let page = get(&server, "/web/", Some(&cookie));
+    let csrf = csrf_of(&page.body);
+    let origin = format!("http://{}", server.addr);
+    let good_form = format!("csrf={csrf}");
+    let refusals: [Refusal; 5] = [
+        // Another site: the loopback guard.
+        (
+            "evil site",
+            vec![("Cookie", &cookie), ("Origin", "http://evil.example")],
+            &good_form,
+            "forbidden_host",
+        ),
+        // Another loopback origin (another local server's page).
+        (
+            "other port",
+            vec![("Cookie", &cookie), ("Origin", "http://127.0.0.1:1")],
+            &good_form,
+            "cross_origin",
+        ),
+        // No Origin at all.
+        (
+            "no origin",
+            vec![("Cookie", &cookie)],
+            &good_form,
+            "cross_origin",
+        ),
+        // The right origin, the browser says cross-site.
+        (
+            "cross-site fetch",
+            vec![
+                ("Cookie", &cookie),
+                ("Origin", &origin),
+                ("Sec-Fetch-Site", "cross-site"),
+            ],
+            &good_form,
+            "cross_origin",
+        ),
+        // The right origin without the session's token.
+        (
+            "no token",
+            vec![("Cookie", &cookie), ("Origin", &origin)],
+            "csrf=wrong",
+            "cross_origin",
+        ),
+    ];
+    for (what, headers, form, kind) in refusals {
+        let a = post_form(&server, "/web/signout", &headers, form);
+        assert_eq!(a.status, 403, "{what}: {}", a.body);
+        assert!(a.body.contains(kind), "{what}: {}", a.body);
+        // The session is untouched.
+        assert_eq!(get(&server, "/web/", Some(&cookie)).status, 200, "{what}");
+    }
+    let a = post_form(
+        &server,
+        "/web/signout",
+        &[("Cookie", &cookie), ("Origin", &origin)],
+        &good_form,
+    );
+    assert_eq!(a.status, 303, "{}", a.body);
+    assert!(
+        a.header("set-cookie")
+            .is_some_and(|c| c.contains("Max-Age=0"))
+    );
+    assert_eq!(
+        get(&server, "/web/", Some(&cookie)).status,
+        401,
+        "signed out"
+    );
+}
+
+#[test]
+fn an_api_key_in_a_url_is_refused_on_every_route() {
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    let with_key = |path: &str| {
+        let a = answer(
+            client()
+                .get(&format!("http://{}{path}", server.addr))
+                .header("Authorization", &format!("Bearer {KEY}"))
+                .call()
+                .unwrap(),
+        );
+        (a.status, a.body)
+    };
+    for path in [
+        format!("/api/v1/workspaces?key={KEY}"),
+        "/api/v1/workspaces?api_key=anything".to_string(),
+        format!("/api/v1/workspaces?q={KEY}"),
+        format!("/health?access_token={KEY}"),
+        format!("/web/?x={KEY}"),
+        // The key passed off as a sign-in token.
+        format!("/web/signin?token={KEY}"),
+    ] {
+        let (status, body) = with_key(&path);
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(body.contains("key_in_url"), "{path}: {body}");
+    }
+}
+
+#[test]
+fn pages_say_their_server_time() {
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    let cookie = sign_in(&server, &server.web_signin);
+    let id = workspace_id(&server);
+    for path in [
+        "/web/".to_string(),
+        format!("/web/w/{id}/search?q=parse*"),
+        format!("/web/w/{id}/search?q=helper&mode=text"),
+        format!("/web/w/{id}/symbol?s=helper"),
+        format!("/web/w/{id}/symbol?s=helper&dir=callers&depth=3"),
+    ] {
+        let a = get(&server, &path, Some(&cookie));
+        assert_eq!(a.status, 200, "{path}: {}", a.body);
+        let ms: f64 = a
+            .header("server-timing")
+            .and_then(|t| t.strip_prefix("app;dur="))
+            .and_then(|d| d.parse().ok())
+            .unwrap_or_else(|| panic!("{path}: no server time"));
+        eprintln!("web page {path}: {ms:.1} ms server time");
+        assert!(ms < 1_000.0, "{path}: {ms} ms");
+    }
+}

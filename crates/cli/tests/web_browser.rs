@@ -1,0 +1,270 @@
+//! The web view in a real browser (issue #32): Debian's `chromium`, driven through
+//! `chromium-driver` (WebDriver), against the real `loci serve` on loopback. One
+//! test walks what a person does — sign in through the one-time URL, search, open a
+//! symbol, expand its callers graph, follow a node's link — and checks what they would
+//! see: the text, where the links go, no console error (a CSP violation is one), no
+//! request to another origin. Each page's screenshot is saved under `LOCI_WEB_SHOTS`
+//! (`docs/screenshots/` keeps the README's). Without the browser the test fails under
+//! CI (`CI` set) and is skipped with a notice elsewhere.
+
+use crate::serve_support;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use serve_support::*;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const DRIVER: &str = "/usr/bin/chromedriver";
+const DRIVER_DEADLINE: Duration = Duration::from_secs(30);
+
+/// A running chromedriver, killed on drop.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The browser and its driver, or `None` (skip) outside CI when they are missing.
+fn browser_present() -> bool {
+    let present = Path::new(CHROMIUM).exists() && Path::new(DRIVER).exists();
+    if !present {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the browser tests need Debian's chromium and chromium-driver (`apt-get install chromium chromium-driver`; .ci/run installs them)"
+        );
+        eprintln!("skipped: no {CHROMIUM} or {DRIVER} (apt-get install chromium chromium-driver)");
+    }
+    present
+}
+
+/// Starts chromedriver on a free loopback port and waits until it says it is ready.
+fn driver() -> Driver {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(DRIVER)
+        .arg(format!("--port={port}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let url = format!("http://127.0.0.1:{port}");
+    let d = Driver { child, url };
+    let until = Instant::now() + DRIVER_DEADLINE;
+    loop {
+        let ready = agent()
+            .get(&format!("{}/status", d.url))
+            .call()
+            .ok()
+            .and_then(|r| r.into_body().read_json::<Value>().ok())
+            .is_some_and(|v| v["value"]["ready"] == true);
+        if ready {
+            return d;
+        }
+        assert!(
+            Instant::now() < until,
+            "chromedriver was not ready within {DRIVER_DEADLINE:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+async fn session(driver: &Driver) -> Client {
+    let caps = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": {
+            "binary": CHROMIUM,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,1000", "--no-first-run", "--disable-extensions"]
+        },
+        "goog:loggingPrefs": {"browser": "ALL"}
+    });
+    let Value::Object(caps) = caps else {
+        unreachable!()
+    };
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&driver.url)
+        .await
+        .expect("a browser session")
+}
+
+/// Where the screenshots go: `LOCI_WEB_SHOTS`, else a folder under the target dir.
+fn shots_dir() -> PathBuf {
+    let dir = std::env::var_os("LOCI_WEB_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("loci-web-shots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What a person checks on each page, and the screenshot.
+struct Walk<'a> {
+    c: &'a Client,
+    origin: String,
+    driver: &'a Driver,
+    shots: PathBuf,
+}
+
+impl Walk<'_> {
+    async fn shot(&self, name: &str) {
+        let png = self.c.screenshot().await.unwrap();
+        std::fs::write(self.shots.join(format!("{name}.png")), png).unwrap();
+    }
+
+    async fn text(&self) -> String {
+        self.c
+            .find(Locator::Css("body"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
+    /// No console message at error level, no resource from another origin.
+    async fn clean(&self, page: &str) {
+        let sid = self.c.session_id().await.unwrap().expect("a session id");
+        let logs: Value = agent()
+            .post(&format!("{}/session/{sid}/se/log", self.driver.url))
+            .send_json(json!({"type": "browser"}))
+            .unwrap()
+            .into_body()
+            .read_json()
+            .unwrap();
+        let errors: Vec<&Value> = logs["value"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .collect();
+        assert!(errors.is_empty(), "{page}: console errors {errors:?}");
+        let resources = self
+            .c
+            .execute(
+                "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        for r in resources.as_array().unwrap() {
+            let r = r.as_str().unwrap();
+            assert!(
+                r.starts_with(&self.origin),
+                "{page}: a request to another origin: {r}"
+            );
+        }
+    }
+
+    async fn path(&self) -> String {
+        let u = self.c.current_url().await.unwrap();
+        match u.query() {
+            Some(q) => format!("{}?{q}", u.path()),
+            None => u.path().to_string(),
+        }
+    }
+}
+
+#[test]
+fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
+    if !browser_present() {
+        return;
+    }
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    let driver = driver();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let c = session(&driver).await;
+        let w = Walk {
+            c: &c,
+            origin: format!("http://{}", server.addr),
+            driver: &driver,
+            shots: shots_dir(),
+        };
+        // Sign in through the one-time URL: the token leaves the address bar.
+        c.goto(&format!("{}{}", w.origin, server.web_signin)).await.unwrap();
+        assert_eq!(w.path().await, "/web/");
+        assert_eq!(c.title().await.unwrap(), "Workspaces — loci");
+        let text = w.text().await;
+        let name = env.root().file_name().unwrap().to_string_lossy().into_owned();
+        assert!(text.contains(&name), "{text}");
+        assert!(text.to_lowercase().contains("clean"), "the index's state: {text}");
+        assert!(!c.source().await.unwrap().contains(KEY), "the key is never in a page");
+        w.clean("workspaces").await;
+        w.shot("workspaces").await;
+
+        // Open the workspace, search for a definition.
+        c.find(Locator::LinkText(&name)).await.unwrap().click().await.unwrap();
+        assert!(w.path().await.ends_with("/search"), "{}", w.path().await);
+        let q = c.find(Locator::Css("input[name=q]")).await.unwrap();
+        q.send_keys("parse*").await.unwrap();
+        c.find(Locator::Css("form.search button")).await.unwrap().click().await.unwrap();
+        let text = w.text().await;
+        assert!(text.contains("parse_config"), "{text}");
+        assert!(text.contains("src/lib.rs:1"), "{text}");
+        w.clean("search").await;
+        w.shot("search").await;
+
+        // Open the symbol: its source, its callers.
+        c.find(Locator::LinkText("parse_config")).await.unwrap().click().await.unwrap();
+        assert!(w.path().await.contains("/symbol?s=src%2Flib.rs%3A1"), "{}", w.path().await);
+        let text = w.text().await;
+        assert!(text.contains("pub fn parse_config() -> u32 { helper() }"), "{text}");
+        assert!(text.contains("Callers to depth 1"), "{text}");
+        w.clean("symbol").await;
+        w.shot("symbol").await;
+
+        // Expand the callers graph to depth 3: `Settings::load` calls it; every node
+        // (the symbol itself too) is a link.
+        c.find(Locator::LinkText("3")).await.unwrap().click().await.unwrap();
+        assert!(w.text().await.contains("Callers to depth 3"));
+        let nodes = c.find_all(Locator::Css("svg.graph a")).await.unwrap();
+        let mut titles = Vec::new();
+        for n in &nodes {
+            titles.push(n.find(Locator::Css("title")).await.unwrap().html(true).await.unwrap());
+        }
+        assert_eq!(titles, ["parse_config", "Settings::load"], "{titles:?}");
+        w.clean("callers graph").await;
+        w.shot("callers-graph").await;
+
+        // Follow the node of `load` to its own page.
+        let load = c
+            .find(Locator::XPath("//*[local-name()='a'][*[local-name()='title' and contains(., 'load')]]"))
+            .await
+            .unwrap();
+        let href = load.attr("href").await.unwrap().unwrap();
+        assert!(href.starts_with("/web/w/"), "{href}");
+        load.click().await.unwrap();
+        assert_eq!(w.path().await, href);
+        assert_eq!(c.title().await.unwrap(), "Settings::load — loci");
+        assert!(w.text().await.contains("pub fn load() -> u32 { parse_config() }"));
+        w.clean("followed link").await;
+
+        // Keyboard: the first Tab reaches the skip link.
+        let active = c
+            .execute("document.body.focus(); return document.querySelector('a.skip').getAttribute('href');", vec![])
+            .await
+            .unwrap();
+        assert_eq!(active, "#main");
+        c.close().await.unwrap();
+    });
+}

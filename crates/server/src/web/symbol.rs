@@ -1,0 +1,323 @@
+//! The symbol page: the definition with the source around it, its callers or callees
+//! as a graph to a chosen depth (capped, with "show more"), the same nodes as a list
+//! with counts by depth, and its references grouped by file. One read of the
+//! workspace answers the page, through the `loci_api` functions the JSON routes call
+//! (`graph::def`, `graph::traverse`, `graph::refs`, `source::excerpt`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use loci_api::graph::{self, Direction, RefsRequest, SymbolRequest, TraversalRequest};
+use loci_api::page::PageRequest;
+use loci_api::source::Excerpt;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::state::Shared;
+use crate::web::graph_svg::{self, Node};
+use crate::web::layout::{PageError, PageResult, page};
+use crate::web::pages::{symbol_href, url, workspace_id};
+use crate::web::session::Session;
+
+/// Deepest traversal the page offers.
+const MAX_DEPTH: u32 = 5;
+/// Nodes drawn at first; "show more" doubles it up to [`MAX_NODES`].
+const FIRST_NODES: usize = 25;
+/// Most nodes one graph draws (past this a graph is a hairball, not an answer).
+const MAX_NODES: usize = 200;
+/// Lines of context shown above and below a definition.
+const CONTEXT: u32 = 3;
+/// Uses listed at most.
+const REFS: usize = 300;
+
+/// The page's query.
+#[derive(Debug, Deserialize)]
+pub struct SymbolQuery {
+    /// The selector (`path:LINE`, `name`, `Qualified::name`).
+    s: String,
+    /// `callers` (default) or `callees`.
+    #[serde(default)]
+    dir: String,
+    /// Hops, 1..=5.
+    #[serde(default)]
+    depth: Option<u32>,
+    /// Nodes to draw.
+    #[serde(default)]
+    nodes: Option<usize>,
+}
+
+struct Answer {
+    def: graph::SymbolsPage,
+    source: Option<Excerpt>,
+    graph: graph::TraversalPage,
+    refs: Option<graph::RefsPage>,
+}
+
+/// `GET /web/w/{id}/symbol?s=SELECTOR&dir=callers&depth=1`.
+pub async fn symbol(
+    State(state): State<Shared>,
+    Extension(session): Extension<Session>,
+    Path(ws): Path<String>,
+    Query(q): Query<SymbolQuery>,
+) -> PageResult {
+    let id = workspace_id(&ws, &session)?;
+    let callees = q.dir == "callees";
+    let depth = q.depth.unwrap_or(1).clamp(1, MAX_DEPTH);
+    let cap = q.nodes.unwrap_or(FIRST_NODES).clamp(1, MAX_NODES);
+    let selector = q.s.clone();
+    let answer = state
+        .read(id, move |w, o| {
+            let def = graph::def(
+                w,
+                &SymbolRequest {
+                    symbol: selector.clone(),
+                    page: PageRequest::first(1),
+                },
+                o,
+            )?;
+            let Some(sym) = def.symbols.first() else {
+                return Err(loci_api::ApiError::new(
+                    loci_api::ErrorKind::NotFound,
+                    format!("no definition `{selector}`"),
+                ));
+            };
+            let at = format!("{}:{}", sym.path, sym.line);
+            let source = loci_api::source::excerpt(
+                w,
+                &sym.path,
+                Some(sym.lang),
+                sym.line.saturating_sub(CONTEXT),
+                sym.end_line + CONTEXT,
+            )
+            .ok();
+            let direction = if callees {
+                Direction::Callees
+            } else {
+                Direction::Callers
+            };
+            let graph = graph::traverse(
+                w,
+                direction,
+                &TraversalRequest {
+                    target: at.clone(),
+                    depth: Some(depth),
+                    include_unresolved: false,
+                    include_name_only: false,
+                    path: None,
+                    edges: None,
+                    group_by: None,
+                    page: PageRequest::first(cap),
+                },
+                o,
+            )?;
+            let refs = graph::refs(
+                w,
+                &RefsRequest {
+                    symbol: at,
+                    include_unresolved: false,
+                    page: PageRequest::first(REFS),
+                },
+                o,
+            )
+            .ok();
+            Ok(Answer {
+                def,
+                source,
+                graph,
+                refs,
+            })
+        })
+        .await
+        .map_err(|e| PageError::new(e.0, Some(session.clone())))?;
+    let sym = &answer.def.symbols[0];
+    let title = sym.qualified_name.clone();
+    let here = format!("{}:{}", sym.path, sym.line);
+    let dir = if callees { "callees" } else { "callers" };
+    let link = |dir: &str, depth: u32, nodes: usize| {
+        url(
+            &format!("/web/w/{id}/symbol"),
+            &[
+                ("s", &here),
+                ("dir", dir),
+                ("depth", &depth.to_string()),
+                ("nodes", &nodes.to_string()),
+            ],
+        )
+    };
+    let (nodes, edges) = graph_of(id, &title, &here, &answer.graph, callees);
+    let shown = answer.graph.reached.len();
+    let more = answer.graph.page.truncated || (answer.graph.page.total as usize) > shown;
+    let body = html! {
+        p {
+            span class="state" { (sym.kind.name()) } " in "
+            code { (sym.path) ":" (sym.line) "–" (sym.end_line) } " · " (sym.lang.name())
+        }
+        @if let Some(doc) = &sym.doc { pre class="doc" { (doc) } }
+        @if let Some(src) = &answer.source { (source(src, sym.line, sym.end_line)) }
+        section aria-labelledby="graph-h" {
+            h2 id="graph-h" { (if callees { "Callees" } else { "Callers" }) " to depth " (depth) }
+            nav aria-label="Graph" {
+                "Show: "
+                @if callees { a href=(link("callers", depth, cap)) { "callers" } " · " strong { "callees" } }
+                @else { strong { "callers" } " · " a href=(link("callees", depth, cap)) { "callees" } }
+                " — depth: "
+                @for d in 1..=MAX_DEPTH {
+                    @if d == depth { strong aria-current="page" { (d) } } @else { a href=(link(dir, d, cap)) { (d) } }
+                    " "
+                }
+            }
+            p class="muted" {
+                (answer.graph.page.total) " reached"
+                @for (d, n) in by_depth(&answer.graph) { " · depth " (d) ": " (n) }
+                @if shown < answer.graph.page.total as usize { " · " (shown) " drawn" }
+            }
+            (graph_svg::render(&format!("{} of {}", if callees { "Callees" } else { "Callers" }, title), &nodes, &edges))
+            @if more && cap < MAX_NODES {
+                p { a href=(link(dir, depth, (cap * 2).min(MAX_NODES))) { "Show more" } }
+            }
+            (reached_list(id, &answer.graph))
+        }
+        @if let Some(refs) = &answer.refs { (refs_by_file(id, refs)) }
+    };
+    Ok(page(&title, Some(&session), body))
+}
+
+fn source(src: &Excerpt, line: u32, end: u32) -> Markup {
+    html! {
+        pre class="source" aria-label={ "Source of " (src.path) } {
+            @for (i, pieces) in src.lines.iter().enumerate() {
+                @let n = src.first_line + i as u32;
+                span class="ln" { (n) }
+                span class=[(n >= line && n <= end).then_some("def")] {
+                    @for p in pieces {
+                        @if let Some(class) = p.class {
+                            span class={ "hl-" (class.replace('.', "-")) } { (p.text) }
+                        } @else { (p.text) }
+                    }
+                }
+                "\n"
+            }
+        }
+    }
+}
+
+fn by_depth(page: &graph::TraversalPage) -> BTreeMap<u32, usize> {
+    let mut counts = BTreeMap::new();
+    for r in &page.reached {
+        *counts.entry(r.depth).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The nodes (the target first) and edges of a traversal: each reached node is tied
+/// to the one before it on its path (`via`).
+fn graph_of(
+    id: i64,
+    title: &str,
+    here: &str,
+    page: &graph::TraversalPage,
+    callees: bool,
+) -> (Vec<Node>, Vec<(usize, usize)>) {
+    let mut nodes = vec![Node {
+        label: title.to_string(),
+        href: symbol_href(id, here),
+        target: true,
+    }];
+    let mut by_label: HashMap<String, usize> = HashMap::new();
+    if let Some(first) = page.reached.first().and_then(|r| r.via.first()) {
+        by_label.insert(first.clone(), 0);
+    }
+    let mut edges = Vec::new();
+    for r in &page.reached {
+        let label = node_label(r);
+        let index = *by_label.entry(label.clone()).or_insert_with(|| {
+            nodes.push(Node {
+                label: label.clone(),
+                href: reached_href(id, r),
+                target: false,
+            });
+            nodes.len() - 1
+        });
+        let parent = r
+            .via
+            .len()
+            .checked_sub(2)
+            .and_then(|i| r.via.get(i))
+            .and_then(|p| by_label.get(p).copied())
+            .unwrap_or(0);
+        let edge = if callees {
+            (parent, index)
+        } else {
+            (index, parent)
+        };
+        if !edges.contains(&edge) {
+            edges.push(edge);
+        }
+    }
+    (nodes, edges)
+}
+
+fn node_label(r: &graph::Reached) -> String {
+    r.via.last().cloned().unwrap_or_else(|| {
+        r.symbol
+            .as_ref()
+            .map(|s| s.qualified_name.clone())
+            .unwrap_or_else(|| r.path.clone())
+    })
+}
+
+fn reached_href(id: i64, r: &graph::Reached) -> String {
+    match &r.symbol {
+        Some(s) => symbol_href(id, &format!("{}:{}", s.path, s.line)),
+        None => url(
+            &format!("/web/w/{id}/search"),
+            &[("mode", "text"), ("path", &r.path), ("q", &r.path)],
+        ),
+    }
+}
+
+fn reached_list(id: i64, page: &graph::TraversalPage) -> Markup {
+    html! {
+        details {
+            summary { "As a list" }
+            table {
+                thead { tr { th scope="col" { "Depth" } th scope="col" { "Definition" } th scope="col" { "Where" } th scope="col" { "Edge" } } }
+                tbody { @for r in &page.reached {
+                    tr {
+                        td { (r.depth) }
+                        td { a href=(reached_href(id, r)) { (node_label(r)) } }
+                        td { code { (r.site.path) ":" (r.site.line) } }
+                        td { (r.edge.name()) " (" (r.confidence.name()) ")" }
+                    }
+                } }
+            }
+        }
+    }
+}
+
+fn refs_by_file(id: i64, refs: &graph::RefsPage) -> Markup {
+    let mut files: BTreeMap<&str, Vec<&graph::RefHit>> = BTreeMap::new();
+    for r in &refs.refs {
+        files.entry(r.path.as_str()).or_default().push(r);
+    }
+    html! {
+        section aria-labelledby="refs-h" {
+            h2 id="refs-h" { "References" }
+            p class="muted" { (refs.page.total) " uses in " (files.len()) " files" }
+            @for (path, hits) in &files {
+                h3 { code { (path) } " (" (hits.len()) ")" }
+                ul {
+                    @for h in hits {
+                        li {
+                            "line " (h.line) " · " (h.edge.name())
+                            @if let Some(from) = &h.from {
+                                " in " a href=(symbol_href(id, &format!("{}:{}", from.path, from.line))) { (from.qualified_name) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
