@@ -13,6 +13,12 @@ use maud::{Markup, PreEscaped, html};
 
 /// Longest label drawn in a node (the title has the whole name).
 const LABEL_CHARS: usize = 36;
+/// The width the page's monospace label font gives one character (px, a little over
+/// its 13 px size's advance), so each box is as wide as its label and no two overlap.
+const CHAR_WIDTH: f64 = 8.5;
+/// A node box's height and the room left and right of its label (px).
+const BOX_HEIGHT: f64 = 28.;
+const BOX_PADDING: f64 = 16.;
 
 /// One node: what it says, where it links, whether it is the page's own symbol.
 #[derive(Debug, Clone)]
@@ -35,12 +41,14 @@ pub fn render(title: &str, nodes: &[Node], edges: &[(usize, usize)]) -> Markup {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let shape = ShapeKind::new_box(&short(&n.label));
+            let label = short(&n.label);
+            let width = label.chars().count() as f64 * CHAR_WIDTH + BOX_PADDING;
+            let shape = ShapeKind::new_box(&label);
             let elem = Element::create_with_properties(
                 shape,
                 StyleAttr::simple(),
                 Orientation::TopToBottom,
-                Point::new(10., 10.),
+                Point::new(width, BOX_HEIGHT),
                 i.to_string(),
             );
             vg.add_node(elem)
