@@ -16,29 +16,27 @@ pub struct SqliteStore {
     pub(super) path: PathBuf,
 }
 
-/// The store's connection, given back to the process's open connections
-/// ([`open_connections`]) when the store is dropped.
-pub(super) struct KeptConnection {
-    conn: Option<Connection>,
-    path: PathBuf,
-}
+/// The store's connection: always there while the store lives, taken out only when
+/// the store is dropped, to be given back to the process's open connections
+/// ([`open_connections`]).
+pub(super) struct KeptConnection(Option<Connection>);
 
 impl std::ops::Deref for KeptConnection {
     type Target = Connection;
     fn deref(&self) -> &Connection {
-        self.conn.as_ref().expect("taken only on drop")
+        self.0.as_ref().expect("taken only on drop")
     }
 }
 
 impl std::ops::DerefMut for KeptConnection {
     fn deref_mut(&mut self) -> &mut Connection {
-        self.conn.as_mut().expect("taken only on drop")
+        self.0.as_mut().expect("taken only on drop")
     }
 }
 
-impl Drop for KeptConnection {
+impl Drop for SqliteStore {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
+        if let Some(conn) = self.conn.0.take() {
             open_connections::SHARED.give_back(&self.path, conn);
         }
     }
@@ -63,10 +61,7 @@ impl SqliteStore {
             None => loci_store::open_side_db(path, schema::MIGRATIONS)?,
         };
         Ok(SqliteStore {
-            conn: KeptConnection {
-                conn: Some(conn),
-                path: path.to_path_buf(),
-            },
+            conn: KeptConnection(Some(conn)),
             path: path.to_path_buf(),
         })
     }
