@@ -50,6 +50,19 @@ impl Keys {
         keys
     }
 
+    /// Whether any of `offered` is one of the keys, two different ones included: what
+    /// must never be seen where a key does not belong (a URL). Every offered value is
+    /// compared with every key, in constant time each, with no early exit.
+    pub fn holds_any<'a>(&self, offered: impl Iterator<Item = &'a [u8]>) -> bool {
+        let mut found = false;
+        for value in offered {
+            for (key, _) in &self.keys {
+                found |= key.matches(value);
+            }
+        }
+        found
+    }
+
     /// How many keys there are, the server's own included.
     pub fn len(&self) -> usize {
         self.keys.len()
@@ -180,7 +193,7 @@ pub fn parse_keys_file(
                 "{label}: the key holds a space, a control character or a character outside ASCII"
             )));
         }
-        if existing.access(std::iter::once(key.as_bytes())).is_some()
+        if existing.holds_any(std::iter::once(key.as_bytes()))
             || out.iter().any(|(k, _)| k.matches(key.as_bytes()))
         {
             return Err(bad(format!(
@@ -389,6 +402,11 @@ mod tests {
         );
         assert_eq!(all.access([b("aaaaaaaaaaaaaaaa-1 ")].into_iter()), None);
         assert_eq!(all.access(std::iter::empty()), None);
+        // Holding a key, though, is holding any: two different keys hold two.
+        assert!(all.holds_any([b(MAIN), b("aaaaaaaaaaaaaaaa-1")].into_iter()));
+        assert!(all.holds_any([b("wrong"), b("aaaaaaaaaaaaaaaa-1")].into_iter()));
+        assert!(!all.holds_any([b("wrong"), b("aaaaaaaaaaaaaaaa-1 ")].into_iter()));
+        assert!(!all.holds_any(std::iter::empty()));
     }
 
     #[test]

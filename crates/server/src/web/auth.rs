@@ -43,14 +43,12 @@ pub fn no_key_in_url(state: &Shared, uri: &Uri) -> Result<(), ApiError> {
     let named = pairs
         .iter()
         .find(|(k, _)| KEY_PARAMS.iter().any(|p| k.eq_ignore_ascii_case(p)));
+    // One read of the keys for every name and value: two different keys in one URL
+    // are as refused as one.
     let holds_key = state
         .keys
-        .access(pairs.iter().map(|(_, v)| v.as_bytes()))
-        .is_some()
-        || state
-            .keys
-            .access(pairs.iter().map(|(k, _)| k.as_bytes()))
-            .is_some();
+        .current()
+        .holds_any(pairs.iter().flat_map(|(k, v)| [k.as_bytes(), v.as_bytes()]));
     if named.is_none() && !holds_key {
         return Ok(());
     }
