@@ -20,17 +20,19 @@ pub const HEALTH_PATH: &str = "/health";
 /// The guard layer (see the module doc). A page of the web view (`/web`) answers
 /// with its security headers whatever the outcome ([`crate::web::headers`]).
 pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Response {
-    if !crate::web::auth::is_web(req.uri().path()) {
-        return checked(state, req, next).await;
+    let web = crate::web::auth::is_web(req.uri().path());
+    if !web {
+        return checked(state, req, next, false).await;
     }
     let started = std::time::Instant::now();
-    let mut resp = checked(state, req, next).await;
+    let mut resp = checked(state, req, next, true).await;
     crate::web::headers::secure(&mut resp, started.elapsed());
     resp
 }
 
-async fn checked(state: Shared, mut req: Request, next: Next) -> Response {
-    let web = crate::web::auth::is_web(req.uri().path());
+/// The checks themselves; `web`: the request is for a page (refusals as pages, a
+/// session instead of the key).
+async fn checked(state: Shared, mut req: Request, next: Next, web: bool) -> Response {
     let refuse = |e: ApiError| {
         if web {
             crate::web::error_page(e)

@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, Method, Uri, header};
 use loci_api::{ApiError, ErrorKind};
 
 use crate::state::Shared;
-use crate::web::session::Session;
+use crate::web::session::{Session, same};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "loci_session";
@@ -152,11 +152,7 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 
 /// Checks a form's CSRF token against the session's.
 pub fn csrf(session: &Session, offered: Option<&str>) -> Result<(), ApiError> {
-    use subtle::ConstantTimeEq;
-    let offered = offered.unwrap_or("");
-    let good = offered.len() == session.csrf.len()
-        && bool::from(offered.as_bytes().ct_eq(session.csrf.as_bytes()));
-    if good {
+    if same(offered.unwrap_or(""), &session.csrf) {
         Ok(())
     } else {
         Err(ApiError::new(

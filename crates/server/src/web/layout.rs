@@ -6,6 +6,7 @@ use axum::response::{Html, IntoResponse, Response};
 use loci_api::ApiError;
 use maud::{DOCTYPE, Markup, html};
 
+use crate::reply::HttpError;
 use crate::web::session::Session;
 
 /// The style sheet, built into the binary.
@@ -13,16 +14,7 @@ const STYLE: &str = include_str!("style.css");
 
 /// `GET /web/static/style.css`.
 pub async fn style() -> Response {
-    let mut resp = STYLE.into_response();
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/css; charset=utf-8"),
-    );
-    resp.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("max-age=3600"),
-    );
-    resp
+    asset(STYLE, "text/css; charset=utf-8")
 }
 
 /// The icon, built into the binary (a browser asks for one on every site).
@@ -30,12 +22,15 @@ const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 1
 
 /// `GET /web/static/favicon.svg`.
 pub async fn icon() -> Response {
-    let mut resp = ICON.into_response();
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("image/svg+xml"),
-    );
-    resp.headers_mut().insert(
+    asset(ICON, "image/svg+xml")
+}
+
+/// A file built into the binary, cached for an hour (it changes only with loci).
+fn asset(body: &'static str, content_type: &'static str) -> Response {
+    let mut resp = body.into_response();
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("max-age=3600"),
     );
@@ -107,6 +102,12 @@ impl PageError {
     /// `e`, shown within `session`'s frame.
     pub fn new(e: ApiError, session: Option<Session>) -> PageError {
         PageError(Box::new((e, session)))
+    }
+
+    /// What turns a failed `loci_api` call of a page into its error page, framed by
+    /// `session`.
+    pub fn within(session: &Session) -> impl Fn(HttpError) -> PageError + Copy + '_ {
+        move |e| PageError::new(e.0, Some(session.clone()))
     }
 }
 

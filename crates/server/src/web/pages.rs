@@ -21,7 +21,7 @@ const PAGE: usize = 50;
 
 /// The workspace id of a page's path.
 pub(super) fn workspace_id(raw: &str, session: &Session) -> Result<i64, PageError> {
-    crate::handler::id(raw).map_err(|e| PageError::new(e.0, Some(session.clone())))
+    crate::handler::id(raw).map_err(PageError::within(session))
 }
 
 /// One workspace's row: what the registry and the lifecycle say, and the index's counts.
@@ -35,7 +35,7 @@ pub async fn workspaces(
     State(state): State<Shared>,
     Extension(session): Extension<Session>,
 ) -> PageResult {
-    let fail = |e: crate::reply::HttpError| PageError::new(e.0, Some(session.clone()));
+    let fail = PageError::within(&session);
     let ids: Vec<i64> = blocking(loci_api::workspaces::list)
         .await
         .map_err(fail)?
@@ -190,7 +190,7 @@ pub async fn search(
         limit: Some(PAGE),
         cursor: (!q.cursor.is_empty()).then(|| q.cursor.clone()),
     };
-    let fail = |e: crate::reply::HttpError| PageError::new(e.0, Some(session.clone()));
+    let fail = PageError::within(&session);
     let results = if q.q.trim().is_empty() {
         html! {}
     } else if text {

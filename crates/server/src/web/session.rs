@@ -74,7 +74,8 @@ fn secret() -> Result<String, getrandom::Error> {
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
-fn same(a: &str, b: &str) -> bool {
+/// Whether two secrets are equal, in time that does not depend on where they differ.
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 

@@ -74,13 +74,8 @@ pub async fn signin(
     };
     match state.signin.redeem(token) {
         Ok(id) => {
-            let max_age = state.signin.session_ttl().as_secs();
-            let cookie =
-                format!("{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/web; Max-Age={max_age}");
             let mut resp = (StatusCode::SEE_OTHER, [(header::LOCATION, "/web/")]).into_response();
-            if let Ok(v) = HeaderValue::from_str(&cookie) {
-                resp.headers_mut().insert(header::SET_COOKIE, v);
-            }
+            set_cookie(&mut resp, &id, state.signin.session_ttl().as_secs());
             resp
         }
         Err(RedeemError::Refused(why)) => error_page(
@@ -96,6 +91,16 @@ pub async fn signin(
     }
 }
 
+/// Sets the session cookie to `value` for `max_age` seconds (0 clears it): only over
+/// HTTP (no script reads it), never sent by another site, only to the web view.
+fn set_cookie(resp: &mut Response, value: &str, max_age: u64) {
+    let cookie =
+        format!("{COOKIE}={value}; HttpOnly; SameSite=Strict; Path=/web; Max-Age={max_age}");
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        resp.headers_mut().insert(header::SET_COOKIE, v);
+    }
+}
+
 /// `POST /web/signout` (CSRF token): ends the session and clears its cookie.
 pub async fn signout(
     State(state): State<Shared>,
@@ -108,9 +113,6 @@ pub async fn signout(
     }
     state.signin.end(&id);
     let mut resp = (StatusCode::SEE_OTHER, [(header::LOCATION, super::SIGNIN)]).into_response();
-    resp.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_static("loci_session=; HttpOnly; SameSite=Strict; Path=/web; Max-Age=0"),
-    );
+    set_cookie(&mut resp, "", 0);
     resp
 }

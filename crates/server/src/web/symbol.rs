@@ -129,7 +129,7 @@ pub async fn symbol(
             })
         })
         .await
-        .map_err(|e| PageError::new(e.0, Some(session.clone())))?;
+        .map_err(PageError::within(&session))?;
     let sym = &answer.def.symbols[0];
     let title = sym.qualified_name.clone();
     let here = format!("{}:{}", sym.path, sym.line);
