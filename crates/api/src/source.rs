@@ -61,17 +61,16 @@ pub fn excerpt(
     let from = from.max(1);
     let wanted = to.max(from) - from + 1;
     let take = wanted.min(MAX_LINES);
-    let classed = lang.and_then(|l| loci_index::highlight::highlight_lines(l, &text));
+    let first = (from - 1) as usize;
+    let classed = lang.and_then(|l| {
+        loci_index::highlight::highlight_lines(l, &text, first..first + take as usize)
+    });
     let highlighted = classed.is_some();
     let lines: Vec<Vec<Piece>> = match classed {
-        Some(all) => all
-            .into_iter()
-            .skip((from - 1) as usize)
-            .take(take as usize)
-            .collect(),
+        Some(lines) => lines,
         None => text
             .lines()
-            .skip((from - 1) as usize)
+            .skip(first)
             .take(take as usize)
             .map(|l| {
                 vec![Piece {

@@ -4,8 +4,8 @@
 //! file over [`MAX_BYTES`] or one that runs past [`BUDGET`] is answered without
 //! classes rather than late.
 
+use std::ops::Range;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use tree_sitter_highlight::{HighlightConfiguration, HighlightEvent, Highlighter};
@@ -46,24 +46,26 @@ pub struct Piece {
     pub text: String,
 }
 
-/// The lines of `source`, each split into classed pieces; `None` when the language has
-/// no highlight query here, the text is too large, or the budget ran out.
-pub fn highlight_lines(lang: Lang, source: &str) -> Option<Vec<Vec<Piece>>> {
+/// The lines `wanted` (0-based) of `source`, each split into classed pieces; `None`
+/// when the language has no highlight query here, the text is too large, or the budget
+/// ran out. The whole text is parsed (a line's class can depend on what came before),
+/// but classification stops at the last line wanted.
+pub fn highlight_lines(lang: Lang, source: &str, wanted: Range<usize>) -> Option<Vec<Vec<Piece>>> {
     if source.len() > MAX_BYTES {
         return None;
     }
     let config = config(lang)?;
     let mut highlighter = Highlighter::new();
-    let cancel = AtomicUsize::new(0);
     let started = Instant::now();
     let events = highlighter
-        .highlight(config, source.as_bytes(), Some(&cancel), |_| None)
+        .highlight(config, source.as_bytes(), None, |_| None)
         .ok()?;
-    let mut lines: Vec<Vec<Piece>> = vec![Vec::new()];
+    let mut out: Vec<Vec<Piece>> = Vec::new();
+    let mut current: Vec<Piece> = Vec::new();
+    let mut line = 0usize;
     let mut stack: Vec<&'static str> = Vec::new();
     for event in events {
         if started.elapsed() > BUDGET {
-            cancel.store(1, Ordering::Relaxed);
             return None;
         }
         match event.ok()? {
@@ -76,11 +78,17 @@ pub fn highlight_lines(lang: Lang, source: &str) -> Option<Vec<Vec<Piece>>> {
                 let text = source.get(start..end)?;
                 for (i, part) in text.split('\n').enumerate() {
                     if i > 0 {
-                        lines.push(Vec::new());
+                        if wanted.contains(&line) {
+                            out.push(std::mem::take(&mut current));
+                        }
+                        line += 1;
+                        if line >= wanted.end {
+                            return Some(out);
+                        }
                     }
                     let part = part.strip_suffix('\r').unwrap_or(part);
-                    if !part.is_empty() {
-                        lines.last_mut()?.push(Piece {
+                    if !part.is_empty() && wanted.contains(&line) {
+                        current.push(Piece {
                             class,
                             text: part.to_string(),
                         });
@@ -89,10 +97,11 @@ pub fn highlight_lines(lang: Lang, source: &str) -> Option<Vec<Vec<Piece>>> {
             }
         }
     }
-    if source.ends_with('\n') {
-        lines.pop();
+    // The text after the last line end is a line unless it is empty.
+    if !source.ends_with('\n') && wanted.contains(&line) {
+        out.push(current);
     }
-    Some(lines)
+    Some(out)
 }
 
 /// The highlight configuration of `lang`, built on its first use (compiling a query
@@ -142,8 +151,7 @@ mod tests {
 
     #[test]
     fn rust_keywords_functions_and_strings_get_their_classes() {
-        let lines = highlight_lines(Lang::Rust, "fn main() {\n    let s = \"hi\"; // c\n}\n")
-            .expect("rust has a query");
+        let lines = highlight_lines(Lang::Rust, SOURCE, 0..usize::MAX).expect("rust has a query");
         assert_eq!(lines.len(), 3);
         let class_of = |line: usize, text: &str| {
             lines[line]
@@ -161,6 +169,21 @@ mod tests {
             .map(|l| l.iter().map(|p| p.text.as_str()).collect())
             .collect();
         assert_eq!(joined, ["fn main() {", "    let s = \"hi\"; // c", "}"]);
+    }
+
+    const SOURCE: &str = "fn main() {\n    let s = \"hi\"; // c\n}\n";
+
+    #[test]
+    fn a_range_of_lines_is_those_lines_of_the_whole() {
+        let all = highlight_lines(Lang::Rust, SOURCE, 0..usize::MAX).unwrap();
+        for (from, to) in [(0, 1), (1, 2), (1, 3), (2, 3), (2, 9), (3, 9), (0, 0)] {
+            let some = highlight_lines(Lang::Rust, SOURCE, from..to).unwrap();
+            let end = to.min(all.len());
+            assert_eq!(some, all[from.min(end)..end], "{from}..{to}");
+        }
+        let no_end = highlight_lines(Lang::Rust, "fn a() {}\n// tail", 0..9).unwrap();
+        assert_eq!(no_end.len(), 2, "{no_end:?}");
+        assert_eq!(highlight_lines(Lang::Rust, "", 0..9).unwrap().len(), 1);
     }
 
     #[test]
