@@ -54,6 +54,17 @@ fn answer(resp: ureq::http::Response<ureq::Body>) -> Answer {
     }
 }
 
+/// A GET with the API key in its header, as a key holder's client sends it.
+fn get_with_key(server: &Server, path: &str) -> Answer {
+    answer(
+        client()
+            .get(&format!("http://{}{path}", server.addr))
+            .header("Authorization", &format!("Bearer {KEY}"))
+            .call()
+            .unwrap(),
+    )
+}
+
 fn get(server: &Server, path: &str, cookie: Option<&str>) -> Answer {
     let mut r = client().get(&format!("http://{}{path}", server.addr));
     if let Some(c) = cookie {
@@ -173,13 +184,7 @@ fn a_page_without_a_signed_in_cookie_is_refused() {
         assert!(a.header("content-security-policy").is_some());
     }
     // Nor does the key in a header open a page.
-    let a = answer(
-        client()
-            .get(&format!("http://{}/web/", server.addr))
-            .header("Authorization", &format!("Bearer {KEY}"))
-            .call()
-            .unwrap(),
-    );
+    let a = get_with_key(&server, "/web/");
     assert_eq!(a.status, 401, "{}", a.body);
     // And a session cookie opens no JSON route.
     let cookie = sign_in(&server, &server.web_signin);
@@ -269,16 +274,6 @@ fn a_form_posted_from_another_origin_or_without_the_csrf_token_is_refused() {
 fn an_api_key_in_a_url_is_refused_on_every_route() {
     let env = indexed();
     let server = start(&env, &[], &[]);
-    let with_key = |path: &str| {
-        let a = answer(
-            client()
-                .get(&format!("http://{}{path}", server.addr))
-                .header("Authorization", &format!("Bearer {KEY}"))
-                .call()
-                .unwrap(),
-        );
-        (a.status, a.body)
-    };
     for path in [
         format!("/api/v1/workspaces?key={KEY}"),
         "/api/v1/workspaces?api_key=anything".to_string(),
@@ -288,9 +283,9 @@ fn an_api_key_in_a_url_is_refused_on_every_route() {
         // The key passed off as a sign-in token.
         format!("/web/signin?token={KEY}"),
     ] {
-        let (status, body) = with_key(&path);
-        assert_eq!(status, 400, "{path}: {body}");
-        assert!(body.contains("key_in_url"), "{path}: {body}");
+        let a = get_with_key(&server, &path);
+        assert_eq!(a.status, 400, "{path}: {}", a.body);
+        assert!(a.body.contains("key_in_url"), "{path}: {}", a.body);
     }
 }
 

@@ -9,10 +9,11 @@
 
 use crate::serve_support;
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::common::{free_port, wait_until};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
@@ -50,11 +51,7 @@ fn browser_present() -> bool {
 
 /// Starts chromedriver on a free loopback port and waits until it says it is ready.
 fn driver() -> Driver {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let child = Command::new(DRIVER)
         .arg(format!("--port={port}"))
         .stdin(Stdio::null())
@@ -62,25 +59,19 @@ fn driver() -> Driver {
         .stderr(Stdio::null())
         .spawn()
         .expect("chromedriver starts");
-    let url = format!("http://127.0.0.1:{port}");
-    let d = Driver { child, url };
-    let until = Instant::now() + DRIVER_DEADLINE;
-    loop {
-        let ready = agent()
+    let d = Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    wait_until("chromedriver to be ready", DRIVER_DEADLINE, || {
+        agent()
             .get(&format!("{}/status", d.url))
             .call()
             .ok()
             .and_then(|r| r.into_body().read_json::<Value>().ok())
-            .is_some_and(|v| v["value"]["ready"] == true);
-        if ready {
-            return d;
-        }
-        assert!(
-            Instant::now() < until,
-            "chromedriver was not ready within {DRIVER_DEADLINE:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+            .is_some_and(|v| v["value"]["ready"] == true)
+    });
+    d
 }
 
 async fn session(driver: &Driver) -> Client {
