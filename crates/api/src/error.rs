@@ -131,8 +131,8 @@ error_kinds! {
     /// The request's `Host` or `Origin` is not a loopback name and the server was not
     /// started with `--allow-remote` (DNS rebinding, cross-site requests).
     ForbiddenHost = "forbidden_host", Usage, 403;
-    /// An API key, or a parameter that carries one (`key`, `api_key`, `token`...), was
-    /// put in a URL: URLs end up in logs, history and `Referer` headers, so the request
+    /// An API key, or a parameter named for one (`key`, `api_key`, `access_token`...),
+    /// was put in a URL: URLs end up in logs, history and `Referer` headers, so the request
     /// is refused before it runs. Send the key in a header.
     KeyInUrl = "key_in_url", InvalidInput, 400;
     /// A web-view form was posted from another origin, or without the session's CSRF
