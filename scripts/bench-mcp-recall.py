@@ -36,23 +36,14 @@ import sys
 import tempfile
 import time
 
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
-
-
-def pct(samples, p):
-    s = sorted(samples)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
-
-
-def summary(ms):
-    return {"p50_ms": round(pct(ms, 50), 2), "p99_ms": round(pct(ms, 99), 2), "n": len(ms)}
+from bench_support import INIT, summary
 
 
 class Session:
     """One `loci mcp` process and the requests sent to it, one at a time."""
 
-    def __init__(self, loci, workspace, env, wrap=()):
-        self.p = subprocess.Popen([*wrap, loci, "mcp", "--workspace", workspace],
+    def __init__(self, loci, workspace, env):
+        self.p = subprocess.Popen([loci, "mcp", "--workspace", workspace],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env)
         self.next_id = 1

@@ -39,16 +39,7 @@ import sys
 import tempfile
 import time
 
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
-
-
-def pct(samples, p):
-    s = sorted(samples)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
-
-
-def summary(samples_ms):
-    return {"p50_ms": round(pct(samples_ms, 50), 3), "p99_ms": round(pct(samples_ms, 99), 3), "n": len(samples_ms)}
+from bench_support import INIT, summary
 
 
 def rss_kb(pid):
