@@ -51,6 +51,7 @@ pub mod sql;
 pub mod sql_service;
 #[cfg(test)]
 mod test_support;
+pub mod time;
 pub mod tool_schema;
 pub mod tracking;
 pub mod vocab;

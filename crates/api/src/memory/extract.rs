@@ -21,8 +21,8 @@ use loci_supervisor::{EnvPolicy, LlmRequest, LlmRunner, LlmTool, Supervisor};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::time::now_ms;
 use crate::error::{ApiError, ErrorKind};
+use crate::time::now_ms;
 
 /// The variables an LLM tool gets from loci's environment (everything else, such as
 /// `LOCI_API_KEY` or a shell's secrets, stays behind); the config directory variable

@@ -16,7 +16,6 @@ mod location;
 mod merge;
 mod repository_cache;
 mod repository_id;
-mod time;
 mod transfer;
 mod vectors;
 
@@ -199,29 +198,29 @@ pub struct FilterRequest {
     pub types: Vec<MemoryType>,
     /// Changed since: `7d`, `12h`, `30m`, `2026-01-31`, or unix seconds.
     #[serde(default)]
-    #[schemars(regex(pattern = crate::memory::time::PATTERN))]
+    #[schemars(regex(pattern = crate::time::PATTERN))]
     pub since: Option<String>,
     /// Changed until (same forms).
     #[serde(default)]
-    #[schemars(regex(pattern = crate::memory::time::PATTERN))]
+    #[schemars(regex(pattern = crate::time::PATTERN))]
     pub until: Option<String>,
 }
 
 impl FilterRequest {
     fn filter(&self, target: &StoreTarget, include_forgotten: bool) -> Result<Filter, ApiError> {
-        let now = time::now_ms();
+        let now = crate::time::now_ms();
         Ok(Filter {
             namespace: ns(target, &self.namespace)?,
             types: self.types.clone(),
             since: self
                 .since
                 .as_deref()
-                .map(|t| time::parse(t, now))
+                .map(|t| crate::time::parse(t, now))
                 .transpose()?,
             until: self
                 .until
                 .as_deref()
-                .map(|t| time::parse(t, now))
+                .map(|t| crate::time::parse(t, now))
                 .transpose()?,
             include_forgotten,
         })

@@ -112,28 +112,9 @@ fn workspaces_table(rows: &[Row]) -> Markup {
     }
 }
 
-/// Unix seconds as `YYYY-MM-DD HH:MM UTC`.
+/// Unix seconds as `YYYY-MM-DD HH:MM UTC`, or `never`.
 pub(super) fn when(secs: Option<i64>) -> String {
-    let Some(secs) = secs else {
-        return "never".into();
-    };
-    let days = secs.div_euclid(86_400);
-    let rest = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rest / 3600,
-        rest % 3600 / 60
-    )
+    secs.map_or_else(|| "never".into(), loci_api::time::utc_minutes)
 }
 
 /// The search form's fields.

@@ -1,5 +1,7 @@
-//! Times a caller gives for `--since`/`--until`: a duration back from now (`7d`, `12h`,
-//! `30m`, `45s`), a date (`2026-01-31`, midnight UTC), or unix seconds.
+//! Times in and out: what a caller gives for `--since`/`--until` (a duration back from
+//! now, `7d`, `12h`, `30m`, `45s`; a date, `2026-01-31`, midnight UTC; or unix seconds),
+//! and a time as a person reads it (`2026-01-31 09:30 UTC`, the web view's). Both
+//! directions of the calendar arithmetic are here, side by side.
 
 use crate::error::{ApiError, ErrorKind};
 
@@ -55,6 +57,31 @@ pub(crate) fn parse(text: &str, now: i64) -> Result<i64, ApiError> {
     Err(bad())
 }
 
+/// Unix seconds as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_minutes(secs: i64) -> String {
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    let rest = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
+/// algorithm; the inverse of [`days_from_civil`]).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -69,6 +96,14 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_date_read_back_is_the_date_written() {
+        for (y, m, d) in [(1970, 1, 1), (2000, 2, 29), (2026, 12, 31), (1969, 12, 31)] {
+            assert_eq!(civil_from_days(days_from_civil(y, m, d)), (y, m, d));
+        }
+        assert_eq!(utc_minutes(1_767_225_600 + 3_660), "2026-01-01 01:01 UTC");
+    }
 
     #[test]
     fn durations_dates_and_seconds_are_times_and_prose_is_not() {
