@@ -52,7 +52,10 @@ fn worktree_is_modified_by_edits_and_untracked_files_but_not_by_loci_own_folder(
         "loci's own folder is no change to the code"
     );
     r.write("b.rs", "fn b() {}\n");
-    assert!(repo.worktree_modified(".loci").unwrap(), "an untracked file");
+    assert!(
+        repo.worktree_modified(".loci").unwrap(),
+        "an untracked file"
+    );
     std::fs::remove_file(r.root.join("b.rs")).unwrap();
     r.write("a.rs", "fn a() { 1 }\n");
     assert!(repo.worktree_modified(".loci").unwrap(), "an edit");
