@@ -83,12 +83,65 @@ pub struct Freshness {
     /// the tree the answer reflects. Absent before the first run completes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub synced_at: Option<u64>,
+    /// The git commit the answer reflects: what `HEAD` named when the last index or
+    /// sync run completed. Absent outside git (and on a branch with no commit yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<CommitStamp>,
+}
+
+/// The commit an index reflects, and whether `HEAD` has moved away from it since.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct CommitStamp {
+    /// The commit, full hex.
+    pub id: String,
+    /// Its first 7 hex digits, as `git log --oneline` shows it.
+    pub short: String,
+    /// The branch `HEAD` was on; absent when detached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// Whether the working tree differed from the commit when the run completed
+    /// (edits, staged or untracked files): the index holds them too.
+    pub modified: bool,
+    /// `HEAD`'s commit now, when it is another one (a checkout, pull, reset or commit
+    /// since): the index is behind until the next sync, which the watcher or the next
+    /// gate starts. Absent while `HEAD` still names `id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_now: Option<String>,
+}
+
+impl CommitStamp {
+    /// The commit as recorded, checked against `HEAD` now.
+    fn of(recorded: loci_index::checkout::Checkout, root: &Path) -> Option<CommitStamp> {
+        let id = recorded.commit?;
+        let now = loci_index::checkout::head_commit(root);
+        Some(CommitStamp {
+            short: id.chars().take(7).collect(),
+            branch: recorded.branch,
+            modified: recorded.modified,
+            head_now: now.filter(|now| *now != id),
+            id,
+        })
+    }
+
+    /// `at abc1234`, `at abc1234 (modified)` or `at abc1234, HEAD now def5678`.
+    pub fn describe(&self) -> String {
+        let mut text = format!("at {}", self.short);
+        if self.modified {
+            text.push_str(" (modified)");
+        }
+        if let Some(now) = &self.head_now {
+            text.push_str(&format!(", HEAD now {}", &now[..now.len().min(7)]));
+        }
+        text
+    }
 }
 
 impl Freshness {
     /// Whether the answer may miss something, or say something the files no longer do.
     pub fn is_partial(&self) -> bool {
-        self.state != IndexState::Complete || !self.changed_files.is_empty()
+        self.state != IndexState::Complete
+            || !self.changed_files.is_empty()
+            || self.commit.as_ref().is_some_and(|c| c.head_now.is_some())
     }
 }
 
@@ -168,7 +221,7 @@ impl Workspace {
     ) -> Result<(T, Freshness), ApiError> {
         self.run(opts, |graph| {
             let value = read(graph)?;
-            Ok((value, freshness(graph, &self.located.index_path)?))
+            Ok((value, freshness(graph, &self.located)?))
         })
     }
 
@@ -285,7 +338,8 @@ impl Workspace {
 
 /// The index's own state, and the files still waiting for resolution while it is not
 /// complete.
-fn freshness(graph: &Graph, index_path: &Path) -> Result<Freshness, GraphError> {
+fn freshness(graph: &Graph, located: &Located) -> Result<Freshness, GraphError> {
+    let index_path = &located.index_path;
     let conn = graph.connection();
     let sqlite = |e| GraphError::Store(loci_store::StoreError::sqlite(index_path, e));
     let stored = loci_index::meta_get(conn, loci_index::MetaKey::State).map_err(sqlite)?;
@@ -298,11 +352,15 @@ fn freshness(graph: &Graph, index_path: &Path) -> Result<Freshness, GraphError> 
     let synced_at = loci_index::meta_get(conn, loci_index::MetaKey::CompletedAt)
         .map_err(sqlite)?
         .and_then(|t| t.parse().ok());
+    let commit = loci_index::checkout::recorded(conn)
+        .map_err(sqlite)?
+        .and_then(|c| CommitStamp::of(c, &located.root));
     Ok(Freshness {
         state,
         stale_files,
         changed_files: Vec::new(),
         synced_at,
+        commit,
     })
 }
 

@@ -59,7 +59,7 @@ pub mod workspaces;
 
 pub use convert::AMBIGUOUS_SHOWN;
 pub use error::{ApiError, ErrorBody, ErrorEnvelope, ErrorKind, ExitCode};
-pub use handle::{CancelToken, Freshness, ReadOptions, Workspace};
+pub use handle::{CancelToken, CommitStamp, Freshness, ReadOptions, Workspace};
 pub use loci_index::{SkipReason, Skipped, SkippedFiles};
 pub use loci_lifecycle::Located;
 pub use loci_store::prefer_parallel_reads;

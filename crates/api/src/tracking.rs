@@ -84,6 +84,10 @@ pub struct IndexNote {
     /// answer's own files, checked when it was made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checked_ms_ago: Option<u64>,
+    /// The git commit the index reflects, and `HEAD` now when it moved since (absent
+    /// outside git).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<crate::CommitStamp>,
 }
 
 impl IndexNote {
@@ -101,6 +105,9 @@ impl IndexNote {
                 "{} files changed since the last sync",
                 self.changed_files
             ));
+        }
+        if let Some(c) = self.commit.as_ref().filter(|c| c.head_now.is_some()) {
+            parts.push(format!("index {}", c.describe()));
         }
         if self.sync_running {
             parts.push("a sync is running".into());
@@ -195,6 +202,7 @@ impl Tracked {
             last_run: st.last_run.clone(),
             synced_at: freshness.as_ref().and_then(|f| f.synced_at),
             checked_ms_ago: st.checked_at.map(|at| at.elapsed().as_millis() as u64),
+            commit: freshness.and_then(|f| f.commit),
         }
     }
 

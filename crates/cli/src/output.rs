@@ -119,6 +119,12 @@ pub fn freshness(f: &loci_api::Freshness) {
             f.state, f.stale_files
         );
     }
+    if let Some(c) = f.commit.as_ref().filter(|c| c.head_now.is_some()) {
+        eprintln!(
+            "note: the index is {}: `loci sync` brings it to the checkout",
+            c.describe()
+        );
+    }
     if !f.changed_files.is_empty() {
         let shown: Vec<&str> = f.changed_files.iter().take(5).map(String::as_str).collect();
         let more = f.changed_files.len().saturating_sub(shown.len());

@@ -18,6 +18,7 @@ mod tiny_model_support;
 
 mod bad_input;
 mod changes;
+mod checkout_follow;
 mod crash_safety;
 mod doc_examples;
 mod exact_paths;

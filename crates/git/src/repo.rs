@@ -51,6 +51,16 @@ impl Repo {
         Ok(Repo { repo, prefix })
     }
 
+    /// The libgit2 handle, for this crate's other modules.
+    pub(crate) fn git2(&self) -> &git2::Repository {
+        &self.repo
+    }
+
+    /// The workspace root relative to the working tree (`""`, or ending in `/`).
+    pub(crate) fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
     /// The files `compare` changes under the workspace root, with the line ranges each
     /// hunk removes and adds (no context lines), renames found as git finds them.
     pub fn diff(&self, compare: &Compare, limits: Limits) -> Result<Diff, GitError> {

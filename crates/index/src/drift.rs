@@ -88,6 +88,10 @@ pub struct DriftReport {
     /// what resolution reads from them (counted once, 0 or 1: a sync then re-resolves
     /// every JavaScript/TypeScript or Go file).
     pub module_configs: u64,
+    /// 1 when `HEAD` names another commit than the one the index recorded (a
+    /// checkout, pull, reset or commit since the last run: a sync records the new one,
+    /// and reads whatever files it changed), else 0.
+    pub head_moved: u64,
     /// Up to ten example paths per category, `added:`/`changed:`/`removed:`/`outdated:`
     /// prefixed.
     pub sample: Vec<String>,
@@ -110,6 +114,7 @@ impl DriftReport {
             + self.manifests
             + self.rules
             + self.module_configs
+            + self.head_moved
     }
 }
 
@@ -155,6 +160,7 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
     let crates_changed = crates::map_changed(&conn, &manifests).map_err(err)?;
     let rules_outdated = crate::settings::rules_outdated(&conn).map_err(err)?;
     let configs_changed = module_configs::configs_changed(&conn, &configs).map_err(err)?;
+    let head_moved = crate::checkout::head_moved(&conn, &opts.root).map_err(err)?;
     drop(conn);
 
     let mut report = DriftReport {
@@ -162,6 +168,7 @@ pub fn drift(opts: &DriftOptions) -> Result<DriftReport, DriftError> {
         manifests: u64::from(crates_changed),
         rules: u64::from(rules_outdated),
         module_configs: u64::from(configs_changed),
+        head_moved: u64::from(head_moved),
         ..DriftReport::default()
     };
     let note = |report: &mut DriftReport, kind: &str, rel: &str| {

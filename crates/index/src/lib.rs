@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod budget;
+pub mod checkout;
 mod counts;
 mod crates;
 pub mod drift;

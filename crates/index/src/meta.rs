@@ -19,3 +19,8 @@ pub(crate) fn meta_set(conn: &Connection, key: MetaKey, value: &str) -> rusqlite
     )?;
     Ok(())
 }
+
+pub(crate) fn meta_delete(conn: &Connection, key: MetaKey) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM meta WHERE key = ?1", [key.name()])?;
+    Ok(())
+}

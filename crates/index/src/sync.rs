@@ -14,6 +14,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::budget::FileBudget;
+use crate::checkout::{self, Checkout};
 use crate::crates;
 use crate::first_index;
 use crate::freed_memory;
@@ -151,6 +152,9 @@ pub fn index_workspace(
 
     let restarted =
         start_over_what_cannot_be_finished(&mut conn, &index_dir, started).map_err(&err)?;
+    // Before the walk: a checkout that moves `HEAD` during the run also changes files,
+    // which the next run then reads under the commit it records.
+    let checkout = checkout::observe(&root);
     let stored = load_stored(&conn).map_err(&err)?;
     let before = SkipRecord::load(&conn).map_err(&err)?;
     let mut plan = plan(&root, threads, opts, &stored, &before, started);
@@ -169,6 +173,7 @@ pub fn index_workspace(
         let mut skipped = std::mem::take(&mut plan.skipped);
         let wrote = record_skips(&conn, &plan.walked, &mut skipped, &[], &[], &before)
             .map_err(&err)?
+            || checkout::record(&conn, checkout.as_ref()).map_err(&err)?
             || settings_wrote;
         let counts = Counts {
             unchanged: plan.unchanged,
@@ -217,6 +222,7 @@ pub fn index_workspace(
         // perhaps, which files were skipped.
         let wrote = record_skips(&conn, &plan.walked, &mut skipped, &[], &[], &before)
             .map_err(&err)?
+            || checkout::record(&conn, checkout.as_ref()).map_err(&err)?
             || crates.wrote
             || configs.wrote;
         return finish_report(&conn, &place, skipped, lossy, counts, wrote).map_err(&err);
@@ -251,7 +257,7 @@ pub fn index_workspace(
     )
     .map_err(&err)?;
     counts.resolved = stale.len() as u64;
-    complete(&mut conn, search, started).map_err(&err)?;
+    complete(&mut conn, search, checkout.as_ref(), started).map_err(&err)?;
     record_skips(
         &conn,
         &plan.walked,
@@ -549,9 +555,14 @@ fn resolve_stale(
     Ok((stale, unresolved))
 }
 
-/// Builds the edge indexes, installs a side-built search index, and marks the run
-/// complete.
-fn complete(conn: &mut Connection, search: SearchSink, started: Instant) -> rusqlite::Result<()> {
+/// Builds the edge indexes, installs a side-built search index, records the checkout
+/// the run saw, and marks the run complete.
+fn complete(
+    conn: &mut Connection,
+    search: SearchSink,
+    checkout: Option<&Checkout>,
+    started: Instant,
+) -> rusqlite::Result<()> {
     loci_store::create_edge_indexes(conn)?;
     let built = match search {
         SearchSink::Side(side) => Some(side.finish()?),
@@ -562,6 +573,8 @@ fn complete(conn: &mut Connection, search: SearchSink, started: Instant) -> rusq
         search_index::install(conn, &built)?;
     }
     tracing::info!(ms = started.elapsed().as_millis() as u64, "resolved");
+    // Before the state: an index marked complete names the commit it reflects.
+    checkout::record(conn, checkout)?;
     meta_set(conn, MetaKey::State, IndexState::Complete.name())?;
     // Set once a run has completed: a later interrupted run is then unfinished work
     // (drift the next sync resumes), not an incomplete first index.

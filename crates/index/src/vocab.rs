@@ -119,6 +119,9 @@ pub enum MetaKey {
     /// The version of the resolution rules the stored edges were made with
     /// (`resolve::RULES_VERSION`).
     ResolverRules,
+    /// The git checkout the last completed run saw: `HEAD`'s commit, its branch and
+    /// whether the working tree differed (JSON, `checkout.rs`). Absent outside git.
+    Checkout,
 }
 
 impl MetaKey {
@@ -131,6 +134,7 @@ impl MetaKey {
             MetaKey::RustCrates => "rust_crates",
             MetaKey::ModuleConfigs => "module_configs",
             MetaKey::ResolverRules => "resolver_rules",
+            MetaKey::Checkout => "checkout",
         }
     }
 }

@@ -476,6 +476,9 @@ fn drift_reason(report: &loci_index::drift::DriftReport) -> String {
     if report.module_configs > 0 {
         why.push_str(", the module settings in tsconfig.json/jsconfig.json/go.mod changed");
     }
+    if report.head_moved > 0 {
+        why.push_str(", HEAD moved to another commit");
+    }
     why
 }
 

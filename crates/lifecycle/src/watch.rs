@@ -93,7 +93,15 @@ pub fn watch(
             source,
         })?;
 
-    let own = OwnFiles::new(&opts.root);
+    // `HEAD` moves (checkout, pull, rebase, reset, commit) are a reason to sync: the
+    // files they change come as their own events, and the index records the commit.
+    // The git directory is inside the root, and watched, unless the workspace is a
+    // folder of a larger repository or a linked worktree: then it is watched too.
+    let head = loci_index::checkout::head_files(&opts.root);
+    if let Some(h) = &head {
+        watch_head_files(&mut watcher, &opts.root, h);
+    }
+    let own = OwnFiles::new(&opts.root, head);
     // Catch up with what changed while nothing watched (events from now on are queued).
     let mut dirty_since: Option<Instant> = None;
     let mut last_event = Instant::now();
@@ -130,6 +138,29 @@ pub fn watch(
     Ok(())
 }
 
+/// Watches the files that move `HEAD` where the root's recursive watch does not reach
+/// them. A failure only logs: files still sync, the commit follows at the next sync.
+fn watch_head_files(
+    watcher: &mut impl Watcher,
+    root: &Path,
+    head: &loci_index::checkout::HeadFiles,
+) {
+    let mut dirs = vec![
+        (head.git_dir.clone(), RecursiveMode::NonRecursive),
+        (head.common_dir.clone(), RecursiveMode::NonRecursive),
+        (head.common_dir.join("refs"), RecursiveMode::Recursive),
+    ];
+    dirs.dedup();
+    for (dir, mode) in dirs {
+        if dir.starts_with(root) {
+            continue;
+        }
+        if let Err(e) = watcher.watch(&dir, mode) {
+            tracing::warn!(path = %dir.display(), error = %e, "cannot watch git's refs; HEAD moves follow file changes only");
+        }
+    }
+}
+
 /// What loci itself writes inside the watched tree, whose changes are never a reason
 /// to sync: `.loci/` (the index, its WAL and shared memory, the locks), and the registry
 /// when it lives there (watching one's home directory, or a `LOCI_HOME` inside it).
@@ -137,10 +168,12 @@ struct OwnFiles {
     root: PathBuf,
     /// The registry's directory and file name (its `-wal`, `-shm` and `-journal` share it).
     registry: Option<(PathBuf, std::ffi::OsString)>,
+    /// The files that move `HEAD` (outside git: none).
+    head: Option<loci_index::checkout::HeadFiles>,
 }
 
 impl OwnFiles {
-    fn new(root: &Path) -> OwnFiles {
+    fn new(root: &Path, head: Option<loci_index::checkout::HeadFiles>) -> OwnFiles {
         let registry = loci_store::registry::default_registry_path()
             .ok()
             .and_then(|path| {
@@ -154,6 +187,7 @@ impl OwnFiles {
         OwnFiles {
             root: root.to_path_buf(),
             registry,
+            head,
         }
     }
 
@@ -172,7 +206,7 @@ impl OwnFiles {
 /// Whether an event can change what the index holds. Opening or reading a file or a
 /// directory cannot: a sync's own walk opens every directory and reads changed files,
 /// and the OS reports those too, so counting them would sync forever. Changes to loci's
-/// own files ([`OwnFiles`]) and VCS data cannot either.
+/// own files ([`OwnFiles`]) and VCS data cannot either, except what moves `HEAD`.
 fn changes_sources(own: &OwnFiles, event: &notify::Event) -> bool {
     use notify::EventKind;
     use notify::event::{AccessKind, AccessMode};
@@ -183,10 +217,10 @@ fn changes_sources(own: &OwnFiles, event: &notify::Event) -> bool {
         _ => true,
     };
     writes
-        && event
-            .paths
-            .iter()
-            .any(|p| relevant(&own.root, p) && !own.is_registry(p))
+        && event.paths.iter().any(|p| {
+            (relevant(&own.root, p) && !own.is_registry(p))
+                || own.head.as_ref().is_some_and(|h| h.moves_head(p))
+        })
 }
 
 /// Whether a changed path can affect the index (loci's own files and VCS data cannot).
