@@ -7,6 +7,7 @@ mod common;
 mod adversarial;
 mod adversarial_files;
 mod changed_files;
+mod content_definitions;
 mod cpp_receivers;
 mod ctags_recall;
 mod exact_paths;

@@ -25,6 +25,7 @@ mod js_imports;
 mod kotlin;
 mod node_text;
 mod nodes;
+mod order;
 mod parser;
 mod php;
 mod python;
@@ -48,6 +49,7 @@ use crate::Lang;
 
 use crate::budget::{Deadline, FileBudget};
 pub(crate) use collector::{Action, Collector, WalkEnd, walk};
+pub use order::in_document_order;
 pub use parser::new_parser;
 pub(crate) use version::is_outdated;
 pub use version::version;

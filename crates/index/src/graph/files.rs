@@ -2,7 +2,12 @@
 //! links, freshness, "did you mean" hints), so that no caller writes SQL against the
 //! index's tables.
 
+use std::collections::HashMap;
+
 use rusqlite::{OptionalExtension, params};
+
+use crate::Lang;
+use crate::extract::{Arity, Span, Symbol, SymbolKind, in_document_order};
 
 use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
 
@@ -154,6 +159,81 @@ impl Graph {
             })
             .optional()
             .map_err(QueryError::sqlite(&self.index_path))
+    }
+
+    /// The language and definitions the index holds for `path` when its stored content
+    /// hash (blake3) is `hash`, in [`in_document_order`]; `None` when the file is not
+    /// indexed, holds other bytes, or a row names a kind this build does not know. A
+    /// diff's side that the index already read then needs no second parse.
+    pub fn definitions_of_content(
+        &self,
+        path: &str,
+        hash: &[u8],
+    ) -> Result<Option<(Lang, Vec<Symbol>)>, QueryError> {
+        let err = QueryError::sqlite(&self.index_path);
+        let file: Option<(i64, String)> = self
+            .conn
+            .prepare_cached("SELECT id, lang FROM files WHERE path = ?1 AND hash = ?2")
+            .and_then(|mut s| {
+                s.query_row(params![path, hash], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
+            .map_err(&err)?;
+        let Some((file_id, lang)) = file else {
+            return Ok(None);
+        };
+        let Some(lang) = Lang::from_name(&lang) else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, name, qualified_name, kind, signature, doc, start_line, start_col,
+                        end_line, start_byte, end_byte, parent_id, returns, params
+                 FROM symbols WHERE file_id = ?1 ORDER BY id",
+            )
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([file_id], |r| {
+                let kind: String = r.get(3)?;
+                let params: Option<String> = r.get(13)?;
+                let symbol = Symbol {
+                    name: r.get(1)?,
+                    qualified_name: r.get(2)?,
+                    kind: SymbolKind::Function,
+                    signature: r.get(4)?,
+                    doc: r.get(5)?,
+                    span: Span {
+                        start_line: r.get(6)?,
+                        start_col: r.get(7)?,
+                        end_line: r.get(8)?,
+                        start_byte: r.get(9)?,
+                        end_byte: r.get(10)?,
+                    },
+                    parent: None,
+                    returns: r.get(12)?,
+                    params: params.as_deref().and_then(Arity::parse),
+                };
+                let symbol = SymbolKind::from_name(&kind).map(|kind| Symbol { kind, ..symbol });
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(11)?, symbol))
+            })
+            .map_err(&err)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(&err)?;
+        let position: HashMap<i64, u32> = rows
+            .iter()
+            .enumerate()
+            .map(|(at, (id, ..))| (*id, at as u32))
+            .collect();
+        let mut symbols = Vec::with_capacity(rows.len());
+        for (_, parent, symbol) in rows {
+            let Some(mut symbol) = symbol else {
+                return Ok(None);
+            };
+            symbol.parent = parent.and_then(|p| position.get(&p).copied());
+            symbols.push(symbol);
+        }
+        Ok(Some((lang, in_document_order(symbols))))
     }
 
     /// The indexed files whose content hash is `hash`, by path (at most `limit`): where
