@@ -403,3 +403,100 @@ fn staged_and_unstaged_split_the_working_tree() {
     let all = ask(&r.root, ChangesRequest::default()).unwrap();
     assert_eq!(all.symbols.len(), 2);
 }
+
+/// Everything a changed definition says that does not depend on the live index.
+fn definitions_of(a: &ChangesAnswer) -> Vec<String> {
+    a.symbols
+        .iter()
+        .map(|s| {
+            let old = s
+                .old
+                .as_ref()
+                .map(|o| (o.path.as_str(), o.line, o.end_line));
+            format!(
+                "{:?} {} {} {:?} {} {}-{} {:?} {}",
+                s.change,
+                s.name,
+                s.qualified_name,
+                s.kind,
+                s.path,
+                s.line,
+                s.end_line,
+                old,
+                s.signature
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn either_side_read_from_the_index_gives_the_answer_parsing_gives() {
+    // Real code on the old side (this crate's own module), edited on the new side: one
+    // function changed, one removed, one added, one moved to another file; and a Rust
+    // file whose macro-made definitions the extractor emits out of document order.
+    let own = include_str!("../src/changes/mod.rs");
+    let macros = "macro_rules! make { ($n:ident) => { fn $n() {} }; }\nmake!(made);\nfn kept() {}\nfn edited() { 1; }\n";
+    let r = TempRepo::new();
+    r.write("src/changes.rs", own);
+    r.write("src/macros.rs", macros);
+    r.write("src/other.rs", "fn other() {}\n");
+    let one = r.commit("one");
+    let moved_out = "fn side_of(s: &loci_git::SideInfo) -> ChangeSide {";
+    let at = own.find(moved_out).expect("side_of is in the module");
+    let (head, moved) = own.split_at(at);
+    r.write(
+        "src/changes.rs",
+        head.replace(
+            "let window = req.page.window",
+            "let _x = 1;\n    let window = req.page.window",
+        )
+        .replace(
+            "/// loci's own folder is never a change",
+            "fn added_here() {}\n\n/// loci's own folder is never a change",
+        ),
+    );
+    r.write("src/other.rs", format!("fn other() {{}}\n{moved}"));
+    r.write(
+        "src/macros.rs",
+        format!(
+            "fn first() {{}}\n{}",
+            macros
+                .replace("1;", "2;")
+                .replace("fn kept() {}\n", "")
+                .replace("make!(made);", "make!(remade);")
+        ),
+    );
+    let two = r.commit("two");
+    let range = rev(&format!("{one}..{two}"));
+
+    // The index holds the new side, then the old side, then neither.
+    index(&r.root);
+    let new_indexed = ask(&r.root, range.clone()).unwrap();
+    r.git(&["checkout", "-q", &one]);
+    index(&r.root);
+    let old_indexed = ask(&r.root, range.clone()).unwrap();
+    r.write("src/changes.rs", "// neither side\n");
+    r.write("src/other.rs", "// neither side\n");
+    r.write("src/macros.rs", "// neither side\n");
+    index(&r.root);
+    let parsed = ask(&r.root, range).unwrap();
+
+    let expected = definitions_of(&parsed);
+    let changes: Vec<SymbolChange> = parsed.symbols.iter().map(|s| s.change).collect();
+    for kind in [
+        SymbolChange::Changed,
+        SymbolChange::Added,
+        SymbolChange::Removed,
+        SymbolChange::Moved,
+    ] {
+        assert!(changes.contains(&kind), "{kind:?} in {expected:#?}");
+    }
+    assert!(
+        expected
+            .iter()
+            .any(|d| d.contains(" changes ") || d.contains("fn changes(")),
+        "{expected:#?}"
+    );
+    assert_eq!(definitions_of(&new_indexed), expected);
+    assert_eq!(definitions_of(&old_indexed), expected);
+}

@@ -2,10 +2,12 @@
 //! (renames followed), the definitions whose span a hunk touches on either side —
 //! each side's definitions taken by loci's own extractor from that side's bytes (a
 //! commit's or the index's blob, or the working tree's file), nothing checked out and
-//! the live index untouched — and, for each, its direct callers, the size of its
+//! the live index untouched; a side whose bytes the live index holds is read from it
+//! instead of parsed — and, for each, its direct callers, the size of its
 //! transitive impact, the tests among them (from the live index) and the memories
 //! linked to it.
 
+mod definitions;
 mod kinds;
 mod pairing;
 mod reach;
@@ -26,6 +28,7 @@ use crate::graph::{MAX_DEPTH, checked_depth};
 use crate::handle::{Freshness, ReadOptions, Workspace};
 use crate::memory::{ImpactMemory, memories_or_unavailable};
 use crate::page::{PageInfo, PageRequest};
+use definitions::Found;
 use pairing::{Entry, FileSide, Placed, pair_file, pair_moves};
 use sides::SideSource;
 
@@ -230,28 +233,37 @@ pub fn changes(
         max_bytes: MAX_CHANGED_FILE_BYTES,
     };
     let (old_side, new_side) = (source(false), source(diff.new.worktree));
-    let mut files = Vec::new();
-    let mut entries = Vec::new();
-    for change in diff.files.iter().filter(|c| !in_marker_dir(c)) {
+    let changed: Vec<&FileChange> = diff.files.iter().filter(|c| !in_marker_dir(c)).collect();
+    let mut sides = Vec::with_capacity(changed.len() * 2);
+    for change in &changed {
         if opts.cancel.is_cancelled() {
-            return Err(ApiError::new(
-                ErrorKind::Cancelled,
-                "the read was cancelled",
-            ));
+            return Err(cancelled());
         }
-        let (mut file, found) = file_entries(change, &old_side, &new_side);
-        file.symbols = found.len() as u32;
-        entries.extend(found);
-        files.push(file);
+        sides.push(old_side.read(change, false));
+        sides.push(new_side.read(change, true));
     }
-    let entries = pair_moves(entries);
-    let (page_entries, page) = window.slice(entries, true);
-    let (symbols, index) = ws.read(opts, |g| {
-        page_entries
+    let ((files, page_entries, page, symbols), index) = ws.read(opts, |g| {
+        let mut found = definitions::definitions(g, sides, opts)?.into_iter();
+        let mut files = Vec::with_capacity(changed.len());
+        let mut entries = Vec::new();
+        for change in &changed {
+            let mut next = || found.next().unwrap_or(Err(NotRead::Unreadable));
+            let (old, new) = (next(), next());
+            let (mut file, found) = file_entries(change, old, new);
+            file.symbols = found.len() as u32;
+            entries.extend(found);
+            files.push(file);
+        }
+        let (page_entries, page) = window.slice(pair_moves(entries), true);
+        let symbols = page_entries
             .iter()
             .map(|e| changed_symbol(g, e, depth))
-            .collect::<Result<Vec<_>, _>>()
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((files, page_entries, page, symbols))
     })?;
+    if opts.cancel.is_cancelled() {
+        return Err(cancelled());
+    }
     let keys = page_entries.iter().flat_map(entry_keys).collect();
     let (memories, memories_unavailable) = memories_or_unavailable(ws, keys)?;
     let index = ws.checked(opts, index, symbols.iter().map(|s| s.path.as_str()))?;
@@ -268,6 +280,10 @@ pub fn changes(
     })
 }
 
+fn cancelled() -> ApiError {
+    ApiError::new(ErrorKind::Cancelled, "the read was cancelled")
+}
+
 /// loci's own folder is never a change of the workspace's code.
 fn in_marker_dir(c: &FileChange) -> bool {
     [&c.old_path, &c.new_path]
@@ -277,11 +293,7 @@ fn in_marker_dir(c: &FileChange) -> bool {
 }
 
 /// A changed file's row and its changed definitions.
-fn file_entries(
-    change: &FileChange,
-    old_side: &SideSource<'_>,
-    new_side: &SideSource<'_>,
-) -> (ChangedFile, Vec<Entry>) {
+fn file_entries(change: &FileChange, old: Found, new: Found) -> (ChangedFile, Vec<Entry>) {
     let mut file = ChangedFile {
         path: change.path().to_string(),
         old_path: change
@@ -307,10 +319,7 @@ fn file_entries(
         symbols: 0,
         not_read: None,
     };
-    let sides = old_side
-        .facts(change, false)
-        .and_then(|old| Ok((old, new_side.facts(change, true)?)));
-    let (old, new) = match sides {
+    let (old, new) = match old.and_then(|old| Ok((old, new?))) {
         Ok(both) => both,
         Err(why) => {
             file.not_read = Some(why);

@@ -15,10 +15,35 @@ use super::kinds::NotRead;
 pub(super) struct SideFacts {
     /// The language the extractor read it as.
     pub lang: Lang,
-    /// Its definitions, parents before children.
+    /// Its definitions, in document order (`extract::in_document_order`).
     pub symbols: Vec<Symbol>,
     /// Its bytes (a definition's text is compared across sides to tell a move).
     pub bytes: Vec<u8>,
+}
+
+/// A side's bytes, read, in a language loci extracts: its definitions still to find.
+pub(super) struct SideBytes {
+    /// Its path on its side.
+    pub path: String,
+    /// The language it is read as.
+    pub lang: Lang,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl SideBytes {
+    /// Its definitions by loci's extractor, in document order; `TooComplex` when the
+    /// extractor gives up.
+    pub fn extract(self) -> Result<SideFacts, NotRead> {
+        let text = String::from_utf8_lossy(&self.bytes);
+        let facts =
+            loci_index::extract::extract(self.lang, &text).map_err(|_| NotRead::TooComplex)?;
+        Ok(SideFacts {
+            lang: self.lang,
+            symbols: loci_index::extract::in_document_order(facts.symbols),
+            bytes: self.bytes,
+        })
+    }
 }
 
 /// Where one side of one file is read from.
@@ -34,9 +59,9 @@ pub(super) struct SideSource<'a> {
 }
 
 impl SideSource<'_> {
-    /// The definitions of `change`'s old (`new == false`) or new side; `Ok(None)` when
-    /// the file does not exist on that side.
-    pub fn facts(&self, change: &FileChange, new: bool) -> Result<Option<SideFacts>, NotRead> {
+    /// The bytes of `change`'s old (`new == false`) or new side, with the language
+    /// they are read as; `Ok(None)` when the file does not exist on that side.
+    pub fn read(&self, change: &FileChange, new: bool) -> Result<Option<SideBytes>, NotRead> {
         let path = if new {
             change.new_path.as_deref()
         } else {
@@ -50,7 +75,6 @@ impl SideSource<'_> {
             Content::Binary => return Err(NotRead::Binary),
             Content::Symlink | Content::Submodule => return Err(NotRead::NotSource),
         }
-        let head = |bytes: &[u8]| Lang::detect(Path::new(path), &bytes[..bytes.len().min(256)]);
         let bytes = if new && self.worktree {
             self.read_worktree(path)?
         } else {
@@ -59,13 +83,12 @@ impl SideSource<'_> {
                 .map_err(|_| NotRead::Unreadable)?
                 .ok_or(NotRead::TooLarge)?
         };
-        let lang = head(&bytes).ok_or(NotRead::NotSource)?;
-        let text = String::from_utf8_lossy(&bytes);
-        let lang = lang.for_content(Path::new(path), &text);
-        let facts = loci_index::extract::extract(lang, &text).map_err(|_| NotRead::TooComplex)?;
-        Ok(Some(SideFacts {
+        let lang = Lang::detect(Path::new(path), &bytes[..bytes.len().min(256)])
+            .ok_or(NotRead::NotSource)?;
+        let lang = lang.for_content(Path::new(path), &String::from_utf8_lossy(&bytes));
+        Ok(Some(SideBytes {
+            path: path.to_string(),
             lang,
-            symbols: facts.symbols,
             bytes,
         }))
     }
