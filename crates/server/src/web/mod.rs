@@ -1,6 +1,6 @@
 //! The web view: pages served by `loci serve` itself (issue #32) — sign-in by a
 //! one-time URL, the workspaces, search, symbol pages with their callers and callees
-//! as a graph. Server-rendered HTML (maud escapes every value), one style sheet built
+//! as a graph, and what depends on a file or a definition (its impact). Server-rendered HTML (maud escapes every value), one style sheet built
 //! into the binary, no script at all, no remote origin: it works air-gapped. Like the
 //! JSON routes, every page converts the request, calls the same `loci_api` functions
 //! and renders the answer; nothing here is product logic.
@@ -15,6 +15,7 @@
 pub mod auth;
 mod graph_svg;
 pub mod headers;
+mod impact;
 mod layout;
 mod pages;
 pub mod session;
@@ -48,6 +49,7 @@ pub fn router() -> Router<Shared> {
         .route("/web/static/favicon.svg", get(layout::icon))
         .route("/web/w/{id}/search", get(pages::search))
         .route("/web/w/{id}/symbol", get(symbol::symbol))
+        .route("/web/w/{id}/impact", get(impact::impact))
         .route(MINT_PATH, post(signin::mint))
 }
 

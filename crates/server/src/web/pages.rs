@@ -80,6 +80,7 @@ fn workspaces_table(rows: &[Row]) -> Markup {
                         tr {
                             td {
                                 a href={ "/web/w/" (d.id) "/search" } { (d.name) }
+                                " · " a href={ "/web/w/" (d.id) "/impact" } { "impact" }
                                 @if let Some(l) = &d.locator { br; span class="muted" { (l) } }
                             }
                             td {

@@ -16,16 +16,17 @@ use serde::Deserialize;
 
 use crate::state::Shared;
 use crate::web::graph_svg::{self, Node};
+use crate::web::impact::impact_href;
 use crate::web::layout::{PageError, PageResult, page};
 use crate::web::pages::{symbol_href, url, workspace_id};
 use crate::web::session::Session;
 
 /// Deepest traversal the page offers.
-const MAX_DEPTH: u32 = 5;
+pub(super) const MAX_DEPTH: u32 = 5;
 /// Nodes drawn at first; "show more" doubles it up to [`MAX_NODES`].
-const FIRST_NODES: usize = 25;
+pub(super) const FIRST_NODES: usize = 25;
 /// Most nodes one graph draws (past this a graph is a hairball, not an answer).
-const MAX_NODES: usize = 200;
+pub(super) const MAX_NODES: usize = 200;
 /// Lines of context shown above and below a definition.
 const CONTEXT: u32 = 3;
 /// Uses listed at most.
@@ -145,13 +146,23 @@ pub async fn symbol(
             ],
         )
     };
-    let (nodes, edges) = graph_of(id, &title, &here, &answer.graph, callees);
+    let root = Node {
+        label: title.clone(),
+        href: symbol_href(id, &here),
+        target: true,
+    };
+    let (nodes, edges) = graph_of(id, root, &answer.graph, callees);
     let shown = answer.graph.reached.len();
     let more = answer.graph.page.truncated || (answer.graph.page.total as usize) > shown;
     let body = html! {
         p {
             span class="state" { (sym.kind.name()) } " in "
             code { (sym.path) ":" (sym.line) "–" (sym.end_line) } " · " (sym.lang.name())
+        }
+        p {
+            "What depends on "
+            a href=(impact_href(id, &here)) { "this definition" } " · "
+            a href=(impact_href(id, &sym.path)) { "its file" }
         }
         @if let Some(doc) = &sym.doc { pre class="doc" { (doc) } }
         @if let Some(src) = &answer.source { (source(src, sym.line, sym.end_line)) }
@@ -202,7 +213,7 @@ fn source(src: &Excerpt, line: u32, end: u32) -> Markup {
     }
 }
 
-fn by_depth(page: &graph::TraversalPage) -> BTreeMap<u32, usize> {
+pub(super) fn by_depth(page: &graph::TraversalPage) -> BTreeMap<u32, usize> {
     let mut counts = BTreeMap::new();
     for r in &page.reached {
         *counts.entry(r.depth).or_insert(0) += 1;
@@ -212,18 +223,13 @@ fn by_depth(page: &graph::TraversalPage) -> BTreeMap<u32, usize> {
 
 /// The nodes (the target first) and edges of a traversal: each reached node is tied
 /// to the one before it on its path (`via`).
-fn graph_of(
+pub(super) fn graph_of(
     id: i64,
-    title: &str,
-    here: &str,
+    root: Node,
     page: &graph::TraversalPage,
     callees: bool,
 ) -> (Vec<Node>, Vec<(usize, usize)>) {
-    let mut nodes = vec![Node {
-        label: title.to_string(),
-        href: symbol_href(id, here),
-        target: true,
-    }];
+    let mut nodes = vec![root];
     let mut by_label: HashMap<String, usize> = HashMap::new();
     if let Some(first) = page.reached.first().and_then(|r| r.via.first()) {
         by_label.insert(first.clone(), 0);
@@ -277,7 +283,7 @@ fn reached_href(id: i64, r: &graph::Reached) -> String {
     }
 }
 
-fn reached_list(id: i64, page: &graph::TraversalPage) -> Markup {
+pub(super) fn reached_list(id: i64, page: &graph::TraversalPage) -> Markup {
     html! {
         details {
             summary { "As a list" }

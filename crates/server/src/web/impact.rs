@@ -1,0 +1,133 @@
+//! The impact page: what depends on a file or a definition, to a chosen depth, as a
+//! graph (capped, with "show more") and as a list, with counts by depth. It calls the
+//! traversal the JSON impact route calls (`graph::traverse`, impact direction).
+
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use loci_api::graph::{self, Direction, TraversalRequest};
+use loci_api::page::PageRequest;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::state::Shared;
+use crate::web::graph_svg::{self, Node};
+use crate::web::layout::{PageError, PageResult, page};
+use crate::web::pages::{url, workspace_id};
+use crate::web::session::Session;
+use crate::web::symbol::{FIRST_NODES, MAX_DEPTH, MAX_NODES, by_depth, graph_of, reached_list};
+
+/// Hops shown when the query names none (as `loci impact`'s default).
+const DEFAULT_DEPTH: u32 = 3;
+
+/// The page's query.
+#[derive(Debug, Deserialize)]
+pub struct ImpactQuery {
+    /// A file (workspace-relative) or a definition's selector.
+    #[serde(default)]
+    target: String,
+    /// Hops, 1..=5.
+    #[serde(default)]
+    depth: Option<u32>,
+    /// Nodes to draw.
+    #[serde(default)]
+    nodes: Option<usize>,
+}
+
+/// The impact page of `target` in workspace `id`.
+pub(super) fn impact_href(id: i64, target: &str) -> String {
+    url(&format!("/web/w/{id}/impact"), &[("target", target)])
+}
+
+/// `GET /web/w/{id}/impact?target=FILE_OR_SELECTOR&depth=3`: without a target, the form.
+pub async fn impact(
+    State(state): State<Shared>,
+    Extension(session): Extension<Session>,
+    Path(ws): Path<String>,
+    Query(q): Query<ImpactQuery>,
+) -> PageResult {
+    let id = workspace_id(&ws, &session)?;
+    let depth = q.depth.unwrap_or(DEFAULT_DEPTH).clamp(1, MAX_DEPTH);
+    let cap = q.nodes.unwrap_or(FIRST_NODES).clamp(1, MAX_NODES);
+    let target = q.target.trim().to_string();
+    if target.is_empty() {
+        let body = html! { (form(id, "", depth)) };
+        return Ok(page("Impact", Some(&session), body));
+    }
+    let request = TraversalRequest {
+        target: target.clone(),
+        depth: Some(depth),
+        include_unresolved: false,
+        include_name_only: false,
+        path: None,
+        edges: None,
+        group_by: None,
+        page: PageRequest::first(cap),
+    };
+    let answer = state
+        .read(id, move |w, o| {
+            graph::traverse(w, Direction::Impact, &request, o)
+        })
+        .await
+        .map_err(PageError::within(&session))?;
+    let link = |depth: u32, nodes: usize| {
+        url(
+            &format!("/web/w/{id}/impact"),
+            &[
+                ("target", &target),
+                ("depth", &depth.to_string()),
+                ("nodes", &nodes.to_string()),
+            ],
+        )
+    };
+    let root = Node {
+        label: target.clone(),
+        href: impact_href(id, &target),
+        target: true,
+    };
+    let (nodes, edges) = graph_of(id, root, &answer, false);
+    let shown = answer.reached.len();
+    let more = answer.page.truncated || (answer.page.total as usize) > shown;
+    let title = format!("Impact of {target}");
+    let body = html! {
+        (form(id, &target, depth))
+        section aria-labelledby="graph-h" {
+            h2 id="graph-h" { "What depends on it, to depth " (depth) }
+            nav aria-label="Depth" {
+                "Depth: "
+                @for d in 1..=MAX_DEPTH {
+                    @if d == depth { strong aria-current="page" { (d) } } @else { a href=(link(d, cap)) { (d) } }
+                    " "
+                }
+            }
+            p class="muted" {
+                (answer.page.total) " dependents"
+                @for (d, n) in by_depth(&answer) { " · depth " (d) ": " (n) }
+                @if shown < answer.page.total as usize { " · " (shown) " drawn" }
+            }
+            @if answer.reached.is_empty() {
+                p { "Nothing in the index depends on it." }
+            } @else {
+                (graph_svg::render(&title, &nodes, &edges))
+                @if more && cap < MAX_NODES {
+                    p { a href=(link(depth, (cap * 2).min(MAX_NODES))) { "Show more" } }
+                }
+                (reached_list(id, &answer))
+            }
+        }
+    };
+    Ok(page(&title, Some(&session), body))
+}
+
+fn form(id: i64, target: &str, depth: u32) -> Markup {
+    html! {
+        form class="search" method="get" action={ "/web/w/" (id) "/impact" } {
+            label { "File or definition" input type="search" name="target" value=(target) placeholder="src/lib.rs or Type::method"; }
+            label { "Depth"
+                select name="depth" {
+                    @for d in 1..=MAX_DEPTH { option value=(d) selected[d == depth] { (d) } }
+                }
+            }
+            button type="submit" { "Show impact" }
+        }
+    }
+}
