@@ -387,3 +387,63 @@ fn the_impact_page_draws_and_lists_what_depends_on_a_file_or_a_definition() {
         401
     );
 }
+
+#[test]
+fn the_changes_page_shows_what_a_diff_changes_and_who_it_reaches() {
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    let cookie = sign_in(&server, &server.web_signin);
+    let id = workspace_id(&server);
+
+    // Outside git: the page says so, with the API's status.
+    let outside = get(&server, &format!("/web/w/{id}/changes"), Some(&cookie));
+    assert_eq!(outside.status, 409, "{}", outside.body);
+    assert!(outside.body.contains("git"), "{}", outside.body);
+
+    env.git(&["init", "-q"]);
+    env.git(&["add", "src"]);
+    env.git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "-m",
+        "one",
+    ]);
+    // `helper`'s body changes in the working tree.
+    env.write(&[(
+        "src/lib.rs",
+        "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 2 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
+    )]);
+    let page = get(&server, &format!("/web/w/{id}/changes"), Some(&cookie));
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("HEAD"), "{}", page.body);
+    assert!(page.body.contains("src/lib.rs"), "{}", page.body);
+    assert!(page.body.contains(">modified<"), "{}", page.body);
+    assert!(page.body.contains(">changed<"), "{}", page.body);
+    assert!(
+        page.body.contains(">helper<"),
+        "the changed definition: {}",
+        page.body
+    );
+    assert!(
+        page.body.contains(">parse_config<"),
+        "its caller: {}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains(&format!("/web/w/{id}/impact?target=src%2Flib.rs%3A2")),
+        "a link to its impact: {}",
+        page.body
+    );
+    // A revision the repository lacks is the API's 404.
+    let missing = get(
+        &server,
+        &format!("/web/w/{id}/changes?rev=no-such-rev"),
+        Some(&cookie),
+    );
+    assert_eq!(missing.status, 404, "{}", missing.body);
+}

@@ -1,6 +1,7 @@
 //! The web view: pages served by `loci serve` itself (issue #32) — sign-in by a
 //! one-time URL, the workspaces, search, symbol pages with their callers and callees
-//! as a graph, and what depends on a file or a definition (its impact). Server-rendered HTML (maud escapes every value), one style sheet built
+//! as a graph, what depends on a file or a definition (its impact), and what a
+//! git diff changes. Server-rendered HTML (maud escapes every value), one style sheet built
 //! into the binary, no script at all, no remote origin: it works air-gapped. Like the
 //! JSON routes, every page converts the request, calls the same `loci_api` functions
 //! and renders the answer; nothing here is product logic.
@@ -13,6 +14,7 @@
 //! script and no other origin ([`headers`]).
 
 pub mod auth;
+mod changes;
 mod graph_svg;
 pub mod headers;
 mod impact;
@@ -50,6 +52,7 @@ pub fn router() -> Router<Shared> {
         .route("/web/w/{id}/search", get(pages::search))
         .route("/web/w/{id}/symbol", get(symbol::symbol))
         .route("/web/w/{id}/impact", get(impact::impact))
+        .route("/web/w/{id}/changes", get(changes::changes))
         .route(MINT_PATH, post(signin::mint))
 }
 

@@ -81,6 +81,7 @@ fn workspaces_table(rows: &[Row]) -> Markup {
                             td {
                                 a href={ "/web/w/" (d.id) "/search" } { (d.name) }
                                 " · " a href={ "/web/w/" (d.id) "/impact" } { "impact" }
+                                " · " a href={ "/web/w/" (d.id) "/changes" } { "changes" }
                                 @if let Some(l) = &d.locator { br; span class="muted" { (l) } }
                             }
                             td {
