@@ -447,3 +447,60 @@ fn the_changes_page_shows_what_a_diff_changes_and_who_it_reaches() {
     );
     assert_eq!(missing.status, 404, "{}", missing.body);
 }
+
+#[test]
+fn a_symbol_page_and_its_impact_show_the_memories_linked_to_it_stale_once_it_changes() {
+    let env = indexed();
+    let (code, out) = env.json(&[
+        "remember",
+        "--name",
+        "helper-is-one",
+        "We keep `helper` returning one: callers count on it.",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let server = start(&env, &[], &[]);
+    let cookie = sign_in(&server, &server.web_signin);
+    let id = workspace_id(&server);
+
+    let symbol = get(
+        &server,
+        &format!("/web/w/{id}/symbol?s=helper"),
+        Some(&cookie),
+    );
+    assert_eq!(symbol.status, 200, "{}", symbol.body);
+    assert!(symbol.body.contains("helper-is-one"), "{}", symbol.body);
+    assert!(!symbol.body.contains(">stale<"), "fresh: {}", symbol.body);
+    // Its caller's page does not show it as its own.
+    let caller = get(
+        &server,
+        &format!("/web/w/{id}/symbol?s=parse_config"),
+        Some(&cookie),
+    );
+    assert!(!caller.body.contains("helper-is-one"), "{}", caller.body);
+    // Its impact page lists it too.
+    let impact = get(
+        &server,
+        &format!("/web/w/{id}/impact?target=helper"),
+        Some(&cookie),
+    );
+    assert!(impact.body.contains("helper-is-one"), "{}", impact.body);
+
+    // `helper` changes: the same pages mark the memory stale and say why.
+    env.write(&[(
+        "src/lib.rs",
+        "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 2 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
+    )]);
+    let (code, out) = env.json(&["index"]);
+    assert_eq!(code, 0, "{out}");
+    let stale = get(
+        &server,
+        &format!("/web/w/{id}/symbol?s=helper"),
+        Some(&cookie),
+    );
+    assert!(stale.body.contains(">stale<"), "{}", stale.body);
+    assert!(
+        stale.body.contains("changed since it was linked"),
+        "{}",
+        stale.body
+    );
+}

@@ -11,7 +11,7 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::state::Shared;
-use crate::web::impact::impact_href;
+use crate::web::impact::{impact_href, linked_memories};
 use crate::web::layout::{PageError, PageResult, page};
 use crate::web::pages::{symbol_href, url, workspace_id};
 use crate::web::session::Session;
@@ -149,24 +149,8 @@ fn symbol_row(id: i64, s: &ChangedSymbol) -> Markup {
 }
 
 fn memories(a: &ChangesAnswer) -> Markup {
-    html! {
-        section aria-labelledby="memories-h" {
-            h2 id="memories-h" { "Memories linked to them (" (a.memories.len()) ")" }
-            @if let Some(why) = &a.memories_unavailable { p class="muted" { "The memory could not be read: " (why) } }
-            @else if a.memories.is_empty() { p { "None." } }
-            @else {
-                ul { @for m in &a.memories {
-                    li {
-                        strong { (m.memory.name) } " — " (m.memory.description)
-                        " · linked to " code { (m.linked.qualified_name) }
-                        @if m.stale { " · " span class="state" { "stale" } }
-                    }
-                } }
-            }
-        }
-    }
+    linked_memories(&a.memories, a.memories_unavailable.as_deref())
 }
-
 /// A value's name in the JSON answers (`type_changed`, `too_large`).
 fn word(v: impl serde::Serialize) -> String {
     match serde_json::to_value(v) {

@@ -1,10 +1,12 @@
 //! The impact page: what depends on a file or a definition, to a chosen depth, as a
 //! graph (capped, with "show more") and as a list, with counts by depth. It calls the
-//! traversal the JSON impact route calls (`graph::traverse`, impact direction).
+//! `memory::impact` the JSON impact route calls: the traversal and the memories linked to
+//! the target or to anything it reaches, stale marked.
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
-use loci_api::graph::{self, Direction, TraversalRequest};
+use loci_api::graph::TraversalRequest;
+use loci_api::memory::ImpactMemory;
 use loci_api::page::PageRequest;
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -64,11 +66,11 @@ pub async fn impact(
         page: PageRequest::first(cap),
     };
     let answer = state
-        .read(id, move |w, o| {
-            graph::traverse(w, Direction::Impact, &request, o)
-        })
+        .read(id, move |w, o| loci_api::memory::impact(w, &request, o))
         .await
         .map_err(PageError::within(&session))?;
+    let memories = linked_memories(&answer.memories, answer.memories_unavailable.as_deref());
+    let answer = answer.traversal;
     let link = |depth: u32, nodes: usize| {
         url(
             &format!("/web/w/{id}/impact"),
@@ -114,6 +116,7 @@ pub async fn impact(
                 (reached_list(id, &answer))
             }
         }
+        (memories)
     };
     Ok(page(&title, Some(&session), body))
 }
@@ -128,6 +131,31 @@ fn form(id: i64, target: &str, depth: u32) -> Markup {
                 }
             }
             button type="submit" { "Show impact" }
+        }
+    }
+}
+
+/// The memories linked to what a page shows, stale ones marked, or why the store could
+/// not be read.
+pub(super) fn linked_memories(memories: &[ImpactMemory], unavailable: Option<&str>) -> Markup {
+    html! {
+        section aria-labelledby="memories-h" {
+            h2 id="memories-h" { "Memories linked (" (memories.len()) ")" }
+            @if let Some(why) = unavailable { p class="muted" { (why) } }
+            @else if memories.is_empty() { p { "None." } }
+            @else {
+                ul { @for m in memories {
+                    li {
+                        strong { (m.memory.name) } " — " (m.memory.description)
+                        " · linked to " code { (m.linked.qualified_name) }
+                        @if m.depth > 0 { " (depth " (m.depth) ")" }
+                        @if m.stale {
+                            " · " span class="state" { "stale" }
+                            @for r in &m.stale_reasons { br; span class="muted" { (r) } }
+                        }
+                    }
+                } }
+            }
         }
     }
 }

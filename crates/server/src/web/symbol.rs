@@ -2,7 +2,8 @@
 //! as a graph to a chosen depth (capped, with "show more"), the same nodes as a list
 //! with counts by depth, and its references grouped by file. One read of the
 //! workspace answers the page, through the `loci_api` functions the JSON routes call
-//! (`graph::def`, `graph::traverse`, `graph::refs`, `source::excerpt`).
+//! (`graph::def`, `graph::traverse`, `graph::refs`, `source::excerpt`, and
+//! `memory::impact` for the memories linked to the definition).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,7 +17,7 @@ use serde::Deserialize;
 
 use crate::state::Shared;
 use crate::web::graph_svg::{self, Node};
-use crate::web::impact::impact_href;
+use crate::web::impact::{impact_href, linked_memories};
 use crate::web::layout::{PageError, PageResult, page};
 use crate::web::pages::{symbol_href, url, workspace_id};
 use crate::web::session::Session;
@@ -53,6 +54,7 @@ struct Answer {
     source: Option<Excerpt>,
     graph: graph::TraversalPage,
     refs: Option<graph::RefsPage>,
+    memories: Option<(Vec<loci_api::memory::ImpactMemory>, Option<String>)>,
 }
 
 /// `GET /web/w/{id}/symbol?s=SELECTOR&dir=callers&depth=1`.
@@ -112,6 +114,26 @@ pub async fn symbol(
                 },
                 o,
             )?;
+            // The memories linked to this definition itself (depth 0 of its impact).
+            let memories = loci_api::memory::impact(
+                w,
+                &TraversalRequest {
+                    target: at.clone(),
+                    depth: Some(1),
+                    include_unresolved: false,
+                    include_name_only: false,
+                    path: None,
+                    edges: None,
+                    group_by: None,
+                    page: PageRequest::first(1),
+                },
+                o,
+            )
+            .ok()
+            .map(|a| {
+                let own = a.memories.into_iter().filter(|m| m.depth == 0).collect();
+                (own, a.memories_unavailable)
+            });
             let refs = graph::refs(
                 w,
                 &RefsRequest {
@@ -127,6 +149,7 @@ pub async fn symbol(
                 source,
                 graph,
                 refs,
+                memories,
             })
         })
         .await
@@ -189,6 +212,7 @@ pub async fn symbol(
             }
             (reached_list(id, &answer.graph))
         }
+        @if let Some((memories, unavailable)) = &answer.memories { (linked_memories(memories, unavailable.as_deref())) }
         @if let Some(refs) = &answer.refs { (refs_by_file(id, refs)) }
     };
     Ok(page(&title, Some(&session), body))
