@@ -12,11 +12,11 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::state::Shared;
-use crate::web::graph_svg::{self, Node};
+use crate::web::graph_svg::Node;
 use crate::web::layout::{PageError, PageResult, page};
 use crate::web::pages::{url, workspace_id};
 use crate::web::session::Session;
-use crate::web::symbol::{FIRST_NODES, MAX_DEPTH, MAX_NODES, by_depth, graph_of, reached_list};
+use crate::web::traversal_view::{Drawn, FIRST_NODES, MAX_DEPTH, MAX_NODES, depth_links, drawn};
 
 /// Hops shown when the query names none (as `loci impact`'s default).
 const DEFAULT_DEPTH: u32 = 3;
@@ -86,34 +86,25 @@ pub async fn impact(
         href: impact_href(id, &target),
         target: true,
     };
-    let (nodes, edges) = graph_of(id, root, &answer, false);
-    let shown = answer.reached.len();
-    let more = answer.page.truncated || (answer.page.total as usize) > shown;
     let title = format!("Impact of {target}");
     let body = html! {
         (form(id, &target, depth))
         section aria-labelledby="graph-h" {
             h2 id="graph-h" { "What depends on it, to depth " (depth) }
-            nav aria-label="Depth" {
-                "Depth: "
-                @for d in 1..=MAX_DEPTH {
-                    @if d == depth { strong aria-current="page" { (d) } } @else { a href=(link(d, cap)) { (d) } }
-                    " "
-                }
-            }
-            p class="muted" {
-                (answer.page.total) " dependents"
-                @for (d, n) in by_depth(&answer) { " · depth " (d) ": " (n) }
-                @if shown < answer.page.total as usize { " · " (shown) " drawn" }
-            }
+            nav aria-label="Depth" { "Depth: " (depth_links(depth, &|d| link(d, cap))) }
             @if answer.reached.is_empty() {
                 p { "Nothing in the index depends on it." }
             } @else {
-                (graph_svg::render(&title, &nodes, &edges))
-                @if more && cap < MAX_NODES {
-                    p { a href=(link(depth, (cap * 2).min(MAX_NODES))) { "Show more" } }
-                }
-                (reached_list(id, &answer))
+                (drawn(&Drawn {
+                    id,
+                    title: &title,
+                    root,
+                    page: &answer,
+                    callees: false,
+                    cap,
+                    noun: "dependents",
+                    more: &|nodes| link(depth, nodes),
+                }))
             }
         }
         (memories)

@@ -23,6 +23,7 @@ mod pages;
 pub mod session;
 mod signin;
 mod symbol;
+mod traversal_view;
 
 use axum::Router;
 use axum::routing::{get, post};

@@ -5,7 +5,7 @@
 //! (`graph::def`, `graph::traverse`, `graph::refs`, `source::excerpt`, and
 //! `memory::impact` for the memories linked to the definition).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
@@ -16,18 +16,13 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::state::Shared;
-use crate::web::graph_svg::{self, Node};
+use crate::web::graph_svg::Node;
 use crate::web::impact::{impact_href, linked_memories};
 use crate::web::layout::{PageError, PageResult, page};
 use crate::web::pages::{symbol_href, url, workspace_id};
 use crate::web::session::Session;
+use crate::web::traversal_view::{Drawn, FIRST_NODES, MAX_DEPTH, MAX_NODES, depth_links, drawn};
 
-/// Deepest traversal the page offers.
-pub(super) const MAX_DEPTH: u32 = 5;
-/// Nodes drawn at first; "show more" doubles it up to [`MAX_NODES`].
-pub(super) const FIRST_NODES: usize = 25;
-/// Most nodes one graph draws (past this a graph is a hairball, not an answer).
-pub(super) const MAX_NODES: usize = 200;
 /// Lines of context shown above and below a definition.
 const CONTEXT: u32 = 3;
 /// Uses listed at most.
@@ -174,9 +169,6 @@ pub async fn symbol(
         href: symbol_href(id, &here),
         target: true,
     };
-    let (nodes, edges) = graph_of(id, root, &answer.graph, callees);
-    let shown = answer.graph.reached.len();
-    let more = answer.graph.page.truncated || (answer.graph.page.total as usize) > shown;
     let body = html! {
         p {
             span class="state" { (sym.kind.name()) } " in "
@@ -196,21 +188,18 @@ pub async fn symbol(
                 @if callees { a href=(link("callers", depth, cap)) { "callers" } " · " strong { "callees" } }
                 @else { strong { "callers" } " · " a href=(link("callees", depth, cap)) { "callees" } }
                 " — depth: "
-                @for d in 1..=MAX_DEPTH {
-                    @if d == depth { strong aria-current="page" { (d) } } @else { a href=(link(dir, d, cap)) { (d) } }
-                    " "
-                }
+                (depth_links(depth, &|d| link(dir, d, cap)))
             }
-            p class="muted" {
-                (answer.graph.page.total) " reached"
-                @for (d, n) in by_depth(&answer.graph) { " · depth " (d) ": " (n) }
-                @if shown < answer.graph.page.total as usize { " · " (shown) " drawn" }
-            }
-            (graph_svg::render(&format!("{} of {}", if callees { "Callees" } else { "Callers" }, title), &nodes, &edges))
-            @if more && cap < MAX_NODES {
-                p { a href=(link(dir, depth, (cap * 2).min(MAX_NODES))) { "Show more" } }
-            }
-            (reached_list(id, &answer.graph))
+            (drawn(&Drawn {
+                id,
+                title: &format!("{} of {}", if callees { "Callees" } else { "Callers" }, title),
+                root,
+                page: &answer.graph,
+                callees,
+                cap,
+                noun: "reached",
+                more: &|nodes| link(dir, depth, nodes),
+            }))
         }
         @if let Some((memories, unavailable)) = &answer.memories { (linked_memories(memories, unavailable.as_deref())) }
         @if let Some(refs) = &answer.refs { (refs_by_file(id, refs)) }
@@ -232,95 +221,6 @@ fn source(src: &Excerpt, line: u32, end: u32) -> Markup {
                     }
                 }
                 "\n"
-            }
-        }
-    }
-}
-
-pub(super) fn by_depth(page: &graph::TraversalPage) -> BTreeMap<u32, usize> {
-    let mut counts = BTreeMap::new();
-    for r in &page.reached {
-        *counts.entry(r.depth).or_insert(0) += 1;
-    }
-    counts
-}
-
-/// The nodes (the target first) and edges of a traversal: each reached node is tied
-/// to the one before it on its path (`via`).
-pub(super) fn graph_of(
-    id: i64,
-    root: Node,
-    page: &graph::TraversalPage,
-    callees: bool,
-) -> (Vec<Node>, Vec<(usize, usize)>) {
-    let mut nodes = vec![root];
-    let mut by_label: HashMap<String, usize> = HashMap::new();
-    if let Some(first) = page.reached.first().and_then(|r| r.via.first()) {
-        by_label.insert(first.clone(), 0);
-    }
-    let mut edges = Vec::new();
-    for r in &page.reached {
-        let label = node_label(r);
-        let index = *by_label.entry(label.clone()).or_insert_with(|| {
-            nodes.push(Node {
-                label: label.clone(),
-                href: reached_href(id, r),
-                target: false,
-            });
-            nodes.len() - 1
-        });
-        let parent = r
-            .via
-            .len()
-            .checked_sub(2)
-            .and_then(|i| r.via.get(i))
-            .and_then(|p| by_label.get(p).copied())
-            .unwrap_or(0);
-        let edge = if callees {
-            (parent, index)
-        } else {
-            (index, parent)
-        };
-        if !edges.contains(&edge) {
-            edges.push(edge);
-        }
-    }
-    (nodes, edges)
-}
-
-fn node_label(r: &graph::Reached) -> String {
-    r.via.last().cloned().unwrap_or_else(|| {
-        r.symbol
-            .as_ref()
-            .map(|s| s.qualified_name.clone())
-            .unwrap_or_else(|| r.path.clone())
-    })
-}
-
-fn reached_href(id: i64, r: &graph::Reached) -> String {
-    match &r.symbol {
-        Some(s) => symbol_href(id, &format!("{}:{}", s.path, s.line)),
-        None => url(
-            &format!("/web/w/{id}/search"),
-            &[("mode", "text"), ("path", &r.path), ("q", &r.path)],
-        ),
-    }
-}
-
-pub(super) fn reached_list(id: i64, page: &graph::TraversalPage) -> Markup {
-    html! {
-        details {
-            summary { "As a list" }
-            table {
-                thead { tr { th scope="col" { "Depth" } th scope="col" { "Definition" } th scope="col" { "Where" } th scope="col" { "Edge" } } }
-                tbody { @for r in &page.reached {
-                    tr {
-                        td { (r.depth) }
-                        td { a href=(reached_href(id, r)) { (node_label(r)) } }
-                        td { code { (r.site.path) ":" (r.site.line) } }
-                        td { (r.edge.name()) " (" (r.confidence.name()) ")" }
-                    }
-                } }
             }
         }
     }
