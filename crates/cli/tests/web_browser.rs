@@ -259,3 +259,81 @@ fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
         c.close().await.unwrap();
     });
 }
+
+#[test]
+fn a_person_opens_a_stale_memory_on_a_symbol_page_and_follows_its_impact() {
+    if !browser_present() {
+        return;
+    }
+    let env = indexed();
+    let (code, out) = env.json(&[
+        "remember",
+        "--name",
+        "helper-is-one",
+        "We keep `helper` returning one: callers count on it.",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    env.write(&[(
+        "src/lib.rs",
+        "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 2 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
+    )]);
+    let (code, out) = env.json(&["index"]);
+    assert_eq!(code, 0, "{out}");
+    let server = start(&env, &[], &[]);
+    let driver = driver();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let c = session(&driver).await;
+        let w = Walk {
+            c: &c,
+            origin: format!("http://{}", server.addr),
+            driver: &driver,
+            shots: shots_dir(),
+        };
+        c.goto(&format!("{}{}", w.origin, server.web_signin))
+            .await
+            .unwrap();
+        assert_eq!(w.path().await, "/web/");
+        let id = workspace_id(&server);
+        c.goto(&format!("{}/web/w/{id}/symbol?s=helper", w.origin))
+            .await
+            .unwrap();
+        let text = w.text().await;
+        assert!(text.contains("helper-is-one"), "the linked memory: {text}");
+        // The state word is shown in capitals by the style sheet.
+        assert!(
+            text.to_lowercase().contains("· stale"),
+            "marked stale: {text}"
+        );
+        assert!(
+            text.contains("changed since it was linked"),
+            "and why: {text}"
+        );
+        w.shot("stale-memory").await;
+        w.clean("symbol page with a stale memory").await;
+
+        // Its impact: the caller, the caller's callers, and the same memory.
+        c.find(Locator::LinkText("this definition"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        assert!(
+            w.path().await.contains("/impact?target=src%2Flib.rs%3A2"),
+            "{}",
+            w.path().await
+        );
+        assert_eq!(c.title().await.unwrap(), "Impact of src/lib.rs:2 — loci");
+        let text = w.text().await;
+        for name in ["parse_config", "Settings::load", "helper-is-one"] {
+            assert!(text.contains(name), "{name} in {text}");
+        }
+        w.shot("impact").await;
+        w.clean("impact page").await;
+        c.close().await.unwrap();
+    });
+}

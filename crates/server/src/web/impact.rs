@@ -137,7 +137,8 @@ pub(super) fn linked_memories(memories: &[ImpactMemory], unavailable: Option<&st
             @else {
                 ul { @for m in memories {
                     li {
-                        strong { (m.memory.name) } " — " (m.memory.description)
+                        strong { (m.memory.name) }
+                        @if !m.memory.description.is_empty() { " — " (m.memory.description) }
                         " · linked to " code { (m.linked.qualified_name) }
                         @if m.depth > 0 { " (depth " (m.depth) ")" }
                         @if m.stale {
