@@ -504,3 +504,104 @@ fn a_symbol_page_and_its_impact_show_the_memories_linked_to_it_stale_once_it_cha
         stale.body
     );
 }
+
+#[test]
+fn the_memory_pages_list_filter_and_show_links_and_version_diffs() {
+    let env = indexed();
+    for args in [
+        vec![
+            "remember",
+            "--name",
+            "helper-is-one",
+            "--type",
+            "decision",
+            "We keep `helper` returning one.",
+        ],
+        vec!["remember", "--name", "a-note", "Nothing about code."],
+        vec![
+            "memory",
+            "edit",
+            "helper-is-one",
+            "We keep `helper` returning one.\nCallers count on it.",
+        ],
+    ] {
+        let (code, out) = env.json(&args);
+        assert_eq!(code, 0, "{args:?}: {out}");
+    }
+    let server = start(&env, &[], &[]);
+    let cookie = sign_in(&server, &server.web_signin);
+    let id = workspace_id(&server);
+
+    let all = get(&server, &format!("/web/w/{id}/memories"), Some(&cookie));
+    assert_eq!(all.status, 200, "{}", all.body);
+    assert!(
+        all.body.contains(">helper-is-one<") && all.body.contains(">a-note<"),
+        "{}",
+        all.body
+    );
+    let decisions = get(
+        &server,
+        &format!("/web/w/{id}/memories?type=decision"),
+        Some(&cookie),
+    );
+    assert!(
+        decisions.body.contains(">helper-is-one<"),
+        "{}",
+        decisions.body
+    );
+    assert!(
+        !decisions.body.contains(">a-note<"),
+        "filtered: {}",
+        decisions.body
+    );
+    let bad = get(
+        &server,
+        &format!("/web/w/{id}/memories?type=nonsense"),
+        Some(&cookie),
+    );
+    assert_eq!(bad.status, 400, "{}", bad.body);
+
+    let one = get(
+        &server,
+        &format!("/web/w/{id}/memory?name=helper-is-one"),
+        Some(&cookie),
+    );
+    assert_eq!(one.status, 200, "{}", one.body);
+    assert!(
+        one.body.contains("Callers count on it."),
+        "the body: {}",
+        one.body
+    );
+    assert!(one.body.contains("Code links (1)"), "{}", one.body);
+    assert!(
+        one.body
+            .contains(&format!("/web/w/{id}/symbol?s=src%2Flib.rs%3A2")),
+        "the link goes to helper's page: {}",
+        one.body
+    );
+    assert!(one.body.contains("Versions (2)"), "{}", one.body);
+    assert!(
+        one.body.contains("<ins>+ Callers count on it.</ins>"),
+        "the second version's diff: {}",
+        one.body
+    );
+    let missing = get(
+        &server,
+        &format!("/web/w/{id}/memory?name=no-such-memory"),
+        Some(&cookie),
+    );
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    // The symbol page's memory links here.
+    let symbol = get(
+        &server,
+        &format!("/web/w/{id}/symbol?s=helper"),
+        Some(&cookie),
+    );
+    assert!(
+        symbol
+            .body
+            .contains(&format!("/web/w/{id}/memory?namespace=")),
+        "{}",
+        symbol.body
+    );
+}

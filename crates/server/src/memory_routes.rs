@@ -97,7 +97,7 @@ async fn enrich(
 
 /// Runs `f` on the workspace `ws`'s memory within the request key's namespaces
 /// (`access`), on the blocking pool, with the workspace's paths redacted from any error.
-async fn on_memory<T: Send + 'static>(
+pub(crate) async fn on_memory<T: Send + 'static>(
     s: &Shared,
     ws: &str,
     access: MemoryAccess,

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 use loci_memory::recall::{RecallAnswer, Vectors, VectorsState};
 use loci_memory::{
-    CodeKey, Edit, EntityInfo, EntityInput, Filter, MemorySummary, MemoryType, NewMemory,
-    RelationshipInput, StoreDescription, StoreStats, Version, graph, ops, recall,
+    CodeKey, Edit, EntityInfo, EntityInput, Filter, MemorySummary, NewMemory, RelationshipInput,
+    StoreDescription, StoreStats, graph, ops, recall,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,8 @@ pub use impact::{ImpactAnswer, ImpactMemory, impact};
 pub use location::{BoxedStore, StoreLocation};
 pub use loci_memory::merge::MergeView;
 pub use loci_memory::ops::MemoryView;
+/// A memory's type and one of its versions, as the answers name them.
+pub use loci_memory::{MemoryType, Version};
 pub use merge::{MergeMemoriesRequest, merge};
 pub use repository_id::{MAX_REPOSITORY_ID, normalise_remote, repository_id};
 pub use transfer::{ExportSummary, ImportReport, export, import};

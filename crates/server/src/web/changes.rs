@@ -56,7 +56,7 @@ pub async fn changes(
         (form(id, &rev))
         (files(&answer))
         (symbols(id, &answer))
-        (memories(&answer))
+        (memories(id, &answer))
         @if let Some(next) = &answer.page.next_cursor {
             nav class="pager" aria-label="Pages" {
                 a rel="next" href=(url(&format!("/web/w/{id}/changes"), &[("rev", &rev), ("cursor", next)])) { "Next page" }
@@ -148,8 +148,8 @@ fn symbol_row(id: i64, s: &ChangedSymbol) -> Markup {
     }
 }
 
-fn memories(a: &ChangesAnswer) -> Markup {
-    linked_memories(&a.memories, a.memories_unavailable.as_deref())
+fn memories(id: i64, a: &ChangesAnswer) -> Markup {
+    linked_memories(id, &a.memories, a.memories_unavailable.as_deref())
 }
 /// A value's name in the JSON answers (`type_changed`, `too_large`).
 fn word(v: impl serde::Serialize) -> String {

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use crate::state::Shared;
 use crate::web::graph_svg::Node;
 use crate::web::layout::{PageError, PageResult, page};
+use crate::web::memory::memory_href;
 use crate::web::pages::{url, workspace_id};
 use crate::web::session::Session;
 use crate::web::traversal_view::{Drawn, FIRST_NODES, MAX_DEPTH, MAX_NODES, depth_links, drawn};
@@ -69,7 +70,7 @@ pub async fn impact(
         .read(id, move |w, o| loci_api::memory::impact(w, &request, o))
         .await
         .map_err(PageError::within(&session))?;
-    let memories = linked_memories(&answer.memories, answer.memories_unavailable.as_deref());
+    let memories = linked_memories(id, &answer.memories, answer.memories_unavailable.as_deref());
     let answer = answer.traversal;
     let link = |depth: u32, nodes: usize| {
         url(
@@ -128,7 +129,11 @@ fn form(id: i64, target: &str, depth: u32) -> Markup {
 
 /// The memories linked to what a page shows, stale ones marked, or why the store could
 /// not be read.
-pub(super) fn linked_memories(memories: &[ImpactMemory], unavailable: Option<&str>) -> Markup {
+pub(super) fn linked_memories(
+    id: i64,
+    memories: &[ImpactMemory],
+    unavailable: Option<&str>,
+) -> Markup {
     html! {
         section aria-labelledby="memories-h" {
             h2 id="memories-h" { "Memories linked (" (memories.len()) ")" }
@@ -137,7 +142,7 @@ pub(super) fn linked_memories(memories: &[ImpactMemory], unavailable: Option<&st
             @else {
                 ul { @for m in memories {
                     li {
-                        strong { (m.memory.name) }
+                        strong { a href=(memory_href(id, &m.memory.namespace, &m.memory.name)) { (m.memory.name) } }
                         @if !m.memory.description.is_empty() { " — " (m.memory.description) }
                         " · linked to " code { (m.linked.qualified_name) }
                         @if m.depth > 0 { " (depth " (m.depth) ")" }

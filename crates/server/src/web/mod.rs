@@ -1,7 +1,7 @@
 //! The web view: pages served by `loci serve` itself (issue #32) — sign-in by a
 //! one-time URL, the workspaces, search, symbol pages with their callers and callees
-//! as a graph, what depends on a file or a definition (its impact), and what a
-//! git diff changes. Server-rendered HTML (maud escapes every value), one style sheet built
+//! as a graph, what depends on a file or a definition (its impact), what a git
+//! diff changes, and the memories with their versions. Server-rendered HTML (maud escapes every value), one style sheet built
 //! into the binary, no script at all, no remote origin: it works air-gapped. Like the
 //! JSON routes, every page converts the request, calls the same `loci_api` functions
 //! and renders the answer; nothing here is product logic.
@@ -19,6 +19,7 @@ mod graph_svg;
 pub mod headers;
 mod impact;
 mod layout;
+mod memory;
 mod pages;
 pub mod session;
 mod signin;
@@ -54,6 +55,8 @@ pub fn router() -> Router<Shared> {
         .route("/web/w/{id}/symbol", get(symbol::symbol))
         .route("/web/w/{id}/impact", get(impact::impact))
         .route("/web/w/{id}/changes", get(changes::changes))
+        .route("/web/w/{id}/memories", get(memory::list))
+        .route("/web/w/{id}/memory", get(memory::read))
         .route(MINT_PATH, post(signin::mint))
 }
 

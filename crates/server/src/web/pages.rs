@@ -82,6 +82,7 @@ fn workspaces_table(rows: &[Row]) -> Markup {
                                 a href={ "/web/w/" (d.id) "/search" } { (d.name) }
                                 " · " a href={ "/web/w/" (d.id) "/impact" } { "impact" }
                                 " · " a href={ "/web/w/" (d.id) "/changes" } { "changes" }
+                                " · " a href={ "/web/w/" (d.id) "/memories" } { "memories" }
                                 @if let Some(l) = &d.locator { br; span class="muted" { (l) } }
                             }
                             td {

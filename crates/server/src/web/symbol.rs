@@ -201,7 +201,7 @@ pub async fn symbol(
                 more: &|nodes| link(dir, depth, nodes),
             }))
         }
-        @if let Some((memories, unavailable)) = &answer.memories { (linked_memories(memories, unavailable.as_deref())) }
+        @if let Some((memories, unavailable)) = &answer.memories { (linked_memories(id, memories, unavailable.as_deref())) }
         @if let Some(refs) = &answer.refs { (refs_by_file(id, refs)) }
     };
     Ok(page(&title, Some(&session), body))
