@@ -413,10 +413,7 @@ fn the_changes_page_shows_what_a_diff_changes_and_who_it_reaches() {
         "one",
     ]);
     // `helper`'s body changes in the working tree.
-    env.write(&[(
-        "src/lib.rs",
-        "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 2 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
-    )]);
+    env.write(&[("src/lib.rs", &lib_with_helper_changed())]);
     let page = get(&server, &format!("/web/w/{id}/changes"), Some(&cookie));
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.body.contains("HEAD"), "{}", page.body);
@@ -486,10 +483,7 @@ fn a_symbol_page_and_its_impact_show_the_memories_linked_to_it_stale_once_it_cha
     assert!(impact.body.contains("helper-is-one"), "{}", impact.body);
 
     // `helper` changes: the same pages mark the memory stale and say why.
-    env.write(&[(
-        "src/lib.rs",
-        "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 2 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
-    )]);
+    env.write(&[("src/lib.rs", &lib_with_helper_changed())]);
     let (code, out) = env.json(&["index"]);
     assert_eq!(code, 0, "{out}");
     let stale = get(

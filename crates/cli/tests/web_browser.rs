@@ -273,10 +273,7 @@ fn a_person_opens_a_stale_memory_on_a_symbol_page_and_follows_its_impact() {
         "We keep `helper` returning one: callers count on it.",
     ]);
     assert_eq!(code, 0, "{out}");
-    env.write(&[(
-        "src/lib.rs",
-        "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 2 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
-    )]);
+    env.write(&[("src/lib.rs", &lib_with_helper_changed())]);
     let (code, out) = env.json(&["index"]);
     assert_eq!(code, 0, "{out}");
     let server = start(&env, &[], &[]);

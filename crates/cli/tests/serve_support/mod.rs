@@ -31,14 +31,23 @@ impl Drop for Server {
     }
 }
 
+/// `src/lib.rs` of [`indexed`]: `helper` (line 2) is called by `parse_config`, called by
+/// `Settings::load` and by `main` in `src/main.rs`.
+pub const LIB: &str = "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 1 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n";
+
+/// [`LIB`] after an edit of `helper`'s body (what makes a memory linked to it stale).
+pub fn lib_with_helper_changed() -> String {
+    LIB.replace("{ 1 }", "{ 2 }")
+}
+
 pub fn indexed() -> Env {
     let env = Env::new();
     env.write(&[
+        ("src/lib.rs", LIB),
         (
-            "src/lib.rs",
-            "pub fn parse_config() -> u32 { helper() }\nfn helper() -> u32 { 1 }\npub struct Settings { pub depth: u32 }\nimpl Settings { pub fn load() -> u32 { parse_config() } }\n",
+            "src/main.rs",
+            "fn main() { let _ = lib::parse_config(); }\n",
         ),
-        ("src/main.rs", "fn main() { let _ = lib::parse_config(); }\n"),
     ]);
     let (code, v) = env.json(&["index", env.root().to_str().unwrap()]);
     assert_eq!(code, 0, "{v}");
