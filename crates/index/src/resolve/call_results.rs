@@ -22,11 +22,8 @@ impl<'a> Ctx<'a> {
         if let Some(ty) = self.result_type(call, from, MAX_RESULT_HOPS) {
             let mut members: Vec<&Sym> = self
                 .table
-                .by_name
-                .get(name)
-                .into_iter()
-                .flatten()
-                .filter(|s| wanted(s) && s.owned_by(ty, name))
+                .owned_by(name, ty)
+                .filter(|s| wanted(s))
                 .collect();
             overloads::one_per_group(&mut members);
             match members.len() {
@@ -64,10 +61,8 @@ impl<'a> Ctx<'a> {
                 };
                 let methods: Vec<&'a Sym> = self
                     .table
-                    .by_name
-                    .get(method)?
-                    .iter()
-                    .filter(|s| s.kind.is_callable() && s.owned_by(base_type, method))
+                    .owned_by(method, base_type)
+                    .filter(|s| s.kind.is_callable())
                     .collect();
                 returned(&methods)
             }

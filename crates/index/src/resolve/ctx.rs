@@ -83,21 +83,13 @@ impl<'a> Ctx<'a> {
     /// Whether `sym` is defined in the folder of the file being resolved (Go's package,
     /// the nearest scope a name alone can pick).
     pub(super) fn in_callers_dir(&self, sym: &Sym) -> bool {
-        self.table
-            .files
-            .get(&sym.file_id)
-            .is_some_and(|i| i.dir_str() == self.dir)
+        self.table.in_dir_of(sym, self.dir)
     }
 
     /// Whether `sym` is a top-level definition of a file whose module name is `module`
     /// (`src/parser.rs` → `parser`).
     pub(super) fn in_module(&self, sym: &Sym, module: &str) -> bool {
-        sym.parent.is_none()
-            && self
-                .table
-                .files
-                .get(&sym.file_id)
-                .is_some_and(|f| f.module_path().next_back() == Some(module))
+        self.table.is_in_module(sym, module)
     }
 
     /// The Rust module a reference from `from` is written in: the file's, or the inline

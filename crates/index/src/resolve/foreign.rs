@@ -25,9 +25,10 @@ impl<'a> Ctx<'a> {
             return Vec::new();
         };
         let members: Vec<&'a Sym> = match ty {
-            Some(ty) => all
-                .iter()
-                .filter(|s| wanted(s) && s.owned_by(ty, name))
+            Some(ty) => self
+                .table
+                .owned_by(name, ty)
+                .filter(|s| wanted(s))
                 .collect(),
             None => Vec::new(),
         };

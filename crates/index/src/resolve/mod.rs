@@ -27,6 +27,7 @@
 mod builtins;
 mod call_results;
 mod ctx;
+mod def_index;
 mod file_info;
 mod foreign;
 mod go_calls;

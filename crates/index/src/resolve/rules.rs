@@ -3,6 +3,7 @@
 //! ([`Ctx::resolve`]), each language's rule written in its own module.
 
 use super::ctx::{Ctx, SELF_QUALIFIERS};
+use super::def_index::among;
 use super::sym::Sym;
 use super::{go_calls, java_rules, overloads};
 use crate::extract::SymbolKind;
@@ -72,15 +73,16 @@ impl<'a> Ctx<'a> {
         if java_files.as_ref().is_some_and(Vec::is_empty) {
             return self.resolve(name, qualifier, from, wanted);
         }
-        let Some(all) = self.table.by_name.get(name) else {
+        if !self.table.by_name.contains_key(name) {
             return Vec::new();
-        };
+        }
         let types = self.with_bases(ty);
         // The nearest type that has the member wins (an override hides its base's).
         for t in &types {
-            let mut members: Vec<&Sym> = all
-                .iter()
-                .filter(|s| wanted(s) && s.owned_by(t, name))
+            let mut members: Vec<&Sym> = self
+                .table
+                .owned_by(name, t)
+                .filter(|s| wanted(s))
                 .filter(|s| *t != ty || java_files.as_ref().is_none_or(|f| f.contains(&s.file_id)))
                 .collect();
             overloads::one_per_group(&mut members);
@@ -230,10 +232,7 @@ impl<'a> Ctx<'a> {
         // 3 (before 2 when written): a qualifier that matches the qualified name, or the
         // module (file) the candidate lives in (`parser::run()`, `utils.helper()`).
         if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
-            let mut matching = candidates
-                .iter()
-                .filter(|s| s.owned_by(q, name) || self.in_module(s, q));
-            if let (Some(only), None) = (matching.next(), matching.next()) {
+            if let Some(only) = self.only_owned_or_in_module(name, q, &candidates) {
                 return one(only, Confidence::Exact);
             }
         }
@@ -306,13 +305,12 @@ impl<'a> Ctx<'a> {
         if candidates.len() == 1 {
             return one(candidates[0], Confidence::Name);
         }
-        let same_dir: Vec<&Sym> = candidates
-            .iter()
-            .copied()
-            .filter(|s| self.in_callers_dir(s))
-            .collect();
-        if same_dir.len() == 1 {
-            return one(same_dir[0], Confidence::Name);
+        let mut same_dir = self
+            .table
+            .in_dir(name, self.dir)
+            .filter(|s| among(&candidates, s));
+        if let (Some(only), None) = (same_dir.next(), same_dir.next()) {
+            return one(only, Confidence::Name);
         }
         if candidates.len() <= MAX_NAME_ONLY {
             return candidates
@@ -321,5 +319,27 @@ impl<'a> Ctx<'a> {
                 .collect();
         }
         Vec::new()
+    }
+
+    /// The one of `candidates` (a subsequence of `name`'s definitions) under the
+    /// qualifier `q` or top-level in a module named `q`, if exactly one is.
+    fn only_owned_or_in_module(
+        &self,
+        name: &str,
+        q: &str,
+        candidates: &[&'a Sym],
+    ) -> Option<&'a Sym> {
+        let mut only: Option<&'a Sym> = None;
+        let matching = self
+            .table
+            .owned_by(name, q)
+            .chain(self.table.in_module(name, q));
+        for s in matching.filter(|s| among(candidates, s)) {
+            match only {
+                Some(o) if !std::ptr::eq(o, s) => return None,
+                _ => only = Some(s),
+            }
+        }
+        only
     }
 }

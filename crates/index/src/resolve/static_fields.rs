@@ -38,10 +38,8 @@ impl<'a> Ctx<'a> {
         for field in fields.split('#') {
             let mut found = self
                 .table
-                .by_name
-                .get(field)?
-                .iter()
-                .filter(|s| !s.kind.is_callable() && s.owned_by(owner, field));
+                .owned_by(field, owner)
+                .filter(|s| !s.kind.is_callable());
             let ty = match (found.next(), found.next()) {
                 (Some(one), None) => typed::returned(one)?,
                 _ => return None,

@@ -60,7 +60,7 @@ const SEGMENT_SEPARATORS: [char; 3] = [':', '.', '\\'];
 /// qualifier such as `a::b` is checked in full). When `qualified_ends_with(q, s, n)`
 /// holds for a segment `s`, `s` is the last segment before `n` in `q`, so two different
 /// keys prove that it does not.
-fn segment_key(segment: &str) -> Option<u32> {
+pub(super) fn segment_key(segment: &str) -> Option<u32> {
     if segment.is_empty() || segment.contains(SEGMENT_SEPARATORS) {
         return None;
     }

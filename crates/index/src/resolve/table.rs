@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::def_index::{DefIndexes, indexes_for};
 use super::file_info::FileInfo;
 
 use super::go_modules::GoModules;
@@ -37,6 +38,9 @@ pub(crate) struct SymbolTable {
     /// The other way: each type name's subtypes by name (a base as written, reduced to
     /// its last identifier: `mod.Base[T]` is `Base`).
     pub(super) subtypes: HashMap<String, Vec<String>>,
+    /// The popular names' definitions by owner, directory and module, built as rules
+    /// ask ([`super::def_index`]); replaced with the definitions.
+    pub(super) indexes: DefIndexes,
 }
 
 /// Collects a [`SymbolTable`] from the index or, on a first index, from the facts as
@@ -257,6 +261,7 @@ impl TableBuilder {
         }
         order_candidates(&mut by_name, &files);
         SymbolTable {
+            indexes: indexes_for(&by_name),
             by_name,
             files,
             by_last_component,
@@ -283,12 +288,14 @@ impl SymbolTable {
     /// keeping the files and module graphs: the next chunk of a run that resolves in
     /// chunks ([`super::load_symbols`]).
     pub(super) fn set_ordered_symbols(&mut self, by_name: SymbolsByName) {
+        self.indexes = indexes_for(&by_name);
         self.by_name = by_name;
     }
 
     /// Takes the definitions out, the table then holding none: the next chunk keeps the
     /// names it needs too.
     pub(super) fn take_symbols(&mut self) -> SymbolsByName {
+        self.indexes = DefIndexes::default();
         std::mem::take(&mut self.by_name)
     }
 

@@ -222,12 +222,12 @@ impl<'a> Ctx<'a> {
         if !typescript || !interface {
             return None;
         }
-        let all = self.table.by_name.get(name)?;
         let types = self.with_bases(ty);
         let declared: Vec<&'a Sym> = types.iter().find_map(|t| {
-            let members: Vec<&'a Sym> = all
-                .iter()
-                .filter(|s| wanted(s) && s.kind == SymbolKind::Method && s.owned_by(t, name))
+            let members: Vec<&'a Sym> = self
+                .table
+                .owned_by(name, t)
+                .filter(|s| wanted(s) && s.kind == SymbolKind::Method)
                 .collect();
             (!members.is_empty()).then_some(members)
         })?;
@@ -279,13 +279,12 @@ impl<'a> Ctx<'a> {
     ) -> Option<Vec<(&'a Sym, Confidence)>> {
         let class = self.enclosing_class(from?)?;
         let class_name = crate::extract::split_qualified(&class.qualified_name).1;
-        let all = self.table.by_name.get(name)?;
         // Its bases, nearest first (the class itself is the walk's first entry).
         for t in self.with_bases(class_name).into_iter().skip(1) {
-            let members: Vec<&'a Sym> = all
-                .iter()
+            let members: Vec<&'a Sym> = self
+                .table
+                .owned_by(name, t)
                 .filter(|s| wanted(s) && s.parent != Some(class.id))
-                .filter(|s| s.owned_by(t, name))
                 .collect();
             if !members.is_empty() {
                 let confidence = if members.len() == 1 {
