@@ -231,10 +231,10 @@ impl<'a> Ctx<'a> {
         }
         // 3 (before 2 when written): a qualifier that matches the qualified name, or the
         // module (file) the candidate lives in (`parser::run()`, `utils.helper()`).
-        if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q)) {
-            if let Some(only) = self.only_owned_or_in_module(name, q, &candidates) {
-                return one(only, Confidence::Exact);
-            }
+        if let Some(q) = qualifier_last.filter(|q| !SELF_QUALIFIERS.contains(q))
+            && let Some(only) = self.only_owned_or_in_module(name, q, &candidates)
+        {
+            return one(only, Confidence::Exact);
         }
         // 2. same file, for an unqualified or `self.`-style call only: `x.m()` on a
         // receiver of unknown type is no more likely this file's `m` than another's.
