@@ -47,6 +47,7 @@ mod static_fields;
 mod store;
 mod sym;
 mod table;
+mod table_lookups;
 mod typed;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
