@@ -31,9 +31,9 @@ pub(super) fn definitions(
     let mut to_parse: Vec<(usize, SideBytes)> = Vec::new();
     for (at, side) in sides.into_iter().enumerate() {
         match side {
-            Ok(Some(bytes)) => match from_index(graph, &bytes)? {
-                Some(facts) => found.push(Some(Ok(Some(facts)))),
-                None => {
+            Ok(Some(bytes)) => match from_index(graph, bytes)? {
+                Ok(facts) => found.push(Some(Ok(Some(facts)))),
+                Err(bytes) => {
                     found.push(None);
                     to_parse.push((at, bytes));
                 }
@@ -51,17 +51,19 @@ pub(super) fn definitions(
 }
 
 /// The side's definitions as the index holds them, when it holds these very bytes at
-/// this path in this language.
-fn from_index(graph: &Graph, side: &SideBytes) -> Result<Option<SideFacts>, QueryError> {
+/// this path in this language; else the side back, to be parsed.
+fn from_index(graph: &Graph, side: SideBytes) -> Result<Result<SideFacts, SideBytes>, QueryError> {
     let hash = blake3::hash(&side.bytes);
-    Ok(graph
-        .definitions_of_content(&side.path, hash.as_bytes())?
-        .filter(|(lang, _)| *lang == side.lang)
-        .map(|(lang, symbols)| SideFacts {
-            lang,
-            symbols,
-            bytes: side.bytes.clone(),
-        }))
+    Ok(
+        match graph.definitions_of_content(&side.path, hash.as_bytes())? {
+            Some((lang, symbols)) if lang == side.lang => Ok(SideFacts {
+                lang,
+                symbols,
+                bytes: side.bytes,
+            }),
+            _ => Err(side),
+        },
+    )
 }
 
 /// `sides` extracted on up to one thread per core, the largest first so that no core
