@@ -109,6 +109,23 @@ pub struct TraversalRequest {
     pub page: PageRequest,
 }
 
+impl TraversalRequest {
+    /// `target` to `depth` hops, proven edges only, every filter off, no grouping: the
+    /// plain traversal a page draws.
+    pub fn plain(target: String, depth: u32, page: PageRequest) -> TraversalRequest {
+        TraversalRequest {
+            target,
+            depth: Some(depth),
+            include_unresolved: false,
+            include_name_only: false,
+            path: None,
+            edges: None,
+            group_by: None,
+            page,
+        }
+    }
+}
+
 /// How a broad traversal is summarized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

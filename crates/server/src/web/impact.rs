@@ -56,16 +56,7 @@ pub async fn impact(
         let body = html! { (form(id, "", depth)) };
         return Ok(page("Impact", Some(&session), body));
     }
-    let request = TraversalRequest {
-        target: target.clone(),
-        depth: Some(depth),
-        include_unresolved: false,
-        include_name_only: false,
-        path: None,
-        edges: None,
-        group_by: None,
-        page: PageRequest::first(cap),
-    };
+    let request = TraversalRequest::plain(target.clone(), depth, PageRequest::first(cap));
     let answer = state
         .read(id, move |w, o| loci_api::memory::impact(w, &request, o))
         .await
