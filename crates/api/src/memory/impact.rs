@@ -61,6 +61,17 @@ pub fn impact(
     })
 }
 
+/// The memories linked to the definitions `symbols` themselves (depth 0), as
+/// [`impact`] finds them but without a traversal: what a page about one definition
+/// shows beside it. None without a memory file; the reason when the store cannot be
+/// read.
+pub fn linked_to(
+    ws: &Workspace,
+    symbols: &[loci_index::graph::SymbolInfo],
+) -> Result<(Vec<ImpactMemory>, Option<String>), ApiError> {
+    memories_or_unavailable(ws, symbols.iter().map(|s| (key_of(s), 0)).collect())
+}
+
 /// The memories linked to `keys` (each with its depth), nearest first: none without a
 /// memory file (none is created), and, when the store cannot be read (`storage`: the
 /// team's database down), none with the reason in the second place, so the code

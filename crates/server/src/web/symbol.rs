@@ -3,7 +3,7 @@
 //! with counts by depth, and its references grouped by file. One read of the
 //! workspace answers the page, through the `loci_api` functions the JSON routes call
 //! (`graph::def`, `graph::traverse`, `graph::refs`, `source::excerpt`, and
-//! `memory::impact` for the memories linked to the definition).
+//! `memory::linked_to` for the memories linked to the definition).
 
 use std::collections::BTreeMap;
 
@@ -97,38 +97,11 @@ pub async fn symbol(
             let graph = graph::traverse(
                 w,
                 direction,
-                &TraversalRequest {
-                    target: at.clone(),
-                    depth: Some(depth),
-                    include_unresolved: false,
-                    include_name_only: false,
-                    path: None,
-                    edges: None,
-                    group_by: None,
-                    page: PageRequest::first(cap),
-                },
+                &TraversalRequest::plain(at.clone(), depth, PageRequest::first(cap)),
                 o,
             )?;
-            // The memories linked to this definition itself (depth 0 of its impact).
-            let memories = loci_api::memory::impact(
-                w,
-                &TraversalRequest {
-                    target: at.clone(),
-                    depth: Some(1),
-                    include_unresolved: false,
-                    include_name_only: false,
-                    path: None,
-                    edges: None,
-                    group_by: None,
-                    page: PageRequest::first(1),
-                },
-                o,
-            )
-            .ok()
-            .map(|a| {
-                let own = a.memories.into_iter().filter(|m| m.depth == 0).collect();
-                (own, a.memories_unavailable)
-            });
+            // The memories linked to this definition itself.
+            let memories = loci_api::memory::linked_to(w, &def.symbols[..1]).ok();
             let refs = graph::refs(
                 w,
                 &RefsRequest {
