@@ -33,7 +33,12 @@ impl Repo {
                 .map(|t| t.strip_prefix("refs/heads/").unwrap_or(&t).to_string())
         };
         let commit = match repo.head() {
-            Ok(r) => Some(r.peel_to_commit()?.id().to_string()),
+            // The id `HEAD` resolves to, without reading the commit object (every
+            // answer's freshness asks); a reference to something else is peeled.
+            Ok(r) => match r.target() {
+                Some(id) => Some(id.to_string()),
+                None => Some(r.peel_to_commit()?.id().to_string()),
+            },
             Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
             Err(e) => return Err(e.into()),
         };
