@@ -99,6 +99,33 @@ fn sign_in(server: &Server, path: &str) -> String {
 }
 
 /// A new one-time path minted with the key.
+/// A browser signed in to the server, reading one workspace's pages.
+struct Signed<'a> {
+    server: &'a Server,
+    cookie: String,
+    /// The workspace's id in the page paths.
+    id: i64,
+}
+
+impl<'a> Signed<'a> {
+    fn open(server: &'a Server) -> Signed<'a> {
+        Signed {
+            cookie: sign_in(server, &server.web_signin),
+            id: workspace_id(server),
+            server,
+        }
+    }
+
+    /// `/web/w/{id}{rest}` with the session's cookie.
+    fn page(&self, rest: &str) -> Answer {
+        get(
+            self.server,
+            &format!("/web/w/{}{rest}", self.id),
+            Some(&self.cookie),
+        )
+    }
+}
+
 fn mint(server: &Server) -> String {
     let (status, v) = post(server, "/api/v1/web/signin", &serde_json::json!({}));
     assert_eq!(status, 200, "{v}");
@@ -320,15 +347,11 @@ fn pages_say_their_server_time() {
 fn the_impact_page_draws_and_lists_what_depends_on_a_file_or_a_definition() {
     let env = indexed();
     let server = start(&env, &[], &[]);
-    let cookie = sign_in(&server, &server.web_signin);
-    let id = workspace_id(&server);
+    let web = Signed::open(&server);
+    let id = web.id;
 
     // A definition: `helper` is called by `parse_config`, called by `load` and `main`.
-    let page = get(
-        &server,
-        &format!("/web/w/{id}/impact?target=helper&depth=3"),
-        Some(&cookie),
-    );
+    let page = web.page("/impact?target=helper&depth=3");
     assert_eq!(page.status, 200, "{}", page.body);
     for name in ["parse_config", "Settings::load", "main"] {
         assert!(page.body.contains(name), "{name} in {}", page.body);
@@ -342,29 +365,17 @@ fn the_impact_page_draws_and_lists_what_depends_on_a_file_or_a_definition() {
         page.body
     );
     // Depth 1 reaches only the direct caller.
-    let shallow = get(
-        &server,
-        &format!("/web/w/{id}/impact?target=helper&depth=1"),
-        Some(&cookie),
-    );
+    let shallow = web.page("/impact?target=helper&depth=1");
     assert!(shallow.body.contains("parse_config"), "{}", shallow.body);
     assert!(!shallow.body.contains("Settings::load"), "{}", shallow.body);
 
     // A file: what depends on src/lib.rs (main.rs calls into it).
-    let file = get(
-        &server,
-        &format!("/web/w/{id}/impact?target=src%2Flib.rs"),
-        Some(&cookie),
-    );
+    let file = web.page("/impact?target=src%2Flib.rs");
     assert_eq!(file.status, 200, "{}", file.body);
     assert!(file.body.contains("main"), "{}", file.body);
 
     // The symbol page links here; no target shows the form; a missing one is a 404.
-    let symbol = get(
-        &server,
-        &format!("/web/w/{id}/symbol?s=helper"),
-        Some(&cookie),
-    );
+    let symbol = web.page("/symbol?s=helper");
     assert!(
         symbol
             .body
@@ -372,14 +383,10 @@ fn the_impact_page_draws_and_lists_what_depends_on_a_file_or_a_definition() {
         "{}",
         symbol.body
     );
-    let form = get(&server, &format!("/web/w/{id}/impact"), Some(&cookie));
+    let form = web.page("/impact");
     assert_eq!(form.status, 200, "{}", form.body);
     assert!(form.body.contains("name=\"target\""), "{}", form.body);
-    let missing = get(
-        &server,
-        &format!("/web/w/{id}/impact?target=no_such_thing"),
-        Some(&cookie),
-    );
+    let missing = web.page("/impact?target=no_such_thing");
     assert_eq!(missing.status, 404, "{}", missing.body);
     // Without a session: refused like every page.
     assert_eq!(
@@ -392,11 +399,11 @@ fn the_impact_page_draws_and_lists_what_depends_on_a_file_or_a_definition() {
 fn the_changes_page_shows_what_a_diff_changes_and_who_it_reaches() {
     let env = indexed();
     let server = start(&env, &[], &[]);
-    let cookie = sign_in(&server, &server.web_signin);
-    let id = workspace_id(&server);
+    let web = Signed::open(&server);
+    let id = web.id;
 
     // Outside git: the page says so, with the API's status.
-    let outside = get(&server, &format!("/web/w/{id}/changes"), Some(&cookie));
+    let outside = web.page("/changes");
     assert_eq!(outside.status, 409, "{}", outside.body);
     assert!(outside.body.contains("git"), "{}", outside.body);
 
@@ -414,7 +421,7 @@ fn the_changes_page_shows_what_a_diff_changes_and_who_it_reaches() {
     ]);
     // `helper`'s body changes in the working tree.
     env.write(&[("src/lib.rs", &lib_with_helper_changed())]);
-    let page = get(&server, &format!("/web/w/{id}/changes"), Some(&cookie));
+    let page = web.page("/changes");
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.body.contains("HEAD"), "{}", page.body);
     assert!(page.body.contains("src/lib.rs"), "{}", page.body);
@@ -437,60 +444,33 @@ fn the_changes_page_shows_what_a_diff_changes_and_who_it_reaches() {
         page.body
     );
     // A revision the repository lacks is the API's 404.
-    let missing = get(
-        &server,
-        &format!("/web/w/{id}/changes?rev=no-such-rev"),
-        Some(&cookie),
-    );
+    let missing = web.page("/changes?rev=no-such-rev");
     assert_eq!(missing.status, 404, "{}", missing.body);
 }
 
 #[test]
 fn a_symbol_page_and_its_impact_show_the_memories_linked_to_it_stale_once_it_changes() {
     let env = indexed();
-    let (code, out) = env.json(&[
-        "remember",
-        "--name",
-        "helper-is-one",
-        "We keep `helper` returning one: callers count on it.",
-    ]);
-    assert_eq!(code, 0, "{out}");
+    remember_about_helper(&env);
     let server = start(&env, &[], &[]);
-    let cookie = sign_in(&server, &server.web_signin);
-    let id = workspace_id(&server);
+    let web = Signed::open(&server);
 
-    let symbol = get(
-        &server,
-        &format!("/web/w/{id}/symbol?s=helper"),
-        Some(&cookie),
-    );
+    let symbol = web.page("/symbol?s=helper");
     assert_eq!(symbol.status, 200, "{}", symbol.body);
     assert!(symbol.body.contains("helper-is-one"), "{}", symbol.body);
     assert!(!symbol.body.contains(">stale<"), "fresh: {}", symbol.body);
     // Its caller's page does not show it as its own.
-    let caller = get(
-        &server,
-        &format!("/web/w/{id}/symbol?s=parse_config"),
-        Some(&cookie),
-    );
+    let caller = web.page("/symbol?s=parse_config");
     assert!(!caller.body.contains("helper-is-one"), "{}", caller.body);
     // Its impact page lists it too.
-    let impact = get(
-        &server,
-        &format!("/web/w/{id}/impact?target=helper"),
-        Some(&cookie),
-    );
+    let impact = web.page("/impact?target=helper");
     assert!(impact.body.contains("helper-is-one"), "{}", impact.body);
 
     // `helper` changes: the same pages mark the memory stale and say why.
     env.write(&[("src/lib.rs", &lib_with_helper_changed())]);
     let (code, out) = env.json(&["index"]);
     assert_eq!(code, 0, "{out}");
-    let stale = get(
-        &server,
-        &format!("/web/w/{id}/symbol?s=helper"),
-        Some(&cookie),
-    );
+    let stale = web.page("/symbol?s=helper");
     assert!(stale.body.contains(">stale<"), "{}", stale.body);
     assert!(
         stale.body.contains("changed since it was linked"),
@@ -523,21 +503,17 @@ fn the_memory_pages_list_filter_and_show_links_and_version_diffs() {
         assert_eq!(code, 0, "{args:?}: {out}");
     }
     let server = start(&env, &[], &[]);
-    let cookie = sign_in(&server, &server.web_signin);
-    let id = workspace_id(&server);
+    let web = Signed::open(&server);
+    let id = web.id;
 
-    let all = get(&server, &format!("/web/w/{id}/memories"), Some(&cookie));
+    let all = web.page("/memories");
     assert_eq!(all.status, 200, "{}", all.body);
     assert!(
         all.body.contains(">helper-is-one<") && all.body.contains(">a-note<"),
         "{}",
         all.body
     );
-    let decisions = get(
-        &server,
-        &format!("/web/w/{id}/memories?type=decision"),
-        Some(&cookie),
-    );
+    let decisions = web.page("/memories?type=decision");
     assert!(
         decisions.body.contains(">helper-is-one<"),
         "{}",
@@ -548,18 +524,10 @@ fn the_memory_pages_list_filter_and_show_links_and_version_diffs() {
         "filtered: {}",
         decisions.body
     );
-    let bad = get(
-        &server,
-        &format!("/web/w/{id}/memories?type=nonsense"),
-        Some(&cookie),
-    );
+    let bad = web.page("/memories?type=nonsense");
     assert_eq!(bad.status, 400, "{}", bad.body);
 
-    let one = get(
-        &server,
-        &format!("/web/w/{id}/memory?name=helper-is-one"),
-        Some(&cookie),
-    );
+    let one = web.page("/memory?name=helper-is-one");
     assert_eq!(one.status, 200, "{}", one.body);
     assert!(
         one.body.contains("Callers count on it."),
@@ -579,18 +547,10 @@ fn the_memory_pages_list_filter_and_show_links_and_version_diffs() {
         "the second version's diff: {}",
         one.body
     );
-    let missing = get(
-        &server,
-        &format!("/web/w/{id}/memory?name=no-such-memory"),
-        Some(&cookie),
-    );
+    let missing = web.page("/memory?name=no-such-memory");
     assert_eq!(missing.status, 404, "{}", missing.body);
     // The symbol page's memory links here.
-    let symbol = get(
-        &server,
-        &format!("/web/w/{id}/symbol?s=helper"),
-        Some(&cookie),
-    );
+    let symbol = web.page("/symbol?s=helper");
     assert!(
         symbol
             .body

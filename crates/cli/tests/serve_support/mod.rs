@@ -40,6 +40,17 @@ pub fn lib_with_helper_changed() -> String {
     LIB.replace("{ 1 }", "{ 2 }")
 }
 
+/// Remembers `helper-is-one`, whose body names `helper`: the memory is linked to it.
+pub fn remember_about_helper(env: &Env) {
+    let (code, out) = env.json(&[
+        "remember",
+        "--name",
+        "helper-is-one",
+        "We keep `helper` returning one: callers count on it.",
+    ]);
+    assert_eq!(code, 0, "{out}");
+}
+
 pub fn indexed() -> Env {
     let env = Env::new();
     env.write(&[
