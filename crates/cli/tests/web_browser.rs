@@ -162,6 +162,19 @@ impl Walk<'_> {
         }
     }
 
+    /// Clicks the link that reads `text`, then checks the address holds `lands`.
+    async fn follow(&self, text: &str, lands: &str) {
+        self.c
+            .find(Locator::LinkText(text))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let path = self.path().await;
+        assert!(path.contains(lands), "after {text}: {path}");
+    }
+
     async fn path(&self) -> String {
         let u = self.c.current_url().await.unwrap();
         match u.query() {
@@ -171,13 +184,9 @@ impl Walk<'_> {
     }
 }
 
-#[test]
-fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
-    if !browser_present() {
-        return;
-    }
-    let env = indexed();
-    let server = start(&env, &[], &[]);
+/// A fresh browser session on `server`'s pages, signed in through the one-time URL,
+/// closed after `walk` has checked them.
+fn browse(server: &Server, walk: impl AsyncFnOnce(&Walk<'_>)) {
     let driver = driver();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -191,24 +200,55 @@ fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
             driver: &driver,
             shots: shots_dir(),
         };
-        // Sign in through the one-time URL: the token leaves the address bar.
-        c.goto(&format!("{}{}", w.origin, server.web_signin)).await.unwrap();
+        // The token leaves the address bar: the sign-in redirects to the workspaces.
+        c.goto(&format!("{}{}", w.origin, server.web_signin))
+            .await
+            .unwrap();
         assert_eq!(w.path().await, "/web/");
+        walk(&w).await;
+        c.close().await.unwrap();
+    });
+}
+
+#[test]
+fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
+    if !browser_present() {
+        return;
+    }
+    let env = indexed();
+    let server = start(&env, &[], &[]);
+    browse(&server, async |w| {
+        let c = w.c;
         assert_eq!(c.title().await.unwrap(), "Workspaces — loci");
         let text = w.text().await;
-        let name = env.root().file_name().unwrap().to_string_lossy().into_owned();
+        let name = env
+            .root()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         assert!(text.contains(&name), "{text}");
-        assert!(text.to_lowercase().contains("clean"), "the index's state: {text}");
-        assert!(!c.source().await.unwrap().contains(KEY), "the key is never in a page");
+        assert!(
+            text.to_lowercase().contains("clean"),
+            "the index's state: {text}"
+        );
+        assert!(
+            !c.source().await.unwrap().contains(KEY),
+            "the key is never in a page"
+        );
         w.clean("workspaces").await;
         w.shot("workspaces").await;
 
         // Open the workspace, search for a definition.
-        c.find(Locator::LinkText(&name)).await.unwrap().click().await.unwrap();
-        assert!(w.path().await.ends_with("/search"), "{}", w.path().await);
+        w.follow(&name, "/search").await;
         let q = c.find(Locator::Css("input[name=q]")).await.unwrap();
         q.send_keys("parse*").await.unwrap();
-        c.find(Locator::Css("form.search button")).await.unwrap().click().await.unwrap();
+        c.find(Locator::Css("form.search button"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
         let text = w.text().await;
         assert!(text.contains("parse_config"), "{text}");
         assert!(text.contains("src/lib.rs:1"), "{text}");
@@ -216,22 +256,31 @@ fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
         w.shot("search").await;
 
         // Open the symbol: its source, its callers.
-        c.find(Locator::LinkText("parse_config")).await.unwrap().click().await.unwrap();
-        assert!(w.path().await.contains("/symbol?s=src%2Flib.rs%3A1"), "{}", w.path().await);
+        w.follow("parse_config", "/symbol?s=src%2Flib.rs%3A1").await;
         let text = w.text().await;
-        assert!(text.contains("pub fn parse_config() -> u32 { helper() }"), "{text}");
+        assert!(
+            text.contains("pub fn parse_config() -> u32 { helper() }"),
+            "{text}"
+        );
         assert!(text.contains("Callers to depth 1"), "{text}");
         w.clean("symbol").await;
         w.shot("symbol").await;
 
         // Expand the callers graph to depth 3: `Settings::load` calls it; every node
         // (the symbol itself too) is a link.
-        c.find(Locator::LinkText("3")).await.unwrap().click().await.unwrap();
+        w.follow("3", "depth=3").await;
         assert!(w.text().await.contains("Callers to depth 3"));
         let nodes = c.find_all(Locator::Css("svg.graph a")).await.unwrap();
         let mut titles = Vec::new();
         for n in &nodes {
-            titles.push(n.find(Locator::Css("title")).await.unwrap().html(true).await.unwrap());
+            titles.push(
+                n.find(Locator::Css("title"))
+                    .await
+                    .unwrap()
+                    .html(true)
+                    .await
+                    .unwrap(),
+            );
         }
         assert_eq!(titles, ["parse_config", "Settings::load"], "{titles:?}");
         w.clean("callers graph").await;
@@ -239,7 +288,9 @@ fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
 
         // Follow the node of `load` to its own page.
         let load = c
-            .find(Locator::XPath("//*[local-name()='a'][*[local-name()='title' and contains(., 'load')]]"))
+            .find(Locator::XPath(
+                "//*[local-name()='a'][*[local-name()='title' and contains(., 'load')]]",
+            ))
             .await
             .unwrap();
         let href = load.attr("href").await.unwrap().unwrap();
@@ -247,7 +298,11 @@ fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
         load.click().await.unwrap();
         assert_eq!(w.path().await, href);
         assert_eq!(c.title().await.unwrap(), "Settings::load — loci");
-        assert!(w.text().await.contains("pub fn load() -> u32 { parse_config() }"));
+        assert!(
+            w.text()
+                .await
+                .contains("pub fn load() -> u32 { parse_config() }")
+        );
         w.clean("followed link").await;
 
         // Keyboard: the first Tab reaches the skip link.
@@ -256,7 +311,6 @@ fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
             .await
             .unwrap();
         assert_eq!(active, "#main");
-        c.close().await.unwrap();
     });
 }
 
@@ -266,34 +320,13 @@ fn a_person_opens_a_stale_memory_on_a_symbol_page_and_follows_its_impact() {
         return;
     }
     let env = indexed();
-    let (code, out) = env.json(&[
-        "remember",
-        "--name",
-        "helper-is-one",
-        "We keep `helper` returning one: callers count on it.",
-    ]);
-    assert_eq!(code, 0, "{out}");
+    remember_about_helper(&env);
     env.write(&[("src/lib.rs", &lib_with_helper_changed())]);
     let (code, out) = env.json(&["index"]);
     assert_eq!(code, 0, "{out}");
     let server = start(&env, &[], &[]);
-    let driver = driver();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let c = session(&driver).await;
-        let w = Walk {
-            c: &c,
-            origin: format!("http://{}", server.addr),
-            driver: &driver,
-            shots: shots_dir(),
-        };
-        c.goto(&format!("{}{}", w.origin, server.web_signin))
-            .await
-            .unwrap();
-        assert_eq!(w.path().await, "/web/");
+    browse(&server, async |w| {
+        let c = w.c;
         let id = workspace_id(&server);
         c.goto(&format!("{}/web/w/{id}/symbol?s=helper", w.origin))
             .await
@@ -313,17 +346,8 @@ fn a_person_opens_a_stale_memory_on_a_symbol_page_and_follows_its_impact() {
         w.clean("symbol page with a stale memory").await;
 
         // Its impact: the caller, the caller's callers, and the same memory.
-        c.find(Locator::LinkText("this definition"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        assert!(
-            w.path().await.contains("/impact?target=src%2Flib.rs%3A2"),
-            "{}",
-            w.path().await
-        );
+        w.follow("this definition", "/impact?target=src%2Flib.rs%3A2")
+            .await;
         assert_eq!(c.title().await.unwrap(), "Impact of src/lib.rs:2 — loci");
         let text = w.text().await;
         for name in ["parse_config", "Settings::load", "helper-is-one"] {
@@ -331,6 +355,5 @@ fn a_person_opens_a_stale_memory_on_a_symbol_page_and_follows_its_impact() {
         }
         w.shot("impact").await;
         w.clean("impact page").await;
-        c.close().await.unwrap();
     });
 }
