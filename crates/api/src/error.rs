@@ -257,6 +257,11 @@ impl ApiError {
         }
     }
 
+    /// A read its caller cancelled (the client went away): one message for every read.
+    pub fn cancelled() -> ApiError {
+        ApiError::new(ErrorKind::Cancelled, "the read was cancelled")
+    }
+
     /// Adds a hint.
     pub fn hint(mut self, hint: impl Into<String>) -> ApiError {
         self.hint = Some(hint.into());

@@ -234,10 +234,7 @@ impl Workspace {
     ) -> Result<T, ApiError> {
         let started = Instant::now();
         if opts.cancel.is_cancelled() {
-            return Err(ApiError::new(
-                ErrorKind::Cancelled,
-                "the read was cancelled",
-            ));
+            return Err(ApiError::cancelled());
         }
         let file = self.file_id()?;
         let graph = self.take(file)?;
@@ -259,7 +256,7 @@ impl Workspace {
                 self.give_back(file, graph);
                 if interrupted || opts.cancel.is_cancelled() {
                     return Err(if opts.cancel.is_cancelled() {
-                        ApiError::new(ErrorKind::Cancelled, "the read was cancelled")
+                        ApiError::cancelled()
                     } else {
                         ApiError::new(
                             ErrorKind::Timeout,

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use kinds::{NotRead, SymbolChange};
 pub use reach::{ImpactCount, Reach, SHOWN_PER_SYMBOL, SymbolRef, is_test};
 
-use crate::error::{ApiError, ErrorKind};
+use crate::error::ApiError;
 use crate::graph::{MAX_DEPTH, checked_depth};
 use crate::handle::{Freshness, ReadOptions, Workspace};
 use crate::memory::{ImpactMemory, memories_or_unavailable};
@@ -237,7 +237,7 @@ pub fn changes(
     let mut sides = Vec::with_capacity(changed.len() * 2);
     for change in &changed {
         if opts.cancel.is_cancelled() {
-            return Err(cancelled());
+            return Err(ApiError::cancelled());
         }
         sides.push(old_side.read(change, false));
         sides.push(new_side.read(change, true));
@@ -262,7 +262,7 @@ pub fn changes(
         Ok((files, page_entries, page, symbols))
     })?;
     if opts.cancel.is_cancelled() {
-        return Err(cancelled());
+        return Err(ApiError::cancelled());
     }
     let keys = page_entries.iter().flat_map(entry_keys).collect();
     let (memories, memories_unavailable) = memories_or_unavailable(ws, keys)?;
@@ -278,10 +278,6 @@ pub fn changes(
         page,
         index,
     })
-}
-
-fn cancelled() -> ApiError {
-    ApiError::new(ErrorKind::Cancelled, "the read was cancelled")
 }
 
 /// loci's own folder is never a change of the workspace's code.
