@@ -556,6 +556,49 @@ fn each_checkout_timeout_is_its_own_not_the_first_stores() {
     assert!(patient.namespaces().unwrap().is_empty());
 }
 
+#[test]
+fn a_store_starting_while_another_migrates_waits_past_its_statement_timeout() {
+    let Some(url) = database() else { return };
+    // Another process is migrating the database: it holds the migrations' lock
+    // ("lociMEM1"), as it would while a step rewrites a big table.
+    let mut other = admin(&url);
+    let mut migrating = other.transaction().unwrap();
+    migrating
+        .execute(
+            "SELECT pg_advisory_xact_lock($1)",
+            &[&0x6c6f_6369_4d45_4d31_i64],
+        )
+        .unwrap();
+    let starting = {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let options = PgOptions {
+                statement_timeout: Duration::from_millis(300),
+                ..PgOptions::default()
+            };
+            PgStore::connect_with(&url, "repo", options).map(|mut s| s.namespaces())
+        })
+    };
+    // The starting store has waited for the lock well past its 300 ms: a request's
+    // budget does not cut a migration short.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while admin_count(
+        &url,
+        "wait_event_type = 'Lock' AND now() - query_start > interval '900 milliseconds'",
+    ) < 1
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the starting store stopped waiting: {:?}",
+            starting.is_finished()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    migrating.rollback().unwrap();
+    let namespaces = starting.join().unwrap().unwrap().unwrap();
+    assert!(namespaces.is_empty());
+}
+
 /// Runs `f` while `s`'s only connection waits on a lock another session holds.
 fn with_the_only_connection_busy(url: &str, s: &Arc<PgStore>, f: impl FnOnce()) {
     let mut admin = admin(url);

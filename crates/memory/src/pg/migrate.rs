@@ -20,11 +20,21 @@ use crate::MemoryError;
 /// loci process migrating the same database takes the same one.
 pub(super) const LOCK_KEY: i64 = 0x6c6f_6369_4d45_4d31;
 
+/// How long one migration statement may run, in place of the store's statement
+/// timeout (which bounds a request, not a schema change): a step that rewrites the
+/// memories table takes as long as the table is big, and a process starting beside one
+/// that is migrating waits for its lock as long as that takes.
+const MIGRATION_TIMEOUT: &str = "15min";
+
 /// Runs the missing migrations, or refuses a newer schema; then makes pgvector ready
 /// when the database can have it (`pgvector.rs`), which is what it returns.
 pub(super) fn migrate(client: &mut Client, c: &Ctx) -> Result<Option<Pgvector>, MemoryError> {
     let known = MIGRATIONS.len() as i32;
     let mut tx = client.transaction().db(c)?;
+    tx.batch_execute(&format!(
+        "SET LOCAL statement_timeout = '{MIGRATION_TIMEOUT}'"
+    ))
+    .db(c)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK_KEY])
         .db(c)?;
     // Created only when missing: a role allowed to use an existing schema but not to
