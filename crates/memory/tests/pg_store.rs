@@ -576,7 +576,7 @@ fn a_store_starting_while_another_migrates_waits_past_its_statement_timeout() {
                 statement_timeout: Duration::from_millis(300),
                 ..PgOptions::default()
             };
-            PgStore::connect_with(&url, "repo", options).map(|mut s| s.namespaces())
+            PgStore::connect_with(&url, "repo", options).map(|s| s.namespaces())
         })
     };
     // The starting store has waited for the lock well past its 300 ms: a request's
