@@ -12,7 +12,7 @@
 pub(crate) const SCHEMA: &str = "loci_memory";
 
 /// The migrations, oldest first.
-pub(crate) const MIGRATIONS: &[&str] = &[V1];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The first schema: what the SQLite store's migrations 1–4 add up to, in PostgreSQL's
 /// terms. Metadata is `json`, kept as written (its keys in the caller's order, as
@@ -139,4 +139,23 @@ CREATE TABLE code_links (
     UNIQUE (memory_id, path, qualified_name, kind)
 );
 CREATE INDEX code_links_key ON code_links (scope, path, qualified_name, kind);
+"#;
+
+/// BM25's one input `tsvector` does not give cheaply: each memory's length in words
+/// (`fts_len`, the positions of its `tsvector`), generated so existing rows get it when
+/// the table is rewritten here and every write keeps it. The scope's average, with its
+/// count and id span, is what `fts.rs` reads on each query; the index on `(scope, id)`
+/// also finds a scope's newest memories.
+const V2: &str = r#"
+CREATE FUNCTION fts_length(name text, description text, body text) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(sum(cardinality(u.positions)), 0)::integer
+    FROM unnest(to_tsvector('english'::regconfig, name) ||
+                to_tsvector('english'::regconfig, description) ||
+                to_tsvector('english'::regconfig, body)) AS u
+$$;
+
+ALTER TABLE memories
+    ADD COLUMN fts_len integer GENERATED ALWAYS AS (fts_length(name, description, body)) STORED;
+CREATE INDEX memories_len ON memories (scope, id) INCLUDE (fts_len);
 "#;
