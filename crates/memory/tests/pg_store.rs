@@ -345,6 +345,39 @@ fn a_schema_newer_than_this_build_is_refused() {
 }
 
 #[test]
+fn a_database_of_schema_1_gets_the_full_text_statistics_of_its_memories() {
+    let Some(url) = database() else { return };
+    {
+        let mut s = PgStore::connect(&url, "repo").unwrap();
+        s.create(
+            &memory("kestrel-note", "The kestrel hovers over the field."),
+            "default",
+            &[],
+        )
+        .unwrap();
+    }
+    // Put the database back as migration 1 left it.
+    admin(&url)
+        .batch_execute(
+            "ALTER TABLE loci_memory.memories DROP COLUMN fts_len;
+             DROP FUNCTION loci_memory.fts_length;
+             DELETE FROM loci_memory.schema_version WHERE version > 1;",
+        )
+        .unwrap();
+    // Another process (a pool of its own) connects and migrates.
+    let s = PgStore::connect(&format!("{url} connect_timeout=30"), "repo").unwrap();
+    let len: i32 = admin(&url)
+        .query_one("SELECT fts_len FROM loci_memory.memories", &[])
+        .unwrap()
+        .get(0);
+    // Six positions: the name gives "kestrel-not", "kestrel" and "note", the body
+    // "kestrel", "hover" and "field" ("the" and "over" are stop words).
+    assert_eq!(len, 6);
+    let hits = s.fts(&["kestrel".into()], &filter(), 10).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+}
+
+#[test]
 fn processes_connecting_at_once_migrate_the_database_once() {
     let Some(url) = database() else { return };
     let url = Arc::new(url);
