@@ -41,8 +41,6 @@ const MAX_TERMS: usize = 12;
 struct Word {
     /// Its `tsquery`, the lexeme quoted (matched as it is, not stemmed again).
     query: String,
-    /// Its lexeme, the key of `terms`.
-    lexeme: String,
     /// How many of the scope's memories hold it: exact up to [`PROBE`] (or after a
     /// longer count), else estimated.
     df: f64,

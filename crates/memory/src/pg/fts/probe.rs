@@ -80,7 +80,7 @@ impl PgStore {
             recent[i as usize] = r.try_get(1).db(c)?;
         }
         let mut words = Vec::new();
-        for ((lexeme, query), recent) in lexemes.into_iter().zip(queries).zip(recent) {
+        for (query, recent) in queries.into_iter().zip(recent) {
             let Some(&oldest) = recent.last() else {
                 continue;
             };
@@ -97,7 +97,6 @@ impl PgStore {
             };
             words.push(Word {
                 query,
-                lexeme,
                 df,
                 recent,
                 exact: false,
