@@ -9,7 +9,8 @@ use crate::pg::handle::PgStore;
 use crate::pg::rows::Args;
 
 impl PgStore {
-    /// The scope's size, id span and average length, and each query word's lexeme with
+    /// The scope's size and average length (its totals, `scope_totals`: migration 3),
+    /// its id span (the ends of its index), and each query word's lexeme with
     /// its newest `PROBE + 1` memories; words that are English stop words, or in no
     /// memory, are left out.
     pub(super) fn probe(&self, terms: Vec<String>) -> Result<(Corpus, Vec<Word>), MemoryError> {
@@ -21,9 +22,11 @@ impl PgStore {
         let rows = client
             .query(
                 "WITH s AS (
-                     SELECT count(*)::float8 AS n, coalesce(min(id), 0) AS lo,
-                            coalesce(max(id), 0) AS hi, coalesce(avg(fts_len), 0)::float8 AS len
-                     FROM memories WHERE scope = $1
+                     SELECT coalesce(sum(docs), 0)::float8 AS n,
+                            coalesce((SELECT min(id) FROM memories WHERE scope = $1), 0) AS lo,
+                            coalesce((SELECT max(id) FROM memories WHERE scope = $1), 0) AS hi,
+                            coalesce(sum(words)::float8 / nullif(sum(docs), 0), 0)::float8 AS len
+                     FROM scope_totals WHERE scope = $1
                  ),
                  t AS (
                      SELECT l.lex, min(w.ord) AS ord
