@@ -8,8 +8,10 @@
 //! words (`fts_len`, kept at write time: migration 2, `schema.rs`). A memory's score is,
 //! summed over the query's words it holds, `idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b ·
 //! len / avglen))`: `tf` counts the word's positions in the `tsvector`, 10 each in the
-//! name, 4 in the description, 1 in the body; `idf` is FTS5's (`ln((N − n + ½) /
-//! (n + ½))`, at least 1e-6) over the scope's memories. That is the sum FTS5's `bm25()`
+//! name, 4 in the description, 1 in the body (`score.rs` reads it with `ts_rank_cd`);
+//! `idf` is FTS5's (`ln((N − n + ½) / (n + ½))`, at least 1e-6) over the scope's
+//! memories, whose count `N` and average length come from `scope_totals` (kept by
+//! triggers: migration 3). That is the sum FTS5's `bm25()`
 //! gives, up to how the two tokenise and stem. It is returned negated, as `bm25()` is
 //! (lower is better), which is what fusion takes.
 //!
