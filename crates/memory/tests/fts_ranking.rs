@@ -1,7 +1,9 @@
 //! Recall's full-text ranking over both stores: words are stemmed, a common word is
 //! scored on every memory holding it (not just its most recent ones), a word too common
-//! to score exactly still counts for the memories the rarer words found; and (SQLite
-//! only) a store made before stemming is migrated with every memory still found.
+//! to score exactly still counts for the memories the rarer words found but is not
+//! scored on every memory holding it, a rare word outranks a common one and a word in
+//! the name outranks it in the body; and (SQLite only) a store made before stemming is
+//! migrated with every memory still found.
 
 use loci_memory::recall::{RecallRequest, Signals, query_terms, recall};
 use loci_memory::{Filter, MemoryStore, NewMemory, NoCode, SqliteStore, ops};
@@ -13,6 +15,8 @@ conformance!(
     a_common_word_is_scored_on_every_memory_holding_it,
     a_word_too_common_to_score_exactly_still_counts_where_the_rare_words_are,
     a_rare_word_outranks_a_common_one,
+    a_word_in_the_name_outranks_the_same_word_in_the_body,
+    a_very_common_word_is_scored_on_its_newest_memories_only,
 );
 
 fn filter() -> Filter {
@@ -146,4 +150,43 @@ fn a_rare_word_outranks_a_common_one(s: &mut Fixture) {
     let names = fts_names(&mut **s, "service quokka");
     assert_eq!(names.first().map(String::as_str), Some("rare"), "{names:?}");
     assert_eq!(names.len(), 10, "{names:?}");
+}
+
+fn a_word_in_the_name_outranks_the_same_word_in_the_body(s: &mut Fixture) {
+    // The same words in each, the query word once: in the older one's name, in the
+    // newer one's body. Weighted alike they would tie, and the newer one would win.
+    remember(
+        &mut **s,
+        "kestrel",
+        "a small note about hovering birds of prey",
+    );
+    remember(
+        &mut **s,
+        "birds",
+        "a small note about hovering kestrel of prey",
+    );
+    assert_eq!(fts_names(&mut **s, "kestrel"), ["kestrel", "birds"]);
+}
+
+fn a_very_common_word_is_scored_on_its_newest_memories_only(s: &mut Fixture) {
+    // 2,100 memories hold the word, past the exact budget: asked for all of them, full
+    // text answers at most the 200 newest (what it read), the newest among them.
+    for i in 0..2_100 {
+        remember(
+            &mut **s,
+            &format!("m{i}"),
+            &format!("everyday entry number {i}"),
+        );
+    }
+    let hits = s.fts(&query_terms("everyday"), &filter(), 5_000).unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 200, "{}", hits.len());
+    let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
+    let names: Vec<String> = s
+        .summaries(&ids)
+        .unwrap()
+        .into_iter()
+        .map(|m| m.name)
+        .collect();
+    assert!(names.iter().any(|n| n == "m2099"), "{names:?}");
+    assert!(!names.iter().any(|n| n == "m0"), "{names:?}");
 }

@@ -205,6 +205,77 @@ fn racing_writers_on_two_nodes_lose_nothing_and_duplicate_no_version() {
         first.stats(None).unwrap().memories as usize,
         1 + WRITERS + ROUNDS as usize
     );
+    assert_totals_agree(&url);
+}
+
+/// Each scope's full-text totals (`scope_totals`, kept by a trigger) equal a count of
+/// its memories and their lengths.
+fn assert_totals_agree(url: &str) {
+    let rows = |sql: &str| -> BTreeMap<String, (i64, i64)> {
+        admin(url)
+            .query(sql, &[])
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), (r.get(1), r.get(2))))
+            .collect()
+    };
+    let kept = rows(
+        "SELECT scope, sum(docs)::bigint, sum(words)::bigint FROM loci_memory.scope_totals
+         GROUP BY scope HAVING sum(docs) <> 0 OR sum(words) <> 0",
+    );
+    let counted = rows(
+        "SELECT scope, count(*), coalesce(sum(fts_len), 0)::bigint FROM loci_memory.memories
+         GROUP BY scope",
+    );
+    assert_eq!(kept, counted);
+}
+
+#[test]
+fn the_full_text_totals_follow_every_write() {
+    let Some(url) = database() else { return };
+    let mut a = PgStore::connect(&url, "github.com/team/alpha").unwrap();
+    let mut b = PgStore::connect(&url, "github.com/team/beta").unwrap();
+    a.create(
+        &memory("one", "The ledger writes invoices."),
+        "default",
+        &[],
+    )
+    .unwrap();
+    a.create(&memory("two", "Kestrels hover."), "default", &[])
+        .unwrap();
+    b.create(
+        &memory("one", "Other scope, other words entirely."),
+        "default",
+        &[],
+    )
+    .unwrap();
+    assert_totals_agree(&url);
+    a.edit(
+        "default",
+        "one",
+        &body("The ledger now writes invoices twice a month."),
+        None,
+    )
+    .unwrap();
+    assert_totals_agree(&url);
+    a.forget("default", "two").unwrap();
+    assert_totals_agree(&url);
+    a.restore("default", "two", None).unwrap();
+    a.merge("default", "two", "one").unwrap();
+    assert_totals_agree(&url);
+    a.purge("default", "one").unwrap();
+    b.purge("default", "one").unwrap();
+    assert_totals_agree(&url);
+    // Words a scope no longer holds are gone from its average as well.
+    let left: i64 = admin(&url)
+        .query_one(
+            "SELECT coalesce(sum(words), 0)::bigint FROM loci_memory.scope_totals
+             WHERE scope = 'github.com/team/beta'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
 }
 
 #[test]
@@ -342,6 +413,43 @@ fn a_schema_newer_than_this_build_is_refused() {
             && text.contains(&format!("version {}", PgStore::SCHEMA_VERSION)),
         "{text}"
     );
+}
+
+#[test]
+fn a_database_of_schema_1_gets_the_full_text_statistics_of_its_memories() {
+    let Some(url) = database() else { return };
+    {
+        let mut s = PgStore::connect(&url, "repo").unwrap();
+        s.create(
+            &memory("kestrel-note", "The kestrel hovers over the field."),
+            "default",
+            &[],
+        )
+        .unwrap();
+    }
+    // Put the database back as migration 1 left it.
+    admin(&url)
+        .batch_execute(
+            "DROP FUNCTION loci_memory.scope_totals_count CASCADE;
+             DROP FUNCTION loci_memory.scope_totals_add;
+             DROP TABLE loci_memory.scope_totals;
+             ALTER TABLE loci_memory.memories DROP COLUMN fts_len;
+             DROP FUNCTION loci_memory.fts_length;
+             DELETE FROM loci_memory.schema_version WHERE version > 1;",
+        )
+        .unwrap();
+    // Another process (a pool of its own) connects and migrates.
+    let s = PgStore::connect(&format!("{url} connect_timeout=30"), "repo").unwrap();
+    let len: i32 = admin(&url)
+        .query_one("SELECT fts_len FROM loci_memory.memories", &[])
+        .unwrap()
+        .get(0);
+    // Six positions: the name gives "kestrel-not", "kestrel" and "note", the body
+    // "kestrel", "hover" and "field" ("the" and "over" are stop words).
+    assert_eq!(len, 6);
+    assert_totals_agree(&url);
+    let hits = s.fts(&["kestrel".into()], &filter(), 10).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
 }
 
 #[test]
