@@ -559,3 +559,80 @@ fn the_memory_pages_list_filter_and_show_links_and_version_diffs() {
         symbol.body
     );
 }
+
+#[test]
+fn a_memory_page_draws_its_entities_and_labelled_relationships_capped_with_a_note() {
+    let env = indexed();
+    let crowd: Vec<serde_json::Value> = (0..45)
+        .map(|i| serde_json::json!({"name": format!("Part{i:02}"), "type": "concept"}))
+        .collect();
+    let crowd = serde_json::to_string(&crowd).unwrap();
+    for args in [
+        vec![
+            "remember",
+            "--name",
+            "ledger",
+            "The ledger writes invoices to billing.",
+            "--entities",
+            r#"[{"name": "Ledger", "type": "service"}, {"name": "Billing", "type": "service"}, {"name": "Alone", "type": "concept"}]"#,
+            "--relationships",
+            r#"[{"source": "Ledger", "target": "Billing", "relation": "writes_to"}]"#,
+        ],
+        vec![
+            "remember",
+            "--name",
+            "crowded",
+            "Many parts.",
+            "--entities",
+            &crowd,
+        ],
+    ] {
+        let (code, out) = env.json(&args);
+        assert_eq!(code, 0, "{args:?}: {out}");
+    }
+    let server = start(&env, &[], &[]);
+    let web = Signed::open(&server);
+
+    let page = web.page("/memory?name=ledger");
+    assert_eq!(page.status, 200, "{}", page.body);
+    let body = &page.body;
+    let svg = &body[body.find("<svg").expect("an SVG graph")..body.find("</svg>").unwrap()];
+    assert!(
+        svg.contains("aria-label=\"The entities of ledger and their relationships\""),
+        "{svg}"
+    );
+    for entity in ["Ledger", "Billing", "Alone"] {
+        assert!(
+            svg.contains(&format!("<title>{entity}</title>"))
+                && svg.contains(&format!(">{entity}</text></a>")),
+            "{entity} is a node: {svg}"
+        );
+    }
+    assert!(
+        svg.contains("class=\"edge-label\"") && svg.contains(">writes_to</text>"),
+        "the edge says its relation: {svg}"
+    );
+    assert!(svg.contains("marker-end"), "the edge points: {svg}");
+    // The same, as text.
+    assert!(body.contains("Relationships (1)"), "{body}");
+    assert!(
+        body.contains("Ledger — <em>writes_to</em> → Billing"),
+        "{body}"
+    );
+    assert!(!body.contains("not drawn"), "{body}");
+
+    let crowded = web.page("/memory?name=crowded");
+    assert_eq!(crowded.status, 200, "{}", crowded.body);
+    let body = &crowded.body;
+    let svg = &body[body.find("<svg").expect("an SVG graph")..body.find("</svg>").unwrap()];
+    assert_eq!(
+        svg.matches("<a href=\"#entity-").count(),
+        40,
+        "capped: {svg}"
+    );
+    assert!(body.contains("5 more not drawn"), "{body}");
+    assert!(
+        body.contains(">Part44</li>") && body.contains(">Part00</li>"),
+        "every entity still listed: {body}"
+    );
+}

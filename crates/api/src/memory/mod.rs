@@ -1,7 +1,8 @@
 //! The memory operations every front end offers (the CLI, HTTP and MCP):
 //! remember, read, list, edit, rename, forget, restore, merge, purge, history, link, unlink,
-//! recall, related, entities, graph export, stats, and `impact` with the memories
-//! linked to what a change reaches. Each opens the store [`StoreLocation`] picks — the
+//! recall, related, entities, the relationships among one memory's entities, graph
+//! export, stats, and `impact` with the memories linked to what a change reaches. Each
+//! opens the store [`StoreLocation`] picks — the
 //! workspace's `memory.db` (in the index's directory, so an `--index-path` index has its
 //! memory beside it, and a rebuild never touches it), the team's PostgreSQL database
 //! when `memory.url` is set, or the user-level store — and the workspace's index as the
@@ -9,6 +10,7 @@
 mod access;
 mod code_graph;
 mod enrich;
+mod entity_graph;
 mod extract;
 mod health;
 mod impact;
@@ -32,6 +34,7 @@ use serde::{Deserialize, Serialize};
 pub use access::{MemoryAccess, NamespaceScope};
 pub use code_graph::IndexCodeGraph;
 pub use enrich::{EnrichAnswer, EnrichEstimate, EnrichRequest, EnrichResult, EnrichState, enrich};
+pub use entity_graph::{EntityRelationships, entity_relationships};
 pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };
@@ -41,8 +44,9 @@ pub use impact::{ImpactAnswer, ImpactMemory, impact, linked_to};
 pub use location::{BoxedStore, StoreLocation};
 pub use loci_memory::merge::MergeView;
 pub use loci_memory::ops::MemoryView;
-/// A memory's type and one of its versions, as the answers name them.
-pub use loci_memory::{MemoryType, Version};
+/// A memory's type, one of its versions and a relationship between two entities, as
+/// the answers name them.
+pub use loci_memory::{MemoryType, Relationship, Version};
 pub use merge::{MergeMemoriesRequest, merge};
 pub use repository_id::{MAX_REPOSITORY_ID, normalise_remote, repository_id};
 pub use transfer::{ExportSummary, ImportReport, export, import};

@@ -1,6 +1,7 @@
 //! A small graph drawn as SVG on the server: layout-rs places the nodes (layered,
 //! Sugiyama-style) and routes the edges; this module only writes what it drew, each
-//! node a link (keyboard-focusable, with its full name as a title), every label
+//! node a link (keyboard-focusable, with its full name as a title), an edge's label (if
+//! it has one) as text in the room layout-rs leaves for it on the edge, every label
 //! escaped. No script and no inline style: the page's style sheet colours it.
 
 use layout::core::base::Orientation;
@@ -33,6 +34,14 @@ pub struct Node {
 
 /// Draws `nodes` and `edges` (index pairs, from → to) as an SVG figure titled `title`.
 pub fn render(title: &str, nodes: &[Node], edges: &[(usize, usize)]) -> Markup {
+    let unlabelled: Vec<_> = edges.iter().map(|&(from, to)| (from, to, "")).collect();
+    render_labelled(title, nodes, &unlabelled)
+}
+
+/// Draws `nodes` and `edges` (from, to, label) as an SVG figure titled `title`: each
+/// non-empty label is written on its edge (a relation's name), so what ties two nodes
+/// reads as text, not as a colour or a line style.
+pub fn render_labelled(title: &str, nodes: &[Node], edges: &[(usize, usize, &str)]) -> Markup {
     if nodes.is_empty() {
         return html! {};
     }
@@ -54,9 +63,9 @@ pub fn render(title: &str, nodes: &[Node], edges: &[(usize, usize)]) -> Markup {
             vg.add_node(elem)
         })
         .collect();
-    for &(from, to) in edges {
+    for &(from, to, label) in edges {
         if from != to && from < nodes.len() && to < nodes.len() {
-            vg.add_edge(Arrow::simple(""), handles[from], handles[to]);
+            vg.add_edge(Arrow::simple(&short(label)), handles[from], handles[to]);
         }
     }
     let mut svg = Svg {
@@ -170,9 +179,16 @@ impl RenderBackend for Svg<'_> {
         self.grow(xy.add(size));
     }
 
+    /// A node's label (its box left the link open) or an edge's (layout-rs draws it in
+    /// the connector it placed on the edge; classed so the sheet can set it apart).
     fn draw_text(&mut self, xy: Point, text: &str, _look: &StyleAttr) {
+        let class = if self.open {
+            ""
+        } else {
+            " class=\"edge-label\""
+        };
         self.out.push_str(&format!(
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" dominant-baseline=\"middle\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\"{class} text-anchor=\"middle\" dominant-baseline=\"middle\">{}</text>",
             xy.x,
             xy.y,
             esc(text)
@@ -255,5 +271,24 @@ mod tests {
         assert!(svg.contains("href=\"/web/w/1/symbol?s=a&amp;b\""), "{svg}");
         assert!(!svg.contains("parse<T>"), "{svg}");
         assert!(svg.contains("marker-end"), "{svg}");
+    }
+
+    #[test]
+    fn an_edge_label_is_drawn_as_text_of_its_own_class() {
+        let nodes: Vec<Node> = ["Ledger", "Billing"]
+            .iter()
+            .map(|l| Node {
+                label: (*l).into(),
+                href: format!("#{l}"),
+                target: false,
+            })
+            .collect();
+        let svg = render_labelled("g", &nodes, &[(0, 1, "writes_to<")]).into_string();
+        assert!(
+            svg.contains("class=\"edge-label\"") && svg.contains(">writes_to&lt;</text>"),
+            "{svg}"
+        );
+        assert_eq!(svg.matches("<a href=").count(), 2, "{svg}");
+        assert!(svg.contains(">Ledger</text></a>"), "{svg}");
     }
 }

@@ -1,7 +1,8 @@
 //! The memory pages: the workspace's memories (filtered by namespace and type, paged,
 //! most recently changed first), and one memory with its body, its code links and how
-//! each stands now (stale ones with why), its entities, and every version with a line
-//! diff from the one before. Within the namespaces of the key that signed the session
+//! each stands now (stale ones with why), its entities and the relationships among them
+//! (drawn by [`entity_graph`], and listed), and every version with a line diff from the
+//! one before. Within the namespaces of the key that signed the session
 //! in, through the `loci_api::memory` functions the JSON routes call.
 
 use axum::Extension;
@@ -17,6 +18,7 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::memory_routes::on_memory;
 use crate::state::Shared;
+use crate::web::entity_graph;
 use crate::web::layout::{PageError, PageResult, page};
 use crate::web::pages::{symbol_href, url, when, workspace_id};
 use crate::web::session::Session;
@@ -158,10 +160,15 @@ pub async fn read(
         namespace: Some(q.namespace.clone()).filter(|n| !n.is_empty()),
         name: q.name.clone(),
     };
-    let (view, versions) = on_memory(&state, &ws, session.access.clone(), move |t| {
+    let (view, entities, versions) = on_memory(&state, &ws, session.access.clone(), move |t| {
         let view = loci_api::memory::read(t, &request)?;
+        let entities = if view.memory.entities.is_empty() {
+            None
+        } else {
+            Some(loci_api::memory::entity_relationships(t, &request)?)
+        };
         let history = loci_api::memory::history(t, &request)?;
-        Ok((view, history.versions))
+        Ok((view, entities, history.versions))
     })
     .await
     .map_err(PageError::within(&session))?;
@@ -170,12 +177,7 @@ pub async fn read(
         (summary(&view))
         pre class="doc" { (view.memory.body) }
         (links(id, &view))
-        @if !view.memory.entities.is_empty() {
-            section aria-labelledby="entities-h" {
-                h2 id="entities-h" { "Entities" }
-                ul { @for e in &view.memory.entities { li { (e) } } }
-            }
-        }
+        @if let Some(entities) = &entities { (entity_graph::section(entities)) }
         (history(&versions))
     };
     Ok(page(&title, Some(&session), body))

@@ -1,7 +1,7 @@
 //! The web view: pages served by `loci serve` itself (issue #32) — sign-in by a
 //! one-time URL, the workspaces, search, symbol pages with their callers and callees
 //! as a graph, what depends on a file or a definition (its impact), what a git
-//! diff changes, and the memories with their versions. Server-rendered HTML (maud escapes every value), one style sheet built
+//! diff changes, and the memories with their versions and their entities drawn as a graph. Server-rendered HTML (maud escapes every value), one style sheet built
 //! into the binary, no script at all, no remote origin: it works air-gapped. Like the
 //! JSON routes, every page converts the request, calls the same `loci_api` functions
 //! and renders the answer; nothing here is product logic.
@@ -15,6 +15,7 @@
 
 pub mod auth;
 mod changes;
+mod entity_graph;
 mod graph_svg;
 pub mod headers;
 mod impact;
