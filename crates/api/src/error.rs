@@ -176,7 +176,8 @@ error_kinds! {
     OutsideRoots = "outside_roots", InvalidInput, 403;
     /// A remote session named no workspace (no locator, no client root).
     NoWorkspace = "no_workspace", Usage, 400;
-    /// The server holds as many live MCP sessions as it allows (`mcp.maxSessions`).
+    /// The server holds as many live sessions as it allows: MCP sessions
+    /// (`mcp.maxSessions`), or the web view's live streams (16).
     TooManySessions = "too_many_sessions", Busy, 503;
     /// A bug in loci.
     Internal = "internal", Internal, 500;

@@ -217,6 +217,16 @@ impl Runs {
             })
     }
 
+    /// The run of workspace `id` still queued or running, if any: what a live view
+    /// shows as the workspace's progress.
+    pub fn active(&self, id: i64) -> Option<RunView> {
+        self.lock()
+            .runs
+            .values()
+            .find(|e| e.view.workspace == id && e.active())
+            .map(Entry::view)
+    }
+
     /// Tears every run's child down now and forgets the queue.
     pub fn shutdown(&self) {
         {

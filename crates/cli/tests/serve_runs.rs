@@ -19,40 +19,9 @@ use loci_api::ErrorKind;
 use serde_json::{Value, json};
 use serve_support::*;
 
-fn text(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
-fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
-    let (status, text) = call(server, "post", path, Some(body), bearer());
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
-    )
-}
-
 /// A projects base with one workspace created over HTTP and `files` written in it.
 fn workspace(server: &Server, base: &Path, files: usize) -> (i64, PathBuf) {
-    workspace_at(server, base, "team/app", files)
-}
-
-fn workspace_at(server: &Server, base: &Path, segment: &str, files: usize) -> (i64, PathBuf) {
-    let (status, created) = post(
-        server,
-        "/api/v1/workspaces",
-        &json!({"locator": {"kind": "mounted", "segment": segment}}),
-    );
-    assert_eq!(status, 200, "{created}");
-    let root = base.join(segment);
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    for i in 0..files {
-        std::fs::write(
-            root.join(format!("src/m{i}.rs")),
-            format!("pub fn f{i}() -> u32 {{ {i} }}\n"),
-        )
-        .unwrap();
-    }
-    (created["id"].as_i64().unwrap(), root)
+    mounted_workspace(server, base, "team/app", files)
 }
 
 #[test]
@@ -133,24 +102,6 @@ fn an_index_run_answers_202_with_its_id_and_reaches_done_with_its_progress_count
     assert_eq!(status, ErrorKind::NotFound.http_status(), "{body}");
 }
 
-/// A stand-in for the loci executable that background runs use: it reports progress,
-/// then waits for `release` to exist before running the real loci.
-fn held_loci(dir: &Path, release: &Path) -> PathBuf {
-    let script = dir.join("held-loci");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho 'loci-progress 10 3' >&2\nwhile [ ! -e '{}' ]; do sleep 0.02; done\nexec '{}' \"$@\"\n",
-            release.display(),
-            env!("CARGO_BIN_EXE_loci")
-        ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
-
 /// A stand-in loci whose run never ends: it starts a grandchild (`sleep`) and waits.
 fn stuck_loci(dir: &Path) -> PathBuf {
     let script = dir.join("stuck-loci");
@@ -174,18 +125,12 @@ fn wait_for(what: &str, mut ok: impl FnMut() -> Option<Value>) -> Value {
 #[test]
 fn a_second_request_while_a_run_is_in_flight_joins_it_or_is_busy() {
     let env = Env::new();
-    let base = tempfile::tempdir().unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    let release = tools.path().join("release");
-    let exe = held_loci(tools.path(), &release);
-    let server = start(
-        &env,
-        &[],
-        &[
-            ("LOCI_PROJECTS_BASE", &text(base.path())),
-            ("LOCI_LIFECYCLE_EXECUTABLE", &text(&exe)),
-        ],
-    );
+    let HeldRuns {
+        server,
+        base,
+        release,
+        tools: _tools,
+    } = serve_held(&env);
     let (id, _) = workspace(&server, base.path(), 3);
     let (status, first) = post(
         &server,
@@ -246,22 +191,16 @@ fn a_second_request_while_a_run_is_in_flight_joins_it_or_is_busy() {
 #[test]
 fn runs_past_the_two_slots_wait_queued_in_order_and_all_finish() {
     let env = Env::new();
-    let base = tempfile::tempdir().unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    let release = tools.path().join("release");
-    let exe = held_loci(tools.path(), &release);
-    let server = start(
-        &env,
-        &[],
-        &[
-            ("LOCI_PROJECTS_BASE", &text(base.path())),
-            ("LOCI_LIFECYCLE_EXECUTABLE", &text(&exe)),
-        ],
-    );
+    let HeldRuns {
+        server,
+        base,
+        release,
+        tools: _tools,
+    } = serve_held(&env);
     let urls: Vec<String> = ["a", "b", "c"]
         .iter()
         .map(|name| {
-            let (id, _) = workspace_at(&server, base.path(), &format!("team/{name}"), 1);
+            let (id, _) = mounted_workspace(&server, base.path(), &format!("team/{name}"), 1);
             let (status, started) = post(
                 &server,
                 &format!("/api/v1/workspaces/{id}/index"),

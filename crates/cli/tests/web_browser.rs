@@ -357,3 +357,97 @@ fn a_person_opens_a_stale_memory_on_a_symbol_page_and_follows_its_impact() {
         w.clean("impact page").await;
     });
 }
+
+/// Waits, within 30 s, until `cond` holds in the page.
+async fn until_page(what: &str, mut cond: impl AsyncFnMut() -> bool) {
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while !cond().await {
+        assert!(
+            std::time::Instant::now() < until,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[test]
+fn a_person_watches_a_workspace_index_live_without_reloading() {
+    if !browser_present() {
+        return;
+    }
+    let env = crate::common::Env::new();
+    let HeldRuns {
+        server,
+        base,
+        release,
+        tools: _tools,
+    } = serve_held(&env);
+    let (id, _) = mounted_workspace(&server, base.path(), "team/app", 3);
+    browse(&server, async |w| {
+        let c = w.c;
+        let row = format!("tr[data-ws=\"{id}\"]");
+        // As read on screen, lower-cased (the state's style shows it in capitals).
+        let row_text = async || match c.find(Locator::Css(&row)).await {
+            Ok(r) => r.text().await.unwrap_or_default().to_lowercase(),
+            Err(_) => String::new(),
+        };
+        until_page("the live stream to open", async || {
+            c.execute(
+                "return document.documentElement.getAttribute('data-live');",
+                vec![],
+            )
+            .await
+            .unwrap()
+                == "on"
+        })
+        .await;
+        // A mark that a reload would wipe.
+        c.execute("window.loadedOnce = true;", vec![])
+            .await
+            .unwrap();
+        assert!(
+            row_text().await.contains("unindexed"),
+            "{}",
+            row_text().await
+        );
+
+        let (status, started) = post(
+            &server,
+            &format!("/api/v1/workspaces/{id}/index"),
+            &json!({}),
+        );
+        assert_eq!(status, 202, "{started}");
+        until_page("the run's progress in the row", async || {
+            row_text().await.contains("3 of 10 files parsed")
+        })
+        .await;
+        let bar = c
+            .find(Locator::Css(&format!("{row} progress")))
+            .await
+            .unwrap();
+        assert_eq!(bar.attr("value").await.unwrap().as_deref(), Some("3"));
+        w.clean("workspaces while indexing").await;
+        w.shot("workspaces-live").await;
+
+        std::fs::write(&release, "").unwrap();
+        until_page("the row to say clean", async || {
+            let t = row_text().await;
+            t.contains("clean") && !t.contains("files parsed")
+        })
+        .await;
+        let kept = c
+            .execute("return window.loadedOnce === true;", vec![])
+            .await
+            .unwrap();
+        assert_eq!(kept, true, "the page was not reloaded");
+        let status_line = c
+            .find(Locator::Id("live-status"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(status_line, "app: clean");
+        w.clean("workspaces after the run").await;
+    });
+}

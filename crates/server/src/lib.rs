@@ -157,13 +157,14 @@ async fn run(
 ) -> Result<(), ApiError> {
     let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(|e| ApiError::new(ErrorKind::Failure, format!("cannot listen on {bound}: {e}")))?;
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let sql = state.sql.clone();
+    let stop_rx = state.stopping();
+    let stopping = state.clone();
     loci_api::vocab::process::on_shutdown_signal(Arc::new(move |signal| {
         tracing::info!(signal, "stopping: draining requests in flight");
         // User statements are not drained: they are killed and answered now.
-        sql.close();
-        let _ = stop_tx.send(true);
+        stopping.sql.close();
+        // Live streams end now, not at the drain's deadline.
+        stopping.stop();
     }));
     let app = mounts
         .into_iter()

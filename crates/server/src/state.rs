@@ -38,6 +38,10 @@ pub struct AppState {
     pub workspaces: Arc<WorkspaceHost>,
     /// The web view's one-time sign-in tokens and its sessions.
     pub signin: crate::web::session::SignIn,
+    /// The workspaces page's live rows and the streams that follow them.
+    pub live: crate::web::live_rows::LiveWorkspaces,
+    /// Set once the server is stopping: long answers (live streams) end on it.
+    stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl AppState {
@@ -61,7 +65,19 @@ impl AppState {
             reads: tokio::sync::Semaphore::new(concurrent_reads()),
             workspaces: WorkspaceHost::new(),
             signin,
+            live: crate::web::live_rows::LiveWorkspaces::default(),
+            stop: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Tells everything that waits on [`AppState::stopping`] that the server stops.
+    pub fn stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    /// Becomes `true` when the server stops.
+    pub fn stopping(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.stop.subscribe()
     }
 
     /// The read handle of registry workspace `id`, opened on first use; its errors

@@ -363,6 +363,79 @@ pub fn wait_exit(child: &mut Child, deadline: Duration) -> std::process::ExitSta
     }
 }
 
+/// A workspace created over HTTP under the projects base at `base/segment`, with
+/// `files` small Rust files written in it: its id and root.
+pub fn mounted_workspace(
+    server: &Server,
+    base: &std::path::Path,
+    segment: &str,
+    files: usize,
+) -> (i64, std::path::PathBuf) {
+    let (status, created) = post(server, "/api/v1/workspaces", &mounted(segment));
+    assert_eq!(status, 200, "{created}");
+    let root = base.join(segment);
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    for i in 0..files {
+        std::fs::write(
+            root.join(format!("src/m{i}.rs")),
+            format!("pub fn f{i}() -> u32 {{ {i} }}\n"),
+        )
+        .unwrap();
+    }
+    (created["id"].as_i64().unwrap(), root)
+}
+
+/// A stand-in for the loci executable that background runs use: it reports progress
+/// (3 of 10 files), then waits for `release` to exist before running the real loci.
+pub fn held_loci(dir: &std::path::Path, release: &std::path::Path) -> std::path::PathBuf {
+    let script = dir.join("held-loci");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho 'loci-progress 10 3' >&2\nwhile [ ! -e '{}' ]; do sleep 0.02; done\nexec '{}' \"$@\"\n",
+            release.display(),
+            env!("CARGO_BIN_EXE_loci")
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// A server whose background runs are held ([`held_loci`]): each reports 3 of 10
+/// files and waits until `release` exists. Workspaces go under `base`.
+pub struct HeldRuns {
+    pub server: Server,
+    pub base: tempfile::TempDir,
+    /// Creating this file lets every held run go on.
+    pub release: std::path::PathBuf,
+    /// Holds the stand-in: keep it bound while the server runs.
+    pub tools: tempfile::TempDir,
+}
+
+/// Starts [`HeldRuns`] for `env`.
+pub fn serve_held(env: &Env) -> HeldRuns {
+    let base = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let release = tools.path().join("release");
+    let exe = held_loci(tools.path(), &release);
+    let server = start(
+        env,
+        &[],
+        &[
+            ("LOCI_PROJECTS_BASE", &text(base.path())),
+            ("LOCI_LIFECYCLE_EXECUTABLE", &text(&exe)),
+        ],
+    );
+    HeldRuns {
+        server,
+        base,
+        release,
+        tools,
+    }
+}
+
 /// Polls a run's URL until it is `done` or `failed` (a minute at most).
 pub fn wait_run(server: &Server, url: &str) -> Value {
     let until = Instant::now() + Duration::from_secs(60);

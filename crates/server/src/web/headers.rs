@@ -1,6 +1,7 @@
 //! The headers every web-view answer carries: a Content-Security-Policy that allows
-//! no script, no plugin, no frame and no origin but the server's own (styles and
-//! images only, forms posted only to itself); no sniffing; no `Referer` (a page's URL
+//! no inline script, no plugin, no frame and no origin but the server's own (its
+//! styles, images and one script file; the live stream; forms posted only to
+//! itself); no sniffing; no `Referer` (a page's URL
 //! never leaves the browser); no caching (pages show a session's data); and
 //! `Server-Timing`, the server's own time for the page.
 
@@ -9,9 +10,11 @@ use std::time::Duration;
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
 
-/// The policy: nothing runs, nothing is fetched from elsewhere.
-pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
-                       form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// The policy: only the server's own script file runs, nothing is fetched from
+/// elsewhere.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; connect-src 'self'; \
+                       style-src 'self'; img-src 'self'; form-action 'self'; \
+                       frame-ancestors 'none'; base-uri 'none'";
 
 /// Adds the headers (see the module doc) to `resp`, which took `took` to make.
 pub fn secure(resp: &mut Response, took: Duration) {

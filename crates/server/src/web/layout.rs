@@ -17,6 +17,14 @@ pub async fn style() -> Response {
     asset(STYLE, "text/css; charset=utf-8")
 }
 
+/// The workspaces page's live script, built into the binary.
+const LIVE_SCRIPT: &str = include_str!("live.js");
+
+/// `GET /web/static/live.js`.
+pub async fn live_script() -> Response {
+    asset(LIVE_SCRIPT, "text/javascript; charset=utf-8")
+}
+
 /// The icon, built into the binary (a browser asks for one on every site).
 const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><circle cx=\"8\" cy=\"8\" r=\"6\" fill=\"#0b5cad\"/></svg>";
 

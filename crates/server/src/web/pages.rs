@@ -1,6 +1,5 @@
-//! The workspaces page and the search page: each calls the `loci_api` functions the
-//! JSON routes call (`workspaces::list`, `remote::describe`, `graph::stats`,
-//! `graph::find`, `graph::search`) and renders the answer.
+//! The search page: it calls the `loci_api` functions the JSON routes call
+//! (`graph::find`, `graph::search`) and renders the answer.
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
@@ -11,7 +10,6 @@ use loci_api::{ApiError, ErrorKind};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::handler::blocking;
 use crate::state::Shared;
 use crate::web::layout::{PageError, PageResult, page};
 use crate::web::session::Session;
@@ -22,97 +20,6 @@ const PAGE: usize = 50;
 /// The workspace id of a page's path.
 pub(super) fn workspace_id(raw: &str, session: &Session) -> Result<i64, PageError> {
     crate::handler::id(raw).map_err(PageError::within(session))
-}
-
-/// One workspace's row: what the registry and the lifecycle say, and the index's counts.
-struct Row {
-    detail: loci_api::remote::WorkspaceDetail,
-    stats: Option<graph::StatsAnswer>,
-}
-
-/// `GET /web/`: every registered workspace with its index's state.
-pub async fn workspaces(
-    State(state): State<Shared>,
-    Extension(session): Extension<Session>,
-) -> PageResult {
-    let fail = PageError::within(&session);
-    let ids: Vec<i64> = blocking(loci_api::workspaces::list)
-        .await
-        .map_err(fail)?
-        .workspaces
-        .iter()
-        .map(|w| w.id)
-        .collect();
-    let mut rows = Vec::new();
-    for id in ids {
-        let detail = blocking(move || loci_api::remote::describe(id))
-            .await
-            .map_err(fail)?;
-        let stats = if matches!(
-            detail.state.as_str(),
-            "clean" | "drift" | "syncing" | "indexing"
-        ) {
-            state.read(id, graph::stats).await.ok()
-        } else {
-            None
-        };
-        rows.push(Row { detail, stats });
-    }
-    Ok(page("Workspaces", Some(&session), workspaces_table(&rows)))
-}
-
-fn workspaces_table(rows: &[Row]) -> Markup {
-    html! {
-        @if rows.is_empty() {
-            p { "No workspace is registered yet: run " code { "loci index" } " in one." }
-        } @else {
-            table {
-                caption class="muted" { (rows.len()) " workspaces" }
-                thead { tr {
-                    th scope="col" { "Workspace" } th scope="col" { "State" }
-                    th scope="col" { "Files" } th scope="col" { "Symbols" }
-                    th scope="col" { "Languages" } th scope="col" { "Skipped files" }
-                    th scope="col" { "Last sync" }
-                } }
-                tbody {
-                    @for r in rows {
-                        @let d = &r.detail;
-                        tr {
-                            td {
-                                a href={ "/web/w/" (d.id) "/search" } { (d.name) }
-                                " · " a href={ "/web/w/" (d.id) "/impact" } { "impact" }
-                                " · " a href={ "/web/w/" (d.id) "/changes" } { "changes" }
-                                " · " a href={ "/web/w/" (d.id) "/memories" } { "memories" }
-                                @if let Some(l) = &d.locator { br; span class="muted" { (l) } }
-                            }
-                            td {
-                                span class="state" { (d.state) } br;
-                                span class="muted" { (d.reason) }
-                                @if d.state == "corrupt" {
-                                    br; span { "Rebuilding needs your consent: "
-                                        code { "POST /api/v1/workspaces/" (d.id) "/rebuild {\"consent\": true}" } }
-                                }
-                            }
-                            td { (d.files.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
-                            td { (d.symbols.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
-                            td {
-                                @if let Some(s) = &r.stats {
-                                    @for (lang, n) in &s.stats.languages { (lang) " " (n) br; }
-                                }
-                            }
-                            td {
-                                @if let Some(s) = &r.stats {
-                                    (s.stats.skipped.total)
-                                    @for (reason, n) in &s.stats.skipped.by_reason { br; span class="muted" { (reason) ": " (n) } }
-                                }
-                            }
-                            td { (when(d.last_indexed_at)) }
-                        }
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// Unix seconds as `YYYY-MM-DD HH:MM UTC`, or `never`.
