@@ -55,5 +55,7 @@ pub use model::{
 };
 pub use pg::{PgOptions, PgStore};
 pub use sqlite::{MEMORY_FILE, MERGED_INTO, SqliteStore, VectorCacheStats, merged_body};
-pub use store::{Filter, MemoryStore, StoreDescription, StoreKind, StoreStats, VectorSearch};
+pub use store::{
+    Filter, MAX_AMONG_ENTITIES, MemoryStore, StoreDescription, StoreKind, StoreStats, VectorSearch,
+};
 pub use vector::{EmbedError, Embedder};

@@ -10,6 +10,22 @@ use crate::model::{
     NewCodeLink, NewMemory, Relationship, RelationshipInput, Version,
 };
 
+/// Most entity names one [`MemoryStore::relationships_among`] takes.
+pub const MAX_AMONG_ENTITIES: usize = 1_000;
+
+/// Whether a [`MemoryStore::relationships_among`] call has anything to look up: `false`
+/// for no names or a zero limit; more names than [`MAX_AMONG_ENTITIES`] are refused
+/// before any query.
+pub(crate) fn among_wanted(entities: &[String], limit: usize) -> Result<bool, MemoryError> {
+    if entities.len() > MAX_AMONG_ENTITIES {
+        return Err(MemoryError::Invalid(format!(
+            "{} entity names to find the relationships among; at most {MAX_AMONG_ENTITIES} at once",
+            entities.len()
+        )));
+    }
+    Ok(!entities.is_empty() && limit > 0)
+}
+
 /// Which memories an operation sees.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -211,6 +227,20 @@ pub trait MemoryStore {
     ) -> Result<EntityInfo, MemoryError>;
     /// Every relationship of a namespace.
     fn relationships(&self, ns: &str) -> Result<Vec<Relationship>, MemoryError>;
+    /// The relationships of `ns` whose source and target are both among the entities
+    /// named `entities` (matched as entity names are, case-insensitively; no alias, no
+    /// pattern), source → target as stated, ordered by source, target and relation, at
+    /// most `limit`. What drawing a few entities' corner of the graph needs (a memory's
+    /// page): the names are looked up by the entities' name index and the relationships
+    /// by their source index, so it costs the relationships leaving those entities, not
+    /// the namespace's whole list that [`MemoryStore::relationships`] reads. More than
+    /// [`MAX_AMONG_ENTITIES`] names is refused (`Invalid`).
+    fn relationships_among(
+        &self,
+        ns: &str,
+        entities: &[String],
+        limit: usize,
+    ) -> Result<Vec<Relationship>, MemoryError>;
     /// Records how an LLM extraction of a live memory ended, without a new version (the
     /// content did not change); a failure keeps its reason until an enrichment succeeds.
     fn set_extraction(

@@ -15,6 +15,7 @@ mod pg_tls;
 mod pg_vectors;
 mod recall_signals;
 mod store;
+mod store_among;
 mod store_links;
 mod transfer;
 mod vector_cache;

@@ -34,7 +34,10 @@ use serde::{Deserialize, Serialize};
 pub use access::{MemoryAccess, NamespaceScope};
 pub use code_graph::IndexCodeGraph;
 pub use enrich::{EnrichAnswer, EnrichEstimate, EnrichRequest, EnrichResult, EnrichState, enrich};
-pub use entity_graph::{EntityRelationships, entity_relationships};
+pub use entity_graph::{
+    EntityRelationships, EntityRelationshipsRequest, MAX_GRAPH_ENTITIES, MAX_GRAPH_RELATIONSHIPS,
+    entity_relationships,
+};
 pub use extract::{
     ExtractMode, LLM_CAPABILITY, LlmChoice, TOOL_ENV, llm_spawns_allowed, require_llm_opt_in,
 };

@@ -42,6 +42,16 @@ fn rows<T>(
         .db(c)
 }
 
+/// A relationship from a row of `(source, target, relation, weight)`.
+fn relationship_at(r: &postgres::Row) -> Result<Relationship, postgres::Error> {
+    Ok(Relationship {
+        source: r.try_get(0)?,
+        target: r.try_get(1)?,
+        relation: r.try_get(2)?,
+        weight: r.try_get(3)?,
+    })
+}
+
 impl PgStore {
     pub(super) fn read_impl(&self, ns: &str, name: &str) -> Result<Memory, MemoryError> {
         self.read_tx(|tx, c| {
@@ -117,14 +127,43 @@ impl PgStore {
              WHERE r.scope = $1 AND r.namespace = $2
              ORDER BY s.name COLLATE \"C\", t.name COLLATE \"C\", r.relation COLLATE \"C\"",
             &a,
-            |r| {
-                Ok(Relationship {
-                    source: r.try_get(0)?,
-                    target: r.try_get(1)?,
-                    relation: r.try_get(2)?,
-                    weight: r.try_get(3)?,
-                })
-            },
+            relationship_at,
+        )
+    }
+
+    /// The names go as one array, lower-cased by the server as `entities_name`'s
+    /// expression (`scope, namespace, lower(name)`) is, so `e` is that index's lookups;
+    /// each one's relationships are the `(source_id, target_id, relation)` key's range.
+    pub(super) fn relationships_among_impl(
+        &self,
+        ns: &str,
+        entities: &[String],
+        limit: usize,
+    ) -> Result<Vec<Relationship>, MemoryError> {
+        if !crate::store::among_wanted(entities, limit)? {
+            return Ok(Vec::new());
+        }
+        let c = &self.ctx;
+        let mut a = Args::default();
+        a.add(c.scope.clone());
+        a.add(ns.to_string());
+        a.add(entities.to_vec());
+        a.add(i64::try_from(limit).unwrap_or(i64::MAX));
+        rows(
+            &mut *self.client()?,
+            c,
+            "WITH e AS MATERIALIZED (
+               SELECT x.id, x.name FROM entities x
+               WHERE x.scope = $1 AND x.namespace = $2
+                 AND lower(x.name) = ANY (ARRAY(SELECT lower(n) FROM unnest($3::text[]) n)))
+             SELECT s.name, t.name, r.relation, r.weight
+             FROM e s JOIN relationships r ON r.source_id = s.id
+             JOIN e t ON t.id = r.target_id
+             WHERE r.scope = $1
+             ORDER BY s.name COLLATE \"C\", t.name COLLATE \"C\", r.relation COLLATE \"C\"
+             LIMIT $4",
+            &a,
+            relationship_at,
         )
     }
 

@@ -44,6 +44,16 @@ fn filter_sql_on(f: &Filter, values: &mut Vec<Box<dyn ToSql>>, first: &str) -> S
     sql
 }
 
+/// A relationship from a row of `(source, target, relation, weight)`.
+fn relationship_at(r: &rusqlite::Row) -> rusqlite::Result<Relationship> {
+    Ok(Relationship {
+        source: r.get(0)?,
+        target: r.get(1)?,
+        relation: r.get(2)?,
+        weight: r.get(3)?,
+    })
+}
+
 impl SqliteStore {
     pub(crate) fn read_impl(&self, ns: &str, name: &str) -> Result<Memory, MemoryError> {
         let (id, _) = self.find_id(ns, name)?;
@@ -168,14 +178,44 @@ impl SqliteStore {
             )
             .map_err(&e)?;
         let rows = stmt
-            .query_map([ns], |r| {
-                Ok(Relationship {
-                    source: r.get(0)?,
-                    target: r.get(1)?,
-                    relation: r.get(2)?,
-                    weight: r.get(3)?,
-                })
-            })
+            .query_map([ns], relationship_at)
+            .map_err(&e)?
+            .collect::<Result<_, _>>()
+            .map_err(&e)?;
+        Ok(rows)
+    }
+
+    /// The names go as one JSON array (`json_each`), so one statement serves any count;
+    /// `e` finds them by `entities_name` (`namespace, name COLLATE NOCASE`), and each
+    /// one's relationships are the `(source_id, target_id, relation)` key's range.
+    pub(crate) fn relationships_among_impl(
+        &self,
+        ns: &str,
+        entities: &[String],
+        limit: usize,
+    ) -> Result<Vec<Relationship>, MemoryError> {
+        if !crate::store::among_wanted(entities, limit)? {
+            return Ok(Vec::new());
+        }
+        let e = self.err();
+        let names = serde_json::to_string(entities)
+            .map_err(|err| MemoryError::Invalid(format!("entity names: {err}")))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "WITH e(id, name) AS MATERIALIZED (
+                   SELECT x.id, x.name FROM entities x
+                   WHERE x.namespace = ?1
+                     AND x.name COLLATE NOCASE IN (SELECT value FROM json_each(?2)))
+                 SELECT s.name, t.name, r.relation, r.weight
+                 FROM e s JOIN relationships r ON r.source_id = s.id
+                 JOIN e t ON t.id = r.target_id
+                 ORDER BY s.name, t.name, r.relation LIMIT ?3",
+            )
+            .map_err(&e)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(rusqlite::params![ns, names, limit], relationship_at)
             .map_err(&e)?
             .collect::<Result<_, _>>()
             .map_err(&e)?;

@@ -115,6 +115,14 @@ impl MemoryStore for SqliteStore {
     fn relationships(&self, ns: &str) -> Result<Vec<Relationship>, MemoryError> {
         self.relationships_impl(ns)
     }
+    fn relationships_among(
+        &self,
+        ns: &str,
+        entities: &[String],
+        limit: usize,
+    ) -> Result<Vec<Relationship>, MemoryError> {
+        self.relationships_among_impl(ns, entities, limit)
+    }
     fn set_extraction(
         &mut self,
         ns: &str,

@@ -39,6 +39,7 @@ pub(super) fn section(g: &EntityRelationships) -> Markup {
             }
             ul { @for (i, e) in g.entities.iter().enumerate() { li id=(anchor(i)) { (e) } } }
             h3 { "Relationships (" (g.relationships.len()) ")" }
+            (bounds(g))
             @if g.relationships.is_empty() { p { "None among these entities." } } @else {
                 ul { @for r in &g.relationships {
                     li {
@@ -46,6 +47,22 @@ pub(super) fn section(g: &EntityRelationships) -> Markup {
                         @if r.weight < 1.0 { " " span class="muted" { "(weight " (r.weight) ")" } }
                     }
                 } }
+            }
+        }
+    }
+}
+
+/// What the answer's bounds left out, if anything: the entities past the first ones
+/// whose relationships were not looked up, and the relationships past the first.
+fn bounds(g: &EntityRelationships) -> Markup {
+    html! {
+        @if g.entities_unsearched > 0 || g.more_relationships {
+            p class="muted" {
+                @if g.entities_unsearched > 0 {
+                    "The relationships of the last " (g.entities_unsearched)
+                    " entities are not looked up. "
+                }
+                @if g.more_relationships { "Only the first " (g.relationships.len()) " are shown." }
             }
         }
     }
@@ -128,6 +145,8 @@ mod tests {
                     weight: 1.0,
                 })
                 .collect(),
+            entities_unsearched: 0,
+            more_relationships: false,
         }
     }
 
@@ -157,5 +176,23 @@ mod tests {
         assert_eq!(html.matches("<a href=\"#entity-").count(), 3, "{html}");
         assert!(html.contains(">uses</text>"), "{html}");
         assert!(section(&graph(0, &[])).into_string().is_empty());
+    }
+
+    #[test]
+    fn what_the_answers_bounds_left_out_is_said() {
+        assert!(
+            !section(&graph(3, &[(0, 1)]))
+                .into_string()
+                .contains("looked up")
+        );
+        let mut g = graph(3, &[(0, 1)]);
+        g.entities_unsearched = 2;
+        g.more_relationships = true;
+        let html = section(&g).into_string();
+        assert!(
+            html.contains("The relationships of the last 2 entities are not looked up.")
+                && html.contains("Only the first 1 are shown."),
+            "{html}"
+        );
     }
 }

@@ -8,7 +8,8 @@
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use loci_api::memory::{
-    FilterRequest, ListAnswer, ListRequest, MemoryType, MemoryView, NameRequest, Version,
+    EntityRelationshipsRequest, FilterRequest, ListAnswer, ListRequest, MemoryType, MemoryView,
+    NameRequest, Version,
 };
 use loci_api::page::PageRequest;
 
@@ -165,7 +166,12 @@ pub async fn read(
         let entities = if view.memory.entities.is_empty() {
             None
         } else {
-            Some(loci_api::memory::entity_relationships(t, &request)?)
+            let among = EntityRelationshipsRequest {
+                namespace: Some(view.memory.namespace.clone()),
+                name: view.memory.name.clone(),
+                entities: view.memory.entities.clone(),
+            };
+            Some(loci_api::memory::entity_relationships(t, &among)?)
         };
         let history = loci_api::memory::history(t, &request)?;
         Ok((view, entities, history.versions))
