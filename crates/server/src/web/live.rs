@@ -110,6 +110,8 @@ async fn poll(state: Shared) {
             _ = stop.wait_for(|s| *s) => break,
         }
         if live.rows.receiver_count() == 0 {
+            // Rows read now would be stale for the next page: it waits for fresh ones.
+            live.rows.send_replace(None);
             live.polling.store(false, Ordering::SeqCst);
             // A page that subscribed between the count and the store found `polling`
             // still set and started no poller: this one goes on for it.
