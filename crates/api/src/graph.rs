@@ -308,17 +308,44 @@ pub fn def(
     })
 }
 
+/// Whether an answer counts the references it could not link (its `unresolved`).
+/// The JSON answers do ([`Unlinked::Count`]). A page that does not show them skips
+/// the scan ([`Unlinked::Skip`]): it reads the stored references of every file that
+/// uses the target's name (up to 2,000 files), which on a large tree is most of the
+/// answer's time for a common name (`new`, `from`) or a large file's impact. Skipped,
+/// `unresolved` is empty, with `complete: false` (nothing was counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unlinked {
+    /// Count them (and list them when the request asks).
+    Count,
+    /// Do not look for them.
+    Skip,
+}
+
 /// Every use of one definition.
 pub fn refs(ws: &Workspace, req: &RefsRequest, opts: &ReadOptions) -> Result<RefsPage, ApiError> {
+    refs_with(ws, req, opts, Unlinked::Count)
+}
+
+/// [`refs`], counting the unlinked references or not.
+pub fn refs_with(
+    ws: &Workspace,
+    req: &RefsRequest,
+    opts: &ReadOptions,
+    unlinked: Unlinked,
+) -> Result<RefsPage, ApiError> {
     let window = req.page.window(LIST_LIMIT)?;
     let ((found, unresolved), index) = ws.read(opts, |g| {
         let found = graph::refs(g, &req.symbol)?;
-        let unresolved = graph::unresolved_uses(
-            g,
-            std::slice::from_ref(&found.target),
-            UseKinds::All,
-            req.include_unresolved,
-        )?;
+        let unresolved = match unlinked {
+            Unlinked::Skip => Unresolved::default(),
+            Unlinked::Count => graph::unresolved_uses(
+                g,
+                std::slice::from_ref(&found.target),
+                UseKinds::All,
+                req.include_unresolved,
+            )?,
+        };
         Ok((found, unresolved))
     })?;
     let (refs, page) = window.slice(found.refs, true);
@@ -347,6 +374,17 @@ pub fn traverse(
     req: &TraversalRequest,
     opts: &ReadOptions,
 ) -> Result<TraversalPage, ApiError> {
+    traverse_with(ws, direction, req, opts, Unlinked::Count)
+}
+
+/// [`traverse`], counting what the first hop could not link or not.
+pub fn traverse_with(
+    ws: &Workspace,
+    direction: Direction,
+    req: &TraversalRequest,
+    opts: &ReadOptions,
+    unlinked: Unlinked,
+) -> Result<TraversalPage, ApiError> {
     let window = req.page.window(LIST_LIMIT)?;
     let default_depth = if direction == Direction::Impact { 3 } else { 1 };
     let depth = checked_depth(req.depth.unwrap_or(default_depth))?;
@@ -364,6 +402,7 @@ pub fn traverse(
                 Direction::Impact => graph::impact(g, &req.target, depth, req.include_name_only),
             }?;
             let unresolved = match direction {
+                _ if unlinked == Unlinked::Skip => Ok(Unresolved::default()),
                 Direction::Callers => {
                     graph::unresolved_uses(g, &t.target_symbols, UseKinds::Calls, list)
                 }

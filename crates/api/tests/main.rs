@@ -9,3 +9,4 @@ mod broad_answers;
 mod changes;
 mod concurrent_reads;
 mod docs_agree;
+mod unlinked;

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{IndexCodeGraph, StoreLocation};
 use crate::error::{ApiError, ErrorKind};
-use crate::graph::{Direction, TraversalPage, TraversalRequest, traverse};
+use crate::graph::{Direction, TraversalPage, TraversalRequest, Unlinked, traverse_with};
 use crate::handle::{ReadOptions, Workspace};
 
 /// A memory `impact` shows: linked to the target or to something its change reaches.
@@ -52,7 +52,18 @@ pub fn impact(
     req: &TraversalRequest,
     opts: &ReadOptions,
 ) -> Result<ImpactAnswer, ApiError> {
-    let traversal = traverse(ws, Direction::Impact, req, opts)?;
+    impact_with(ws, req, opts, Unlinked::Count)
+}
+
+/// [`impact`], counting what the first hop could not link or not ([`Unlinked`]: the
+/// web view's impact page, which does not show them, skips that scan).
+pub fn impact_with(
+    ws: &Workspace,
+    req: &TraversalRequest,
+    opts: &ReadOptions,
+    unlinked: Unlinked,
+) -> Result<ImpactAnswer, ApiError> {
+    let traversal = traverse_with(ws, Direction::Impact, req, opts, unlinked)?;
     let (memories, memories_unavailable) = memories_or_unavailable(ws, traversal_keys(&traversal))?;
     Ok(ImpactAnswer {
         traversal,

@@ -43,7 +43,7 @@ pub use extract::{
 };
 pub use health::{MemoryHealth, memory_health};
 pub(crate) use impact::memories_or_unavailable;
-pub use impact::{ImpactAnswer, ImpactMemory, impact, linked_to};
+pub use impact::{ImpactAnswer, ImpactMemory, impact, impact_with, linked_to};
 pub use location::{BoxedStore, StoreLocation};
 pub use loci_memory::merge::MergeView;
 pub use loci_memory::ops::MemoryView;

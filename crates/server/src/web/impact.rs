@@ -1,11 +1,12 @@
 //! The impact page: what depends on a file or a definition, to a chosen depth, as a
 //! graph (capped, with "show more") and as a list, with counts by depth. It calls the
-//! `memory::impact` the JSON impact route calls: the traversal and the memories linked to
-//! the target or to anything it reaches, stale marked.
+//! `memory::impact` the JSON impact route calls (`memory::impact_with`, skipping the count
+//! of unlinked references, which the page does not show): the traversal and the memories
+//! linked to the target or to anything it reaches, stale marked.
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
-use loci_api::graph::TraversalRequest;
+use loci_api::graph::{TraversalRequest, Unlinked};
 use loci_api::memory::ImpactMemory;
 use loci_api::page::PageRequest;
 use maud::{Markup, html};
@@ -58,7 +59,10 @@ pub async fn impact(
     }
     let request = TraversalRequest::plain(target.clone(), depth, PageRequest::first(cap));
     let answer = state
-        .read(id, move |w, o| loci_api::memory::impact(w, &request, o))
+        .read(id, move |w, o| {
+            // The page shows no unlinked references: their scan is skipped.
+            loci_api::memory::impact_with(w, &request, o, Unlinked::Skip)
+        })
         .await
         .map_err(PageError::within(&session))?;
     let memories = linked_memories(id, &answer.memories, answer.memories_unavailable.as_deref());

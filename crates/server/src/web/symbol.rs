@@ -3,13 +3,15 @@
 //! with counts by depth, and its references grouped by file. One read of the
 //! workspace answers the page, through the `loci_api` functions the JSON routes call
 //! (`graph::def`, `graph::traverse`, `graph::refs`, `source::excerpt`, and
-//! `memory::linked_to` for the memories linked to the definition).
+//! `memory::linked_to` for the memories linked to the definition); the traversal and
+//! the references skip counting the unlinked references, which the page does not show
+//! (`Unlinked::Skip`).
 
 use std::collections::BTreeMap;
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
-use loci_api::graph::{self, Direction, RefsRequest, SymbolRequest, TraversalRequest};
+use loci_api::graph::{self, Direction, RefsRequest, SymbolRequest, TraversalRequest, Unlinked};
 use loci_api::page::PageRequest;
 use loci_api::source::Excerpt;
 use maud::{Markup, html};
@@ -94,15 +96,17 @@ pub async fn symbol(
             } else {
                 Direction::Callers
             };
-            let graph = graph::traverse(
+            // The page shows no unlinked references: their scan is skipped.
+            let graph = graph::traverse_with(
                 w,
                 direction,
                 &TraversalRequest::plain(at.clone(), depth, PageRequest::first(cap)),
                 o,
+                Unlinked::Skip,
             )?;
             // The memories linked to this definition itself.
             let memories = loci_api::memory::linked_to(w, &def.symbols[..1]).ok();
-            let refs = graph::refs(
+            let refs = graph::refs_with(
                 w,
                 &RefsRequest {
                     symbol: at,
@@ -110,6 +114,7 @@ pub async fn symbol(
                     page: PageRequest::first(REFS),
                 },
                 o,
+                Unlinked::Skip,
             )
             .ok();
             Ok(Answer {
