@@ -191,7 +191,9 @@ pub fn watch(
 }
 
 /// Classifies the workspace at `path` in full (no liveness cache), bounded by
-/// `index.probeTimeoutMs`. Never fails: the state is the answer.
+/// `index.probeTimeoutMs`. Never fails: the state is the answer. A passed integrity
+/// check is kept, as the gate keeps it, so the next status of the unchanged database
+/// does not scan it again.
 pub fn status(path: &Path) -> Status {
     let root = match classify::resolve_root(path) {
         Ok(root) => root,
@@ -205,7 +207,11 @@ pub fn status(path: &Path) -> Status {
     let spawned = std::thread::Builder::new()
         .name("loci-status".into())
         .spawn(move || {
-            let _ = tx.send(classify::classify(&r, &c, &RegistryProbe, &record, true).0);
+            let (status, learned) = classify::classify(&r, &c, &RegistryProbe, &record, true);
+            if let Err(e) = learned.keep_integrity(&r) {
+                tracing::debug!(error = %e, "the integrity check's result was not kept");
+            }
+            let _ = tx.send(status);
         });
     let shown = root.to_string_lossy().into_owned();
     let mut status = match spawned {

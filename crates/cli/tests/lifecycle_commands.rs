@@ -26,6 +26,30 @@ fn status_reports_state_reason_workspace_and_notices() {
 }
 
 #[test]
+fn a_status_keeps_its_integrity_check_until_the_index_changes() {
+    let ws = Ws::new(SOURCES);
+    let out = ws.cmd().args(["sync", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let cached = |s: &serde_json::Value| s["facts"]["integrity_cached"] == true;
+    // The first status scans the database; the next one of the same file does not
+    // (the web view's live page asks every second: a scan is 150 ms on a big index).
+    let first = ws.status();
+    assert_eq!(state(&first), "clean", "{first}");
+    assert!(!cached(&first), "{first}");
+    let second = ws.status();
+    assert_eq!(state(&second), "clean", "{second}");
+    assert!(cached(&second), "the check was not kept: {second}");
+    // A sync that writes the index makes the kept check stale: scanned again.
+    touch_source(&ws);
+    let out = ws.cmd().args(["sync", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let after = ws.status();
+    assert_eq!(state(&after), "clean", "{after}");
+    assert!(!cached(&after), "a changed index is checked again: {after}");
+    assert!(cached(&ws.status()));
+}
+
+#[test]
 fn a_directory_where_the_index_belongs_is_corrupt_not_unindexed_and_is_kept() {
     let ws = Ws::new(SOURCES);
     std::fs::create_dir_all(ws.index_db().join("keep")).unwrap();
