@@ -73,6 +73,7 @@ mod serve_reads;
 mod serve_repositories;
 mod serve_runs;
 mod serve_web;
+mod serve_web_live;
 mod serve_workspaces;
 mod service_layer;
 mod startup_order;

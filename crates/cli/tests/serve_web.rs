@@ -4,59 +4,15 @@
 //! page without a session, a form posted from another origin or without the CSRF
 //! token, and an API key in any URL are refused; every page carries a
 //! Content-Security-Policy that allows no inline script, no script but the server's
-//! own and no other origin, and its server time (`Server-Timing`); the workspaces
-//! page's live stream follows a run's progress, ends with its session or the server,
-//! and is bounded. The browser half is `web_browser.rs`.
+//! own and no other origin, and its server time (`Server-Timing`). The live stream is
+//! `serve_web_live.rs`; the browser half is `web_browser.rs`.
 
 use crate::serve_support;
 
 use std::time::{Duration, Instant};
 
-use crate::common::Env;
-use serde_json::json;
+use serve_support::web::*;
 use serve_support::*;
-
-/// A client that never follows redirects (the sign-in answers one) and keeps no
-/// cookies (each test sends the cookie it means to).
-fn client() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .into()
-}
-
-/// One answer, what the tests read of it.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-fn answer(resp: ureq::http::Response<ureq::Body>) -> Answer {
-    let status = resp.status().as_u16();
-    let headers = resp
-        .headers()
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
-        .collect();
-    let body = resp.into_body().read_to_string().unwrap_or_default();
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
 
 /// A GET with the API key in its header, as a key holder's client sends it.
 fn get_with_key(server: &Server, path: &str) -> Answer {
@@ -69,40 +25,6 @@ fn get_with_key(server: &Server, path: &str) -> Answer {
     )
 }
 
-fn get(server: &Server, path: &str, cookie: Option<&str>) -> Answer {
-    let mut r = client().get(&format!("http://{}{path}", server.addr));
-    if let Some(c) = cookie {
-        r = r.header("Cookie", c);
-    }
-    answer(r.call().unwrap())
-}
-
-/// A form post with these headers and fields.
-fn post_form(server: &Server, path: &str, headers: &[(&str, &str)], form: &str) -> Answer {
-    let mut r = client()
-        .post(&format!("http://{}{path}", server.addr))
-        .header("Content-Type", "application/x-www-form-urlencoded");
-    for (k, v) in headers {
-        r = r.header(*k, *v);
-    }
-    answer(r.send(form).unwrap())
-}
-
-/// Trades the sign-in path for the session cookie (`name=value`), checking the
-/// cookie's attributes.
-fn sign_in(server: &Server, path: &str) -> String {
-    let a = get(server, path, None);
-    assert_eq!(a.status, 303, "{}", a.body);
-    assert_eq!(a.header("location"), Some("/web/"));
-    let cookie = a.header("set-cookie").expect("a session cookie");
-    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/web"] {
-        assert!(cookie.contains(attribute), "{attribute} missing: {cookie}");
-    }
-    assert!(!cookie.contains(KEY), "{cookie}");
-    cookie.split(';').next().unwrap().to_string()
-}
-
-/// A new one-time path minted with the key.
 /// A browser signed in to the server, reading one workspace's pages.
 struct Signed<'a> {
     server: &'a Server,
@@ -130,16 +52,11 @@ impl<'a> Signed<'a> {
     }
 }
 
+/// A new one-time path minted with the key.
 fn mint(server: &Server) -> String {
     let (status, v) = post(server, "/api/v1/web/signin", &serde_json::json!({}));
     assert_eq!(status, 200, "{v}");
     v["url"].as_str().unwrap().to_string()
-}
-
-/// The CSRF token of the page's sign-out form.
-fn csrf_of(page: &str) -> String {
-    let at = page.find("name=\"csrf\" value=\"").expect("a CSRF field") + 19;
-    page[at..].split('"').next().unwrap().to_string()
 }
 
 #[test]
@@ -642,255 +559,4 @@ fn a_memory_page_draws_its_entities_and_labelled_relationships_capped_with_a_not
         body.contains(">Part44</li>") && body.contains(">Part00</li>"),
         "every entity still listed: {body}"
     );
-}
-
-/// A live stream of the workspaces page, read on its own thread: each event in order,
-/// then `None` once the server ends the stream.
-struct Events {
-    rx: std::sync::mpsc::Receiver<Option<(String, String)>>,
-}
-
-/// A `row` event: the workspace's row as the page renders it, and the status line.
-struct LiveRow {
-    html: String,
-    says: String,
-}
-
-impl Events {
-    /// Opens the stream with the session `cookie`, asserting it is admitted.
-    fn open(server: &Server, cookie: &str) -> Events {
-        // No overall timeout: the stream is meant to stay open.
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let resp = agent
-            .get(&format!("http://{}/web/events/workspaces", server.addr))
-            .header("Cookie", cookie)
-            .header("Accept", "text/event-stream")
-            .call()
-            .unwrap();
-        assert_eq!(resp.status(), 200);
-        let kind = resp
-            .headers()
-            .get("content-type")
-            .unwrap()
-            .to_str()
-            .unwrap();
-        assert!(kind.starts_with("text/event-stream"), "{kind}");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let reader = resp.into_body().into_reader();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            let (mut event, mut data) = (String::new(), String::new());
-            for line in std::io::BufReader::new(reader).lines() {
-                let Ok(line) = line else { break };
-                if line.is_empty() {
-                    if !data.is_empty() && tx.send(Some((event.clone(), data.clone()))).is_err() {
-                        return;
-                    }
-                    event.clear();
-                    data.clear();
-                } else if let Some(e) = line.strip_prefix("event:") {
-                    event = e.trim().to_string();
-                } else if let Some(d) = line.strip_prefix("data:") {
-                    data.push_str(d.strip_prefix(' ').unwrap_or(d));
-                }
-            }
-            let _ = tx.send(None);
-        });
-        Events { rx }
-    }
-
-    /// The next event, within `limit`.
-    fn next(&self, limit: Duration) -> Option<(String, String)> {
-        self.rx
-            .recv_timeout(limit)
-            .unwrap_or_else(|e| panic!("no event within {limit:?}: {e}"))
-    }
-
-    /// Reads rows until workspace `id`'s row satisfies `ok` (30 s at most).
-    fn row_until(&self, id: i64, what: &str, ok: impl Fn(&str) -> bool) -> LiveRow {
-        let until = Instant::now() + Duration::from_secs(30);
-        let mut seen = Vec::new();
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "no row {what}; rows seen: {seen:#?}");
-            let Some((event, data)) = self.next(left) else {
-                panic!("the stream ended before a row {what}; rows seen: {seen:#?}")
-            };
-            if event != "row" {
-                continue;
-            }
-            let v: serde_json::Value = serde_json::from_str(&data).unwrap();
-            let html = v["html"].as_str().unwrap().to_string();
-            if v["id"] == id && ok(&html) {
-                let says = v["says"].as_str().unwrap().to_string();
-                return LiveRow { html, says };
-            }
-            seen.push(html);
-        }
-    }
-
-    /// Asserts the server ends the stream within `limit` (events before the end are
-    /// skipped).
-    fn ends_within(&self, limit: Duration) {
-        let until = Instant::now() + limit;
-        while let Some(_event) = self.next(until.saturating_duration_since(Instant::now())) {}
-    }
-}
-
-#[test]
-fn the_workspaces_page_follows_a_run_live_and_its_stream_ends_at_sign_out() {
-    let env = Env::new();
-    let HeldRuns {
-        server,
-        base,
-        release,
-        tools: _tools,
-    } = serve_held(&env);
-    let (id, _) = mounted_workspace(&server, base.path(), "team/app", 3);
-    let cookie = sign_in(&server, &server.web_signin);
-
-    // The page names its stream and loads the one built-in script, which the policy
-    // allows (and nothing inline).
-    let page = get(&server, "/web/", Some(&cookie));
-    assert_eq!(page.status, 200, "{}", page.body);
-    assert!(
-        page.body.contains(&format!("<tr data-ws=\"{id}\">")),
-        "{}",
-        page.body
-    );
-    assert!(
-        page.body.contains("data-live=\"/web/events/workspaces\""),
-        "{}",
-        page.body
-    );
-    assert!(
-        page.body
-            .contains("<script src=\"/web/static/live.js\" defer>"),
-        "{}",
-        page.body
-    );
-    let csp = page.header("content-security-policy").unwrap();
-    assert!(
-        csp.contains("script-src 'self'") && csp.contains("connect-src 'self'"),
-        "{csp}"
-    );
-    assert!(!csp.contains("unsafe"), "{csp}");
-    let script = get(&server, "/web/static/live.js", None);
-    assert_eq!(script.status, 200);
-    assert!(
-        script
-            .header("content-type")
-            .unwrap()
-            .starts_with("text/javascript")
-    );
-    assert!(script.body.contains("new EventSource("), "{}", script.body);
-    // No stream without a session.
-    for cookie in [None, Some("loci_session=made-up")] {
-        let a = get(&server, "/web/events/workspaces", cookie);
-        assert_eq!(a.status, 401, "{cookie:?}: {}", a.body);
-    }
-
-    let events = Events::open(&server, &cookie);
-    events.row_until(id, "not indexed yet", |h| {
-        h.contains("<span class=\"state\">unindexed</span>")
-    });
-    let (status, started) = post(
-        &server,
-        &format!("/api/v1/workspaces/{id}/index"),
-        &json!({}),
-    );
-    assert_eq!(status, 202, "{started}");
-    // The run's progress arrives without asking: the held run reported 3 of 10.
-    let working = events.row_until(id, "with the run's progress", |h| {
-        h.contains("index: 3 of 10 files parsed (30 %)")
-    });
-    assert!(
-        working.html.contains("<progress max=\"10\" value=\"3\">"),
-        "{}",
-        working.html
-    );
-    assert_eq!(working.says, "app: index: 3 of 10 files parsed (30 %)");
-    // A page read now renders the same progress.
-    let page = get(&server, "/web/", Some(&cookie));
-    assert!(
-        page.body.contains("index: 3 of 10 files parsed (30 %)"),
-        "{}",
-        page.body
-    );
-
-    std::fs::write(&release, "").unwrap();
-    let clean = events.row_until(id, "clean after the run", |h| {
-        h.contains("<span class=\"state\">clean</span>")
-    });
-    assert!(!clean.html.contains("files parsed"), "{}", clean.html);
-    assert!(
-        clean.html.contains("<td>3</td>"),
-        "three files: {}",
-        clean.html
-    );
-    assert!(
-        clean.html.contains("rust 3"),
-        "the languages: {}",
-        clean.html
-    );
-    assert_eq!(clean.says, "app: clean");
-
-    // Signing out ends the stream.
-    let csrf = csrf_of(&page.body);
-    let origin = format!("http://{}", server.addr);
-    let out = post_form(
-        &server,
-        "/web/signout",
-        &[("Cookie", &cookie), ("Origin", &origin)],
-        &format!("csrf={csrf}"),
-    );
-    assert_eq!(out.status, 303, "{}", out.body);
-    events.ends_within(Duration::from_secs(30));
-}
-
-#[test]
-fn live_streams_are_bounded_and_end_when_the_server_stops() {
-    let env = indexed();
-    let mut server = start(&env, &[], &[]);
-    let cookie = sign_in(&server, &server.web_signin);
-    let id = workspace_id(&server);
-    let streams: Vec<Events> = (0..16)
-        .map(|_| {
-            let events = Events::open(&server, &cookie);
-            events.row_until(id, "on a new stream", |h| h.contains("clean"));
-            events
-        })
-        .collect();
-    // One more is refused with the error table's code, as a page.
-    let refused = get(&server, "/web/events/workspaces", Some(&cookie));
-    assert_eq!(refused.status, 503, "{}", refused.body);
-    assert!(
-        refused.body.contains("too_many_sessions"),
-        "{}",
-        refused.body
-    );
-    assert_eq!(
-        get(&server, "/web/", Some(&cookie)).status,
-        200,
-        "pages still answer"
-    );
-
-    // SIGTERM: the streams end at once rather than holding the drain to its deadline
-    // (past it the server would give up on them and exit anyway).
-    let stopped = Instant::now();
-    let pid = rustix::process::Pid::from_raw(server.child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let status = wait_exit(&mut server.child, Duration::from_secs(30));
-    assert!(status.success(), "{status:?}");
-    assert!(
-        stopped.elapsed() < loci_server::DRAIN,
-        "the live streams held the stop for {:?}",
-        stopped.elapsed()
-    );
-    for events in &streams {
-        events.ends_within(Duration::from_secs(5));
-    }
 }

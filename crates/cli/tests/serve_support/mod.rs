@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod mcp;
+pub mod web;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
