@@ -5,8 +5,11 @@
 //! large tree, and each reference to it scanned them all: resolution's time grew
 //! faster than the tree).
 //!
-//! Only names with at least [`MIN_INDEXED`] definitions are indexed, each of the three
-//! lists built the first time a rule asks for it, and dropped with the chunk's table.
+//! The same entry keeps the name's candidate list per kind of reference
+//! ([`super::candidates`]).
+//!
+//! Only names with at least [`MIN_INDEXED`] definitions are indexed, each list built
+//! the first time a rule asks for it, and dropped with the chunk's table.
 //! Every lookup returns exactly what the scan it replaces kept, in the table's order:
 //! a key only narrows, the exact test ([`Sym::owned_by`], the directory or module
 //! compared as text) still decides.
@@ -46,6 +49,9 @@ pub(super) struct DefIndex {
     pub(super) by_dir: OnceLock<Box<[(u32, u32)]>>,
     /// Top-level definitions by [`text_key`] of their file's module name.
     pub(super) by_module: OnceLock<Box<[(u32, u32)]>>,
+    /// Positions of [`super::candidates::base`]'s list, one per
+    /// [`super::candidates::Wanted`].
+    pub(super) candidates: [OnceLock<Box<[u32]>>; 3],
 }
 
 /// The (unverified) entries for the names of `by_name` worth indexing.

@@ -26,6 +26,7 @@
 
 mod builtins;
 mod call_results;
+mod candidates;
 mod ctx;
 mod def_index;
 mod file_info;
@@ -58,6 +59,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::budget::{Deadline, FileBudget};
 use crate::extract::SymbolKind;
 use crate::walk::SkipReason;
+use candidates::Wanted;
 use ctx::{Ctx, ImportedModule, RefKey, SELF_QUALIFIERS};
 pub(crate) use rows::FileInputs;
 pub(crate) use select_path::{crate_relative_path_symbols, rust_path_symbols};
@@ -271,15 +273,8 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
         }
         let is_call = r.is_call;
         let is_macro = r.is_macro;
-        let wanted = |s: &Sym| {
-            if is_macro {
-                s.kind == SymbolKind::Macro
-            } else if is_call {
-                s.kind.is_callable()
-            } else {
-                s.kind.is_type()
-            }
-        };
+        let kind = Wanted::of(is_macro, is_call);
+        let wanted = |s: &Sym| kind.accepts(s);
         let qualifier = r.qualifier.as_deref();
         // An empty receiver type (`&Self` in `impl Tr for [T]`) names no type.
         let receiver = r.receiver.as_deref().filter(|t| !t.is_empty());
@@ -343,7 +338,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                     ctx.resolve_on_static_field(field, &r.name, qualifier, r.from, &wanted)
                 }
                 Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
-                _ => ctx.resolve(&r.name, qualifier, r.from, &wanted),
+                _ => ctx.resolve_kind(&r.name, qualifier, r.from, kind),
             };
             overloads::choose(table, &r.name, r.args, found)
         });
@@ -370,7 +365,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
         let subject = match b.symbol {
             Some(id) => Some(id),
             None => ctx
-                .resolve(&b.subject, None, None, &|s: &Sym| s.kind.is_type())
+                .resolve_kind(&b.subject, None, None, Wanted::Type)
                 .first()
                 .map(|(s, _)| s.id),
         };

@@ -2,6 +2,7 @@
 //! [`super`]): the receiver rule ([`Ctx::resolve_on`]) and every other
 //! ([`Ctx::resolve`]), each language's rule written in its own module.
 
+use super::candidates::{self, Wanted};
 use super::ctx::{Ctx, SELF_QUALIFIERS};
 use super::def_index::among;
 use super::sym::Sym;
@@ -118,12 +119,44 @@ impl<'a> Ctx<'a> {
         extensions()
     }
 
+    /// Every rule but the receiver's, for a reference that may name what `wanted` accepts.
     pub(super) fn resolve(
         &self,
         name: &str,
         qualifier: Option<&str>,
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        let base = || {
+            self.table
+                .by_name
+                .get(name)
+                .map_or_else(Vec::new, |defs| candidates::base(defs, wanted))
+        };
+        self.resolve_among(name, qualifier, from, wanted, base)
+    }
+
+    /// [`Ctx::resolve`] for a reference of a [`Wanted`] kind: the name's candidates come
+    /// from the table's kept list ([`super::candidates`]).
+    pub(super) fn resolve_kind(
+        &self,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: Wanted,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        let base = || self.table.candidates(name, wanted);
+        self.resolve_among(name, qualifier, from, &|s| wanted.accepts(s), base)
+    }
+
+    /// The rules, over the name's candidates as `base` lists them ([`candidates::base`]).
+    fn resolve_among(
+        &self,
+        name: &str,
+        qualifier: Option<&str>,
+        from: Option<i64>,
+        wanted: &dyn Fn(&Sym) -> bool,
+        base: impl FnOnce() -> Vec<&'a Sym>,
     ) -> Vec<(&'a Sym, Confidence)> {
         // A name bound by `import X as name`: resolve X in the imported files.
         if qualifier.is_none()
@@ -142,24 +175,7 @@ impl<'a> Ctx<'a> {
                 return vec![(s, Confidence::Import)];
             }
         }
-        let Some(all) = self.table.by_name.get(name) else {
-            return Vec::new();
-        };
-        let mut candidates: Vec<&Sym> = all.iter().filter(|s| wanted(s)).collect();
-        overloads::one_per_group(&mut candidates);
-        // `new Circle()` names the class, not also its constructor `Circle.Circle`.
-        // Only types can be such parents, and most names have none among their candidates.
-        let mut types: Vec<i64> = candidates
-            .iter()
-            .filter(|s| s.kind.is_type())
-            .map(|s| s.id)
-            .collect();
-        if !types.is_empty() {
-            // Sorted and searched: a name with 20,000 definitions (boost's `type`,
-            // `apply`) made a linear `contains` per candidate quadratic.
-            types.sort_unstable();
-            candidates.retain(|s| s.parent.is_none_or(|p| types.binary_search(&p).is_err()));
-        }
+        let mut candidates = base();
         // A bare `f()` never reaches a method where methods are reached only through a
         // receiver (`self.m()`, `this.m()`, `t.M()`): Python, JavaScript, TypeScript, Go.
         if qualifier.is_none() && self.methods_need_receiver() {
