@@ -367,6 +367,20 @@ pub fn freshness(ws: &Workspace, opts: &ReadOptions) -> Result<Freshness, ApiErr
     Ok(ws.read(opts, |_| Ok(()))?.1)
 }
 
+/// How much of a traversal an answer reads. The JSON answers read it whole
+/// ([`Reach::Whole`]: up to 5,000 nodes, the exact count). A page that shows only its
+/// window asks for [`Reach::Page`]: the walk stops going deeper once the depths done
+/// hold the window's nodes (`loci_index::graph::traverse_enough`), so the window is
+/// the same but `page.total` is a lower bound (`total_exact: false`) when it stopped
+/// with depths left. A path or edge filter, or grouping by file, reads it whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Every node (up to the traversal's cap).
+    Whole,
+    /// Enough nodes for the page asked for.
+    Page,
+}
+
 /// Callers, callees or impact of a target, breadth first.
 pub fn traverse(
     ws: &Workspace,
@@ -374,16 +388,18 @@ pub fn traverse(
     req: &TraversalRequest,
     opts: &ReadOptions,
 ) -> Result<TraversalPage, ApiError> {
-    traverse_with(ws, direction, req, opts, Unlinked::Count)
+    traverse_with(ws, direction, req, opts, Unlinked::Count, Reach::Whole)
 }
 
-/// [`traverse`], counting what the first hop could not link or not.
+/// [`traverse`], counting what the first hop could not link or not, read whole or
+/// only as far as its page needs.
 pub fn traverse_with(
     ws: &Workspace,
     direction: Direction,
     req: &TraversalRequest,
     opts: &ReadOptions,
     unlinked: Unlinked,
+    reach: Reach,
 ) -> Result<TraversalPage, ApiError> {
     let window = req.page.window(LIST_LIMIT)?;
     let default_depth = if direction == Direction::Impact { 3 } else { 1 };
@@ -394,13 +410,22 @@ pub fn traverse_with(
         })?;
     }
     let list = req.include_unresolved;
+    let filtered = req.path.is_some() || req.edges.is_some() || req.group_by.is_some();
+    let enough = match reach {
+        Reach::Page if !filtered => window.offset.saturating_add(window.limit),
+        _ => usize::MAX,
+    };
     let ((t, unresolved), index) = ws
         .read(opts, |g| {
-            let t = match direction {
-                Direction::Callers => graph::callers(g, &req.target, depth),
-                Direction::Callees => graph::callees(g, &req.target, depth),
-                Direction::Impact => graph::impact(g, &req.target, depth, req.include_name_only),
-            }?;
+            // `name_links` is impact's alone: callers and callees follow every link.
+            let t = graph::traverse_enough(
+                g,
+                direction,
+                &req.target,
+                depth,
+                req.include_name_only,
+                enough,
+            )?;
             let unresolved = match direction {
                 _ if unlinked == Unlinked::Skip => Ok(Unresolved::default()),
                 Direction::Callers => {

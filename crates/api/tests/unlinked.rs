@@ -4,7 +4,8 @@
 //! references, and an `unresolved` that counted nothing. The JSON answers still count.
 
 use loci_api::graph::{
-    Direction, RefsRequest, TraversalRequest, Unlinked, refs, refs_with, traverse, traverse_with,
+    Direction, Reach, RefsRequest, TraversalRequest, Unlinked, refs, refs_with, traverse,
+    traverse_with,
 };
 use loci_api::{Located, PageRequest, ReadOptions, Workspace};
 
@@ -74,7 +75,8 @@ fn a_page_skips_the_unlinked_scan_and_keeps_every_node() {
         // `sem.add_permits(3)` (four same-named methods, `sem` untyped) linked nowhere.
         assert_eq!(counted.unresolved.count, 1, "{direction:?}: {counted:?}");
         assert!(counted.unresolved.complete);
-        let skipped = traverse_with(&ws, direction, &req, &opts, Unlinked::Skip).unwrap();
+        let skipped =
+            traverse_with(&ws, direction, &req, &opts, Unlinked::Skip, Reach::Whole).unwrap();
         assert_eq!(skipped.unresolved.count, 0, "{direction:?}: {skipped:?}");
         assert!(!skipped.unresolved.complete, "nothing was counted");
         assert!(skipped.unresolved.reasons.is_empty() && skipped.unresolved.files.is_empty());
@@ -85,7 +87,8 @@ fn a_page_skips_the_unlinked_scan_and_keeps_every_node() {
 
     let impact = TraversalRequest::plain(target.into(), 3, PageRequest::first(50));
     let counted = loci_api::memory::impact(&ws, &impact, &opts).unwrap();
-    let skipped = loci_api::memory::impact_with(&ws, &impact, &opts, Unlinked::Skip).unwrap();
+    let skipped =
+        loci_api::memory::impact_with(&ws, &impact, &opts, Unlinked::Skip, Reach::Whole).unwrap();
     assert_eq!(counted.traversal.unresolved.count, 1);
     assert_eq!(skipped.traversal.unresolved.count, 0);
     assert_eq!(sites(&skipped.traversal), sites(&counted.traversal));

@@ -40,4 +40,5 @@ mod search_regex;
 mod search_text_files;
 mod selectors;
 mod sweep_short;
+mod traverse_enough;
 mod unresolved_uses;

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{IndexCodeGraph, StoreLocation};
 use crate::error::{ApiError, ErrorKind};
-use crate::graph::{Direction, TraversalPage, TraversalRequest, Unlinked, traverse_with};
+use crate::graph::{Direction, Reach, TraversalPage, TraversalRequest, Unlinked, traverse_with};
 use crate::handle::{ReadOptions, Workspace};
 
 /// A memory `impact` shows: linked to the target or to something its change reaches.
@@ -52,18 +52,21 @@ pub fn impact(
     req: &TraversalRequest,
     opts: &ReadOptions,
 ) -> Result<ImpactAnswer, ApiError> {
-    impact_with(ws, req, opts, Unlinked::Count)
+    impact_with(ws, req, opts, Unlinked::Count, Reach::Whole)
 }
 
 /// [`impact`], counting what the first hop could not link or not ([`Unlinked`]: the
-/// web view's impact page, which does not show them, skips that scan).
+/// web view's impact page, which does not show them, skips that scan), and read whole
+/// or as far as its page needs ([`Reach`]). The memories are those linked to the
+/// targets and to the nodes of the page.
 pub fn impact_with(
     ws: &Workspace,
     req: &TraversalRequest,
     opts: &ReadOptions,
     unlinked: Unlinked,
+    reach: Reach,
 ) -> Result<ImpactAnswer, ApiError> {
-    let traversal = traverse_with(ws, Direction::Impact, req, opts, unlinked)?;
+    let traversal = traverse_with(ws, Direction::Impact, req, opts, unlinked, reach)?;
     let (memories, memories_unavailable) = memories_or_unavailable(ws, traversal_keys(&traversal))?;
     Ok(ImpactAnswer {
         traversal,

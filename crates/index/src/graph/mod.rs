@@ -32,7 +32,8 @@ pub use refs::{RefHit, Refs, refs};
 pub use search::{SearchHit, SearchOptions, search};
 pub use select::{MAX_PATTERN_BYTES, Selector, find, resolve_selector};
 pub use traverse::{
-    Direction, Reached, Traversal, callees, callers, impact, looks_like_file, traverse_from,
+    Direction, Reached, Traversal, callees, callers, impact, looks_like_file, traverse_enough,
+    traverse_from,
 };
 pub use unresolved::{
     FileCount, MAX_FILES_SCANNED, MAX_SHARED_DEFINITIONS, MAX_SITES, ReasonCount, Unresolved,

@@ -66,7 +66,8 @@ pub struct Traversal {
     pub target_symbols: Vec<SymbolInfo>,
     /// Everything reached, by depth then path.
     pub reached: Vec<Reached>,
-    /// Whether [`MAX_REACHED`] cut the result.
+    /// Whether the result is cut: by [`MAX_REACHED`], or by a traversal asked to stop
+    /// once it had enough ([`traverse_enough`]); then more may be reachable.
     pub truncated: bool,
     /// Definitions and files an impact left out because only links made by name alone
     /// reached them (`Confidence::Name`: a same-named definition elsewhere is no proof
@@ -82,14 +83,12 @@ enum Node {
 
 /// Who calls `selector`, up to `depth` hops.
 pub fn callers(graph: &Graph, selector: &str, depth: u32) -> Result<Traversal, QueryError> {
-    let targets = resolve_selector(graph, selector, false)?;
-    traverse(graph, targets, Vec::new(), Direction::Callers, depth, true)
+    traverse_enough(graph, Direction::Callers, selector, depth, true, usize::MAX)
 }
 
 /// What `selector` calls, up to `depth` hops.
 pub fn callees(graph: &Graph, selector: &str, depth: u32) -> Result<Traversal, QueryError> {
-    let targets = resolve_selector(graph, selector, false)?;
-    traverse(graph, targets, Vec::new(), Direction::Callees, depth, true)
+    traverse_enough(graph, Direction::Callees, selector, depth, true, usize::MAX)
 }
 
 /// What depends on `target` (a symbol selector, or a file path in the index), up to `depth`
@@ -101,6 +100,35 @@ pub fn impact(
     depth: u32,
     name_links: bool,
 ) -> Result<Traversal, QueryError> {
+    traverse_enough(
+        graph,
+        Direction::Impact,
+        target,
+        depth,
+        name_links,
+        usize::MAX,
+    )
+}
+
+/// [`callers`], [`callees`] or [`impact`] (`name_links` matters to impact only) for a
+/// caller that keeps only the first `enough` nodes of the answer (a page): the walk
+/// stops going deeper once the nodes of the depths done make `enough`. The answer is
+/// sorted by depth first and every node of a depth is found before any deeper one, so
+/// its first `enough` nodes (and the path to each) are those of the whole traversal;
+/// when it stopped with depths left to walk, `truncated` says so and the count is a
+/// lower bound.
+pub fn traverse_enough(
+    graph: &Graph,
+    direction: Direction,
+    target: &str,
+    depth: u32,
+    name_links: bool,
+    enough: usize,
+) -> Result<Traversal, QueryError> {
+    if direction != Direction::Impact {
+        let targets = resolve_selector(graph, target, false)?;
+        return traverse(graph, targets, Vec::new(), direction, depth, true, enough);
+    }
     let err = QueryError::sqlite(&graph.index_path);
     let file_id = graph.indexed_file(target)?;
     match file_id {
@@ -130,6 +158,7 @@ pub fn impact(
                 Direction::Impact,
                 depth,
                 name_links,
+                enough,
             )
         }
         None => {
@@ -148,6 +177,7 @@ pub fn impact(
                 Direction::Impact,
                 depth,
                 name_links,
+                enough,
             )
         }
     }
@@ -162,7 +192,15 @@ pub fn traverse_from(
     depth: u32,
     name_links: bool,
 ) -> Result<Traversal, QueryError> {
-    traverse(graph, targets, Vec::new(), direction, depth, name_links)
+    traverse(
+        graph,
+        targets,
+        Vec::new(),
+        direction,
+        depth,
+        name_links,
+        usize::MAX,
+    )
 }
 
 /// A target that reads as a file path (a directory separator, or a source file's
@@ -191,6 +229,7 @@ fn traverse(
     direction: Direction,
     depth: u32,
     name_links: bool,
+    enough: usize,
 ) -> Result<Traversal, QueryError> {
     let err = QueryError::sqlite(&graph.index_path);
     let mut labels: HashMap<Node, (String, Option<SymbolInfo>, String)> = HashMap::new();
@@ -221,9 +260,19 @@ fn traverse(
     let mut paths: HashMap<i64, String> = HashMap::new();
     // Nodes only name links led to, left out of an impact that does not follow them.
     let mut name_only: HashSet<Node> = HashSet::new();
+    // The depth whose nodes are being expanded: the queue holds them in depth order.
+    let mut level = 0;
     while let Some((node, d)) = queue.pop_front() {
         if d >= depth {
             continue;
+        }
+        if d > level {
+            level = d;
+            // Every node up to depth `d` is found: enough for the caller's page.
+            if reached.len() >= enough {
+                truncated = true;
+                break;
+            }
         }
         for step in neighbours(graph, node, direction).map_err(&err)? {
             if !step.proven && !name_links && direction == Direction::Impact {

@@ -6,7 +6,7 @@
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
-use loci_api::graph::{TraversalRequest, Unlinked};
+use loci_api::graph::{Reach, TraversalRequest, Unlinked};
 use loci_api::memory::ImpactMemory;
 use loci_api::page::PageRequest;
 use maud::{Markup, html};
@@ -60,8 +60,9 @@ pub async fn impact(
     let request = TraversalRequest::plain(target.clone(), depth, PageRequest::first(cap));
     let answer = state
         .read(id, move |w, o| {
-            // The page shows no unlinked references: their scan is skipped.
-            loci_api::memory::impact_with(w, &request, o, Unlinked::Skip)
+            // The page shows no unlinked references: their scan is skipped. It draws
+            // `cap` nodes: the walk stops going deeper once it has them.
+            loci_api::memory::impact_with(w, &request, o, Unlinked::Skip, Reach::Page)
         })
         .await
         .map_err(PageError::within(&session))?;

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
-use loci_api::graph::{self, Direction, RefsRequest, SymbolRequest, TraversalRequest, Unlinked};
+use loci_api::graph::{
+    self, Direction, Reach, RefsRequest, SymbolRequest, TraversalRequest, Unlinked,
+};
 use loci_api::page::PageRequest;
 use loci_api::source::Excerpt;
 use maud::{Markup, html};
@@ -96,13 +98,15 @@ pub async fn symbol(
             } else {
                 Direction::Callers
             };
-            // The page shows no unlinked references: their scan is skipped.
+            // The page shows no unlinked references: their scan is skipped. It draws
+            // `cap` nodes: the walk stops going deeper once it has them.
             let graph = graph::traverse_with(
                 w,
                 direction,
                 &TraversalRequest::plain(at.clone(), depth, PageRequest::first(cap)),
                 o,
                 Unlinked::Skip,
+                Reach::Page,
             )?;
             // The memories linked to this definition itself.
             let memories = loci_api::memory::linked_to(w, &def.symbols[..1]).ok();

@@ -55,6 +55,8 @@ pub(super) fn drawn(d: &Drawn<'_>) -> Markup {
     let more = page.page.truncated || (page.page.total as usize) > shown;
     html! {
         p class="muted" {
+            // A walk that stopped once it had the nodes drawn counted only so far.
+            @if !page.page.total_exact { "at least " }
             (page.page.total) " " (d.noun)
             @for (depth, n) in by_depth(page) { " · depth " (depth) ": " (n) }
             @if shown < page.page.total as usize { " · " (shown) " drawn" }
