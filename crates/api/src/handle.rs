@@ -227,7 +227,7 @@ impl Workspace {
 
     /// Runs `read` on a pooled connection within `opts` (deadline, cancel), giving the
     /// connection back whatever happens.
-    fn run<T>(
+    pub(crate) fn run<T>(
         &self,
         opts: &ReadOptions,
         read: impl FnOnce(&Graph) -> Result<T, GraphError>,

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::{ApiError, ErrorKind};
-use crate::handle::Workspace;
+use crate::handle::{ReadOptions, Workspace};
 
 use loci_index::Lang;
 /// A run of text on one line and its syntax class (`keyword`, `function`, `string`...).
@@ -41,6 +41,7 @@ pub struct Excerpt {
 /// path relative to the workspace root, classed as `lang` when given.
 pub fn excerpt(
     ws: &Workspace,
+    opts: &ReadOptions,
     path: &str,
     lang: Option<Lang>,
     from: u32,
@@ -62,8 +63,20 @@ pub fn excerpt(
     let wanted = to.max(from) - from + 1;
     let take = wanted.min(MAX_LINES);
     let first = (from - 1) as usize;
+    // A large file is classed from a window of whole top-level definitions around
+    // the lines (`highlight_excerpt`), when the index read its definitions from this
+    // very content; otherwise from its whole parse.
+    let outer = match lang {
+        Some(_)
+            if bytes.len() >= loci_index::highlight::WINDOW_FROM
+                && matches!(text, std::borrow::Cow::Borrowed(_)) =>
+        {
+            outer_spans(ws, opts, path, &bytes)
+        }
+        _ => Vec::new(),
+    };
     let classed = lang.and_then(|l| {
-        loci_index::highlight::highlight_lines(l, &text, first..first + take as usize)
+        loci_index::highlight::highlight_excerpt(l, &text, first..first + take as usize, &outer)
     });
     let highlighted = classed.is_some();
     let lines: Vec<Vec<Piece>> = match classed {
@@ -87,4 +100,18 @@ pub fn excerpt(
         highlighted,
         truncated: wanted > take,
     })
+}
+
+/// The spans of the outermost definitions the index holds for `path`, when it read
+/// them from `bytes` (same content hash); none otherwise (a file changed since).
+fn outer_spans(
+    ws: &Workspace,
+    opts: &ReadOptions,
+    path: &str,
+    bytes: &[u8],
+) -> Vec<std::ops::Range<usize>> {
+    match ws.run(opts, |g| g.outer_spans(path)) {
+        Ok(Some((hash, spans))) if hash == blake3::hash(bytes).as_bytes() => spans,
+        _ => Vec::new(),
+    }
 }

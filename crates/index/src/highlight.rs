@@ -51,6 +51,15 @@ pub struct Piece {
 /// ran out. The whole text is parsed (a line's class can depend on what came before),
 /// but classification stops at the last line wanted.
 pub fn highlight_lines(lang: Lang, source: &str, wanted: Range<usize>) -> Option<Vec<Vec<Piece>>> {
+    classify(lang, source, wanted, BUDGET)
+}
+
+fn classify(
+    lang: Lang,
+    source: &str,
+    wanted: Range<usize>,
+    budget: Duration,
+) -> Option<Vec<Vec<Piece>>> {
     if source.len() > MAX_BYTES {
         return None;
     }
@@ -65,7 +74,7 @@ pub fn highlight_lines(lang: Lang, source: &str, wanted: Range<usize>) -> Option
     let mut line = 0usize;
     let mut stack: Vec<&'static str> = Vec::new();
     for event in events {
-        if started.elapsed() > BUDGET {
+        if started.elapsed() > budget {
             return None;
         }
         match event.ok()? {
@@ -102,6 +111,106 @@ pub fn highlight_lines(lang: Lang, source: &str, wanted: Range<usize>) -> Option
         out.push(current);
     }
     Some(out)
+}
+
+/// Files at least this large are classed from a window around the lines wanted
+/// ([`highlight_excerpt`]); smaller ones are parsed whole (a few milliseconds).
+pub const WINDOW_FROM: usize = 64 << 10;
+
+/// [`highlight_lines`] of a file whose outermost definitions are known: `outer` holds
+/// the byte spans of its definitions that have no parent, as the index read them from
+/// this very text (the caller checks the content hash). A file of [`WINDOW_FROM`] bytes
+/// or more is classed from a window alone: from the line where the last of those
+/// definitions that starts at or before the first line wanted starts (nothing but
+/// blanks before it on that line) to the end of the first one that ends at or after
+/// the last line wanted. Such a definition starts and ends where the whole file's
+/// parse is between top-level items (not within a comment, a string or a block), so
+/// the window parses into the same items and gets the same classes: parsing the whole
+/// of a 350 KB file took 55–69 ms, the window is a few items. A window whose own
+/// parse has an error (a span that was not at the top level after all) is not
+/// trusted: the whole text is classed.
+pub fn highlight_excerpt(
+    lang: Lang,
+    source: &str,
+    wanted: Range<usize>,
+    outer: &[Range<usize>],
+) -> Option<Vec<Vec<Piece>>> {
+    excerpt_from(lang, source, wanted, outer, WINDOW_FROM)
+}
+
+fn excerpt_from(
+    lang: Lang,
+    source: &str,
+    wanted: Range<usize>,
+    outer: &[Range<usize>],
+    window_from: usize,
+) -> Option<Vec<Vec<Piece>>> {
+    let sized = source.len() >= window_from && source.len() <= MAX_BYTES;
+    if let Some(w) = window(source, &wanted, outer).filter(|_| sized) {
+        let text = &source[w.clone()];
+        if text.len() < source.len() && parses_clean(lang, text) {
+            let before = source[..w.start].bytes().filter(|b| *b == b'\n').count();
+            return highlight_lines(lang, text, wanted.start - before..wanted.end - before);
+        }
+    }
+    highlight_lines(lang, source, wanted)
+}
+
+/// The bytes [`highlight_excerpt`] classes alone for the lines `wanted` (0-based), or
+/// `None` when no window holds them (lines past the end, spans that do not fit).
+fn window(source: &str, wanted: &Range<usize>, outer: &[Range<usize>]) -> Option<Range<usize>> {
+    if wanted.is_empty() {
+        return None;
+    }
+    // Where the first line wanted starts and the last one ends.
+    let from = if wanted.start == 0 {
+        0
+    } else {
+        source.match_indices('\n').nth(wanted.start - 1)?.0 + 1
+    };
+    let to = source[from..]
+        .match_indices('\n')
+        .nth(wanted.len() - 1)
+        .map_or(source.len(), |(i, _)| from + i);
+    // The outermost spans only: a definition within another is not at the top level.
+    let mut spans: Vec<&Range<usize>> = outer
+        .iter()
+        .filter(|s| {
+            s.start < s.end
+                && s.end <= source.len()
+                && source.is_char_boundary(s.start)
+                && source.is_char_boundary(s.end)
+        })
+        .collect();
+    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    let mut top: Vec<&Range<usize>> = Vec::new();
+    for s in spans {
+        if top.last().is_none_or(|t| s.start >= t.end) {
+            top.push(s);
+        }
+    }
+    let line_start = |at: usize| source[..at].rfind('\n').map_or(0, |i| i + 1);
+    let start = top
+        .iter()
+        .rev()
+        .filter(|s| s.start <= from)
+        .map(|s| (line_start(s.start), s.start))
+        .find(|(line, at)| source[*line..*at].trim().is_empty())
+        .map_or(0, |(line, _)| line);
+    let end = top
+        .iter()
+        .find(|s| s.end >= to && s.start >= start)
+        .map_or(source.len(), |s| s.end);
+    Some(start..end)
+}
+
+/// Whether `text` parses as `lang` without an error.
+fn parses_clean(lang: Lang, text: &str) -> bool {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&lang.grammar()).is_ok()
+        && parser
+            .parse(text, None)
+            .is_some_and(|t| !t.root_node().has_error())
 }
 
 /// The highlight configuration of `lang`, built on its first use (compiling a query
@@ -184,6 +293,192 @@ mod tests {
         let no_end = highlight_lines(Lang::Rust, "fn a() {}\n// tail", 0..9).unwrap();
         assert_eq!(no_end.len(), 2, "{no_end:?}");
         assert_eq!(highlight_lines(Lang::Rust, "", 0..9).unwrap().len(), 1);
+    }
+
+    /// The spans the index keeps as a file's definitions with no parent.
+    fn outer_of(lang: Lang, source: &str) -> Vec<Range<usize>> {
+        let facts = crate::extract::extract(lang, source).unwrap();
+        facts
+            .symbols
+            .iter()
+            .filter(|s| s.parent.is_none())
+            .map(|s| s.span.start_byte as usize..s.span.end_byte as usize)
+            .collect()
+    }
+
+    /// For the lines around every definition of `source` (3 above, 3 below, as the
+    /// symbol page shows them), the window's classes are the whole parse's; returns how
+    /// many of those excerpts were classed from a window smaller than the file.
+    fn windows_agree(lang: Lang, name: &str, source: &str) -> usize {
+        // A debug build's parse of a large file needs more than a test thread's stack.
+        let (name, source) = (name.to_string(), source.to_string());
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || windows_agree_here(lang, &name, &source))
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    fn windows_agree_here(lang: Lang, name: &str, source: &str) -> usize {
+        // Without the budget: a debug build parses a large file slowly.
+        let whole = classify(lang, source, 0..usize::MAX, Duration::MAX).unwrap();
+        let outer = outer_of(lang, source);
+        let facts = crate::extract::extract(lang, source).unwrap();
+        let mut windowed = 0;
+        for s in &facts.symbols {
+            let from = (s.span.start_line as usize).saturating_sub(4);
+            let to = s.span.end_line as usize + 3;
+            let w = window(source, &(from..to), &outer);
+            // The others are classed from the whole parse, as before.
+            if w.is_some_and(|w| w.len() < source.len() && parses_clean(lang, &source[w])) {
+                windowed += 1;
+            } else {
+                continue;
+            }
+            let got = excerpt_from(lang, source, from..to, &outer, 0).unwrap();
+            let end = to.min(whole.len());
+            assert_eq!(
+                got,
+                whole[from.min(end)..end],
+                "{name}: {} lines {from}..{to}",
+                s.name
+            );
+        }
+        windowed
+    }
+
+    /// Code a window cut in the wrong place would parse otherwise: lines at the left
+    /// margin within a raw string and a block comment, impl blocks (not definitions of
+    /// their own: their methods' parent is the type), attributes, doc comments, an
+    /// inline module, a macro, items on one line.
+    const TRICKY: &str = r##"//! A module.
+
+#[derive(Debug, Clone)]
+pub struct Abi {
+    pub(crate) syntax: SyntaxNode,
+}
+impl Abi {
+    /// A token.
+    #[inline]
+    pub fn extern_token(&self) -> Option<SyntaxToken> { support::token(&self.syntax, T![extern]) }
+    pub fn string_token(&self) -> Option<SyntaxToken> { support::token(&self.syntax, T![string]) }
+}
+
+const FAKE: &str = r#"
+fn not_code() {
+    let x = "}";
+}
+"#;
+
+/* A block comment
+fn also_not_code() -> u32 { 1 }
+struct Nope;
+*/
+fn after_comment(a: u32) -> u32 {
+    let s = "/* not a comment */";
+    a + s.len() as u32 // 'c'
+}
+
+macro_rules! make {
+    ($name:ident) => {
+        fn $name() {}
+    };
+}
+
+mod inner {
+    pub fn nested() -> &'static str {
+        "}"
+    }
+    pub struct Deep<T>(T);
+}
+
+pub enum Kind { A, B(u8), C { x: i32 } }
+pub trait Walk { fn walk(&self) -> usize { 0 } }
+impl Walk for Abi { fn walk(&self) -> usize { 1 } }
+type Alias = Vec<Abi>; fn tail() {}
+"##;
+
+    const PYTHON: &str = r#"import os
+
+
+@decorated
+def a(x):
+    '''doc
+def fake(): pass
+'''
+    return x
+
+
+class B:
+    def m(self):
+        return """
+class Fake:
+"""
+
+
+def c():
+    pass
+"#;
+
+    #[test]
+    fn a_window_of_whole_top_level_definitions_gets_the_whole_files_classes() {
+        let n = windows_agree(Lang::Rust, "tricky", TRICKY);
+        assert!(n > 5, "{n} excerpts classed from a window");
+        // The index's own sources.
+        for (name, text) in [
+            ("highlight.rs", include_str!("highlight.rs")),
+            ("collector.rs", include_str!("extract/collector.rs")),
+            ("cpp.rs", include_str!("extract/cpp.rs")),
+            ("traverse.rs", include_str!("graph/traverse.rs")),
+        ] {
+            assert!(windows_agree(Lang::Rust, name, text) > 0, "{name}");
+        }
+        assert!(windows_agree(Lang::Python, "python", PYTHON) > 0);
+    }
+
+    /// The same on other trees' files: `LOCI_HIGHLIGHT_FILES=a.rs:b.py cargo test -p
+    /// loci-index --lib -- --ignored windows_agree_on` (rust-analyzer's largest files
+    /// were checked so).
+    #[test]
+    #[ignore = "reads the files named in LOCI_HIGHLIGHT_FILES"]
+    fn windows_agree_on_the_files_named() {
+        let files = std::env::var("LOCI_HIGHLIGHT_FILES").unwrap_or_default();
+        for path in files.split(':').filter(|p| !p.is_empty()) {
+            let bytes = std::fs::read(path).unwrap();
+            let lang = Lang::detect(std::path::Path::new(path), &bytes).unwrap();
+            let text = String::from_utf8(bytes).unwrap();
+            let n = windows_agree(lang, path, &text);
+            eprintln!("{path}: {n} excerpts classed from a window, each as the whole parse");
+        }
+    }
+
+    #[test]
+    fn a_window_that_does_not_parse_alone_is_not_trusted() {
+        // A method's span (within an impl block) given as outermost: the window from
+        // it parses with an error, so the whole file is classed.
+        let facts = crate::extract::extract(Lang::Rust, TRICKY).unwrap();
+        let method = facts
+            .symbols
+            .iter()
+            .find(|s| s.name == "string_token")
+            .unwrap();
+        let span = method.span.start_byte as usize..method.span.end_byte as usize;
+        let outer = std::slice::from_ref(&span);
+        // The line after it: the window starts at the method, within the block.
+        let line = method.span.start_line as usize;
+        let w = window(TRICKY, &(line..line + 3), outer).unwrap();
+        assert!(TRICKY[w.clone()].starts_with("    pub fn string_token"));
+        assert!(!parses_clean(Lang::Rust, &TRICKY[w]));
+        let whole = highlight_lines(Lang::Rust, TRICKY, line..line + 3).unwrap();
+        assert_eq!(
+            excerpt_from(Lang::Rust, TRICKY, line..line + 3, outer, 0).unwrap(),
+            whole
+        );
+        // Lines past the end, or none: the whole file answers as before.
+        let outer = outer_of(Lang::Rust, TRICKY);
+        assert_eq!(window(TRICKY, &(500..510), &outer), None);
+        assert_eq!(window(TRICKY, &(3..3), &outer), None);
     }
 
     #[test]

@@ -11,6 +11,10 @@ use crate::extract::{Arity, Span, Symbol, SymbolKind, in_document_order};
 
 use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
 
+/// A file's content hash and the byte spans of its definitions with no parent
+/// ([`Graph::outer_spans`]).
+pub type OuterSpans = (Vec<u8>, Vec<std::ops::Range<usize>>);
+
 /// Where a definition sits, its bytes included: what a memory's code link hashes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolSpan {
@@ -149,6 +153,39 @@ impl Graph {
             .query_map(params![path, qualified_name, kind], symbol_from_row)
             .map_err(&err)?;
         rows.collect::<rusqlite::Result<_>>().map_err(&err)
+    }
+
+    /// The byte spans of the definitions with no parent in the file at `path`, by
+    /// start, with the content hash (blake3) of the text they were read from; `None`
+    /// when the file is not indexed. What a large file's source excerpt is classed
+    /// within (`crate::highlight::highlight_excerpt`).
+    pub fn outer_spans(&self, path: &str) -> Result<Option<OuterSpans>, QueryError> {
+        let err = QueryError::sqlite(&self.index_path);
+        let Some((id, hash)) = self
+            .conn
+            .query_row("SELECT id, hash FROM files WHERE path = ?1", [path], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
+            .optional()
+            .map_err(&err)?
+        else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT start_byte, end_byte FROM symbols
+                 WHERE file_id = ?1 AND parent_id IS NULL ORDER BY start_byte",
+            )
+            .map_err(&err)?;
+        let spans = stmt
+            .query_map([id], |r| {
+                Ok(r.get::<_, i64>(0)?.max(0) as usize..r.get::<_, i64>(1)?.max(0) as usize)
+            })
+            .map_err(&err)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(&err)?;
+        Ok(Some((hash, spans)))
     }
 
     /// The content hash (blake3) the index holds for the file at `path`, if indexed.

@@ -87,6 +87,7 @@ pub async fn symbol(
             let at = format!("{}:{}", sym.path, sym.line);
             let source = loci_api::source::excerpt(
                 w,
+                o,
                 &sym.path,
                 Some(sym.lang),
                 sym.line.saturating_sub(CONTEXT),
