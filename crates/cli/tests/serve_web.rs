@@ -288,6 +288,24 @@ fn the_impact_page_draws_and_lists_what_depends_on_a_file_or_a_definition() {
         "each node links to its symbol page: {}",
         page.body
     );
+    // All three drawn: the count is exact.
+    assert!(!page.body.contains("at least"), "{}", page.body);
+    // One node drawn: the walk stops after depth 1, so the count is a lower bound and
+    // the page offers more; the symbol page's callers graph does the same.
+    for capped in [
+        "/impact?target=helper&depth=3&nodes=1",
+        "/symbol?s=helper&dir=callers&depth=3&nodes=1",
+    ] {
+        let page = web.page(capped);
+        assert_eq!(page.status, 200, "{capped}: {}", page.body);
+        assert!(page.body.contains("at least 1 "), "{capped}: {}", page.body);
+        assert!(page.body.contains("Show more"), "{capped}: {}", page.body);
+        assert!(
+            page.body.contains("parse_config"),
+            "{capped}: {}",
+            page.body
+        );
+    }
     // Depth 1 reaches only the direct caller.
     let shallow = web.page("/impact?target=helper&depth=1");
     assert!(shallow.body.contains("parse_config"), "{}", shallow.body);
