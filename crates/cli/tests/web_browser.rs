@@ -22,6 +22,8 @@ use serve_support::*;
 const CHROMIUM: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
 const DRIVER_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a page may take to load after a click.
+const PAGE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// A running chromedriver, killed on drop.
 struct Driver {
@@ -118,14 +120,43 @@ impl Walk<'_> {
         std::fs::write(self.shots.join(format!("{name}.png")), png).unwrap();
     }
 
+    /// The page's text, once it has a body: a click that submits a form returns while
+    /// the next page may still be loading (its body not there yet, or gone stale).
     async fn text(&self) -> String {
-        self.c
-            .find(Locator::Css("body"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
+        let until = std::time::Instant::now() + PAGE_DEADLINE;
+        loop {
+            let body = self
+                .c
+                .wait()
+                .at_most(PAGE_DEADLINE)
+                .for_element(Locator::Css("body"))
+                .await;
+            if let Ok(body) = body
+                && let Ok(text) = body.text().await
+            {
+                return text;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "no page body within {PAGE_DEADLINE:?}"
+            );
+        }
+    }
+
+    /// Waits until the address holds `lands` (a click that navigates may return first).
+    async fn arrive(&self, lands: &str) {
+        let until = std::time::Instant::now() + PAGE_DEADLINE;
+        loop {
+            let path = self.path().await;
+            if path.contains(lands) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "not at {lands} within {PAGE_DEADLINE:?}: {path}"
+            );
+            tokio::task::yield_now().await;
+        }
     }
 
     /// No console message at error level, no resource from another origin.
@@ -171,8 +202,7 @@ impl Walk<'_> {
             .click()
             .await
             .unwrap();
-        let path = self.path().await;
-        assert!(path.contains(lands), "after {text}: {path}");
+        self.arrive(lands).await;
     }
 
     async fn path(&self) -> String {
@@ -249,6 +279,7 @@ fn a_person_signs_in_searches_opens_a_symbol_and_follows_its_callers() {
             .click()
             .await
             .unwrap();
+        w.arrive("q=parse").await;
         let text = w.text().await;
         assert!(text.contains("parse_config"), "{text}");
         assert!(text.contains("src/lib.rs:1"), "{text}");

@@ -4,7 +4,9 @@
 //! argument count fits. When several still fit (overloads by parameter type, which
 //! loci does not infer), all of them are kept, with `name` confidence.
 
-use super::{Confidence, Sym, SymbolTable};
+use super::sym::Sym;
+use super::table::SymbolTable;
+use crate::vocab::Confidence;
 
 /// `targets` (what the rules found for a call named `name` passing `args` arguments)
 /// with each target's overloads considered: the ones `args` fits (all of them when none
