@@ -145,8 +145,9 @@ fn excerpt_from(
     outer: &[Range<usize>],
     window_from: usize,
 ) -> Option<Vec<Vec<Piece>>> {
-    let sized = source.len() >= window_from && source.len() <= MAX_BYTES;
-    if let Some(w) = window(source, &wanted, outer).filter(|_| sized) {
+    // A small file, or one without known spans, is parsed whole: no window to find.
+    let windowed = source.len() >= window_from && source.len() <= MAX_BYTES && !outer.is_empty();
+    if let Some(w) = windowed.then(|| window(source, &wanted, outer)).flatten() {
         let text = &source[w.clone()];
         if text.len() < source.len() && parses_clean(lang, text) {
             let before = source[..w.start].bytes().filter(|b| *b == b'\n').count();
