@@ -21,4 +21,4 @@ pub use compare::Compare;
 pub use diff::{Content, Diff, FileChange, LineRange, SideInfo, Status};
 pub use error::GitError;
 pub use head::{Head, HeadFiles};
-pub use repo::{Limits, Repo};
+pub use repo::{Limits, Listed, Repo};

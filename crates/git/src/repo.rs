@@ -30,6 +30,7 @@ impl Repo {
     /// The repository whose working tree holds `root` (found upward from it, as git
     /// does; environment variables such as `GIT_DIR` are not read).
     pub fn open(root: &Path) -> Result<Repo, GitError> {
+        skip_hash_verification();
         let not_repo = || GitError::NotARepository {
             path: root.to_path_buf(),
         };
@@ -64,6 +65,11 @@ impl Repo {
     /// The files `compare` changes under the workspace root, with the line ranges each
     /// hunk removes and adds (no context lines), renames found as git finds them.
     pub fn diff(&self, compare: &Compare, limits: Limits) -> Result<Diff, GitError> {
+        self.list(compare, limits)?.with_hunks()
+    }
+
+    /// The files `compare` changes, their hunks not yet read (see [`Listed`]).
+    pub fn list(&self, compare: &Compare, limits: Limits) -> Result<Listed<'_>, GitError> {
         let mut opts = DiffOptions::new();
         opts.context_lines(0)
             .interhunk_lines(0)
@@ -121,7 +127,15 @@ impl Repo {
                 .for_untracked(true)
                 .renames_from_rewrites(false),
         ))?;
-        let scores = similarity_scores(&diff)?;
+        // Printing reads every file's content; only a rename or copy has a score.
+        let scores = if diff
+            .deltas()
+            .any(|d| matches!(d.status(), Delta::Renamed | Delta::Copied))
+        {
+            similarity_scores(&diff)?
+        } else {
+            Vec::new()
+        };
         let files_total = diff.deltas().count();
         let mut files = Vec::new();
         for (i, delta) in diff.deltas().enumerate().take(limits.max_files) {
@@ -129,16 +143,16 @@ impl Repo {
             if new.worktree {
                 change.new_id = None; // read from disk, not from the object database
             }
-            if change.content == Content::Text {
-                fill_hunks(&diff, i, &mut change)?;
-            }
             files.push(change);
         }
-        Ok(Diff {
-            old,
-            new,
-            files,
-            files_total,
+        Ok(Listed {
+            diff,
+            listed: Diff {
+                old,
+                new,
+                files,
+                files_total,
+            },
         })
     }
 
@@ -295,6 +309,36 @@ impl Repo {
     }
 }
 
+/// A diff whose changed files are known and whose hunks are not read yet. Reading the
+/// hunks loads and compares every changed file's two blobs, a good part of a diff's
+/// time: a caller can read the files' sides and start on them meanwhile (another
+/// thread), then take the hunks.
+pub struct Listed<'r> {
+    diff: git2::Diff<'r>,
+    listed: Diff,
+}
+
+impl Listed<'_> {
+    /// The diff so far: its sides, and its changed files in the order
+    /// [`Listed::with_hunks`] keeps, each without line ranges. A text file may still
+    /// turn out binary once its content is read.
+    pub fn without_hunks(&self) -> &Diff {
+        &self.listed
+    }
+
+    /// The diff with every text file's hunks (a file whose content proves binary is
+    /// marked [`Content::Binary`] instead).
+    pub fn with_hunks(self) -> Result<Diff, GitError> {
+        let Listed { diff, mut listed } = self;
+        for (i, change) in listed.files.iter_mut().enumerate() {
+            if change.content == Content::Text {
+                fill_hunks(&diff, i, change)?;
+            }
+        }
+        Ok(listed)
+    }
+}
+
 /// The line ranges of delta `i`'s hunks (context 0, so each hunk is one block of
 /// removed old lines and one of added new lines). A file the patch finds binary gets
 /// none and is marked so.
@@ -340,6 +384,15 @@ fn similarity_scores(diff: &git2::Diff<'_>) -> Result<Vec<Option<u8>>, GitError>
         true
     })?;
     Ok(scores)
+}
+
+/// Turns off libgit2's re-hashing of every object it reads (SHA-1 over each blob, a
+/// tenth of a `changes` answer's time), once per process. loci only reads the
+/// repository, and git itself checks objects when they are written and by `git fsck`,
+/// not on every read.
+fn skip_hash_verification() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| git2::opts::strict_hash_verification(false));
 }
 
 fn untracked(opts: &mut DiffOptions) {
