@@ -340,6 +340,72 @@ fn binary_huge_and_odd_files_are_listed_not_read() {
 }
 
 #[test]
+fn a_committed_source_file_that_turns_binary_is_listed_not_read() {
+    // Between two commits libgit2 learns that a file is binary only once it loads the
+    // blobs for the hunks, after the sides were read for parsing.
+    let r = project();
+    r.write("pkg/data.py", "def data():\n    return 1\n");
+    r.commit("text");
+    let mut bytes = b"def data():\n".to_vec();
+    bytes.extend([0u8, 159, 146, 150, 0, 1]);
+    r.write("pkg/data.py", bytes);
+    r.commit("binary");
+    index(&r.root);
+    let a = ask(&r.root, rev("HEAD~1..HEAD")).unwrap();
+    let file = a.files.iter().find(|f| f.path == "pkg/data.py").unwrap();
+    assert_eq!(file.not_read, Some(NotRead::Binary));
+    assert!(a.symbols.is_empty(), "{:?}", changed(&a));
+}
+
+#[test]
+fn a_page_of_many_definitions_keeps_their_order_and_each_its_own_reach() {
+    // Enough changed definitions that their callers are walked on several connections
+    // at once: each answer must still be its own definition's, in file and line order.
+    const N: usize = 40;
+    let r = TempRepo::new();
+    let defs = |body: &str| -> String {
+        (0..N)
+            .map(|i| format!("def f{i:02}():\n    return {body}\n\n\n"))
+            .collect()
+    };
+    r.write("pkg/many.py", defs("1"));
+    let callers: String = (0..N)
+        .map(|i| format!("def call_{i:02}():\n    return f{i:02}()\n\n\n"))
+        .collect();
+    r.write(
+        "pkg/users.py",
+        format!("from pkg.many import *\n\n\n{callers}"),
+    );
+    r.commit("one");
+    r.write("pkg/many.py", defs("2"));
+    r.commit("two");
+    index(&r.root);
+    let a = ask(&r.root, rev("HEAD~1..HEAD")).unwrap();
+    let names: Vec<&str> = a
+        .symbols
+        .iter()
+        .map(|s| s.qualified_name.as_str())
+        .collect();
+    let expected: Vec<String> = (0..N).map(|i| format!("f{i:02}")).collect();
+    assert_eq!(names, expected);
+    for s in &a.symbols {
+        assert!(s.reach.in_index, "{}", s.qualified_name);
+        let callers: Vec<&str> = s
+            .reach
+            .callers
+            .iter()
+            .map(|c| c.qualified_name.as_str())
+            .collect();
+        assert_eq!(
+            callers,
+            [format!("call_{}", &s.qualified_name[1..])],
+            "{}",
+            s.qualified_name
+        );
+    }
+}
+
+#[test]
 fn a_folder_outside_git_a_missing_revision_and_conflicting_sides_are_refused() {
     let plain = tempfile::tempdir().unwrap();
     std::fs::write(plain.path().join("a.py"), "def a():\n    pass\n").unwrap();

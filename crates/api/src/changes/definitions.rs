@@ -1,10 +1,11 @@
 //! The definitions of every side a diff reads, found as cheaply as they can be: a side
 //! whose bytes the live index holds (same path, same content hash, same language) is
-//! taken from the index, the rest are parsed by loci's extractor on every core. Parsing
-//! was most of a `changes` answer's time; the index usually holds one side already
-//! (`HEAD` or the working tree).
+//! taken from the index, the rest are parsed by loci's extractor on every core as soon
+//! as they are read. Parsing is most of a `changes` answer's time; the index usually
+//! holds one side already (`HEAD` or the working tree).
 
 use std::sync::Mutex;
+use std::sync::mpsc::{self, Receiver};
 
 use loci_index::graph::{Graph, QueryError};
 
@@ -18,32 +19,64 @@ const MAX_WORKERS: usize = 8;
 /// What one side came to: absent on its side, its definitions, or why it was not read.
 pub(super) type Found = Result<Option<SideFacts>, NotRead>;
 
-/// Each of `sides`' definitions, in order: from `graph` where it holds the same bytes,
-/// else extracted, the extractions spread over the machine's cores. A cancelled read
-/// leaves the remaining sides unread (`Unreadable`); the caller reports the
-/// cancellation.
+/// One side as read, at its position among `total`.
+pub(super) type ReadSide = (usize, Result<Option<SideBytes>, NotRead>);
+
+/// Each of the `total` sides' definitions, in order, as the sides arrive on `sides`
+/// (read meanwhile by another thread): from `graph` where it holds the same bytes, else
+/// extracted, the extractions spread over the machine's cores from the first side on. A
+/// side that never arrives (the reader was cancelled) or a cancelled extraction is
+/// `Unreadable`; the caller reports the cancellation.
 pub(super) fn definitions(
     graph: &Graph,
-    sides: Vec<Result<Option<SideBytes>, NotRead>>,
+    sides: Receiver<ReadSide>,
+    total: usize,
     opts: &ReadOptions,
 ) -> Result<Vec<Found>, QueryError> {
-    let mut found: Vec<Option<Found>> = Vec::with_capacity(sides.len());
-    let mut to_parse: Vec<(usize, SideBytes)> = Vec::new();
-    for (at, side) in sides.into_iter().enumerate() {
-        match side {
-            Ok(Some(bytes)) => match from_index(graph, bytes)? {
-                Ok(facts) => found.push(Some(Ok(Some(facts)))),
-                Err(bytes) => {
-                    found.push(None);
-                    to_parse.push((at, bytes));
-                }
-            },
-            other => found.push(Some(other.map(|_| None))),
+    let mut found: Vec<Option<Found>> = (0..total).map(|_| None).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, MAX_WORKERS);
+    let (to_parse, queue) = mpsc::channel::<(usize, SideBytes)>();
+    let queue = Mutex::new(queue);
+    let take = || queue.lock().ok().and_then(|q| q.recv().ok());
+    let work = || {
+        let mut done = Vec::new();
+        while let Some((at, side)) = take() {
+            done.push((at, extract_unless_cancelled(side, opts)));
         }
-    }
-    for (at, facts) in extract_all(to_parse, opts) {
-        found[at] = Some(facts.map(Some));
-    }
+        done
+    };
+    let looked_up = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+        let looked_up: Result<(), QueryError> = (|| {
+            for (at, side) in sides {
+                let Some(slot) = found.get_mut(at) else {
+                    continue;
+                };
+                match side {
+                    Ok(Some(bytes)) => match from_index(graph, bytes)? {
+                        Ok(facts) => *slot = Some(Ok(Some(facts))),
+                        Err(bytes) => {
+                            let _ = to_parse.send((at, bytes));
+                        }
+                    },
+                    other => *slot = Some(other.map(|_| None)),
+                }
+            }
+            Ok(())
+        })();
+        // The workers stop once the queue is empty and closed, on error too.
+        drop(to_parse);
+        for (at, facts) in handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+        {
+            found[at] = Some(facts.map(Some));
+        }
+        looked_up
+    });
+    looked_up?;
     Ok(found
         .into_iter()
         .map(|f| f.unwrap_or(Err(NotRead::Unreadable)))
@@ -64,38 +97,6 @@ fn from_index(graph: &Graph, side: SideBytes) -> Result<Result<SideFacts, SideBy
             _ => Err(side),
         },
     )
-}
-
-/// `sides` extracted on up to one thread per core, the largest first so that no core
-/// is left with a big file at the end; each result with its position.
-fn extract_all(
-    mut sides: Vec<(usize, SideBytes)>,
-    opts: &ReadOptions,
-) -> Vec<(usize, Result<SideFacts, NotRead>)> {
-    sides.sort_by_key(|(_, s)| s.bytes.len());
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, MAX_WORKERS)
-        .min(sides.len());
-    let queue = Mutex::new(sides);
-    let take = || queue.lock().ok().and_then(|mut q| q.pop());
-    let work = || {
-        let mut done = Vec::new();
-        while let Some((at, side)) = take() {
-            done.push((at, extract_unless_cancelled(side, opts)));
-        }
-        done
-    };
-    if workers <= 1 {
-        return work();
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    })
 }
 
 /// One side's definitions; a cancelled read reads no more, and an extractor that

@@ -14,7 +14,7 @@ mod reach;
 mod sides;
 mod touched;
 
-use loci_git::{Compare, Content, FileChange, Limits, Repo, Status};
+use loci_git::{Compare, Content, Diff, FileChange, Limits, Listed, Repo, Status};
 use loci_index::{Lang, SymbolKind};
 use loci_memory::CodeKey;
 use schemars::JsonSchema;
@@ -30,7 +30,7 @@ use crate::memory::{ImpactMemory, memories_or_unavailable};
 use crate::page::{PageInfo, PageRequest};
 use definitions::Found;
 use pairing::{Entry, FileSide, Placed, pair_file, pair_moves};
-use sides::SideSource;
+use sides::{SideBytes, SideSource};
 
 /// Default page of changed definitions (each carries two traversals).
 pub const CHANGES_LIMIT: usize = crate::graph::LIST_LIMIT;
@@ -219,7 +219,7 @@ pub fn changes(
     let depth = checked_depth(req.depth.unwrap_or(CHANGES_DEPTH))?;
     let compare = compare_of(req)?;
     let repo = Repo::open(ws.root())?;
-    let diff = repo.diff(
+    let listed = repo.list(
         &compare,
         Limits {
             max_files: MAX_CHANGED_FILES,
@@ -232,35 +232,30 @@ pub fn changes(
         worktree,
         max_bytes: MAX_CHANGED_FILE_BYTES,
     };
-    let (old_side, new_side) = (source(false), source(diff.new.worktree));
-    let changed: Vec<&FileChange> = diff.files.iter().filter(|c| !in_marker_dir(c)).collect();
-    let mut sides = Vec::with_capacity(changed.len() * 2);
+    let (old_side, new_side) = (source(false), source(listed.without_hunks().new.worktree));
+    let (diff, found, index) = diff_and_definitions(ws, listed, [&old_side, &new_side], opts)?;
+    let changed = changed_files(&diff);
+    let mut found = found.into_iter();
+    let mut files = Vec::with_capacity(changed.len());
+    let mut entries = Vec::new();
     for change in &changed {
-        if opts.cancel.is_cancelled() {
-            return Err(ApiError::cancelled());
+        let mut next = || found.next().unwrap_or(Err(NotRead::Unreadable));
+        let (mut old, mut new) = (next(), next());
+        if change.content != Content::Text {
+            // Its content proved binary while its hunks were read.
+            let not_read = |side: Result<Option<SideBytes>, NotRead>| side.map(|_| None);
+            (old, new) = (
+                not_read(old_side.read(change, false)),
+                not_read(new_side.read(change, true)),
+            );
         }
-        sides.push(old_side.read(change, false));
-        sides.push(new_side.read(change, true));
+        let (mut file, found) = file_entries(change, old, new);
+        file.symbols = found.len() as u32;
+        entries.extend(found);
+        files.push(file);
     }
-    let ((files, page_entries, page, symbols), index) = ws.read(opts, |g| {
-        let mut found = definitions::definitions(g, sides, opts)?.into_iter();
-        let mut files = Vec::with_capacity(changed.len());
-        let mut entries = Vec::new();
-        for change in &changed {
-            let mut next = || found.next().unwrap_or(Err(NotRead::Unreadable));
-            let (old, new) = (next(), next());
-            let (mut file, found) = file_entries(change, old, new);
-            file.symbols = found.len() as u32;
-            entries.extend(found);
-            files.push(file);
-        }
-        let (page_entries, page) = window.slice(pair_moves(entries), true);
-        let symbols = page_entries
-            .iter()
-            .map(|e| changed_symbol(g, e, depth))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((files, page_entries, page, symbols))
-    })?;
+    let (page_entries, page) = window.slice(pair_moves(entries), true);
+    let symbols = changed_symbols(ws, &page_entries, depth, opts)?;
     if opts.cancel.is_cancelled() {
         return Err(ApiError::cancelled());
     }
@@ -278,6 +273,49 @@ pub fn changes(
         page,
         index,
     })
+}
+
+/// The diff with its hunks, and each changed file's two sides' definitions (old, new,
+/// in [`changed_files`] order) with the index's freshness. The sides are parsed on the
+/// other cores as this thread reads them, then this thread reads the hunks: both load
+/// every changed file, and neither needs the other until pairing.
+fn diff_and_definitions(
+    ws: &Workspace,
+    listed: Listed<'_>,
+    [old_side, new_side]: [&SideSource<'_>; 2],
+    opts: &ReadOptions,
+) -> Result<(Diff, Vec<Found>, Freshness), ApiError> {
+    let (diff, read, sent) = std::thread::scope(|scope| {
+        let listed_files = changed_files(listed.without_hunks());
+        let total = listed_files.len() * 2;
+        let (send, sides) = std::sync::mpsc::channel();
+        let definitions =
+            scope.spawn(move || ws.read(opts, |g| definitions::definitions(g, sides, total, opts)));
+        let sent = (|| {
+            for (at, change) in listed_files.iter().enumerate() {
+                if opts.cancel.is_cancelled() {
+                    return Err(ApiError::cancelled());
+                }
+                let _ = send.send((2 * at, old_side.read(change, false)));
+                let _ = send.send((2 * at + 1, new_side.read(change, true)));
+            }
+            Ok(())
+        })();
+        drop(send);
+        let diff = listed.with_hunks();
+        let read = definitions
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (diff, read, sent)
+    });
+    sent?;
+    let (found, index) = read?;
+    Ok((diff?, found, index))
+}
+
+/// The files of `diff` that are the workspace's code, in order.
+fn changed_files(diff: &Diff) -> Vec<&FileChange> {
+    diff.files.iter().filter(|c| !in_marker_dir(c)).collect()
 }
 
 /// loci's own folder is never a change of the workspace's code.
@@ -340,6 +378,59 @@ fn side<'a>(
         facts: facts?,
         ranges,
     })
+}
+
+/// Most threads walking the graph for one page at once.
+const MAX_REACH_THREADS: usize = 4;
+
+/// Entries one thread walks at least: fewer do not repay a connection.
+const MIN_ENTRIES_PER_THREAD: usize = 8;
+
+/// The page's entries as the answer shows them, each with what it reaches. Two walks
+/// per entry were a fifth of an answer's time, one after another on one connection:
+/// the cores take entries one at a time (their walks differ a hundredfold in size),
+/// each on a connection of its own, and the answers keep the page's order.
+fn changed_symbols(
+    ws: &Workspace,
+    entries: &[Entry],
+    depth: u32,
+    opts: &ReadOptions,
+) -> Result<Vec<ChangedSymbol>, ApiError> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_REACH_THREADS)
+        .min(entries.len() / MIN_ENTRIES_PER_THREAD)
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let walk = || {
+        ws.run(opts, |g| {
+            let mut done = Vec::new();
+            loop {
+                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(e) = entries.get(at) else {
+                    return Ok(done);
+                };
+                done.push((at, changed_symbol(g, e, depth)?));
+            }
+        })
+    };
+    let parts: Vec<Result<Vec<(usize, ChangedSymbol)>, ApiError>> = if threads == 1 {
+        vec![walk()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(walk)).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
+    let mut symbols = Vec::with_capacity(entries.len());
+    for part in parts {
+        symbols.extend(part?);
+    }
+    symbols.sort_by_key(|(at, _)| *at);
+    Ok(symbols.into_iter().map(|(_, s)| s).collect())
 }
 
 /// One entry as the answer shows it, with what it reaches in the live index (the new
