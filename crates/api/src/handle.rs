@@ -17,6 +17,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{ApiError, ErrorKind};
+use crate::parsed_sides::ParsedSides;
 
 /// Idle connections kept per workspace (more readers open more, then close them).
 pub const POOL_IDLE_MAX: usize = 8;
@@ -163,6 +164,7 @@ struct Pool {
 pub struct Workspace {
     located: Located,
     pool: Mutex<Pool>,
+    parsed_sides: ParsedSides,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -180,7 +182,14 @@ impl Workspace {
         Workspace {
             located,
             pool: Mutex::new(Pool::default()),
+            parsed_sides: ParsedSides::default(),
         }
+    }
+
+    /// Definitions parsed from contents the index does not hold, kept for the next
+    /// requests on this workspace.
+    pub(crate) fn parsed_sides(&self) -> &ParsedSides {
+        &self.parsed_sides
     }
 
     /// The workspace root.

@@ -40,6 +40,7 @@ pub mod maintain;
 pub mod memory;
 pub mod models;
 pub mod page;
+mod parsed_sides;
 pub mod picker;
 mod poison;
 pub mod remote;

@@ -289,8 +289,11 @@ fn diff_and_definitions(
         let listed_files = changed_files(listed.without_hunks());
         let total = listed_files.len() * 2;
         let (send, sides) = std::sync::mpsc::channel();
-        let definitions =
-            scope.spawn(move || ws.read(opts, |g| definitions::definitions(g, sides, total, opts)));
+        let definitions = scope.spawn(move || {
+            ws.read(opts, |g| {
+                definitions::definitions(g, sides, total, ws.parsed_sides(), opts)
+            })
+        });
         let sent = (|| {
             for (at, change) in listed_files.iter().enumerate() {
                 if opts.cancel.is_cancelled() {

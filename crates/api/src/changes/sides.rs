@@ -4,6 +4,7 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use loci_git::{Content, FileChange, Repo};
 use loci_index::Lang;
@@ -16,7 +17,7 @@ pub(super) struct SideFacts {
     /// The language the extractor read it as.
     pub lang: Lang,
     /// Its definitions, in document order (`extract::in_document_order`).
-    pub symbols: Vec<Symbol>,
+    pub symbols: Arc<Vec<Symbol>>,
     /// Its bytes (a definition's text is compared across sides to tell a move).
     pub bytes: Vec<u8>,
 }
@@ -38,11 +39,17 @@ impl SideBytes {
         let text = String::from_utf8_lossy(&self.bytes);
         let facts =
             loci_index::extract::extract(self.lang, &text).map_err(|_| NotRead::TooComplex)?;
-        Ok(SideFacts {
+        let symbols = loci_index::extract::in_document_order(facts.symbols);
+        Ok(self.with(Arc::new(symbols)))
+    }
+
+    /// These bytes with their definitions, found or parsed before.
+    pub fn with(self, symbols: Arc<Vec<Symbol>>) -> SideFacts {
+        SideFacts {
             lang: self.lang,
-            symbols: loci_index::extract::in_document_order(facts.symbols),
+            symbols,
             bytes: self.bytes,
-        })
+        }
     }
 }
 
