@@ -14,6 +14,7 @@ use crate::error::{ApiError, ErrorKind};
 use crate::handle::{ReadOptions, Workspace};
 
 use loci_index::Lang;
+use loci_index::highlight::DefinitionSpans;
 /// A run of text on one line and its syntax class (`keyword`, `function`, `string`...).
 pub use loci_index::highlight::Piece;
 
@@ -66,17 +67,17 @@ pub fn excerpt(
     // A large file is classed from a window of whole top-level definitions around
     // the lines (`highlight_excerpt`), when the index read its definitions from this
     // very content; otherwise from its whole parse.
-    let outer = match lang {
+    let spans = match lang {
         Some(_)
             if bytes.len() >= loci_index::highlight::WINDOW_FROM
                 && matches!(text, std::borrow::Cow::Borrowed(_)) =>
         {
-            outer_spans(ws, opts, path, &bytes)
+            definition_spans(ws, opts, path, &bytes)
         }
-        _ => Vec::new(),
+        _ => DefinitionSpans::default(),
     };
     let classed = lang.and_then(|l| {
-        loci_index::highlight::highlight_excerpt(l, &text, first..first + take as usize, &outer)
+        loci_index::highlight::highlight_excerpt(l, &text, first..first + take as usize, &spans)
     });
     let highlighted = classed.is_some();
     let lines: Vec<Vec<Piece>> = match classed {
@@ -102,16 +103,16 @@ pub fn excerpt(
     })
 }
 
-/// The spans of the outermost definitions the index holds for `path`, when it read
-/// them from `bytes` (same content hash); none otherwise (a file changed since).
-fn outer_spans(
+/// The spans of the definitions the index holds for `path`, when it read them from
+/// `bytes` (same content hash); none otherwise (a file changed since).
+fn definition_spans(
     ws: &Workspace,
     opts: &ReadOptions,
     path: &str,
     bytes: &[u8],
-) -> Vec<std::ops::Range<usize>> {
-    match ws.run(opts, |g| g.outer_spans(path)) {
+) -> DefinitionSpans {
+    match ws.run(opts, |g| g.definition_spans(path)) {
         Ok(Some((hash, spans))) if hash == blake3::hash(bytes).as_bytes() => spans,
-        _ => Vec::new(),
+        _ => DefinitionSpans::default(),
     }
 }

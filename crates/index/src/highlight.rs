@@ -46,6 +46,17 @@ pub struct Piece {
     pub text: String,
 }
 
+/// The byte spans of a file's definitions, as the index read them from the very text
+/// classed (the caller checks the content hash): those with no parent, and the others
+/// (methods, nested items). What [`highlight_excerpt`] cuts a window by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DefinitionSpans {
+    /// Definitions with no parent.
+    pub outer: Vec<Range<usize>>,
+    /// Definitions within another (a method's parent may be a type defined elsewhere).
+    pub inner: Vec<Range<usize>>,
+}
+
 /// The lines `wanted` (0-based) of `source`, each split into classed pieces; `None`
 /// when the language has no highlight query here, the text is too large, or the budget
 /// ran out. The whole text is parsed (a line's class can depend on what came before),
@@ -117,49 +128,133 @@ fn classify(
 /// ([`highlight_excerpt`]); smaller ones are parsed whole (a few milliseconds).
 pub const WINDOW_FROM: usize = 64 << 10;
 
-/// [`highlight_lines`] of a file whose outermost definitions are known: `outer` holds
-/// the byte spans of its definitions that have no parent, as the index read them from
-/// this very text (the caller checks the content hash). A file of [`WINDOW_FROM`] bytes
-/// or more is classed from a window alone: from the line where the last of those
-/// definitions that starts at or before the first line wanted starts (nothing but
-/// blanks before it on that line) to the end of the first one that ends at or after
-/// the last line wanted. Such a definition starts and ends where the whole file's
-/// parse is between top-level items (not within a comment, a string or a block), so
-/// the window parses into the same items and gets the same classes: parsing the whole
-/// of a 350 KB file took 55–69 ms, the window is a few items. A window whose own
-/// parse has an error (a span that was not at the top level after all) is not
-/// trusted: the whole text is classed.
+/// [`highlight_lines`] of a file whose definitions' spans are known (`spans`). A file
+/// of [`WINDOW_FROM`] bytes or more is classed from a window alone: from the line where
+/// the last outermost definition that starts at or before the first line wanted starts
+/// (nothing but blanks before it on that line) to the end of the first one that ends
+/// at or after the last line wanted. Such a definition starts and ends where the whole
+/// file's parse is between top-level items (not within a comment, a string or a
+/// block), so the window parses into the same items and gets the same classes: parsing
+/// the whole of a 350 KB file took 55–69 ms, the window is a few items.
+///
+/// Rust's `impl` blocks are no definitions of their own (their methods' parent is the
+/// type), so in a file of impl blocks that window reaches far: there a window of whole
+/// items at the left margin is tried first ([`margin_window`]). A window whose own
+/// parse has an error (it was not cut between top-level items after all) is not
+/// trusted: the next is tried, then the whole text is classed.
 pub fn highlight_excerpt(
     lang: Lang,
     source: &str,
     wanted: Range<usize>,
-    outer: &[Range<usize>],
+    spans: &DefinitionSpans,
 ) -> Option<Vec<Vec<Piece>>> {
-    excerpt_from(lang, source, wanted, outer, WINDOW_FROM)
+    excerpt_from(lang, source, wanted, spans, WINDOW_FROM)
 }
 
 fn excerpt_from(
     lang: Lang,
     source: &str,
     wanted: Range<usize>,
-    outer: &[Range<usize>],
+    spans: &DefinitionSpans,
     window_from: usize,
 ) -> Option<Vec<Vec<Piece>>> {
     // A small file, or one without known spans, is parsed whole: no window to find.
-    let windowed = source.len() >= window_from && source.len() <= MAX_BYTES && !outer.is_empty();
-    if let Some(w) = windowed.then(|| window(source, &wanted, outer)).flatten() {
-        let text = &source[w.clone()];
-        if text.len() < source.len() && parses_clean(lang, text) {
-            let before = source[..w.start].bytes().filter(|b| *b == b'\n').count();
-            return highlight_lines(lang, text, wanted.start - before..wanted.end - before);
+    let windowed =
+        source.len() >= window_from && source.len() <= MAX_BYTES && !spans.outer.is_empty();
+    if windowed {
+        for w in windows(lang, source, &wanted, spans) {
+            let text = &source[w.clone()];
+            if text.len() < source.len() && parses_clean(lang, text) {
+                let before = source[..w.start].bytes().filter(|b| *b == b'\n').count();
+                return highlight_lines(lang, text, wanted.start - before..wanted.end - before);
+            }
         }
     }
     highlight_lines(lang, source, wanted)
 }
 
-/// The bytes [`highlight_excerpt`] classes alone for the lines `wanted` (0-based), or
-/// `None` when no window holds them (lines past the end, spans that do not fit).
-fn window(source: &str, wanted: &Range<usize>, outer: &[Range<usize>]) -> Option<Range<usize>> {
+/// The windows [`highlight_excerpt`] tries for the lines `wanted` (0-based), narrowest
+/// first; none when no window holds them (lines past the end, spans that do not fit).
+fn windows(
+    lang: Lang,
+    source: &str,
+    wanted: &Range<usize>,
+    spans: &DefinitionSpans,
+) -> Vec<Range<usize>> {
+    let Some((lines, by_spans)) = window(source, wanted, &spans.outer) else {
+        return Vec::new();
+    };
+    let margin = (lang == Lang::Rust)
+        .then(|| margin_window(source, &lines, &by_spans, spans))
+        .flatten()
+        .filter(|m| m.len() < by_spans.len());
+    margin.into_iter().chain([by_spans]).collect()
+}
+
+/// Where a margin window is looked for: when the window by spans reaches this much
+/// past the lines wanted on either side.
+const FAR: usize = 8 << 10;
+
+/// A narrower window than `by_spans` around the bytes `lines` of Rust source: from the
+/// nearest line above that starts an item at the left margin (a letter or `#` in the
+/// first column, after a blank line or a lone `}`) to the nearest lone `}` at the left
+/// margin below, neither within any definition the index knows (a string or comment
+/// inside one). An `impl` block is cut so.
+fn margin_window(
+    source: &str,
+    lines: &Range<usize>,
+    by_spans: &Range<usize>,
+    spans: &DefinitionSpans,
+) -> Option<Range<usize>> {
+    let inside = |at: usize| {
+        spans
+            .outer
+            .iter()
+            .chain(&spans.inner)
+            .any(|s| s.start < at && at < s.end)
+    };
+    let mut start = by_spans.start;
+    if lines.start - by_spans.start > FAR {
+        let mut at = lines.start;
+        while at > by_spans.start {
+            let previous = source[..at - 1].rfind('\n').map_or(0, |i| i + 1);
+            let line = source[at..].lines().next().unwrap_or_default();
+            let above = source[previous..at - 1].trim_end();
+            let opens = line
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '#');
+            if opens && (above.is_empty() || above == "}") && !inside(at) {
+                start = at;
+                break;
+            }
+            at = previous;
+        }
+    }
+    let mut end = by_spans.end;
+    if by_spans.end - lines.end > FAR {
+        let mut at = lines.end;
+        while at < by_spans.end {
+            let line_end = source[at..].find('\n').map_or(source.len(), |i| at + i);
+            let line = &source[at..line_end];
+            if line.trim_end() == "}" && !inside(at) {
+                end = at + 1;
+                break;
+            }
+            at = line_end + 1;
+        }
+    }
+    (start > by_spans.start || end < by_spans.end).then_some(start..end)
+}
+
+/// The bytes of the lines `wanted` (0-based), and the window of whole outermost
+/// definitions around them; `None` when no window holds them (lines past the end,
+/// spans that do not fit).
+fn window(
+    source: &str,
+    wanted: &Range<usize>,
+    outer: &[Range<usize>],
+) -> Option<(Range<usize>, Range<usize>)> {
     if wanted.is_empty() {
         return None;
     }
@@ -202,7 +297,7 @@ fn window(source: &str, wanted: &Range<usize>, outer: &[Range<usize>]) -> Option
         .iter()
         .find(|s| s.end >= to && s.start >= start)
         .map_or(source.len(), |s| s.end);
-    Some(start..end)
+    Some((from..to, start..end))
 }
 
 /// Whether `text` parses as `lang` without an error.
@@ -296,15 +391,18 @@ mod tests {
         assert_eq!(highlight_lines(Lang::Rust, "", 0..9).unwrap().len(), 1);
     }
 
-    /// The spans the index keeps as a file's definitions with no parent.
-    fn outer_of(lang: Lang, source: &str) -> Vec<Range<usize>> {
+    /// The spans the index keeps of a file's definitions.
+    fn spans_of(lang: Lang, source: &str) -> DefinitionSpans {
         let facts = crate::extract::extract(lang, source).unwrap();
-        facts
-            .symbols
-            .iter()
-            .filter(|s| s.parent.is_none())
-            .map(|s| s.span.start_byte as usize..s.span.end_byte as usize)
-            .collect()
+        let mut spans = DefinitionSpans::default();
+        for s in &facts.symbols {
+            let span = s.span.start_byte as usize..s.span.end_byte as usize;
+            match s.parent {
+                None => spans.outer.push(span),
+                Some(_) => spans.inner.push(span),
+            }
+        }
+        spans
     }
 
     /// For the lines around every definition of `source` (3 above, 3 below, as the
@@ -324,19 +422,21 @@ mod tests {
     fn windows_agree_here(lang: Lang, name: &str, source: &str) -> usize {
         // Without the budget: a debug build parses a large file slowly.
         let whole = classify(lang, source, 0..usize::MAX, Duration::MAX).unwrap();
-        let outer = outer_of(lang, source);
+        let spans = spans_of(lang, source);
         let facts = crate::extract::extract(lang, source).unwrap();
         let mut windowed = 0;
         for s in &facts.symbols {
             let from = (s.span.start_line as usize).saturating_sub(4);
             let to = s.span.end_line as usize + 3;
-            let w = window(source, &(from..to), &outer);
             // The others are classed from the whole parse, as before.
-            if !w.is_some_and(|w| w.len() < source.len() && parses_clean(lang, &source[w])) {
+            let used = windows(lang, source, &(from..to), &spans)
+                .into_iter()
+                .any(|w| w.len() < source.len() && parses_clean(lang, &source[w]));
+            if !used {
                 continue;
             }
             // A window nearly as large as a large file can pass a debug build's budget.
-            let Some(got) = excerpt_from(lang, source, from..to, &outer, 0) else {
+            let Some(got) = excerpt_from(lang, source, from..to, &spans, 0) else {
                 continue;
             };
             windowed += 1;
@@ -467,21 +567,83 @@ def c():
             .find(|s| s.name == "string_token")
             .unwrap();
         let span = method.span.start_byte as usize..method.span.end_byte as usize;
-        let outer = std::slice::from_ref(&span);
+        let spans = DefinitionSpans {
+            outer: vec![span],
+            inner: Vec::new(),
+        };
         // The line after it: the window starts at the method, within the block.
         let line = method.span.start_line as usize;
-        let w = window(TRICKY, &(line..line + 3), outer).unwrap();
+        let (_, w) = window(TRICKY, &(line..line + 3), &spans.outer).unwrap();
         assert!(TRICKY[w.clone()].starts_with("    pub fn string_token"));
         assert!(!parses_clean(Lang::Rust, &TRICKY[w]));
         let whole = highlight_lines(Lang::Rust, TRICKY, line..line + 3).unwrap();
         assert_eq!(
-            excerpt_from(Lang::Rust, TRICKY, line..line + 3, outer, 0).unwrap(),
+            excerpt_from(Lang::Rust, TRICKY, line..line + 3, &spans, 0).unwrap(),
             whole
         );
         // Lines past the end, or none: the whole file answers as before.
-        let outer = outer_of(Lang::Rust, TRICKY);
-        assert_eq!(window(TRICKY, &(500..510), &outer), None);
-        assert_eq!(window(TRICKY, &(3..3), &outer), None);
+        let spans = spans_of(Lang::Rust, TRICKY);
+        assert!(windows(Lang::Rust, TRICKY, &(500..510), &spans).is_empty());
+        assert!(windows(Lang::Rust, TRICKY, &(3..3), &spans).is_empty());
+    }
+
+    /// A generated file as rust-analyzer's `nodes.rs` is: types first, then hundreds of
+    /// `impl` blocks, none a definition of its own; a method with a raw string whose
+    /// lines start at the left margin, a blank line among them.
+    fn impl_blocks() -> String {
+        let mut text = String::from("//! Generated.\n\n");
+        for i in 0..300 {
+            text.push_str(&format!("pub struct Node{i} {{\n    syntax: u32,\n}}\n"));
+        }
+        for i in 0..300 {
+            text.push_str(&format!(
+                "impl Node{i} {{\n    pub fn syntax(&self) -> u32 {{ self.syntax + {i} }}\n    \
+                 pub fn name(&self) -> &'static str {{ \"node {i}\" }}\n}}\n\n"
+            ));
+        }
+        text.push_str(
+            "impl Node0 {\n    pub fn fake(&self) -> &'static str {\n        r#\"\n\n\
+             impl Fake {\n    fn f() {}\n}\n\"#\n    }\n}\n\n",
+        );
+        for i in 0..300 {
+            text.push_str(&format!(
+                "impl std::fmt::Debug for Node{i} {{\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{\n        write!(f, \"{i}\")\n    }}\n}}\n"
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn impl_blocks_far_from_any_definition_are_classed_from_a_few_items() {
+        // A debug build's parse of a large file needs more than a test thread's stack.
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(impl_blocks_are_classed_from_a_few_items)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn impl_blocks_are_classed_from_a_few_items() {
+        let text = impl_blocks();
+        assert!(text.len() > 3 * FAR, "{}", text.len());
+        let spans = spans_of(Lang::Rust, &text);
+        // A method of the last impl block: the spans alone reach back to the types.
+        let line = text.lines().count() - 4;
+        let tried = windows(Lang::Rust, &text, &(line - 3..line + 3), &spans);
+        assert_eq!(tried.len(), 2, "{tried:?}");
+        assert!(tried[0].len() < 1024, "{:?}", &text[tried[0].clone()]);
+        assert!(text[tried[0].clone()].starts_with("impl std::fmt::Debug for Node"));
+        assert!(tried[1].len() > 3 * FAR);
+        // Every definition's excerpt, the raw string's lines included, gets the whole
+        // parse's classes.
+        assert!(windows_agree(Lang::Rust, "impl blocks", &text) > 600);
+        // The raw string's left-margin `impl` is within `fake`'s span: no cut there.
+        let fake = text.find("impl Fake").unwrap();
+        let in_string = text[..fake].lines().count();
+        for w in windows(Lang::Rust, &text, &(in_string..in_string + 1), &spans) {
+            assert!(w.start < fake - 40 && w.end > fake, "{:?}", &text[w]);
+        }
     }
 
     #[test]

@@ -11,9 +11,9 @@ use crate::extract::{Arity, Span, Symbol, SymbolKind, in_document_order};
 
 use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
 
-/// A file's content hash and the byte spans of its definitions with no parent
-/// ([`Graph::outer_spans`]).
-pub type OuterSpans = (Vec<u8>, Vec<std::ops::Range<usize>>);
+/// A file's content hash and the byte spans of its definitions
+/// ([`Graph::definition_spans`]).
+pub type HashedSpans = (Vec<u8>, crate::highlight::DefinitionSpans);
 
 /// Where a definition sits, its bytes included: what a memory's code link hashes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,11 +155,11 @@ impl Graph {
         rows.collect::<rusqlite::Result<_>>().map_err(&err)
     }
 
-    /// The byte spans of the definitions with no parent in the file at `path`, by
-    /// start, with the content hash (blake3) of the text they were read from; `None`
-    /// when the file is not indexed. What a large file's source excerpt is classed
-    /// within (`crate::highlight::highlight_excerpt`).
-    pub fn outer_spans(&self, path: &str) -> Result<Option<OuterSpans>, QueryError> {
+    /// The byte spans of the definitions in the file at `path`, by start, those with no
+    /// parent apart, with the content hash (blake3) of the text they were read from;
+    /// `None` when the file is not indexed. What a large file's source excerpt is
+    /// classed within (`crate::highlight::highlight_excerpt`).
+    pub fn definition_spans(&self, path: &str) -> Result<Option<HashedSpans>, QueryError> {
         let err = QueryError::sqlite(&self.index_path);
         let Some((id, hash)) = self
             .conn
@@ -174,17 +174,24 @@ impl Graph {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT start_byte, end_byte FROM symbols
-                 WHERE file_id = ?1 AND parent_id IS NULL ORDER BY start_byte",
+                "SELECT start_byte, end_byte, parent_id IS NULL FROM symbols
+                 WHERE file_id = ?1 ORDER BY start_byte",
             )
             .map_err(&err)?;
-        let spans = stmt
+        let rows = stmt
             .query_map([id], |r| {
-                Ok(r.get::<_, i64>(0)?.max(0) as usize..r.get::<_, i64>(1)?.max(0) as usize)
+                let span = r.get::<_, i64>(0)?.max(0) as usize..r.get::<_, i64>(1)?.max(0) as usize;
+                Ok((span, r.get::<_, bool>(2)?))
             })
-            .map_err(&err)?
-            .collect::<rusqlite::Result<_>>()
             .map_err(&err)?;
+        let mut spans = crate::highlight::DefinitionSpans::default();
+        for row in rows {
+            let (span, outer) = row.map_err(&err)?;
+            match outer {
+                true => spans.outer.push(span),
+                false => spans.inner.push(span),
+            }
+        }
         Ok(Some((hash, spans)))
     }
 
