@@ -22,6 +22,7 @@ mod javascript;
 mod js_assigned;
 mod js_bases;
 mod js_imports;
+mod js_recover;
 mod kotlin;
 mod node_text;
 mod nodes;
@@ -478,22 +479,46 @@ pub fn extract_within(
         lang: lang.name(),
         limit,
     };
-    let tree =
-        parser::parse_within(&mut parser, source, limits.max_bytes, &deadline).map_err(|stop| {
-            match stop {
-                parser::ParseStop::OverMemory(max) => too_complex(format!(
-                    "the {} parse needed more than {} MiB of memory (the limit for one file)",
-                    lang.name(),
-                    max >> 20
-                )),
-                parser::ParseStop::OverTime => over_time(),
-                parser::ParseStop::NoTree => ExtractError::NoTree { lang: lang.name() },
-            }
-        })?;
+    let parse_error = |stop| match stop {
+        parser::ParseStop::OverMemory(max) => too_complex(format!(
+            "the {} parse needed more than {} MiB of memory (the limit for one file)",
+            lang.name(),
+            max >> 20
+        )),
+        parser::ParseStop::OverTime => over_time(),
+        parser::ParseStop::NoTree => ExtractError::NoTree { lang: lang.name() },
+    };
+    let parsing = std::time::Instant::now();
+    let mut tree = parser::parse_within(&mut parser, source, limits.max_bytes, &deadline)
+        .map_err(parse_error)?;
+    let parse_time = parsing.elapsed();
     // Only a parse that went wrong is checked: a deep but well-parsed file is kept.
     if lang == Lang::Python && tree.root_node().has_error() {
         python::check_nesting(source)?;
     }
+    // A JavaScript or TypeScript statement that does not parse, blanked where it would
+    // swallow the declarations after it, and parsed again: a few times at most, and
+    // only while the passes stay within half the file's time budget (a parse that
+    // fails keeps the last tree).
+    let mut recovered = std::borrow::Cow::Borrowed(source);
+    if matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+        for _ in 0..js_recover::MAX_PASSES {
+            if parsing.elapsed() + parse_time * 2 > limits.max_time / 2 {
+                break;
+            }
+            let Some(blanked) = js_recover::blank_broken(&recovered, &tree) else {
+                break;
+            };
+            let Ok(again) =
+                parser::parse_within(&mut parser, &blanked, limits.max_bytes, &deadline)
+            else {
+                break;
+            };
+            tree = again;
+            recovered = std::borrow::Cow::Owned(blanked);
+        }
+    }
+    let source: &str = &recovered;
     let facts = extract_tree(lang, source, &tree, &mut parser, limits, &deadline)?;
     if deadline.passed() {
         return Err(over_time());
