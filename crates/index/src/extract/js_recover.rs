@@ -61,7 +61,7 @@ pub(crate) fn blank_broken(source: &str, tree: &Tree) -> Option<String> {
             continue;
         }
         let to = restart(source, n.start_byte())?;
-        let from = source[..n.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+        let from = line_start(source.as_bytes(), n.start_byte());
         // A declaration in the stretch (a class whose body holds the error, say) still
         // gives its definitions as it parsed: it is never blanked.
         let holds_declaration = children
@@ -101,15 +101,29 @@ fn is_declaration(kind: &str) -> bool {
         )
 }
 
+/// Where the line holding byte `at` starts (bytes: a node's offsets need not fall on a
+/// character boundary of text the parser found broken).
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    let at = at.min(bytes.len());
+    bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
+}
+
 /// Where the first line below the one holding byte `at` that starts a declaration at
 /// the left margin begins.
 fn restart(source: &str, at: usize) -> Option<usize> {
-    let mut line = source[at..].find('\n')? + at + 1;
-    while line < source.len() {
-        let end = source[line..].find('\n').map_or(source.len(), |i| line + i);
+    let bytes = source.as_bytes();
+    let mut line = at + bytes.get(at..)?.iter().position(|&b| b == b'\n')? + 1;
+    while line < bytes.len() {
+        let end = bytes[line..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| line + i);
         if DECLARATION_STARTS
             .iter()
-            .any(|d| source[line..end].starts_with(d))
+            .any(|d| bytes[line..end].starts_with(d.as_bytes()))
         {
             return Some(line);
         }
@@ -154,6 +168,14 @@ mod tests {
         let fixed = BROKEN.replace("keyof readonly", "keyof");
         assert_eq!(
             names(Lang::TypeScript, &fixed),
+            names(Lang::TypeScript, BROKEN)
+        );
+        // Characters of several bytes in the blanked stretch and around it.
+        let accented = BROKEN
+            .replace("a comment", "ünïcödé — a comment")
+            .replace("number?]>);", "number?]>); /* é */");
+        assert_eq!(
+            names(Lang::TypeScript, &accented),
             names(Lang::TypeScript, BROKEN)
         );
     }
