@@ -10,12 +10,17 @@
 //! and byte offsets unchanged, as C macros are masked) and the file parsed again. The
 //! blanked statement's own facts are lost; it did not parse anyway.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use tree_sitter::{Node, Tree};
 
+use super::parser::parse_within;
+use crate::budget::Deadline;
+
 /// Most parses again one file gets (each blanks one broken stretch).
-pub(crate) const MAX_PASSES: usize = 8;
+const MAX_PASSES: usize = 8;
 
 /// How a line that starts a declaration at the left margin begins.
 const DECLARATION_STARTS: &[&str] = &[
@@ -36,6 +41,44 @@ const DECLARATION_STARTS: &[&str] = &[
     "module ",
     "import ",
 ];
+
+/// How far [`recover`] may go: its passes stop once `parsing.elapsed()` passes `budget`.
+pub(crate) struct Passes<'d> {
+    /// When the file's first parse started.
+    pub parsing: Instant,
+    /// How long the first parse and the passes may take together.
+    pub budget: Duration,
+    /// The largest parse (see `parser::parse_within`).
+    pub max_bytes: usize,
+    /// The file's deadline.
+    pub deadline: &'d Deadline,
+}
+
+/// `tree` (of `source`) after at most [`MAX_PASSES`] passes that each blank one broken
+/// stretch ([`blank_broken`]) and parse again, with the text it is a tree of; a parse
+/// that fails, or no time left, keeps the last tree.
+pub(crate) fn recover<'s>(
+    parser: &mut tree_sitter::Parser,
+    source: &'s str,
+    mut tree: Tree,
+    passes: Passes<'_>,
+) -> (Tree, Cow<'s, str>) {
+    let mut text = Cow::Borrowed(source);
+    for _ in 0..MAX_PASSES {
+        if passes.parsing.elapsed() > passes.budget {
+            break;
+        }
+        let Some(blanked) = blank_broken(&text, &tree) else {
+            break;
+        };
+        let Ok(again) = parse_within(parser, &blanked, passes.max_bytes, passes.deadline) else {
+            break;
+        };
+        tree = again;
+        text = Cow::Owned(blanked);
+    }
+    (tree, text)
+}
 
 /// `source` with the first stretch of broken top-level code blanked, from the start of
 /// the line where it breaks to the next line that starts a declaration at the left

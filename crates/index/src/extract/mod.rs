@@ -497,26 +497,17 @@ pub fn extract_within(
         python::check_nesting(source)?;
     }
     // A JavaScript or TypeScript statement that does not parse, blanked where it would
-    // swallow the declarations after it, and parsed again: a few times at most, and
-    // only while the passes stay within half the file's time budget (a parse that
-    // fails keeps the last tree).
+    // swallow the declarations after it.
     let mut recovered = std::borrow::Cow::Borrowed(source);
     if matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
-        for _ in 0..js_recover::MAX_PASSES {
-            if parsing.elapsed() + parse_time * 2 > limits.max_time / 2 {
-                break;
-            }
-            let Some(blanked) = js_recover::blank_broken(&recovered, &tree) else {
-                break;
-            };
-            let Ok(again) =
-                parser::parse_within(&mut parser, &blanked, limits.max_bytes, &deadline)
-            else {
-                break;
-            };
-            tree = again;
-            recovered = std::borrow::Cow::Owned(blanked);
-        }
+        let budget = (limits.max_time / 2).saturating_sub(parse_time * 2);
+        let passes = js_recover::Passes {
+            parsing,
+            budget,
+            max_bytes: limits.max_bytes,
+            deadline: &deadline,
+        };
+        (tree, recovered) = js_recover::recover(&mut parser, source, tree, passes);
     }
     let source: &str = &recovered;
     let facts = extract_tree(lang, source, &tree, &mut parser, limits, &deadline)?;
