@@ -413,6 +413,11 @@ impl WorkerClient {
                             kind: "worker".into(),
                             message: "failed without saying why".into(),
                         });
+                        // The close's signal can interrupt the statement before it
+                        // kills the worker: the worker then answers `cancelled`.
+                        if e.kind == "cancelled" && self.closed.load(Ordering::SeqCst) {
+                            return Err(closed_while_running(q.id));
+                        }
                         return Err(QueryError::from_wire(&e.kind, e.message));
                     }
                     let batch = r.rows;
@@ -442,10 +447,7 @@ impl WorkerClient {
                         )));
                     }
                     if self.closed.load(Ordering::SeqCst) {
-                        return Err(QueryError::Closed(format!(
-                            "the query engine was closed while request {} ran",
-                            q.id
-                        )));
+                        return Err(closed_while_running(q.id));
                     }
                     return Err(QueryError::WorkerKilled(format!(
                         "the query worker died while running request {}: {why}",
@@ -511,6 +513,13 @@ impl WorkerClient {
             proc.handle.cancel();
         }
     }
+}
+
+/// What a request running when the engine was closed ends with.
+fn closed_while_running(id: QueryId) -> QueryError {
+    QueryError::Closed(format!(
+        "the query engine was closed while request {id} ran"
+    ))
 }
 
 impl Drop for WorkerClient {
