@@ -111,8 +111,9 @@ fn definition_spans(
     path: &str,
     bytes: &[u8],
 ) -> DefinitionSpans {
-    match ws.run(opts, |g| g.definition_spans(path)) {
-        Ok(Some((hash, spans))) if hash == blake3::hash(bytes).as_bytes() => spans,
+    let hash = blake3::hash(bytes);
+    match ws.run(opts, |g| g.definition_spans(path, hash.as_bytes())) {
+        Ok(Some(spans)) => spans,
         _ => DefinitionSpans::default(),
     }
 }

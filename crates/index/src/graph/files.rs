@@ -11,10 +11,6 @@ use crate::extract::{Arity, Span, Symbol, SymbolKind, in_document_order};
 
 use super::{Graph, QueryError, SYMBOL_COLUMNS, SymbolInfo, symbol_from_row};
 
-/// A file's content hash and the byte spans of its definitions
-/// ([`Graph::definition_spans`]).
-pub type HashedSpans = (Vec<u8>, crate::highlight::DefinitionSpans);
-
 /// Where a definition sits, its bytes included: what a memory's code link hashes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolSpan {
@@ -156,17 +152,22 @@ impl Graph {
     }
 
     /// The byte spans of the definitions in the file at `path`, by start, those with no
-    /// parent apart, with the content hash (blake3) of the text they were read from;
-    /// `None` when the file is not indexed. What a large file's source excerpt is
+    /// parent apart, when its stored content hash (blake3) is `hash`; `None` when the
+    /// file is not indexed or holds other bytes. What a large file's source excerpt is
     /// classed within (`crate::highlight::highlight_excerpt`).
-    pub fn definition_spans(&self, path: &str) -> Result<Option<HashedSpans>, QueryError> {
+    pub fn definition_spans(
+        &self,
+        path: &str,
+        hash: &[u8],
+    ) -> Result<Option<crate::highlight::DefinitionSpans>, QueryError> {
         let err = QueryError::sqlite(&self.index_path);
-        let Some((id, hash)) = self
+        let Some(id) = self
             .conn
-            .query_row("SELECT id, hash FROM files WHERE path = ?1", [path], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+            .prepare_cached("SELECT id FROM files WHERE path = ?1 AND hash = ?2")
+            .and_then(|mut stmt| {
+                stmt.query_row(params![path, hash], |r| r.get::<_, i64>(0))
+                    .optional()
             })
-            .optional()
             .map_err(&err)?
         else {
             return Ok(None);
@@ -192,7 +193,7 @@ impl Graph {
                 false => spans.inner.push(span),
             }
         }
-        Ok(Some((hash, spans)))
+        Ok(Some(spans))
     }
 
     /// The content hash (blake3) the index holds for the file at `path`, if indexed.
