@@ -9,6 +9,13 @@
 //! `export`, `function`, ...), the statement is blanked up to that line (spaces, lines
 //! and byte offsets unchanged, as C macros are masked) and the file parsed again. The
 //! blanked statement's own facts are lost; it did not parse anyway.
+//!
+//! Before that, in TypeScript, a generic call signature that starts a line of an
+//! interface or type literal (`  <T>(x: T): R` after a member ending in `A<B>`) gets a
+//! `;` in place of its indentation's last space: tree-sitter reads the `<` as type
+//! arguments of the member above and fails for the rest of the file (hono's
+//! `HandlerInterface` lost every alias after it); TypeScript ends a member at the line
+//! break. The change is kept only when it leaves less of the file broken.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -52,6 +59,10 @@ pub(crate) struct Passes<'d> {
     pub max_bytes: usize,
     /// The file's deadline.
     pub deadline: &'d Deadline,
+    /// Whether a generic call signature on its own line may be separated from the
+    /// member above ([`separate_signatures`]): TypeScript, not TSX, where a line may
+    /// start a JSX element.
+    pub signatures: bool,
 }
 
 /// `tree` (of `source`) after at most [`MAX_PASSES`] passes that each blank one broken
@@ -64,6 +75,14 @@ pub(crate) fn recover<'s>(
     passes: Passes<'_>,
 ) -> (Tree, Cow<'s, str>) {
     let mut text = Cow::Borrowed(source);
+    if passes.signatures
+        && let Some(separated) = separate_signatures(source, &tree)
+        && let Ok(again) = parse_within(parser, &separated, passes.max_bytes, passes.deadline)
+        && broken_bytes(&again) < broken_bytes(&tree)
+    {
+        tree = again;
+        text = Cow::Owned(separated);
+    }
     for _ in 0..MAX_PASSES {
         if passes.parsing.elapsed() > passes.budget {
             break;
@@ -126,6 +145,74 @@ pub(crate) fn blank_broken(source: &str, tree: &Tree) -> Option<String> {
     }
     // Whole characters were replaced by ASCII spaces, so this is still UTF-8.
     String::from_utf8(bytes).ok()
+}
+
+/// `source` with a `;` before each generic signature that starts a line of a broken
+/// top-level node after a line that ends a member (see the module doc), in place of
+/// the indentation's last space; `None` when there is none.
+pub(crate) fn separate_signatures(source: &str, tree: &Tree) -> Option<String> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return None;
+    }
+    let bytes = source.as_bytes();
+    // From the first broken top-level node to the end of the last: the parse may close
+    // the interface early and start its error at the signature.
+    let mut cursor = root.walk();
+    let broken: Vec<Node<'_>> = root
+        .children(&mut cursor)
+        .filter(|n| n.has_error())
+        .collect();
+    let end = broken.last()?.end_byte().min(bytes.len());
+    let mut line = line_start(bytes, broken.first()?.start_byte());
+    let mut out: Option<Vec<u8>> = None;
+    let mut last_code: Option<u8> = None;
+    while line < end {
+        let stop = bytes[line..end]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(end, |i| line + i);
+        let text = &bytes[line..stop];
+        let indent = text
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        let rest = &text[indent..];
+        let opens_type_parameters = rest.first() == Some(&b'<')
+            && rest
+                .get(1)
+                .is_none_or(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b' ');
+        if indent > 0 && opens_type_parameters && last_code.is_some_and(ends_member) {
+            out.get_or_insert_with(|| bytes.to_vec())[line + indent - 1] = b';';
+        }
+        let comment = rest.starts_with(b"//") || rest.starts_with(b"/*") || rest.starts_with(b"*");
+        if !comment && let Some(&b) = rest.iter().rev().find(|b| !b.is_ascii_whitespace()) {
+            last_code = Some(b);
+        }
+        line = stop + 1;
+    }
+    // One ASCII space became an ASCII `;`: still UTF-8.
+    out.and_then(|b| String::from_utf8(b).ok())
+}
+
+/// Whether a line ending in `b` can end a member (a type, a name, a closing bracket),
+/// rather than leave it open (`,`, `|`, `=`, `(`, ...).
+fn ends_member(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'>' | b')' | b']' | b'}' | b'_' | b'$' | b'\'' | b'"' | b'`'
+        )
+}
+
+/// How many bytes of the file the top-level nodes holding an error cover.
+fn broken_bytes(tree: &Tree) -> usize {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    root.children(&mut cursor)
+        .filter(|n| n.has_error())
+        .map(|n| n.end_byte() - n.start_byte())
+        .sum()
 }
 
 /// Whether a top-level node of this kind declares something (its definitions are kept
@@ -221,6 +308,43 @@ mod tests {
             names(Lang::TypeScript, &accented),
             names(Lang::TypeScript, BROKEN)
         );
+    }
+
+    /// The shape of hono's `HandlerInterface`: generic call signatures, one a line,
+    /// the first after a member whose type ends in `>`.
+    const SIGNATURES: &str = "export interface Handler<E> {\n\
+        \x20 (path: string): Base<E>\n\
+        \n\
+        \x20 // app.get(path, handler)\n\
+        \x20 <\n\
+        \x20   P extends string,\n\
+        \x20 >(path: P): Base<\n\
+        \x20   E,\n\
+        \x20   P\n\
+        \x20 >\n\
+        \x20 <T>(x: T): T\n\
+        }\n\
+        \n\
+        type After<T> = T extends string ? 1 : 2\n\
+        export function after(): void {}\n";
+
+    #[test]
+    fn a_generic_signature_on_its_own_line_does_not_hide_what_follows() {
+        assert_eq!(
+            names(Lang::TypeScript, SIGNATURES),
+            ["Handler:1", "After:14", "after:15"]
+        );
+        // The same members with their `;`s give the same.
+        let with_semicolons = SIGNATURES
+            .replace("Base<E>\n", "Base<E>;\n")
+            .replace("  >\n  <T>", "  >;\n  <T>");
+        assert_eq!(
+            names(Lang::TypeScript, &with_semicolons),
+            names(Lang::TypeScript, SIGNATURES)
+        );
+        // TSX is left as it is: a line there may start a JSX element.
+        let tsx = "const el = (\n  <div>\n    <span/>\n  </div>\n)\nfunction after() {}\n";
+        assert_eq!(names(Lang::Tsx, tsx), ["el:1", "after:6"]);
     }
 
     #[test]

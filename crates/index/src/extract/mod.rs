@@ -506,6 +506,7 @@ pub fn extract_within(
             budget,
             max_bytes: limits.max_bytes,
             deadline: &deadline,
+            signatures: lang == Lang::TypeScript,
         };
         (tree, recovered) = js_recover::recover(&mut parser, source, tree, passes);
     }
