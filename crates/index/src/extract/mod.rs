@@ -24,6 +24,7 @@ mod js_bases;
 mod js_imports;
 mod js_recover;
 mod kotlin;
+mod kotlin_syntax;
 mod node_text;
 mod nodes;
 mod order;
@@ -468,9 +469,11 @@ pub fn extract_within(
         lang: lang.name(),
         limit: limits.max_time,
     };
-    // C and C++ definitions behind macros: blanked in place, positions unchanged.
+    // C and C++ definitions behind macros: blanked in place, positions unchanged; Kotlin
+    // the grammar misreads (headers, bracket destructuring), rewritten in place.
     let masked = match lang {
         Lang::C | Lang::Cpp => c_macros::mask(source),
+        Lang::Kotlin => kotlin_syntax::rewrite(source),
         _ => std::borrow::Cow::Borrowed(source),
     };
     let source: &str = &masked;
