@@ -30,7 +30,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     if node.child_count() > 0 {
@@ -68,7 +68,13 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         }
         "invocation_expression" => {
             if let Some(function) = node.field("function") {
+                let before = c.ref_count();
                 call(c, function);
+                if c.ref_count() > before
+                    && let Some(args) = node.field("arguments")
+                {
+                    c.set_last_args(argument_count(args));
+                }
             }
             return Action::Descend;
         }
@@ -92,6 +98,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     }
     let body = node.field("body");
     let id = c.def(node, &name, kind, body);
+    if let Some(params) = node.field("parameters") {
+        c.set_params(id, arity(c, params));
+    }
     if let Some(bases) = named_children(node)
         .into_iter()
         .find(|n| n.kind() == "base_list")
@@ -130,6 +139,50 @@ const KEYWORDS: &[&str] = &[
     "nameof",
     "await",
 ];
+
+/// The arguments of a call (`f(a, b, name: c)`: 3), comments aside.
+fn argument_count(args: Node<'_>) -> u16 {
+    let n = named_children(args)
+        .into_iter()
+        .filter(|a| a.kind() == "argument")
+        .count();
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// What a method's `parameter_list` accepts: its parameters without a default value,
+/// and any number more when one has a default (`int b = 2`), is a `params` array, or
+/// is an extension method's `this` (written as the receiver, `s.M(a)`, or as an
+/// argument, `M(s, a)`). A superset: a call never loses the overload it reaches.
+fn arity(c: &Collector<'_>, params: Node<'_>) -> super::Arity {
+    let mut fixed = 0u16;
+    let mut variadic = false;
+    let mut cursor = params.walk();
+    for p in params.children(&mut cursor) {
+        match p.kind() {
+            "parameter" => {
+                let (ty, name) = (p.field("type"), p.field("name"));
+                let parts = named_children(p);
+                let extension = parts
+                    .iter()
+                    .any(|m| m.kind() == "modifier" && c.text(*m) == "this");
+                let default = parts.iter().any(|n| {
+                    !matches!(n.kind(), "modifier" | "attribute_list")
+                        && Some(*n) != ty
+                        && Some(*n) != name
+                });
+                if extension || default {
+                    variadic = true;
+                } else {
+                    fixed = fixed.saturating_add(1);
+                }
+            }
+            // `params T[] rest`: the grammar puts its tokens in the list itself.
+            "params" => variadic = true,
+            _ => {}
+        }
+    }
+    super::Arity { fixed, variadic }
+}
 
 /// `public static V operator +(V a, V b)`: a Method named `operator+`.
 fn operator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
@@ -293,6 +346,55 @@ mod tests {
     use super::*;
     use crate::Lang;
     use crate::extract::extract;
+
+    #[test]
+    fn methods_record_what_they_accept_and_calls_what_they_pass() {
+        let src = "static class A {\n\
+            void Dispose() { Dispose(true); }\n\
+            void Dispose(bool disposing) {}\n\
+            static int Ext(this string s, int a) { return s.Ext(1) + Ext(s, 2); }\n\
+            static void Opt(int a, int b = 2, params int[] rest) { Opt(1); Opt(1, b: 3, 4, 5); }\n\
+            void Out(ref int x, out int y) { y = 0; Out(ref x, out y); }\n\
+            }\n";
+        let facts = extract(Lang::CSharp, src).unwrap();
+        let params: Vec<(String, Option<String>)> = facts
+            .symbols
+            .iter()
+            .filter(|s| s.kind == SymbolKind::Method)
+            .map(|s| (s.name.clone(), s.params.map(|p| p.to_text())))
+            .collect();
+        let want = [
+            ("Dispose", "0"),
+            ("Dispose", "1"),
+            ("Ext", "1+"),
+            ("Opt", "1+"),
+            ("Out", "2"),
+        ];
+        let want: Vec<(String, Option<String>)> = want
+            .iter()
+            .map(|(n, p)| (n.to_string(), Some(p.to_string())))
+            .collect();
+        assert_eq!(params, want);
+        let calls: Vec<(String, Option<u16>)> = facts
+            .refs
+            .iter()
+            .filter(|r| r.kind == RefKind::Call)
+            .map(|r| (r.name.clone(), r.args))
+            .collect();
+        let want = [
+            ("Dispose", 1),
+            ("Ext", 1),
+            ("Ext", 2),
+            ("Opt", 1),
+            ("Opt", 4),
+            ("Out", 2),
+        ];
+        let want: Vec<(String, Option<u16>)> = want
+            .iter()
+            .map(|(n, a)| (n.to_string(), Some(*a)))
+            .collect();
+        assert_eq!(calls, want);
+    }
 
     #[test]
     fn code_after_an_if_directive_defines_no_method_named_if() {

@@ -76,6 +76,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             };
             let body = child_of_kind(node, &["function_body"]);
             let id = c.def(node, name, kind, body);
+            if let Some(params) = child_of_kind(node, &["function_value_parameters"]) {
+                c.set_params(id, arity(c, params));
+            }
             Action::Enter(id)
         }
         "type_alias" => {
@@ -103,7 +106,11 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "delegation_specifiers" | "type_parameters" | "type_constraints" => Action::Skip,
         "call_expression" => {
             if let Some(callee) = node.named_child(0) {
+                let before = c.ref_count();
                 call(c, callee);
+                if c.ref_count() > before {
+                    c.set_last_args(argument_count(node));
+                }
             }
             Action::Descend
         }
@@ -159,6 +166,67 @@ fn import(c: &mut Collector<'_>, node: Node<'_>) {
     c.import(node, module.unwrap_or(""), Some(name), alias);
 }
 
+/// What a function's `function_value_parameters` accept: its parameters without a
+/// default value, and any number more when one has a default (`b: Int = 2`) or is a
+/// `vararg`. A superset, as for C#: a call never loses the overload it reaches.
+fn arity(c: &Collector<'_>, params: Node<'_>) -> super::Arity {
+    let children = named_children(params);
+    let mut fixed = 0u16;
+    let mut variadic = false;
+    let mut vararg = false; // the next parameter is a `vararg`
+    for (i, p) in children.iter().enumerate() {
+        match p.kind() {
+            "parameter" => {
+                // A default value is the parameter's next sibling in this grammar.
+                let defaulted = children
+                    .get(i + 1)
+                    .is_some_and(|n| !matches!(n.kind(), "parameter" | "parameter_modifiers"));
+                if defaulted || vararg {
+                    variadic = true;
+                } else {
+                    fixed = fixed.saturating_add(1);
+                }
+                vararg = false;
+            }
+            "parameter_modifiers" => {
+                vararg = c.text(*p).split_whitespace().any(|w| w == "vararg");
+            }
+            _ => {}
+        }
+    }
+    super::Arity { fixed, variadic }
+}
+
+/// The arguments a call passes: its `value_arguments`, and a trailing lambda (`f(a) {
+/// .. }` is two), which this grammar puts on the call itself or on a call around it.
+fn argument_count(call: Node<'_>) -> u16 {
+    let parts = named_children(call);
+    let mut n = parts
+        .iter()
+        .filter(|p| p.kind() == "value_arguments")
+        .map(|a| {
+            named_children(*a)
+                .iter()
+                .filter(|v| v.kind() == "value_argument")
+                .count()
+        })
+        .sum::<usize>();
+    n += parts
+        .iter()
+        .filter(|p| p.kind() == "annotated_lambda")
+        .count();
+    if let Some(outer) = call.parent()
+        && outer.kind() == "call_expression"
+        && outer.named_child(0) == Some(call)
+    {
+        n += named_children(outer)
+            .iter()
+            .filter(|p| p.kind() == "annotated_lambda")
+            .count();
+    }
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
 fn call(c: &mut Collector<'_>, callee: Node<'_>) {
     match callee.kind() {
         "identifier" => {
@@ -210,6 +278,41 @@ mod tests {
     use super::*;
     use crate::Lang;
     use crate::extract::extract;
+
+    #[test]
+    fn functions_record_what_they_accept_and_calls_what_they_pass() {
+        let src = "class B {\n\
+            fun add(a: Int) {}\n\
+            fun add(a: Int, b: Int = 2) {}\n\
+            fun all(@Suppress(\"x\") first: Int, vararg rest: Int) {}\n\
+            fun run() { add(1); add(1, b = 3); all(1, 2, 3) { it }; o.each { }; f(*xs) }\n\
+            }\n";
+        let facts = extract(Lang::Kotlin, src).unwrap();
+        let params: Vec<(String, String)> = facts
+            .symbols
+            .iter()
+            .filter(|s| s.kind == SymbolKind::Method)
+            .map(|s| (s.name.clone(), s.params.map_or("-".into(), |p| p.to_text())))
+            .collect();
+        let want = [("add", "1"), ("add", "1+"), ("all", "1+"), ("run", "0")];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(n, p)| (n.to_string(), p.to_string()))
+            .collect();
+        assert_eq!(params, want);
+        let calls: Vec<(String, Option<u16>)> = facts
+            .refs
+            .iter()
+            .filter(|r| r.kind == RefKind::Call)
+            .map(|r| (r.name.clone(), r.args))
+            .collect();
+        let want = [("add", 1), ("add", 2), ("all", 4), ("each", 1), ("f", 1)];
+        let want: Vec<(String, Option<u16>)> = want
+            .iter()
+            .map(|(n, a)| (n.to_string(), Some(*a)))
+            .collect();
+        assert_eq!(calls, want);
+    }
 
     #[test]
     fn package_is_a_module_and_companions_add_no_scope() {
