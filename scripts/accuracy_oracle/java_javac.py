@@ -70,7 +70,7 @@ def prepare(spec, tree):
     return "java", len(members)
 
 
-def _selector_arity(d, overloads):
+def selector_arity(d, overloads):
     """The arity that names `d` among its overloads, or None when another shares it."""
     def arity(x):
         return f"{x['params'] - 1}+" if x["varargs"] else str(x["params"])
@@ -106,7 +106,7 @@ def build_targets(spec, tree):
              "start": d["start"], "name_line": d["name_line"], "end_line": d["end_line"]}
         overloads = by_name[(d["path"], tuple(d["chain"]), d["name"])]
         if len(overloads) > 1:
-            t["arity"] = _selector_arity(d, overloads)
+            t["arity"] = selector_arity(d, overloads)
             t["overloaded"] = True
         return t
 

@@ -1,7 +1,7 @@
 """Scores `loci callers --json` against callers derived from precise indexers.
 
 Usage (see scripts/accuracy-oracle.sh): python3 -m accuracy_oracle.run --loci BIN
-  [--seed N] [--langs ts,py,rust,c,cpp,go,java] [--repos N] [--per-repo N] [--out DIR] [--keep]
+  [--seed N] [--langs ts,py,rust,c,cpp,go,java,kotlin,cs,php,ruby] [--repos N] [--per-repo N] [--out DIR] [--keep]
   [--codegraph]
 """
 import argparse
@@ -14,10 +14,13 @@ import sys
 import tempfile
 import time
 
-from . import c_clang, codegraph, cpp_clang, go_types, java_javac, oracle, pools, rust_thir, scoring
+from . import (c_clang, codegraph, cpp_clang, cs_mono, go_types, handlabel, java_javac, kotlin_bytecode, oracle, pools,
+               rust_thir, scoring)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "cpp": "C++", "go": "Go", "java": "Java"}
+LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "cpp": "C++", "go": "Go", "java": "Java",
+              "kotlin": "Kotlin", "cs": "C#", "php": "PHP", "ruby": "Ruby"}
+HAND_LABELLED = ("php", "ruby")  # their entries and targets are drawn once, in labels/LANG/candidates.json
 
 
 def log(*a):
@@ -25,8 +28,11 @@ def log(*a):
 
 
 def draw(lang, seed):
+    if lang in HAND_LABELLED:  # already drawn with this seed, in order
+        return handlabel.drawn_entries(lang, seed)
     listed = {"ts": pools.NPM, "py": pools.PYPI, "rust": pools.RUST, "c": pools.C, "cpp": pools.CPP}
-    pool = list(listed[lang] if lang in listed else go_types.pool() if lang == "go" else java_javac.pool())
+    computed = {"go": go_types.pool, "java": java_javac.pool, "kotlin": kotlin_bytecode.pool, "cs": cs_mono.pool}
+    pool = list(listed[lang] if lang in listed else computed[lang]())
     random.Random(f"{seed}:{lang}").shuffle(pool)
     return pool
 
@@ -112,7 +118,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--loci", required=True)
     ap.add_argument("--seed", type=int, default=29)
-    ap.add_argument("--langs", default="ts,py,rust,c,cpp,go,java")
+    ap.add_argument("--langs", default="ts,py,rust,c,cpp,go,java,kotlin,cs,php,ruby")
     ap.add_argument("--repos", type=int, default=3, help="repositories per language")
     ap.add_argument("--per-repo", type=int, default=100, help="targets sampled per repository")
     ap.add_argument("--min-targets", type=int, default=200,
@@ -143,7 +149,7 @@ def main():
     for lang in a.langs.split(","):
         picked, sampled = 0, 0
         for spec in draw(lang, a.seed):
-            if picked >= a.repos and sampled >= a.min_targets:
+            if lang not in HAND_LABELLED and picked >= a.repos and sampled >= a.min_targets:
                 break
             slug = spec.replace("/", "+").replace("@", "_").replace("==", "_").replace(":", "_")
             tree = os.path.join(work, lang, slug, "tree")
@@ -170,6 +176,12 @@ def main():
                     mode, why = go_types.prepare(spec, tree)
                 elif lang == "java":
                     mode, why = java_javac.prepare(spec, tree)
+                elif lang == "kotlin":
+                    mode, why = kotlin_bytecode.prepare(spec, tree, a.cache)
+                elif lang == "cs":
+                    mode, why = cs_mono.prepare(spec, tree)
+                elif lang in HAND_LABELLED:
+                    mode, why = handlabel.prepare(spec, tree)
                 else:
                     mode, why = rust_thir.prepare(rust_thir.fetch(spec, work), os.path.join(work, lang, slug, "build"), tree)
             except Exception as e:  # a package that cannot be fetched is passed over, and said
@@ -192,6 +204,15 @@ def main():
                     ndocs = why
                 elif lang == "java":
                     all_targets, compiled = java_javac.build_targets(spec, tree)
+                    ndocs = why
+                elif lang == "kotlin":
+                    all_targets, compiled = kotlin_bytecode.build_targets(spec, tree, a.cache)
+                    ndocs = why
+                elif lang == "cs":
+                    all_targets, compiled = cs_mono.build_targets(spec, tree)
+                    ndocs = why
+                elif lang in HAND_LABELLED:
+                    all_targets, compiled = handlabel.build_targets(spec, tree)
                     ndocs = why
                 elif lang == "rust":
                     dump = os.path.join(work, lang, slug, "thir.txt")
@@ -230,6 +251,9 @@ def main():
                 if lang in ("rust", "c", "cpp", "go"):  # only what the compiler saw is scored
                     callers = [c for c in callers if c[1] == 0 or rust_thir.in_compiled(compiled, c[0], c[1])]
                     sites = [x for x in sites if rust_thir.in_compiled(compiled, x[0], x[1])]
+                if t.get("disputed"):  # lines the two labellers did not agree on are not scored
+                    disputed = {tuple(d) for d in t["disputed"]}
+                    sites = [x for x in sites if tuple(x) not in disputed]
                 score = (scoring.error_score(t["callers"], t["sites"], t["member_sites"]) if err
                          else scoring.score_target(t["callers"], t["sites"], callers, sites, t["member_sites"]))
                 half = scoring.half(lang, spec, t)

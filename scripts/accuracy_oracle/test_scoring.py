@@ -2,7 +2,7 @@
 (from scripts/)."""
 import unittest
 
-from accuracy_oracle import oracle, scoring
+from accuracy_oracle import kotlin_bytecode, oracle, scoring
 
 
 class Split(unittest.TestCase):
@@ -69,6 +69,44 @@ class Calls(unittest.TestCase):
         self.assertIs(oracle.enclosing([outer, inner], 3, 0), inner)
         self.assertIs(oracle.enclosing([outer, inner], 6, 0), outer)
         self.assertIsNone(oracle.enclosing([outer, inner], 11, 0))
+
+
+class KotlinBytecode(unittest.TestCase):
+    def test_compiler_names_map_to_the_source_name(self):
+        self.assertEqual(kotlin_bytecode._plain("emit$default"), "emit")
+        self.assertEqual(kotlin_bytecode._plain("access$emit"), "emit")
+        self.assertEqual(kotlin_bytecode._plain("plus-3QpEYks"), "plus")
+        self.assertEqual(kotlin_bytecode._plain("emit"), "emit")
+
+    def test_class_headers_with_generics(self):
+        line = kotlin_bytecode._strip_generics(
+            "public final class a.b.Vec<E extends java.lang.Object> extends a.b.Base<E> implements a.I<E>, a.J {")
+        m = kotlin_bytecode.HEADER.match(line)
+        self.assertEqual(m.group(1), "a.b.Vec")
+        self.assertEqual(m.group(2).strip(), "a.b.Base")
+        self.assertEqual([x.strip() for x in m.group(3).split(",")], ["a.I", "a.J"])
+        self.assertEqual(kotlin_bytecode.HEADER.match("public interface a.K extends a.I {").group(1), "a.K")
+
+    def test_invoke_lines(self):
+        m = kotlin_bytecode.INVOKE.match("      39: invokevirtual #36                 // Method size:()I")
+        self.assertEqual((m.group(1), m.group(2), m.group(3)), ("39", "virtual", "size:()I"))
+        m = kotlin_bytecode.INVOKE.match(
+            "       3: invokeinterface #16,  2           // InterfaceMethod a/I.f:(Ljava/lang/Object;)V")
+        self.assertEqual(m.group(3), "a/I.f:(Ljava/lang/Object;)V")
+        self.assertIsNone(kotlin_bytecode.INVOKE.match("       5: invokedynamic #20,  0  // InvokeDynamic #0:invoke:()"))
+
+    def test_member_calls_go_through_a_value(self):
+        self.assertTrue(kotlin_bytecode._is_member("builder.emit(x)", "emit"))
+        self.assertTrue(kotlin_bytecode._is_member("foo()?.emit(x)", "emit"))
+        self.assertFalse(kotlin_bytecode._is_member("emit(x)", "emit"))
+        self.assertFalse(kotlin_bytecode._is_member("CodeBlock.emit(x)", "emit"))
+
+    def test_innermost_span(self):
+        units = {"a.kt": [(0, {"start": 1, "end_line": 20}), (1, {"start": 5, "end_line": 8})]}
+        self.assertEqual(kotlin_bytecode._innermost(units, "a.kt", 6), 1)
+        self.assertEqual(kotlin_bytecode._innermost(units, "a.kt", 12), 0)
+        self.assertIsNone(kotlin_bytecode._innermost(units, "a.kt", 30))
+        self.assertIsNone(kotlin_bytecode._innermost(units, "b.kt", 6))
 
 
 if __name__ == "__main__":
