@@ -38,6 +38,8 @@
 //!   ship rxjs', zod's and ajv's sources): classes, functions, methods, generators,
 //!   interfaces, enums, namespaces and type aliases. ctags' aliases for `import type X`
 //!   are left out, and a function's overload signatures are one definition with it.
+//!   ctags' line may be anywhere in the head of loci's definition: ctags 5.9 tags a class
+//!   or interface whose `extends` starts the next line on that next line.
 //! - Go: the standard library (`golang-src`, `testdata` left out, 1 file in 8):
 //!   functions and methods, structs, interfaces, other named types, type aliases and
 //!   interface methods. ctags' `package` is left out: a package is a directory, not a
@@ -282,7 +284,7 @@ fn typescript_recall_of_ctags_definitions_is_at_least_96_percent() {
             "namespace",
             "alias",
         ],
-        line_match: LineMatch::First,
+        line_match: LineMatch::Head,
         files: sample(files, 1),
         exclude: Some(Exclusion {
             what: "`import type X` and `export { type X }` ctags calls aliases",
