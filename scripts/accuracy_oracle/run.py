@@ -79,6 +79,14 @@ def selectors(t):
     return out
 
 
+def holds(sym, t):
+    """Whether loci's symbol is the target started earlier: same name, its span holding
+    the target's start and name line (a TypeScript function with overload signatures
+    starts at its first one)."""
+    return (sym.get("name") == t["name"] and sym.get("line", 1 << 30) <= t["start"]
+            and sym.get("end_line", 0) >= t["name_line"])
+
+
 def ask_loci(loci, env, tree, t):
     """(callers [(path, line, kind)], sites [(path, line)], error kind or None, selector).
     Callers are the depth-1 nodes of `loci callers`; sites are the CALLS rows of
@@ -94,13 +102,14 @@ def ask_loci(loci, env, tree, t):
         return [], [], err.get("kind", "error"), sel
     syms = answer.get("target_symbols") or []
     if len(syms) != 1 or syms[0].get("path") != t["path"] or not (
-            t["start"] - 1 <= syms[0].get("line", -1) <= t["name_line"] + 1):
+            t["start"] - 1 <= syms[0].get("line", -1) <= t["name_line"] + 1 or holds(syms[0], t)):
         return [], [], "other_definition", sel
     callers = set()
     for r in answer.get("reached", []):
         if r.get("depth") == 1:
             sym = r.get("symbol")
-            callers.add((r["path"], r["line"] if sym else 0, sym.get("kind", "") if sym else ""))
+            callers.add((r["path"], r["line"], sym.get("kind", ""), sym.get("end_line", 0), sym.get("name", ""))
+                        if sym else (r["path"], 0, ""))
     refs = loci_json(loci, env, ["refs", sel, "--json", "--limit", "10000", "-w", tree])
     sites = {(r["path"], r["line"]) for r in refs.get("refs", []) if r.get("edge") == "CALLS"}
     return sorted(callers), sorted(sites), None, sel

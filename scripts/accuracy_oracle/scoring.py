@@ -7,7 +7,10 @@ Rules (docs/accuracy.md, "Callers against precise oracles"):
   definition (header start = first decorator/modifier line), or (path, 0, 0) for a
   file's top-level code. A loci caller (path, line; line 0 for a null symbol) is the
   same caller when the paths are equal and header start - 1 <= line <= name line + 1
-  (decorators, attributes and `export` may put the two tools' first lines apart).
+  (decorators, attributes and `export` may put the two tools' first lines apart), or,
+  for a loci caller that also gives its last line and name, when the names are equal
+  and its span holds the oracle's header start and name line (a TypeScript function
+  with overload signatures starts, in loci, at its first signature).
   Top-level code matches loci's null symbol, or a definition of that file that is not a
   function or method (loci names `const x = f()` by `x`).
 * site level: (path, line) of the call, equal.
@@ -35,7 +38,11 @@ def caller_matches(loci, oracle):
         return False
     if ostart == 0:  # top-level code: loci's null symbol, or a top-level non-callable
         return lline == 0 or lkind not in ("", "function", "method")
-    return lline != 0 and ostart - 1 <= lline <= oname + 1
+    if lline != 0 and ostart - 1 <= lline <= oname + 1:
+        return True
+    # (path, line, kind, end line, name): the same definition, started at an overload
+    return (len(loci) > 4 and len(oracle) > 3 and lline != 0 and loci[4] == oracle[3]
+            and lline <= ostart and loci[3] >= oname)
 
 
 def score_target(oracle_callers, oracle_sites, loci_callers, loci_sites, member_sites=()):

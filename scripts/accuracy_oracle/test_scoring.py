@@ -27,6 +27,13 @@ class Score(unittest.TestCase):
         self.assertTrue(scoring.caller_matches(("a.py", 7, "constant"), ("a.py", 0, 0, "<top level>")))
         self.assertFalse(scoring.caller_matches(("a.py", 7, "function"), ("a.py", 0, 0, "<top level>")))
 
+    def test_a_caller_started_at_its_first_overload_signature(self):
+        o = ("a.ts", 30, 30, "attr")  # the implementation's line
+        self.assertTrue(scoring.caller_matches(("a.ts", 12, "function", 60, "attr"), o))
+        self.assertFalse(scoring.caller_matches(("a.ts", 12, "function", 60, "other"), o))
+        self.assertFalse(scoring.caller_matches(("a.ts", 12, "function", 25, "attr"), o))
+        self.assertFalse(scoring.caller_matches(("a.ts", 12, "function"), o))
+
     def test_recall_precision(self):
         s = scoring.score_target([("a.py", 1, 1), ("a.py", 20, 20)], [("a.py", 3), ("a.py", 22)],
                                  [("a.py", 1), ("b.py", 5)], [("a.py", 3), ("b.py", 6)])
