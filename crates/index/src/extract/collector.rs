@@ -410,7 +410,7 @@ impl<'s> Collector<'s> {
         id
     }
 
-    /// Sets how many arguments a callable takes (Java's overloads are told apart by it).
+    /// Sets how many arguments a callable takes (overloads are told apart by it).
     pub(crate) fn set_params(&mut self, id: u32, params: super::Arity) {
         if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
             symbol.params = Some(params);

@@ -228,8 +228,8 @@ pub struct Symbol {
     /// the untyped arrow function a call passes gets its parameters typed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returns: Option<String>,
-    /// For a callable of a language with overloads by arity (Java), how many arguments
-    /// it takes: a call then reaches only the overloads its argument count fits.
+    /// For a callable of a language with overloads by arity (Java, C++, Kotlin, C#), how
+    /// many arguments it takes: a call then reaches only the overloads its count fits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<Arity>,
 }
@@ -317,7 +317,7 @@ pub struct Reference {
     /// of the type (`Engine`), so that only its members (and its bases') are linked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
-    /// For a call in a language whose overloads differ by arity (Java), how many
+    /// For a call in a language whose overloads differ by arity (Java, C++, Kotlin, C#), how many
     /// arguments it passes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub args: Option<u16>,

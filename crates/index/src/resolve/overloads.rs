@@ -1,4 +1,4 @@
-//! Overloads (Java): methods of one type that share a name, and so a qualified name,
+//! Overloads (Java, C++, Kotlin, C#): methods of one type that share a name, and so a qualified name,
 //! told apart by the arguments they take. The rules of [`super`] pick a definition
 //! by name; this widens the pick to the definition's overloads and keeps those a call's
 //! argument count fits. When several still fit (overloads by parameter type, which
