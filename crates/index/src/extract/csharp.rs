@@ -357,43 +357,21 @@ mod tests {
             void Out(ref int x, out int y) { y = 0; Out(ref x, out y); }\n\
             }\n";
         let facts = extract(Lang::CSharp, src).unwrap();
-        let params: Vec<(String, Option<String>)> = facts
-            .symbols
-            .iter()
-            .filter(|s| s.kind == SymbolKind::Method)
-            .map(|s| (s.name.clone(), s.params.map(|p| p.to_text())))
-            .collect();
-        let want = [
-            ("Dispose", "0"),
-            ("Dispose", "1"),
-            ("Ext", "1+"),
-            ("Opt", "1+"),
-            ("Out", "2"),
-        ];
-        let want: Vec<(String, Option<String>)> = want
-            .iter()
-            .map(|(n, p)| (n.to_string(), Some(p.to_string())))
-            .collect();
-        assert_eq!(params, want);
-        let calls: Vec<(String, Option<u16>)> = facts
-            .refs
-            .iter()
-            .filter(|r| r.kind == RefKind::Call)
-            .map(|r| (r.name.clone(), r.args))
-            .collect();
-        let want = [
-            ("Dispose", 1),
-            ("Ext", 1),
-            ("Ext", 2),
-            ("Opt", 1),
-            ("Opt", 4),
-            ("Out", 2),
-        ];
-        let want: Vec<(String, Option<u16>)> = want
-            .iter()
-            .map(|(n, a)| (n.to_string(), Some(*a)))
-            .collect();
-        assert_eq!(calls, want);
+        assert_eq!(
+            facts.method_arities(),
+            ["Dispose/0", "Dispose/1", "Ext/1+", "Opt/1+", "Out/2"]
+        );
+        assert_eq!(
+            facts.call_arguments(),
+            [
+                "Dispose(1)",
+                "Ext(1)",
+                "Ext(2)",
+                "Opt(1)",
+                "Opt(4)",
+                "Out(2)"
+            ]
+        );
     }
 
     #[test]

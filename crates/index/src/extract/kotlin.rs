@@ -288,30 +288,14 @@ mod tests {
             fun run() { add(1); add(1, b = 3); all(1, 2, 3) { it }; o.each { }; f(*xs) }\n\
             }\n";
         let facts = extract(Lang::Kotlin, src).unwrap();
-        let params: Vec<(String, String)> = facts
-            .symbols
-            .iter()
-            .filter(|s| s.kind == SymbolKind::Method)
-            .map(|s| (s.name.clone(), s.params.map_or("-".into(), |p| p.to_text())))
-            .collect();
-        let want = [("add", "1"), ("add", "1+"), ("all", "1+"), ("run", "0")];
-        let want: Vec<(String, String)> = want
-            .iter()
-            .map(|(n, p)| (n.to_string(), p.to_string()))
-            .collect();
-        assert_eq!(params, want);
-        let calls: Vec<(String, Option<u16>)> = facts
-            .refs
-            .iter()
-            .filter(|r| r.kind == RefKind::Call)
-            .map(|r| (r.name.clone(), r.args))
-            .collect();
-        let want = [("add", 1), ("add", 2), ("all", 4), ("each", 1), ("f", 1)];
-        let want: Vec<(String, Option<u16>)> = want
-            .iter()
-            .map(|(n, a)| (n.to_string(), Some(*a)))
-            .collect();
-        assert_eq!(calls, want);
+        assert_eq!(
+            facts.method_arities(),
+            ["add/1", "add/1+", "all/1+", "run/0"]
+        );
+        assert_eq!(
+            facts.call_arguments(),
+            ["add(1)", "add(2)", "all(4)", "each(1)", "f(1)"]
+        );
     }
 
     #[test]

@@ -80,6 +80,24 @@ impl FileFacts {
             .collect()
     }
 
+    /// `name/arity` of every method with a recorded arity (`add/1+`), in order.
+    pub(crate) fn method_arities(&self) -> Vec<String> {
+        self.symbols
+            .iter()
+            .filter(|s| s.kind == SymbolKind::Method)
+            .filter_map(|s| Some(format!("{}/{}", s.name, s.params?.to_text())))
+            .collect()
+    }
+
+    /// `name(arguments)` of every call with a recorded count (`add(2)`), in order.
+    pub(crate) fn call_arguments(&self) -> Vec<String> {
+        self.refs
+            .iter()
+            .filter(|r| r.kind == RefKind::Call)
+            .filter_map(|r| Some(format!("{}({})", r.name, r.args?)))
+            .collect()
+    }
+
     /// (deriving type, base, kind) of every base, in order.
     pub(crate) fn bases_by_subject(&self) -> Vec<(&str, &str, BaseKind)> {
         self.bases
