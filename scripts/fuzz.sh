@@ -125,7 +125,10 @@ fetch_packages() {
     fi
     if [[ ! -d $pkgs/jdk ]]; then
         local zip
-        zip=$(ls /usr/lib/jvm/*/lib/src.zip 2>/dev/null | head -n 1 || true)
+        zip=""
+        for z in /usr/lib/jvm/*/lib/src.zip; do # a link whose target is missing is passed over
+            if [[ -f $z ]]; then zip=$z; break; fi
+        done
         if [[ -n $zip ]]; then
             mkdir -p "$pkgs/jdk" && unzip -q "$zip" 'java.base/java/util/*' 'java.base/java/lang/*' \
                 'java.base/java/io/*' -d "$pkgs/jdk"
