@@ -20,13 +20,15 @@ hand, on candidates this module draws (labels/README.md has the labellers' rules
 * candidate lines: every line with such an occurrence but the definition's name line, at
   most 80 a target (the first by path and line; `truncated` counts the rest);
 * draw: seed 29, the pool shuffled by `random.Random(f"29:{lang}")`, entries taken in
-  order (those with < 5 or > 400 files skipped, said why) until 3 entries and >= 270
-  sampled targets; per entry `random.Random(f"29:{lang}:{spec}").sample(candidates, 90)`.
+  order (those with < 5 or > 400 files skipped, said why) until 3 entries and
+  MIN_TARGETS sampled targets (480 PHP, 380 Ruby: the first 270 gave fewer than 200
+  targets with a site); per entry `random.Random(f"29:{lang}:{spec}").sample(candidates, 90)`.
 
 Commands (from scripts/): `python3 -m accuracy_oracle.handlabel candidates php|ruby`
-writes labels/LANG/candidates.json; `.. reconcile php|ruby` reads labels/LANG/labeller-a.json
-and labeller-b.json and writes labels/LANG/labels.json: a line is a site when both
-labellers say "yes", disputed when they differ or either says "unsure".
+writes labels/LANG/candidates.json; `.. reconcile php|ruby` reads labels/LANG/labeller-a.partN.json
+and labeller-b.partN.json (each labeller's shares of the targets) and writes
+labels/LANG/labels.json: a line is a site when both labellers say "yes", disputed when
+they differ or either says "unsure"; a target not answered by both is left out.
 """
 import functools
 import glob
