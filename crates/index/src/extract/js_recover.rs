@@ -65,9 +65,10 @@ pub(crate) struct Passes<'d> {
     pub signatures: bool,
 }
 
-/// `tree` (of `source`) after at most [`MAX_PASSES`] passes that each blank one broken
-/// stretch ([`blank_broken`]) and parse again, with the text it is a tree of; a parse
-/// that fails, or no time left, keeps the last tree.
+/// `tree` (of `source`) after, in TypeScript, one pass that separates generic signatures
+/// ([`separate_signatures`]), then at most [`MAX_PASSES`] passes that each blank one
+/// broken stretch ([`blank_broken`]) and parse again, with the text it is a tree of; a
+/// parse that fails, or no time left, keeps the last tree.
 pub(crate) fn recover<'s>(
     parser: &mut tree_sitter::Parser,
     source: &'s str,
@@ -77,26 +78,32 @@ pub(crate) fn recover<'s>(
     let mut text = Cow::Borrowed(source);
     if passes.signatures
         && let Some(separated) = separate_signatures(source, &tree)
-        && let Ok(again) = parse_within(parser, &separated, passes.max_bytes, passes.deadline)
+        && let Some(again) = reparse(parser, &separated, &passes)
         && broken_bytes(&again) < broken_bytes(&tree)
     {
         tree = again;
         text = Cow::Owned(separated);
     }
     for _ in 0..MAX_PASSES {
-        if passes.parsing.elapsed() > passes.budget {
-            break;
-        }
         let Some(blanked) = blank_broken(&text, &tree) else {
             break;
         };
-        let Ok(again) = parse_within(parser, &blanked, passes.max_bytes, passes.deadline) else {
+        let Some(again) = reparse(parser, &blanked, &passes) else {
             break;
         };
         tree = again;
         text = Cow::Owned(blanked);
     }
     (tree, text)
+}
+
+/// `text` parsed again, unless the passes' time is spent (every pass, the signatures'
+/// too, within one budget) or the parse stops.
+fn reparse(parser: &mut tree_sitter::Parser, text: &str, passes: &Passes<'_>) -> Option<Tree> {
+    if passes.parsing.elapsed() > passes.budget {
+        return None;
+    }
+    parse_within(parser, text, passes.max_bytes, passes.deadline).ok()
 }
 
 /// `source` with the first stretch of broken top-level code blanked, from the start of
