@@ -1,7 +1,7 @@
 """Scores `loci callers --json` against callers derived from precise indexers.
 
 Usage (see scripts/accuracy-oracle.sh): python3 -m accuracy_oracle.run --loci BIN
-  [--seed N] [--langs ts,py,rust,c,cpp,go,java,kotlin,cs,php,ruby] [--repos N] [--per-repo N] [--out DIR] [--keep]
+  [--seed N] [--langs ts,py,rust,c,cpp,go,java,kotlin,cs,php,ruby,swift] [--repos N] [--per-repo N] [--out DIR] [--keep]
   [--codegraph]
 """
 import argparse
@@ -19,8 +19,8 @@ from . import (c_clang, codegraph, cpp_clang, cs_mono, go_types, handlabel, java
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LANG_NAMES = {"ts": "TypeScript/JavaScript", "py": "Python", "rust": "Rust", "c": "C", "cpp": "C++", "go": "Go", "java": "Java",
-              "kotlin": "Kotlin", "cs": "C#", "php": "PHP", "ruby": "Ruby"}
-HAND_LABELLED = ("php", "ruby")  # their entries and targets are drawn once, in labels/LANG/candidates.json
+              "kotlin": "Kotlin", "cs": "C#", "php": "PHP", "ruby": "Ruby", "swift": "Swift"}
+HAND_LABELLED = ("php", "ruby", "swift")  # their entries and targets are drawn once, in labels/LANG/candidates.json
 
 
 def log(*a):
@@ -127,7 +127,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--loci", required=True)
     ap.add_argument("--seed", type=int, default=29)
-    ap.add_argument("--langs", default="ts,py,rust,c,cpp,go,java,kotlin,cs,php,ruby")
+    # Swift joins the default once its hand labels are reconciled (labels/swift/labels.json).
+    swift = ",swift" if os.path.exists(os.path.join(HERE, "labels", "swift", "labels.json")) else ""
+    ap.add_argument("--langs", default="ts,py,rust,c,cpp,go,java,kotlin,cs,php,ruby" + swift)
     ap.add_argument("--repos", type=int, default=3, help="repositories per language")
     ap.add_argument("--per-repo", type=int, default=100, help="targets sampled per repository")
     ap.add_argument("--min-targets", type=int, default=200,

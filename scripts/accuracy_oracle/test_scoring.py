@@ -1,8 +1,9 @@
 """Unit tests of the split and scoring rules: python3 -m unittest accuracy_oracle.test_scoring
 (from scripts/)."""
+import os
 import unittest
 
-from accuracy_oracle import kotlin_bytecode, oracle, scoring
+from accuracy_oracle import handlabel, kotlin_bytecode, oracle, scoring, swift_units
 
 
 class Split(unittest.TestCase):
@@ -114,6 +115,75 @@ class KotlinBytecode(unittest.TestCase):
         self.assertEqual(kotlin_bytecode._innermost(units, "a.kt", 12), 0)
         self.assertIsNone(kotlin_bytecode._innermost(units, "a.kt", 30))
         self.assertIsNone(kotlin_bytecode._innermost(units, "b.kt", 6))
+
+
+class HandLabels(unittest.TestCase):
+    def test_parts_split_by_candidate_lines(self):
+        ts = [{"lines": [0] * n} for n in (10, 1, 1, 8, 5, 5, 10)]
+        self.assertEqual(handlabel.parts(ts, 4), [(0, 0), (1, 3), (4, 5), (6, 6)])
+        self.assertEqual(handlabel.parts(ts[:2], 4), [(0, 0), (1, 1)])
+        got = handlabel.parts([{"lines": [0]}] * 9, 4)
+        self.assertEqual((got[0][0], got[-1][1]), (0, 8))
+        self.assertTrue(all(b[0] == a[1] + 1 for a, b in zip(got, got[1:])))
+
+    def test_check_answers(self):
+        ts = [{"id": "t1", "lines": [["a.swift", 3, "f()"], ["a.swift", 9, "x.f()"]]}]
+        self.assertEqual(handlabel.check_answers(ts, {"t1": {"a.swift:3": "yes", "a.swift:9": "no"}}), ([], 0))
+        problems, missing = handlabel.check_answers(ts, {"t1": {"a.swift:3": "maybe", "a.swift:4": "no"}, "t2": {}})
+        self.assertEqual(len(problems), 3)
+        self.assertEqual(missing, 1)
+
+    def test_swift_member_calls(self):
+        m = handlabel._member
+        self.assertTrue(m("swift", "emit", "builder.emit(x)"))
+        self.assertTrue(m("swift", "emit", "try await foo()?.emit(x)"))
+        self.assertTrue(m("swift", "emit", "self.emit { $0 }"))
+        self.assertTrue(m("swift", "emit", "    .emit(x)"))
+        self.assertFalse(m("swift", "emit", "emit(x)"))
+        self.assertFalse(m("swift", "emit", "Builder.emit(x)"))
+        self.assertFalse(m("swift", "emit", "super.emit(x)"))
+        self.assertFalse(m("swift", "emit", "f(.emit)"))
+        self.assertFalse(m("swift", "emit", "map(\\.emit)"))
+
+
+class SwiftUnits(unittest.TestCase):
+    def setUp(self):
+        pylib = os.path.join(swift_units.default_cache(), "pylib-swift", "tree_sitter_swift")
+        if not os.path.isdir(pylib):
+            self.skipTest("tree-sitter-swift is not installed (swift_units.ensure_pylib)")
+
+    def test_units(self):
+        src = b"""@discardableResult
+public func top(_ a: Int, b: Int = 2) -> Int { a }
+struct S {
+  var x: Int { get { 1 } set { } }
+  let y = top(1)
+  init?(a: Int) { func local() {} }
+  static func make(from s: String...) -> S? { nil }
+  static func + (l: S, r: S) -> S { l }
+}
+extension A.B where T == Int {
+  override func bar() { let c = { top(2) } }
+}
+protocol P { func req() }
+"""
+        us, reqs, err = swift_units.file_units(src)
+        self.assertFalse(err)
+        got = [(u["kind"], u["name"], ".".join(u["chain"]), u["start"], u["name_line"], u.get("params"),
+                u.get("signature")) for u in us]
+        self.assertEqual(got, [
+            ("function", "top", "", 1, 2, "2+", "top(_:b:)"),
+            ("property", "x", "S", 4, 4, None, None),
+            ("init", "init", "S", 6, 6, 1, "init(a:)"),
+            ("local function", "local", "S", 6, 6, 0, "local()"),
+            ("static method", "make", "S", 7, 7, "1+", "make(from:)"),
+            ("operator", "+", "S", 8, 8, 2, "+(l:r:)"),
+            ("method", "bar", "A.B", 11, 11, 0, "bar()"),
+        ])
+        self.assertTrue(us[3]["local"] and us[6]["override"] and us[4]["static"])
+        self.assertEqual(reqs, {"P": ["req"]})
+        self.assertEqual([handlabel.excluded("swift", u) for u in us],
+                         [None, "property accessor", "initializer", "local", None, "operator", None])
 
 
 if __name__ == "__main__":
