@@ -39,7 +39,7 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     ))?;
     collect(&format!(
         "SELECT 'symbol', {f}, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
-                (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id), s.returns, s.params
+                (SELECT p.qualified_name FROM symbols p WHERE p.id = s.parent_id), s.returns, s.params, s.receiver
          FROM symbols s JOIN files f ON f.id = s.file_id"
     ))?;
     collect(&format!(

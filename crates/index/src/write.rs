@@ -31,12 +31,13 @@ pub(crate) struct StoredFile {
 
 /// Old symbols of a file by (qualified name, kind), each with its id and name, in id order.
 /// A changed file's definitions before the change: (qualified name, kind) → (id, name,
-/// what other files' edges depend on besides the name: returns and params).
+/// what other files' edges depend on besides the name: [`ResolvedBy`]).
 type OldSymbols = HashMap<(String, String), VecDeque<(i64, String, ResolvedBy)>>;
 
 /// A definition's facts other files' resolution reads: the type it returns (`x :=
-/// New()`) and the arguments it takes (which overload a call reaches).
-type ResolvedBy = (Option<String>, Option<String>);
+/// New()`), the arguments it takes (which overload a call reaches) and the type it
+/// extends (which extension a call on a typed receiver reaches), as stored.
+type ResolvedBy = (Option<String>, Option<String>, Option<String>);
 
 /// Writes one parsed file (new or changed), returning its file id and the ids of its
 /// symbols (in the order of `file.facts.symbols`). Given a [`TermsBuilder`], its search
@@ -128,13 +129,13 @@ pub(crate) fn write_parsed(
     {
         let mut insert = tx.prepare_cached(
             "INSERT INTO symbols (file_id, name, qualified_name, kind, signature, doc, start_line, start_col,
-                                  end_line, start_byte, end_byte, parent_id, returns, params)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                                  end_line, start_byte, end_byte, parent_id, returns, params, receiver)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
         let mut update = tx.prepare_cached(
             "UPDATE symbols SET name = ?2, signature = ?3, doc = ?4, start_line = ?5, start_col = ?6,
                     end_line = ?7, start_byte = ?8, end_byte = ?9, parent_id = ?10, returns = ?11,
-                    params = ?12
+                    params = ?12, receiver = ?13
               WHERE id = ?1",
         )?;
         for s in &facts.symbols {
@@ -160,12 +161,16 @@ pub(crate) fn write_parsed(
                         s.span.end_byte,
                         parent,
                         s.returns,
-                        params
+                        params,
+                        s.receiver
                     ])?;
                     ids.push(id);
-                    // `x := New()` elsewhere takes its type from what `New` returns, and
-                    // a call picks an overload by the arguments it takes.
-                    if (old_resolved_by.0 != s.returns || old_resolved_by.1 != params)
+                    // `x := New()` elsewhere takes its type from what `New` returns, a
+                    // call picks an overload by the arguments it takes and an extension
+                    // by the type it extends.
+                    if (old_resolved_by.0 != s.returns
+                        || old_resolved_by.1 != params
+                        || old_resolved_by.2 != s.receiver)
                         && let Some(names) = touched_names.as_deref_mut()
                     {
                         names.insert(s.name.clone());
@@ -186,7 +191,8 @@ pub(crate) fn write_parsed(
                         s.span.end_byte,
                         parent,
                         s.returns,
-                        params
+                        params,
+                        s.receiver
                     ])?;
                     ids.push(tx.last_insert_rowid());
                     if let Some(names) = touched_names.as_deref_mut() {
@@ -293,7 +299,7 @@ pub(crate) fn remove_file(
 
 fn old_symbols(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<OldSymbols> {
     let mut stmt = tx.prepare_cached(
-        "SELECT id, name, qualified_name, kind, returns, params FROM symbols WHERE file_id = ?1 ORDER BY id",
+        "SELECT id, name, qualified_name, kind, returns, params, receiver FROM symbols WHERE file_id = ?1 ORDER BY id",
     )?;
     let mut out = OldSymbols::new();
     let rows = stmt.query_map([file_id], |r| {
@@ -302,7 +308,7 @@ fn old_symbols(tx: &Transaction<'_>, file_id: i64) -> rusqlite::Result<OldSymbol
             r.get(1)?,
             r.get(2)?,
             r.get(3)?,
-            (r.get(4)?, r.get(5)?),
+            (r.get(4)?, r.get(5)?, r.get(6)?),
         ))
     })?;
     for row in rows {

@@ -2,7 +2,8 @@
 //! (`import p.lib.Config.load`) or a call through an imported object binds changes in
 //! another file: the object's file moves to another package, a file defining the object
 //! appears in the imported package, and the member moves into a companion object; and
-//! when an extension function's file is added, moved to another package or removed.
+//! when an extension function's file is added, moved to another package or removed,
+//! or its receiver type changes; and when a schema-7 index gains receiver types.
 
 use crate::common;
 
@@ -126,4 +127,90 @@ fn extension_files_added_and_removed_equal_fresh_index() {
     );
     std::fs::remove_file(root.join("app/More.kt")).unwrap();
     check("removing that file", &[]);
+}
+
+/// An extension's receiver type is a fact other files' calls are resolved by: when it
+/// changes, a call on a typed receiver in another file follows, as a fresh index does.
+#[test]
+fn calls_follow_an_extensions_receiver_type_changing_in_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            ("ui/Types.kt", "package p.ui\n\nclass Box\n\nclass Panel\n"),
+            (
+                "ui/BoxExt.kt",
+                "package p.ui\n\nfun Box.describe(): String = \"box\"\n",
+            ),
+            (
+                "ui/PanelExt.kt",
+                "package p.ui\n\nfun Panel.describe(): String = \"panel\"\n",
+            ),
+            (
+                "ui/Main.kt",
+                "package p.ui\n\nfun main(b: Box) {\n    b.describe()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    assert_eq!(calls_from(root, "main"), ["ui/BoxExt.kt:describe"]);
+    let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
+        write_tree(root, files);
+        reindex_equals_fresh(root, what, "main", expected);
+    };
+    step(
+        "the other extension now extending Box as well",
+        &[(
+            "ui/PanelExt.kt",
+            "package p.ui\n\nfun Box.describe(): String = \"panel\"\n",
+        )],
+        &["ui/BoxExt.kt:describe", "ui/PanelExt.kt:describe"],
+    );
+    step(
+        "the first extension now extending Panel",
+        &[(
+            "ui/BoxExt.kt",
+            "package p.ui\n\nfun Panel.describe(): String = \"box\"\n",
+        )],
+        &["ui/PanelExt.kt:describe"],
+    );
+}
+
+/// An index of schema 7 (before extensions recorded their receiver type) is upgraded by
+/// the next run: the column is added, every Kotlin file re-extracted, and the index
+/// equals a fresh one.
+#[test]
+fn a_schema_7_index_gains_extension_receivers_on_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            ("ui/Types.kt", "package p.ui\n\nclass Box\n\nclass Panel\n"),
+            (
+                "ui/Ext.kt",
+                "package p.ui\n\nfun Box.describe(): String = \"box\"\n\nfun Panel.describe(): String = \"panel\"\n",
+            ),
+            (
+                "ui/Main.kt",
+                "package p.ui\n\nfun main(b: Box) {\n    b.describe()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    let fresh = common::dump(root);
+    let conn = loci_store::rusqlite::Connection::open(loci_store::index_path_for(root)).unwrap();
+    conn.execute_batch(&format!(
+        "ALTER TABLE symbols DROP COLUMN receiver;
+         UPDATE files SET extractor = {} WHERE lang = 'kotlin';
+         PRAGMA user_version = 7;",
+        loci_index::extract::version(loci_index::Lang::Kotlin) - 1
+    ))
+    .unwrap();
+    drop(conn);
+    let report = index(root);
+    assert_eq!(report.files_parsed, 3, "every Kotlin file re-extracted");
+    assert_eq!(common::dump(root), fresh);
+    assert_eq!(calls_from(root, "main"), ["ui/Ext.kt:describe"]);
 }

@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 // One migration per version: a migration added without its version (or the reverse)
 // does not build.
@@ -289,6 +289,14 @@ UPDATE meta SET value = 'indexing' WHERE key = 'state';
 /// the next run re-extracts every file once (symbol ids are kept).
 const V7: &str = r#"
 ALTER TABLE files ADD COLUMN extractor INTEGER NOT NULL DEFAULT 0;
+"#;
+
+/// V8: a Kotlin extension function records the type it extends (`symbols.receiver`:
+/// `KType` for `fun KType.asTypeName()`), so that a call on a receiver of known type
+/// reaches that type's extensions only. Kotlin's extractor version changed with it, so
+/// the next run re-extracts every Kotlin file (symbol ids are kept).
+const V8: &str = r#"
+ALTER TABLE symbols ADD COLUMN receiver TEXT;
 "#;
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and

@@ -334,6 +334,7 @@ impl<'s> Collector<'s> {
             parent: self.current_symbol(),
             returns,
             params: None,
+            receiver: None,
         });
         id
     }
@@ -414,6 +415,13 @@ impl<'s> Collector<'s> {
     pub(crate) fn set_params(&mut self, id: u32, params: super::Arity) {
         if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
             symbol.params = Some(params);
+        }
+    }
+
+    /// Sets the type an extension function extends (see [`super::Symbol::receiver`]).
+    pub(crate) fn set_receiver(&mut self, id: u32, ty: &str) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
+            symbol.receiver = Some(ty.to_string());
         }
     }
 

@@ -10,7 +10,8 @@
 //!   (`C.Companion` when unnamed) that adds no scope: its functions are Methods of the
 //!   enclosing class (`C.create`, as they are called);
 //! - `fun` directly in a class, object or interface is a Method, elsewhere a Function
-//!   (an extension `fun String.ext()` is the Function `ext`); `const val` is a Constant;
+//!   (an extension `fun String.ext()` is the Function `ext`, whose receiver records
+//!   `String`); `const val` is a Constant;
 //! - supertypes: a constructor invocation (`: Base()`) is the superclass, an Inherits base;
 //!   a plain type (`: Drawable`) is an interface, an Implements base, except in an
 //!   interface, where every supertype is Inherits (interfaces extend interfaces);
@@ -34,7 +35,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_kotlin::kotlin(c, node);
@@ -78,6 +79,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let id = c.def(node, name, kind, body);
             if let Some(params) = child_of_kind(node, &["function_value_parameters"]) {
                 c.set_params(id, arity(c, params));
+            }
+            if let Some(receiver) = extended_type(c, node) {
+                c.set_receiver(id, &receiver);
             }
             Action::Enter(id)
         }
@@ -164,6 +168,29 @@ fn import(c: &mut Collector<'_>, node: Node<'_>) {
     let alias = alias.map(|a| c.text(a));
     let (module, name) = split_qualified(&written);
     c.import(node, module.unwrap_or(""), Some(name), alias);
+}
+
+/// The type an extension function extends, as a receiver type name (`KType` for `fun
+/// KType.asTypeName()`, `Function` for `fun ProtoBuf.Function.f()`, `KClass` for `fun
+/// KClass<*>.f()`): the type written before the name. None for a plain function and for
+/// a type parameter of the function (`fun <T> T.also()` extends every type).
+fn extended_type(c: &Collector<'_>, function: Node<'_>) -> Option<String> {
+    let name = function.child_by_field_name("name")?;
+    let children = named_children(function);
+    let written = children
+        .iter()
+        .take_while(|n| n.start_byte() < name.start_byte())
+        .find(|n| matches!(n.kind(), "user_type" | "nullable_type"))?;
+    let ty = super::written::type_name(c.text(*written))?;
+    let type_parameters = child_of_kind(function, &["type_parameters"]);
+    let generic = type_parameters.is_some_and(|list| {
+        named_children(list)
+            .into_iter()
+            .filter(|p| p.kind() == "type_parameter")
+            .filter_map(|p| child_of_kind(p, &["identifier"]))
+            .any(|id| c.text(id) == ty)
+    });
+    (!generic).then(|| ty.to_string())
 }
 
 /// What a function's `function_value_parameters` accept: its parameters without a
@@ -295,6 +322,38 @@ mod tests {
         assert_eq!(
             facts.call_arguments(),
             ["add(1)", "add(2)", "all(4)", "each(1)", "f(1)"]
+        );
+    }
+
+    #[test]
+    fn extensions_record_the_type_they_extend() {
+        let src = "fun KType.a(): TypeName = x\n\
+            fun KClass<*>.b() {}\n\
+            fun ProtoBuf.Function.c(t: TypeTable) {}\n\
+            fun String?.d() {}\n\
+            fun <T> T.e(): T = this\n\
+            fun <T> List<T>.f() {}\n\
+            fun g(k: KType) {}\n\
+            class C { fun Int.h() {} }\n";
+        let facts = extract(Lang::Kotlin, src).unwrap();
+        let receivers: Vec<(&str, Option<&str>)> = facts
+            .symbols
+            .iter()
+            .filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+            .map(|s| (s.name.as_str(), s.receiver.as_deref()))
+            .collect();
+        assert_eq!(
+            receivers,
+            [
+                ("a", Some("KType")),
+                ("b", Some("KClass")),
+                ("c", Some("Function")),
+                ("d", Some("String")),
+                ("e", None),
+                ("f", Some("List")),
+                ("g", None),
+                ("h", Some("Int")),
+            ]
         );
     }
 

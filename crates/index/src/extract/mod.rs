@@ -250,6 +250,11 @@ pub struct Symbol {
     /// many arguments it takes: a call then reaches only the overloads its count fits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<Arity>,
+    /// For a Kotlin extension function (`fun KType.asTypeName()`), the name of the type it
+    /// extends (`KType`; none for a type parameter, `fun <T> T.also()`): a call on a
+    /// receiver of known type reaches that type's extensions, not every one of the name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
 }
 
 /// How many arguments a callable takes: `fixed` parameters, and any number more when

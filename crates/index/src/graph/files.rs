@@ -234,7 +234,7 @@ impl Graph {
             .conn
             .prepare_cached(
                 "SELECT id, name, qualified_name, kind, signature, doc, start_line, start_col,
-                        end_line, start_byte, end_byte, parent_id, returns, params
+                        end_line, start_byte, end_byte, parent_id, returns, params, receiver
                  FROM symbols WHERE file_id = ?1 ORDER BY id",
             )
             .map_err(&err)?;
@@ -258,6 +258,7 @@ impl Graph {
                     parent: None,
                     returns: r.get(12)?,
                     params: params.as_deref().and_then(Arity::parse),
+                    receiver: r.get(14)?,
                 };
                 let symbol = SymbolKind::from_name(&kind).map(|kind| Symbol { kind, ..symbol });
                 Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(11)?, symbol))

@@ -150,6 +150,7 @@ mod tests {
                     returns: None,
                     params,
                     in_trait: false,
+                    receiver: 0,
                 },
             );
         }

@@ -9,8 +9,13 @@
 //! receiver of a type the workspace does not define (`String`) reaches the visible
 //! extensions when there are any, never a same-named member of some other class; a
 //! receiver of unknown type reaches the visible extensions as well as the same-named
-//! members the name-based rules find. Which type an extension extends is not read, so
-//! two visible extensions of one name on different types are both candidates.
+//! members the name-based rules find. Each extension records the type it extends
+//! ([`Sym::receiver`]): when some visible extensions of the name extend the receiver's
+//! type or one of its bases the workspace declares, only those are candidates (as Kotlin
+//! picks the most specific), so `kType.asTypeName()` reaches `fun KType.asTypeName()`
+//! and not `fun KClass<*>.asTypeName()`; when none does (a receiver of a library type
+//! whose bases are unknown here: a `List` value calling `fun Iterable<T>.f()`), every
+//! visible one stays a candidate.
 
 use super::{Confidence, Ctx, Sym, SymbolKind};
 
@@ -30,12 +35,13 @@ impl<'a> Ctx<'a> {
         s.parent.is_none() && s.kind == SymbolKind::Function && self.is_kotlin_file(s.file_id)
     }
 
-    /// The extension functions named `name` a call with a receiver from this Kotlin file
-    /// may reach (see the module doc), with the confidence of how each is visible; empty
-    /// outside Kotlin.
+    /// The extension functions named `name` a call with a receiver (of type `receiver`
+    /// when the file says it) from this Kotlin file may reach (see the module doc), with
+    /// the confidence of how each is visible; empty outside Kotlin.
     pub(super) fn kotlin_extensions(
         &self,
         name: &str,
+        receiver: Option<&str>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<(&'a Sym, Confidence)> {
         if !self.is_kotlin() {
@@ -69,7 +75,23 @@ impl<'a> Ctx<'a> {
             };
             found.push((s, confidence));
         }
+        if let Some(ty) = receiver {
+            self.keep_extensions_of(ty, &mut found);
+        }
         found
+    }
+
+    /// Keeps the extensions of `ty` or of a base of it, when there are any.
+    fn keep_extensions_of(&self, ty: &str, found: &mut Vec<(&'a Sym, Confidence)>) {
+        let (_, ty) = crate::extract::split_qualified(ty);
+        let extended: Vec<u32> = self
+            .with_bases(ty)
+            .into_iter()
+            .map(|t| Sym::receiver_key(crate::extract::split_qualified(t).1))
+            .collect();
+        if found.iter().any(|(s, _)| extended.contains(&s.receiver)) {
+            found.retain(|(s, _)| extended.contains(&s.receiver));
+        }
     }
 
     /// Whether `s` is one of the extensions [`Self::kotlin_extensions`] finds (for the
@@ -80,7 +102,7 @@ impl<'a> Ctx<'a> {
         self.is_kotlin()
             && self.is_kotlin_top_level(s)
             && self
-                .kotlin_extensions(&s.qualified_name, &|c: &Sym| c.id == s.id)
+                .kotlin_extensions(&s.qualified_name, None, &|c: &Sym| c.id == s.id)
                 .iter()
                 .any(|(e, _)| e.id == s.id)
     }

@@ -74,7 +74,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 9;
+pub const RULES_VERSION: u32 = 10;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -318,6 +318,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                     .flatten()
             });
         let targets = memo.entry(key).or_insert_with(|| {
+            let mut by_receiver = false;
             let found = match receiver {
                 _ if supers.is_some() => supers.unwrap_or_default(),
                 Some(marker) if !by_caller && typed::is_callback_marker(marker) => {
@@ -337,10 +338,13 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 Some(field) if !by_caller && static_fields::is_static_field(field) => {
                     ctx.resolve_on_static_field(field, &r.name, qualifier, r.from, &wanted)
                 }
-                Some(ty) if !by_caller => ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted),
+                Some(ty) if !by_caller => {
+                    by_receiver = true;
+                    ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted)
+                }
                 _ => ctx.resolve_kind(&r.name, qualifier, r.from, kind),
             };
-            overloads::choose(table, &r.name, r.args, found)
+            overloads::choose(table, &r.name, r.args, by_receiver, found)
         });
         unresolved_refs += u32::from(targets.is_empty());
         for &(dst, confidence) in targets.iter() {

@@ -11,11 +11,15 @@ use crate::vocab::Confidence;
 /// `targets` (what the rules found for a call named `name` passing `args` arguments)
 /// with each target's overloads considered: the ones `args` fits (all of them when none
 /// does, or when the count is unknown), marked `name` where more than one overload of
-/// a definition remains. Targets without overloads are returned as they are.
+/// a definition remains. Targets without overloads are returned as they are. When the
+/// rules chose `by_receiver` type, a Kotlin extension's overloads are only those that
+/// extend the same type (`fun Box.describe()` is no overload of `fun Panel.describe()`
+/// for a call on a `Box`).
 pub(super) fn choose<'a>(
     table: &'a SymbolTable,
     name: &str,
     args: Option<u16>,
+    by_receiver: bool,
     targets: Vec<(&'a Sym, Confidence)>,
 ) -> Vec<(&'a Sym, Confidence)> {
     // Only languages that record arities have overloads here: everything else returns
@@ -34,6 +38,7 @@ pub(super) fn choose<'a>(
         let group: Vec<&'a Sym> = all
             .iter()
             .filter(|s| s.id == target.id || same_group(s, target))
+            .filter(|s| !by_receiver || s.receiver == target.receiver)
             .collect();
         let fits: Vec<&'a Sym> = match args {
             Some(n) => group

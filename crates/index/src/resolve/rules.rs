@@ -40,7 +40,7 @@ impl<'a> Ctx<'a> {
         let java_files = concrete.then(|| self.java_receiver_files(ty)).flatten();
         // Kotlin: a type the workspace does not define (`String`) has none of its
         // members, but may have its extensions ([`kotlin_extensions`]).
-        let extensions = || self.kotlin_extensions(name, wanted);
+        let extensions = || self.kotlin_extensions(name, Some(ty), wanted);
         if !concrete && self.is_builtin_receiver(ty) {
             return extensions();
         }

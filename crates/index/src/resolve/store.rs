@@ -74,7 +74,7 @@ pub(crate) fn load_inputs(
     let mut refs_loaded = 0;
     {
         let mut own_stmt = conn.prepare_cached(
-            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.file_id = ?1 ORDER BY s.id",
+            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait', s.receiver FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.file_id = ?1 ORDER BY s.id",
         )?;
         let mut refs_stmt = conn.prepare_cached("SELECT data FROM file_refs WHERE file_id = ?1")?;
         let mut imports_stmt = conn.prepare_cached(
@@ -271,7 +271,7 @@ pub(crate) fn load_table(
     }
     if names.is_none() {
         let mut stmt = conn.prepare(
-            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id",
+            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait', s.receiver FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id",
         )?;
         for row in stmt.query_map([], row_to_sym)? {
             let (name, sym) = row?;
@@ -313,7 +313,7 @@ pub(crate) fn load_symbols(
     max_symbols: usize,
 ) -> rusqlite::Result<Loaded> {
     let mut stmt = conn.prepare_cached(
-        "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait' FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.name = ?1",
+        "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait', s.receiver FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.name = ?1",
     )?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut frontier = needed_with_aliases_and_bases(table, &needed.names);
@@ -539,6 +539,7 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
             .as_str_or_null()?
             .and_then(crate::extract::Arity::parse),
         in_trait: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
+        receiver: r.get_ref(9)?.as_str_or_null()?.map_or(0, Sym::receiver_key),
     };
     Ok((name, sym))
 }

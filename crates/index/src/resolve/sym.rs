@@ -26,9 +26,18 @@ pub(super) struct Sym {
     /// Declared in a trait (`trait Ext { fn ext(&self); }`): what a call on a value of a
     /// type the workspace does not define can still reach ([`super::foreign`]).
     pub(super) in_trait: bool,
+    /// [`Sym::receiver_key`] of the type a Kotlin extension function extends (`KType` for
+    /// `fun KType.asTypeName()`), 0 for none: a call on a `KType` reaches it and not the
+    /// same-named extension of `KClass`. A key, not the name, keeps every definition small.
+    pub(super) receiver: u32,
 }
 
 impl Sym {
+    /// The key [`Sym::receiver`] holds for a type name (never 0).
+    pub(super) fn receiver_key(ty: &str) -> u32 {
+        segment_key(ty).unwrap_or(1)
+    }
+
     /// The key of the segment before `name` in `qualified` (see [`Sym::owner`]).
     pub(super) fn owner_of(qualified: &str, name: &str) -> u32 {
         let Some(head) = qualified.strip_suffix(name) else {
@@ -97,6 +106,7 @@ mod tests {
             returns: None,
             params: None,
             in_trait: false,
+            receiver: 0,
         }
     }
 

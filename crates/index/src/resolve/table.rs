@@ -168,6 +168,7 @@ impl TableBuilder {
                 returns: s.returns,
                 params: s.params,
                 in_trait,
+                receiver: s.receiver.as_deref().map_or(0, Sym::receiver_key),
             };
             own.push(sym.clone());
             self.add_symbol(s.name, sym);

@@ -139,6 +139,7 @@ mod tests {
                             returns: None,
                             params: None,
                             in_trait: false,
+                            receiver: 0,
                         },
                     );
                 }

@@ -93,6 +93,7 @@ pub fn downgrade_to_v3(conn: &loci_store::rusqlite::Connection) {
          CREATE INDEX files_unresolved ON files(id) WHERE resolved = 0;
          ALTER TABLE symbols DROP COLUMN returns;
          ALTER TABLE symbols DROP COLUMN params;
+         ALTER TABLE symbols DROP COLUMN receiver;
          PRAGMA user_version = 3;
          PRAGMA foreign_keys = ON;",
     )
