@@ -5,8 +5,10 @@
 //! Rules:
 //! - a protocol is an Interface (a Swift protocol is declared conformance, like an
 //!   interface; protocol functions are Methods); an actor is a Class;
-//! - `init` is a Method named `init`; `deinit`, subscripts and properties are not recorded,
-//!   except top-level `let` bindings, which are Constants;
+//! - `init`, `deinit` and `subscript` are Methods of those names; a computed property or
+//!   one with `willSet`/`didSet` is a Method named as the property (its body is code that
+//!   calls); stored properties are not recorded, except top-level `let` bindings, which
+//!   are Constants;
 //! - `extension X` adds no symbol: its members are qualified `X.member` (and parented to
 //!   `X` when this file defines it), and `extension X: P` is an Implements base of `X`;
 //! - inheritance clauses: a class's (or actor's) first entry is Inherits (Swift requires
@@ -28,7 +30,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     match node.kind() {
@@ -60,6 +62,18 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let id = c.def(node, "init", SymbolKind::Method, body);
             Action::Enter(id)
         }
+        "deinit_declaration" => {
+            let body = node.field("body");
+            let id = c.def(node, "deinit", SymbolKind::Method, body);
+            Action::Enter(id)
+        }
+        "subscript_declaration" => {
+            let body = named_children(node)
+                .into_iter()
+                .find(|n| n.kind() == "computed_property");
+            let id = c.def(node, "subscript", SymbolKind::Method, body);
+            Action::Enter(id)
+        }
         "typealias_declaration" => {
             if let Some(name) = c.field_text(node, "name") {
                 c.def(node, strip_generics(name), SymbolKind::TypeAlias, None);
@@ -67,6 +81,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             Action::Descend
         }
         "property_declaration" => {
+            if let Some(id) = property_with_code(c, node) {
+                return Action::Enter(id);
+            }
             constant(c, node);
             Action::Descend
         }
@@ -144,6 +161,28 @@ fn inherited(node: Node<'_>) -> Vec<Node<'_>> {
 }
 
 /// A top-level `let name = ..`.
+/// A computed property (`var total: Int { .. }`) or one with observers (`willSet`,
+/// `didSet`) runs code of its own: it is recorded as a Method (a Function at top level)
+/// named as the property, so that the calls in its body have it as their caller and
+/// `def total` finds it. A stored property is not recorded.
+fn property_with_code(c: &mut Collector<'_>, node: Node<'_>) -> Option<u32> {
+    let code = node.field("computed_value").or_else(|| {
+        named_children(node)
+            .into_iter()
+            .find(|n| n.kind() == "willset_didset_block")
+    })?;
+    let name = node
+        .field("name")
+        .and_then(|p| p.field("bound_identifier"))?;
+    let name = c.text(name).to_string();
+    let kind = if c.in_type_scope() {
+        SymbolKind::Method
+    } else {
+        SymbolKind::Function
+    };
+    Some(c.def(node, &name, kind, Some(code)))
+}
+
 fn constant(c: &mut Collector<'_>, node: Node<'_>) {
     if c.current_symbol().is_some() || c.in_type_scope() {
         return;
@@ -243,6 +282,38 @@ mod tests {
                 (None, "Remote", "P", BaseKind::Implements)
             ]
         );
+    }
+
+    #[test]
+    fn code_bearing_members_are_callers_of_what_they_call() {
+        let src = "struct S {\n    var total: Int {\n        return helper()\n    }\n    var count = 0 {\n        didSet { helper() }\n    }\n    var stored = 1\n    init(x: Int) { helper() }\n    deinit { helper() }\n    subscript(i: Int) -> Int { helper() }\n    func helper() -> Int { 1 }\n}\nvar top: Int { 2 }\n";
+        let facts = extract(Lang::Swift, src).unwrap();
+        let names: Vec<(&str, &str, u32)> = facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.kind.name(), s.span.start_line))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("S", "struct", 1),
+                ("S.total", "method", 2),
+                ("S.count", "method", 5),
+                ("S.init", "method", 9),
+                ("S.deinit", "method", 10),
+                ("S.subscript", "method", 11),
+                ("S.helper", "method", 12),
+                ("top", "function", 14),
+            ]
+        );
+        // Each `helper()` call is made from the member whose body holds it.
+        let callers: Vec<Option<u32>> = facts
+            .refs
+            .iter()
+            .filter(|r| r.name == "helper")
+            .map(|r| r.from)
+            .collect();
+        assert_eq!(callers, [Some(1), Some(2), Some(3), Some(4), Some(5)]);
     }
 
     #[test]
