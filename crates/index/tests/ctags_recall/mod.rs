@@ -286,11 +286,18 @@ fn typescript_recall_of_ctags_definitions_is_at_least_96_percent() {
         ],
         line_match: LineMatch::Head,
         files: sample(files, 1),
-        exclude: vec![Exclusion {
-            what: "`import type X` and `export { type X }` ctags calls aliases",
-            kinds: &["alias"],
-            find: not_definitions::type_imports,
-        }],
+        exclude: vec![
+            Exclusion {
+                what: "`import type X` and `export { type X }` ctags calls aliases",
+                kinds: &["alias"],
+                find: not_definitions::type_imports,
+            },
+            Exclusion {
+                what: "words of a type ctags calls aliases, `extends` of `A extends B ? ..`",
+                kinds: &["alias"],
+                find: not_definitions::names_not_after_type,
+            },
+        ],
         overloads_once: true,
     };
     // The goal is 97%: the held-out half stands at 96.7% (2026-12-05), short by its

@@ -8,7 +8,13 @@
 //!   local variable, and a key of a data table is no type ([`object_literal_names`]).
 //! - TypeScript: ctags 5.9 reads the `type` of `import type X from "m"` and `export {
 //!   type X }` as a type alias named `X` (and one named `from`); these are imports and
-//!   re-exports of a type defined elsewhere ([`type_imports`]).
+//!   re-exports of a type defined elsewhere ([`type_imports`]). It also tags as aliases
+//!   words of a type that declare nothing: `extends` and the type after it in a
+//!   conditional type (`type T = A extends string ? 1 : 2` gives `extends` and `string`),
+//!   the operand of `keyof` (`type K = keyof Example` gives `Example`); TypeScript
+//!   requires a type alias's name on the line of its `type` keyword, right after it, so
+//!   an alias tag whose name does not follow `type` on its line names no alias
+//!   ([`names_not_after_type`]).
 //! - C and C++: an include guard (`#ifndef X_H` / `#define X_H` around the file) is a
 //!   macro to ctags; it names no code, and loci's C++ rules leave it out
 //!   ([`include_guards`]).
@@ -93,6 +99,53 @@ pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
     out
 }
 
+/// (line, word) of every identifier-like word of TypeScript `source` that does not
+/// follow the keyword `type` (`export type Name<T> = ..`, `declare type Name`) on its
+/// line: what a type alias tagged on that line cannot be named. Read from the text (a
+/// broken parse must not change what an alias is); a `type X` in a comment or a
+/// string only keeps more tags compared.
+pub fn names_not_after_type(source: &str) -> HashSet<(u32, String)> {
+    let mut out = HashSet::new();
+    for (i, line) in source.lines().enumerate() {
+        let words = words(line);
+        let named: HashSet<&str> = words
+            .windows(2)
+            .filter(|w| w[0].0 == "type" && line[w[0].1 + 4..w[1].1].trim().is_empty())
+            .map(|w| w[1].0)
+            .collect();
+        for (word, _) in words {
+            if !named.contains(word) {
+                out.insert((i as u32 + 1, word.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The identifier-like words of `line` (`[A-Za-z_$][A-Za-z0-9_$]*`, other characters
+/// of a name too), each with its byte offset.
+fn words(line: &str) -> Vec<(&str, usize)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = Vec::new();
+    let mut start = None;
+    for (at, c) in line
+        .char_indices()
+        .chain(std::iter::once((line.len(), ' ')))
+    {
+        match (start, is_word(c)) {
+            (None, true) => start = Some(at),
+            (Some(from), false) => {
+                if !line[from..].starts_with(|c: char| c.is_ascii_digit()) {
+                    out.push((&line[from..at], from));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn tokens(node: Node<'_>, source: &str, out: &mut HashSet<(u32, String)>) {
     if node.child_count() == 0 {
         let text = node.utf8_text(source.as_bytes()).unwrap_or_default();
@@ -167,4 +220,19 @@ pub fn include_guards(source: &str) -> HashSet<(u32, String)> {
         }
     }
     out
+}
+
+#[test]
+fn alias_tags_not_named_after_type_are_no_aliases() {
+    let source = "export type Q<T> = T extends string ? true : false;\n\
+                  type K = keyof Example;\n\
+                  declare type\tD = 1; // type of D\n\
+                  const type = 1; type\n";
+    let left_out = names_not_after_type(source);
+    let has = |line: u32, name: &str| left_out.contains(&(line, name.to_string()));
+    assert!(has(1, "extends") && has(1, "string") && has(1, "true") && has(1, "T"));
+    assert!(!has(1, "Q"), "the alias itself is compared");
+    assert!(has(2, "Example") && has(2, "keyof") && !has(2, "K"));
+    assert!(!has(3, "D") && has(3, "declare"));
+    assert!(has(4, "const"), "`type = 1` names nothing");
 }
