@@ -14,7 +14,10 @@
 //!   the operand of `keyof` (`type K = keyof Example` gives `Example`); TypeScript
 //!   requires a type alias's name on the line of its `type` keyword, right after it, so
 //!   an alias tag whose name does not follow `type` on its line names no alias
-//!   ([`names_not_after_type`]).
+//!   ([`names_not_after_type`]). And it tags an interface's construct signature (`new
+//!   (x: string): T`) as a method named `new`: a signature of what `new` on a value of
+//!   that type does, not a member anyone can call or look up by that name
+//!   ([`construct_signatures`]).
 //! - C and C++: an include guard (`#ifndef X_H` / `#define X_H` around the file) is a
 //!   macro to ctags; it names no code, and loci's C++ rules leave it out
 //!   ([`include_guards`]).
@@ -146,6 +149,25 @@ fn words(line: &str) -> Vec<(&str, usize)> {
     out
 }
 
+/// (line, `new`) of every construct signature (`new (x: string): T`, `new <T>(): T`) in
+/// TypeScript `source`.
+pub fn construct_signatures(source: &str) -> HashSet<(u32, String)> {
+    let mut parser = loci_index::extract::new_parser(Lang::TypeScript).expect("the grammar");
+    let mut out = HashSet::new();
+    let Some(tree) = parser.parse(source, None) else {
+        return out;
+    };
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "construct_signature" {
+            out.insert((node.start_position().row as u32 + 1, "new".to_string()));
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    out
+}
+
 fn tokens(node: Node<'_>, source: &str, out: &mut HashSet<(u32, String)>) {
     if node.child_count() == 0 {
         let text = node.utf8_text(source.as_bytes()).unwrap_or_default();
@@ -235,4 +257,14 @@ fn alias_tags_not_named_after_type_are_no_aliases() {
     assert!(has(2, "Example") && has(2, "keyof") && !has(2, "K"));
     assert!(!has(3, "D") && has(3, "declare"));
     assert!(has(4, "const"), "`type = 1` names nothing");
+}
+
+#[test]
+fn construct_signatures_are_no_methods() {
+    let source = "interface C {\n  new (x: string): C;\n  new <T>(x: T): C;\n  m(): void;\n}\n\
+                  class K { new() {} }\n";
+    let left_out = construct_signatures(source);
+    let lines: std::collections::BTreeSet<u32> = left_out.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines.into_iter().collect::<Vec<_>>(), [2, 3]);
+    assert!(left_out.iter().all(|(_, n)| n == "new"));
 }
