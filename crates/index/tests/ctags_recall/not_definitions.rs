@@ -80,7 +80,9 @@ fn bound_name(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// (line, text) of every token of the import statements and of the export statements
-/// that declare nothing (`export { type X } from "m"`) in TypeScript `source`.
+/// that declare nothing (`export { type X } from "m"`) in TypeScript `source`, on every
+/// line of its statement: ctags gives the last name of a list that ends its line
+/// (`  type X` / `} from "m"`) the line of the token after it.
 pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
     let mut parser = loci_index::extract::new_parser(Lang::TypeScript).expect("the grammar");
     let mut out = HashSet::new();
@@ -93,7 +95,13 @@ pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
             || (node.kind() == "export_statement"
                 && node.child_by_field_name("declaration").is_none());
         if import {
-            tokens(node, source, &mut out);
+            let mut texts = HashSet::new();
+            tokens(node, source, &mut texts);
+            for line in node.start_position().row..=node.end_position().row {
+                for (_, text) in &texts {
+                    out.insert((line as u32 + 1, text.clone()));
+                }
+            }
             continue;
         }
         let mut cursor = node.walk();
@@ -267,4 +275,15 @@ fn construct_signatures_are_no_methods() {
     let lines: std::collections::BTreeSet<u32> = left_out.iter().map(|(l, _)| *l).collect();
     assert_eq!(lines.into_iter().collect::<Vec<_>>(), [2, 3]);
     assert!(left_out.iter().all(|(_, n)| n == "new"));
+}
+
+#[test]
+fn a_type_import_is_no_alias_on_any_line_of_its_statement() {
+    let source =
+        "import {\n  a,\n  type B\n} from \"x\"\nexport {\n  type C\n} from \"y\";\ntype D = 1;\n";
+    let left_out = type_imports(source);
+    // ctags' lines for `B` and `C`: the lines of the `}` after them.
+    assert!(left_out.contains(&(4, "B".to_string())));
+    assert!(left_out.contains(&(7, "C".to_string())));
+    assert!(!left_out.iter().any(|(line, _)| *line == 8));
 }
