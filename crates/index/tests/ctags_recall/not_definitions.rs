@@ -112,21 +112,34 @@ pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
 
 /// (line, word) of every identifier-like word of TypeScript `source` that does not
 /// follow the keyword `type` (`export type Name<T> = ..`, `declare type Name`) on its
-/// line: what a type alias tagged on that line cannot be named. Read from the text (a
-/// broken parse must not change what an alias is); a `type X` in a comment or a
-/// string only keeps more tags compared.
+/// line, and of every word of a line on the next line unless it follows `type` on
+/// either: what a type alias tagged on that line cannot be named (ctags gives a word
+/// that ends its line, `= keyof Declarations`, the line of the token after it). Read
+/// from the text (a broken parse must not change what an alias is); a `type X` in a
+/// comment or a string only keeps more tags compared.
 pub fn names_not_after_type(source: &str) -> HashSet<(u32, String)> {
+    let lines: Vec<Vec<(&str, usize)>> = source.lines().map(words).collect();
+    let named: Vec<HashSet<&str>> = source
+        .lines()
+        .zip(&lines)
+        .map(|(line, words)| {
+            words
+                .windows(2)
+                .filter(|w| w[0].0 == "type" && line[w[0].1 + 4..w[1].1].trim().is_empty())
+                .map(|w| w[1].0)
+                .collect()
+        })
+        .collect();
     let mut out = HashSet::new();
-    for (i, line) in source.lines().enumerate() {
-        let words = words(line);
-        let named: HashSet<&str> = words
-            .windows(2)
-            .filter(|w| w[0].0 == "type" && line[w[0].1 + 4..w[1].1].trim().is_empty())
-            .map(|w| w[1].0)
-            .collect();
+    for (i, words) in lines.iter().enumerate() {
+        // An alias's own name is never left out, on its line or the next (where ctags
+        // puts it when it ends its line: `export type Long\n  = ..`).
+        let words = words.iter().filter(|(w, _)| !named[i].contains(w));
         for (word, _) in words {
-            if !named.contains(word) {
-                out.insert((i as u32 + 1, word.to_string()));
+            for (at, named) in named.iter().enumerate().skip(i).take(2) {
+                if !named.contains(word) {
+                    out.insert((at as u32 + 1, word.to_string()));
+                }
             }
         }
     }
@@ -265,6 +278,19 @@ fn alias_tags_not_named_after_type_are_no_aliases() {
     assert!(has(2, "Example") && has(2, "keyof") && !has(2, "K"));
     assert!(!has(3, "D") && has(3, "declare"));
     assert!(has(4, "const"), "`type = 1` names nothing");
+    // A word that ends its line, tagged on the next.
+    assert!(has(3, "Example") && has(2, "T") && !has(2, "Q"));
+    let next = "type B = keyof\n  Declarations\ntype Declarations = 1\n";
+    let left_out = names_not_after_type(next);
+    // `keyof` tagged on line 2; `B` is the alias on line 1.
+    assert!(left_out.contains(&(2, "keyof".to_string())));
+    assert!(!left_out.contains(&(1, "B".to_string())) && !left_out.contains(&(2, "B".to_string())));
+    let ends_line = "export type Long\n  = 1\n";
+    assert!(!names_not_after_type(ends_line).contains(&(2, "Long".to_string())));
+    assert!(
+        !left_out.contains(&(3, "Declarations".to_string())),
+        "the alias on its line"
+    );
 }
 
 #[test]
