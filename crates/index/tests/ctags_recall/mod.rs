@@ -37,7 +37,10 @@
 //!   packages on the machine (`.ci/run` installs the MCP inspector, whose dependencies
 //!   ship rxjs', zod's and ajv's sources): classes, functions, methods, generators,
 //!   interfaces, enums, namespaces and type aliases. ctags' aliases for `import type X`
-//!   are left out, and a function's overload signatures are one definition with it.
+//!   are left out, and so are those it makes of words inside a type (`extends` and `B`
+//!   of `A extends B ? ..`, `X` of `keyof X`: no `type` before them) and the methods
+//!   `new` it makes of construct signatures (`new (): T`); a function's overload
+//!   signatures are one definition with it.
 //!   ctags' line may be anywhere in the head of loci's definition: ctags 5.9 tags a class
 //!   or interface whose `extends` starts the next line on that next line.
 //! - Go: the standard library (`golang-src`, `testdata` left out, 1 file in 8):
@@ -239,7 +242,7 @@ fn javascript_recall_of_ctags_definitions_is_at_least_95_percent() {
 }
 
 #[test]
-fn typescript_recall_of_ctags_definitions_is_at_least_96_percent() {
+fn typescript_recall_of_ctags_definitions_is_at_least_97_percent() {
     let ctags = ctags();
     let mut files = Vec::new();
     let roots = match std::env::var_os("LOCI_RECALL_TS_ROOT") {
@@ -305,9 +308,9 @@ fn typescript_recall_of_ctags_definitions_is_at_least_96_percent() {
         ],
         overloads_once: true,
     };
-    // The goal is 97%: the held-out half stands at 96.7% (2026-12-05), short by its
-    // type aliases, whose misses were not read (only the tune half's are).
-    measure(&ctags, &corpus).assert_held_out_at_least("TypeScript", 0.96);
+    // The held-out half stands at 97.5% (2026-12-06); its type aliases at 90.4%, short
+    // by something none of the trees outside the corpus shows (its misses unread).
+    measure(&ctags, &corpus).assert_held_out_at_least("TypeScript", 0.97);
 }
 
 #[test]
