@@ -8,7 +8,9 @@
 //!   local variable, and a key of a data table is no type ([`object_literal_names`]).
 //! - TypeScript: ctags 5.9 reads the `type` of `import type X from "m"` and `export {
 //!   type X }` as a type alias named `X` (and one named `from`); these are imports and
-//!   re-exports of a type defined elsewhere ([`type_imports`]). It also tags as aliases
+//!   re-exports of a type defined elsewhere ([`type_imports`]); it reads `import { enum
+//!   as e }` (zod's `enum`) as an enum named `as`, and `import { class as c }` as a
+//!   class `as`, which that rule leaves out too. It also tags as aliases
 //!   words of a type that declare nothing: `extends` and the type after it in a
 //!   conditional type (`type T = A extends string ? 1 : 2` gives `extends` and `string`),
 //!   the operand of `keyof` (`type K = keyof Example` gives `Example`); TypeScript
@@ -80,7 +82,8 @@ fn bound_name(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// (line, text) of every token of the import statements and of the export statements
-/// that declare nothing (`export { type X } from "m"`) in TypeScript `source`, on every
+/// that declare nothing (`export { type X } from "m"`, not `export default <value>`) in
+/// TypeScript `source`, on every
 /// line of its statement: ctags gives the last name of a list that ends its line
 /// (`  type X` / `} from "m"`) the line of the token after it.
 pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
@@ -91,9 +94,11 @@ pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
     };
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
+        // `export default function () {..}` (a value) may hold methods ctags tags.
         let import = node.kind() == "import_statement"
             || (node.kind() == "export_statement"
-                && node.child_by_field_name("declaration").is_none());
+                && node.child_by_field_name("declaration").is_none()
+                && node.child_by_field_name("value").is_none());
         if import {
             let mut texts = HashSet::new();
             tokens(node, source, &mut texts);
@@ -312,4 +317,16 @@ fn a_type_import_is_no_alias_on_any_line_of_its_statement() {
     assert!(left_out.contains(&(4, "B".to_string())));
     assert!(left_out.contains(&(7, "C".to_string())));
     assert!(!left_out.iter().any(|(line, _)| *line == 8));
+}
+
+#[test]
+fn what_ctags_tags_in_an_import_is_no_definition() {
+    let source = "import { enum as e2, TypeOf } from \"zod\";\nimport { class as c } from \"m\";\n\
+                  export default class { m() {} }\n";
+    let left_out = type_imports(source);
+    assert!(left_out.contains(&(1, "as".to_string())) && left_out.contains(&(2, "as".to_string())));
+    assert!(
+        !left_out.iter().any(|(line, _)| *line == 3),
+        "a default export's value is compared"
+    );
 }
