@@ -116,7 +116,8 @@ pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
 }
 
 /// (line, word) of every identifier-like word of TypeScript `source` that does not
-/// follow the keyword `type` (`export type Name<T> = ..`, `declare type Name`) on its
+/// follow the keyword `type` (`export type Name<T> = ..`, `declare type Name`; not a
+/// property `x.type`, ctags' `instanceof` in `x.type instanceof T`) on its
 /// line, and of every word of a line on the next line unless it follows `type` on
 /// either: what a type alias tagged on that line cannot be named (ctags gives a word
 /// that ends its line, `= keyof Declarations`, the line of the token after it). Read
@@ -130,7 +131,11 @@ pub fn names_not_after_type(source: &str) -> HashSet<(u32, String)> {
         .map(|(line, words)| {
             words
                 .windows(2)
-                .filter(|w| w[0].0 == "type" && line[w[0].1 + 4..w[1].1].trim().is_empty())
+                .filter(|w| {
+                    w[0].0 == "type"
+                        && line[w[0].1 + 4..w[1].1].trim().is_empty()
+                        && !line[..w[0].1].trim_end().ends_with('.')
+                })
                 .map(|w| w[1].0)
                 .collect()
         })
@@ -283,6 +288,9 @@ fn alias_tags_not_named_after_type_are_no_aliases() {
     assert!(has(2, "Example") && has(2, "keyof") && !has(2, "K"));
     assert!(!has(3, "D") && has(3, "declare"));
     assert!(has(4, "const"), "`type = 1` names nothing");
+    let property = names_not_after_type("ok(T.type instanceof Type, (T.type as any).x)\n");
+    assert!(property.contains(&(1, "instanceof".to_string())));
+    assert!(property.contains(&(1, "as".to_string())));
     // A word that ends its line, tagged on the next.
     assert!(has(3, "Example") && has(2, "T") && !has(2, "Q"));
     let next = "type B = keyof\n  Declarations\ntype Declarations = 1\n";
