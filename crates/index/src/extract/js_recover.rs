@@ -15,7 +15,10 @@
 //! `;` in place of its indentation's last space: tree-sitter reads the `<` as type
 //! arguments of the member above and fails for the rest of the file (hono's
 //! `HandlerInterface` lost every alias after it); TypeScript ends a member at the line
-//! break. The change is kept only when it leaves less of the file broken.
+//! break. So does a member named after an operator keyword (`in<const T>(def: T): R`,
+//! `in: A`, `instanceof(x): boolean`), which tree-sitter reads as that operator
+//! applied to the member above (arktype's `MatchParser`, whose `in` overloads took the
+//! whole file). The change is kept only when it leaves less of the file broken.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -154,9 +157,10 @@ pub(crate) fn blank_broken(source: &str, tree: &Tree) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// `source` with a `;` before each generic signature that starts a line of a broken
-/// top-level node after a line that ends a member (see the module doc), in place of
-/// the indentation's last space; `None` when there is none.
+/// `source` with a `;` before each generic signature, or member named `in` or
+/// `instanceof`, that starts a line of a broken top-level node after a line that ends a
+/// member (see the module doc), in place of the indentation's last space; `None` when
+/// there is none.
 pub(crate) fn separate_signatures(source: &str, tree: &Tree) -> Option<String> {
     let root = tree.root_node();
     if !root.has_error() {
@@ -189,7 +193,10 @@ pub(crate) fn separate_signatures(source: &str, tree: &Tree) -> Option<String> {
             && rest
                 .get(1)
                 .is_none_or(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b' ');
-        if indent > 0 && opens_type_parameters && last_code.is_some_and(ends_member) {
+        if indent > 0
+            && (opens_type_parameters || names_operator_member(rest))
+            && last_code.is_some_and(ends_member)
+        {
             out.get_or_insert_with(|| bytes.to_vec())[line + indent - 1] = b';';
         }
         let comment = rest.starts_with(b"//") || rest.starts_with(b"/*") || rest.starts_with(b"*");
@@ -200,6 +207,21 @@ pub(crate) fn separate_signatures(source: &str, tree: &Tree) -> Option<String> {
     }
     // One ASCII space became an ASCII `;`: still UTF-8.
     out.and_then(|b| String::from_utf8(b).ok())
+}
+
+/// Whether a line (from its indentation on) starts a member named after an operator
+/// keyword, `in<const T>(def: T): R`, `instanceof(x): boolean`, `in?: A`: tree-sitter
+/// reads the keyword as an operator on the member above (`R in ..`) and fails.
+fn names_operator_member(rest: &[u8]) -> bool {
+    ["in", "instanceof"].iter().any(|keyword| {
+        rest.strip_prefix(keyword.as_bytes()).is_some_and(|after| {
+            let after = after.trim_ascii_start();
+            matches!(after.first(), Some(b'(' | b'<' | b':' | b'?'))
+                && !rest[keyword.len()..]
+                    .first()
+                    .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+        })
+    })
 }
 
 /// Whether a line ending in `b` can end a member (a type, a name, a closing bracket),
@@ -352,6 +374,40 @@ mod tests {
         // TSX is left as it is: a line there may start a JSX element.
         let tsx = "const el = (\n  <div>\n    <span/>\n  </div>\n)\nfunction after() {}\n";
         assert_eq!(names(Lang::Tsx, tsx), ["el:1", "after:6"]);
+    }
+
+    /// The shape of arktype's `MatchParser`: overloads of a member named `in`, the
+    /// first after a member whose type ends in `>`, without `;`s.
+    const OPERATOR_MEMBERS: &str = "export interface MatchParser<$> extends Base<$> {\n\
+        \x20 in<const def>(\n\
+        \x20   def: Validate<def, $>\n\
+        \x20 ): Chainable<Init<$, def>>\n\
+        \x20 in<const typedInput = never>(): Chainable<typedInput>\n\
+        \x20 case: CaseParser<$>\n\
+        \x20 in?: number\n\
+        \x20 instanceof(x: unknown): boolean\n\
+        }\n\
+        \n\
+        type After<T> = T extends string ? 1 : 2\n\
+        export function after(): void {}\n";
+
+    #[test]
+    fn a_member_named_in_on_its_own_line_does_not_hide_what_follows() {
+        let found = names(Lang::TypeScript, OPERATOR_MEMBERS);
+        assert!(
+            found.contains(&"After:11".to_string()) && found.contains(&"after:12".to_string()),
+            "{found:?}"
+        );
+        // The same members with their `;`s give the same.
+        let with_semicolons = OPERATOR_MEMBERS
+            .replace("def>>\n", "def>>;\n")
+            .replace("typedInput>\n", "typedInput>;\n")
+            .replace("<$>\n  in?", "<$>;\n  in?")
+            .replace("number\n", "number;\n");
+        assert_eq!(names(Lang::TypeScript, &with_semicolons), found);
+        // A line that goes on with the operator is no member: `a\n  in b`.
+        let expression = "const has = key\n  in (table)\ntype Next = 1\n";
+        assert_eq!(names(Lang::TypeScript, expression), ["has:1", "Next:3"]);
     }
 
     #[test]

@@ -38,8 +38,9 @@ pub struct Corpus {
     pub line_match: LineMatch,
     /// The sampled files, each with the half it belongs to.
     pub files: Vec<Source>,
-    /// ctags definitions that are not definitions in loci's sense, left out (and counted).
-    pub exclude: Option<Exclusion>,
+    /// Rules for ctags definitions that are not definitions in loci's sense, left out
+    /// (and counted, per rule).
+    pub exclude: Vec<Exclusion>,
     /// Whether same-named functions or methods of one kind in one scope of one file are
     /// one definition: TypeScript's overload signatures and their implementation, which
     /// loci records once (the implementation stands for them all, so that calls reach
@@ -81,8 +82,9 @@ pub struct Figures {
     /// Matched on loci's first line only (what [`LineMatch`] relaxes).
     strict: usize,
     files: usize,
-    /// ctags tags left out by the corpus's [`Exclusion`].
-    excluded: usize,
+    /// ctags tags left out by each of the corpus's [`Exclusion`]s (in their order; a
+    /// tag two rules leave out counts for the first).
+    excluded: Vec<usize>,
 }
 
 impl Figures {
@@ -155,9 +157,12 @@ pub fn measure(ctags: &Path, corpus: &Corpus) -> Recall {
     for file in &corpus.files {
         figures(&mut recall, file.half).files += 1;
     }
-    for tag in &excluded {
+    for fig in [&mut recall.tune, &mut recall.held_out] {
+        fig.excluded = vec![0; corpus.exclude.len()];
+    }
+    for (rule, tag) in &excluded {
         let half = half_of.get(&tag.path).copied().unwrap_or(Half::Tune);
-        figures(&mut recall, half).excluded += 1;
+        figures(&mut recall, half).excluded[*rule] += 1;
     }
     let mut tune_misses: Vec<&Tag> = Vec::new();
     for tag in &expected {
@@ -183,23 +188,26 @@ pub fn measure(ctags: &Path, corpus: &Corpus) -> Recall {
     recall
 }
 
-/// Removes from `tags` those the corpus's exclusion rule leaves out; returns them.
-fn excluded_tags(corpus: &Corpus, tags: &mut Vec<Tag>) -> Vec<Tag> {
-    let Some(rule) = &corpus.exclude else {
-        return Vec::new();
-    };
-    let mut per_file: HashMap<String, HashSet<(u32, String)>> = HashMap::new();
-    let (out, kept): (Vec<Tag>, Vec<Tag>) = std::mem::take(tags).into_iter().partition(|tag| {
-        if !rule.kinds.contains(&tag.kind.as_str()) {
-            return false;
-        }
-        let found = per_file.entry(tag.path.clone()).or_insert_with(|| {
-            let bytes = std::fs::read(&tag.path).unwrap_or_default();
-            (rule.find)(&String::from_utf8_lossy(&bytes))
-        });
-        found.contains(&(tag.line, tag.name.clone()))
-    });
-    *tags = kept;
+/// Removes from `tags` those one of the corpus's exclusion rules leaves out; returns
+/// them, each with the index of the first rule that left it out.
+fn excluded_tags(corpus: &Corpus, tags: &mut Vec<Tag>) -> Vec<(usize, Tag)> {
+    let mut out = Vec::new();
+    for (index, rule) in corpus.exclude.iter().enumerate() {
+        let mut per_file: HashMap<String, HashSet<(u32, String)>> = HashMap::new();
+        let (left_out, kept): (Vec<Tag>, Vec<Tag>) =
+            std::mem::take(tags).into_iter().partition(|tag| {
+                if !rule.kinds.contains(&tag.kind.as_str()) {
+                    return false;
+                }
+                let found = per_file.entry(tag.path.clone()).or_insert_with(|| {
+                    let bytes = std::fs::read(&tag.path).unwrap_or_default();
+                    (rule.find)(&String::from_utf8_lossy(&bytes))
+                });
+                found.contains(&(tag.line, tag.name.clone()))
+            });
+        *tags = kept;
+        out.extend(left_out.into_iter().map(|tag| (index, tag)));
+    }
     out
 }
 
@@ -346,10 +354,10 @@ fn report(
             ""
         }
     ));
-    if let Some(rule) = &corpus.exclude {
+    for (index, rule) in corpus.exclude.iter().enumerate() {
         out.push_str(&format!(
             "  not compared ({}): tune {}, held-out {}\n",
-            rule.what, recall.tune.excluded, recall.held_out.excluded
+            rule.what, recall.tune.excluded[index], recall.held_out.excluded[index]
         ));
     }
     if corpus.line_match != LineMatch::First {

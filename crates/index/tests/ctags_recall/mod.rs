@@ -37,7 +37,10 @@
 //!   packages on the machine (`.ci/run` installs the MCP inspector, whose dependencies
 //!   ship rxjs', zod's and ajv's sources): classes, functions, methods, generators,
 //!   interfaces, enums, namespaces and type aliases. ctags' aliases for `import type X`
-//!   are left out, and a function's overload signatures are one definition with it.
+//!   are left out, and so are those it makes of words inside a type (`extends` and `B`
+//!   of `A extends B ? ..`, `X` of `keyof X`: no `type` before them) and the methods
+//!   `new` it makes of construct signatures (`new (): T`); a function's overload
+//!   signatures are one definition with it.
 //!   ctags' line may be anywhere in the head of loci's definition: ctags 5.9 tags a class
 //!   or interface whose `extends` starts the next line on that next line.
 //! - Go: the standard library (`golang-src`, `testdata` left out, 1 file in 8):
@@ -100,7 +103,7 @@ fn python_stdlib_recall_of_ctags_definitions_is_at_least_97_percent() {
         kind_names: &["class", "function", "member"],
         line_match: LineMatch::First,
         files: sample(files, 2),
-        exclude: None,
+        exclude: Vec::new(),
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("Python", 0.97);
@@ -133,11 +136,11 @@ fn c_recall_of_ctags_definitions_is_at_least_97_percent() {
         kind_names: &["function", "struct", "union", "enum", "typedef", "macro"],
         line_match: LineMatch::Span,
         files,
-        exclude: Some(Exclusion {
+        exclude: vec![Exclusion {
             what: "include guards",
             kinds: &["macro"],
             find: not_definitions::include_guards,
-        }),
+        }],
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("C", 0.97);
@@ -182,11 +185,11 @@ fn cpp_recall_of_ctags_definitions_is_at_least_95_percent() {
         ],
         line_match: LineMatch::Span,
         files,
-        exclude: Some(Exclusion {
+        exclude: vec![Exclusion {
             what: "include guards",
             kinds: &["macro"],
             find: not_definitions::include_guards,
-        }),
+        }],
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("C++", 0.95);
@@ -228,18 +231,18 @@ fn javascript_recall_of_ctags_definitions_is_at_least_95_percent() {
         ],
         line_match: LineMatch::First,
         files: sample(files, 2),
-        exclude: Some(Exclusion {
+        exclude: vec![Exclusion {
             what: "object literals ctags calls classes",
             kinds: &["class"],
             find: not_definitions::object_literal_names,
-        }),
+        }],
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("JavaScript", 0.95);
 }
 
 #[test]
-fn typescript_recall_of_ctags_definitions_is_at_least_96_percent() {
+fn typescript_recall_of_ctags_definitions_is_at_least_97_percent() {
     let ctags = ctags();
     let mut files = Vec::new();
     let roots = match std::env::var_os("LOCI_RECALL_TS_ROOT") {
@@ -286,16 +289,36 @@ fn typescript_recall_of_ctags_definitions_is_at_least_96_percent() {
         ],
         line_match: LineMatch::Head,
         files: sample(files, 1),
-        exclude: Some(Exclusion {
-            what: "`import type X` and `export { type X }` ctags calls aliases",
-            kinds: &["alias"],
-            find: not_definitions::type_imports,
-        }),
+        exclude: vec![
+            Exclusion {
+                what: "`import type X`, `export { type X }`, `import { enum as e }` ctags tags",
+                kinds: &[
+                    "class",
+                    "function",
+                    "method",
+                    "generator",
+                    "enum",
+                    "interface",
+                    "namespace",
+                    "alias",
+                ],
+                find: not_definitions::type_imports,
+            },
+            Exclusion {
+                what: "words of a type ctags calls aliases, `extends` of `A extends B ? ..`",
+                kinds: &["alias"],
+                find: not_definitions::names_not_after_type,
+            },
+            Exclusion {
+                what: "construct signatures `new (): T` ctags calls methods",
+                kinds: &["method"],
+                find: not_definitions::construct_signatures,
+            },
+        ],
         overloads_once: true,
     };
-    // The goal is 97%: the held-out half stands at 96.7% (2026-12-05), short by its
-    // type aliases, whose misses were not read (only the tune half's are).
-    measure(&ctags, &corpus).assert_held_out_at_least("TypeScript", 0.96);
+    // The held-out half stands at 99.3% (2026-12-06), its type aliases at 97.3%.
+    measure(&ctags, &corpus).assert_held_out_at_least("TypeScript", 0.97);
 }
 
 #[test]
@@ -324,7 +347,7 @@ fn go_stdlib_recall_of_ctags_definitions_is_at_least_97_percent() {
         ],
         line_match: LineMatch::First,
         files: sample(files, 8),
-        exclude: None,
+        exclude: Vec::new(),
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("Go", 0.97);
@@ -349,7 +372,7 @@ fn ruby_stdlib_recall_of_ctags_definitions_is_at_least_97_percent() {
         kind_names: &["class", "module", "method", "singletonMethod"],
         line_match: LineMatch::First,
         files: sample(files, 2),
-        exclude: None,
+        exclude: Vec::new(),
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("Ruby", 0.97);
@@ -374,7 +397,7 @@ fn php_recall_of_ctags_definitions_is_at_least_97_percent() {
         kind_names: &["class", "interface", "trait", "function", "namespace"],
         line_match: LineMatch::First,
         files: sample(files, 2),
-        exclude: None,
+        exclude: Vec::new(),
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("PHP", 0.97);
@@ -405,7 +428,7 @@ fn java_jdk_recall_of_ctags_definitions_is_at_least_97_percent() {
         ],
         line_match: LineMatch::Head,
         files,
-        exclude: None,
+        exclude: Vec::new(),
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("Java", 0.97);
@@ -433,7 +456,7 @@ fn rust_tokio_recall_of_ctags_definitions_is_at_least_97_percent() {
         ],
         line_match: LineMatch::First,
         files: sample(files, 1),
-        exclude: None,
+        exclude: Vec::new(),
         overloads_once: false,
     };
     measure(&ctags, &corpus).assert_held_out_at_least("Rust", 0.97);
@@ -457,7 +480,7 @@ fn bash_recall_of_ctags_definitions_is_at_least_90_percent() {
         kind_names: &["function"],
         line_match: LineMatch::First,
         files: trees::shell_scripts(&root, "git-core/"),
-        exclude: None,
+        exclude: Vec::new(),
         overloads_once: false,
     };
     // A small corpus (git's 13 scripts, about 30 functions a half): one miss is 3 points.

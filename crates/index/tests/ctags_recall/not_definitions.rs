@@ -8,7 +8,18 @@
 //!   local variable, and a key of a data table is no type ([`object_literal_names`]).
 //! - TypeScript: ctags 5.9 reads the `type` of `import type X from "m"` and `export {
 //!   type X }` as a type alias named `X` (and one named `from`); these are imports and
-//!   re-exports of a type defined elsewhere ([`type_imports`]).
+//!   re-exports of a type defined elsewhere ([`type_imports`]); it reads `import { enum
+//!   as e }` (zod's `enum`) as an enum named `as`, and `import { class as c }` as a
+//!   class `as`, which that rule leaves out too. It also tags as aliases
+//!   words of a type that declare nothing: `extends` and the type after it in a
+//!   conditional type (`type T = A extends string ? 1 : 2` gives `extends` and `string`),
+//!   the operand of `keyof` (`type K = keyof Example` gives `Example`); TypeScript
+//!   requires a type alias's name on the line of its `type` keyword, right after it, so
+//!   an alias tag whose name does not follow `type` on its line names no alias
+//!   ([`names_not_after_type`]). And it tags an interface's construct signature (`new
+//!   (x: string): T`) as a method named `new`: a signature of what `new` on a value of
+//!   that type does, not a member anyone can call or look up by that name
+//!   ([`construct_signatures`]).
 //! - C and C++: an include guard (`#ifndef X_H` / `#define X_H` around the file) is a
 //!   macro to ctags; it names no code, and loci's C++ rules leave it out
 //!   ([`include_guards`]).
@@ -71,7 +82,10 @@ fn bound_name(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// (line, text) of every token of the import statements and of the export statements
-/// that declare nothing (`export { type X } from "m"`) in TypeScript `source`.
+/// that declare nothing (`export { type X } from "m"`, not `export default <value>`) in
+/// TypeScript `source`, on every
+/// line of its statement: ctags gives the last name of a list that ends its line
+/// (`  type X` / `} from "m"`) the line of the token after it.
 pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
     let mut parser = loci_index::extract::new_parser(Lang::TypeScript).expect("the grammar");
     let mut out = HashSet::new();
@@ -80,12 +94,104 @@ pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
     };
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
+        // `export default function () {..}` (a value) may hold methods ctags tags.
         let import = node.kind() == "import_statement"
             || (node.kind() == "export_statement"
-                && node.child_by_field_name("declaration").is_none());
+                && node.child_by_field_name("declaration").is_none()
+                && node.child_by_field_name("value").is_none());
         if import {
-            tokens(node, source, &mut out);
+            let mut texts = HashSet::new();
+            tokens(node, source, &mut texts);
+            for line in node.start_position().row..=node.end_position().row {
+                for (_, text) in &texts {
+                    out.insert((line as u32 + 1, text.clone()));
+                }
+            }
             continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    out
+}
+
+/// (line, word) of every identifier-like word of TypeScript `source` that does not
+/// follow the keyword `type` (`export type Name<T> = ..`, `declare type Name`; not a
+/// property `x.type`, ctags' `instanceof` in `x.type instanceof T`) on its
+/// line, and of every word of a line on the next line unless it follows `type` on
+/// either: what a type alias tagged on that line cannot be named (ctags gives a word
+/// that ends its line, `= keyof Declarations`, the line of the token after it). Read
+/// from the text (a broken parse must not change what an alias is); a `type X` in a
+/// comment or a string only keeps more tags compared.
+pub fn names_not_after_type(source: &str) -> HashSet<(u32, String)> {
+    let lines: Vec<Vec<(&str, usize)>> = source.lines().map(words).collect();
+    let named: Vec<HashSet<&str>> = source
+        .lines()
+        .zip(&lines)
+        .map(|(line, words)| {
+            words
+                .windows(2)
+                .filter(|w| {
+                    w[0].0 == "type"
+                        && line[w[0].1 + 4..w[1].1].trim().is_empty()
+                        && !line[..w[0].1].trim_end().ends_with('.')
+                })
+                .map(|w| w[1].0)
+                .collect()
+        })
+        .collect();
+    let mut out = HashSet::new();
+    for (i, words) in lines.iter().enumerate() {
+        // An alias's own name is never left out, on its line or the next (where ctags
+        // puts it when it ends its line: `export type Long\n  = ..`).
+        let words = words.iter().filter(|(w, _)| !named[i].contains(w));
+        for (word, _) in words {
+            for (at, named) in named.iter().enumerate().skip(i).take(2) {
+                if !named.contains(word) {
+                    out.insert((at as u32 + 1, word.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The identifier-like words of `line` (`[A-Za-z_$][A-Za-z0-9_$]*`, other characters
+/// of a name too), each with its byte offset.
+fn words(line: &str) -> Vec<(&str, usize)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = Vec::new();
+    let mut start = None;
+    for (at, c) in line
+        .char_indices()
+        .chain(std::iter::once((line.len(), ' ')))
+    {
+        match (start, is_word(c)) {
+            (None, true) => start = Some(at),
+            (Some(from), false) => {
+                if !line[from..].starts_with(|c: char| c.is_ascii_digit()) {
+                    out.push((&line[from..at], from));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// (line, `new`) of every construct signature (`new (x: string): T`, `new <T>(): T`) in
+/// TypeScript `source`.
+pub fn construct_signatures(source: &str) -> HashSet<(u32, String)> {
+    let mut parser = loci_index::extract::new_parser(Lang::TypeScript).expect("the grammar");
+    let mut out = HashSet::new();
+    let Some(tree) = parser.parse(source, None) else {
+        return out;
+    };
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "construct_signature" {
+            out.insert((node.start_position().row as u32 + 1, "new".to_string()));
         }
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
@@ -167,4 +273,68 @@ pub fn include_guards(source: &str) -> HashSet<(u32, String)> {
         }
     }
     out
+}
+
+#[test]
+fn alias_tags_not_named_after_type_are_no_aliases() {
+    let source = "export type Q<T> = T extends string ? true : false;\n\
+                  type K = keyof Example;\n\
+                  declare type\tD = 1; // type of D\n\
+                  const type = 1; type\n";
+    let left_out = names_not_after_type(source);
+    let has = |line: u32, name: &str| left_out.contains(&(line, name.to_string()));
+    assert!(has(1, "extends") && has(1, "string") && has(1, "true") && has(1, "T"));
+    assert!(!has(1, "Q"), "the alias itself is compared");
+    assert!(has(2, "Example") && has(2, "keyof") && !has(2, "K"));
+    assert!(!has(3, "D") && has(3, "declare"));
+    assert!(has(4, "const"), "`type = 1` names nothing");
+    let property = names_not_after_type("ok(T.type instanceof Type, (T.type as any).x)\n");
+    assert!(property.contains(&(1, "instanceof".to_string())));
+    assert!(property.contains(&(1, "as".to_string())));
+    // A word that ends its line, tagged on the next.
+    assert!(has(3, "Example") && has(2, "T") && !has(2, "Q"));
+    let next = "type B = keyof\n  Declarations\ntype Declarations = 1\n";
+    let left_out = names_not_after_type(next);
+    // `keyof` tagged on line 2; `B` is the alias on line 1.
+    assert!(left_out.contains(&(2, "keyof".to_string())));
+    assert!(!left_out.contains(&(1, "B".to_string())) && !left_out.contains(&(2, "B".to_string())));
+    let ends_line = "export type Long\n  = 1\n";
+    assert!(!names_not_after_type(ends_line).contains(&(2, "Long".to_string())));
+    assert!(
+        !left_out.contains(&(3, "Declarations".to_string())),
+        "the alias on its line"
+    );
+}
+
+#[test]
+fn construct_signatures_are_no_methods() {
+    let source = "interface C {\n  new (x: string): C;\n  new <T>(x: T): C;\n  m(): void;\n}\n\
+                  class K { new() {} }\n";
+    let left_out = construct_signatures(source);
+    let lines: std::collections::BTreeSet<u32> = left_out.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines.into_iter().collect::<Vec<_>>(), [2, 3]);
+    assert!(left_out.iter().all(|(_, n)| n == "new"));
+}
+
+#[test]
+fn a_type_import_is_no_alias_on_any_line_of_its_statement() {
+    let source =
+        "import {\n  a,\n  type B\n} from \"x\"\nexport {\n  type C\n} from \"y\";\ntype D = 1;\n";
+    let left_out = type_imports(source);
+    // ctags' lines for `B` and `C`: the lines of the `}` after them.
+    assert!(left_out.contains(&(4, "B".to_string())));
+    assert!(left_out.contains(&(7, "C".to_string())));
+    assert!(!left_out.iter().any(|(line, _)| *line == 8));
+}
+
+#[test]
+fn what_ctags_tags_in_an_import_is_no_definition() {
+    let source = "import { enum as e2, TypeOf } from \"zod\";\nimport { class as c } from \"m\";\n\
+                  export default class { m() {} }\n";
+    let left_out = type_imports(source);
+    assert!(left_out.contains(&(1, "as".to_string())) && left_out.contains(&(2, "as".to_string())));
+    assert!(
+        !left_out.iter().any(|(line, _)| *line == 3),
+        "a default export's value is compared"
+    );
 }
