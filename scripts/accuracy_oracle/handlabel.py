@@ -56,7 +56,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import swift_units
+from . import git_pool, swift_units
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LABELS = os.path.join(HERE, "labels")
@@ -172,33 +172,16 @@ def draw(lang, seed=SEED):
     return p
 
 
-def _git_spec(spec):
-    """(OWNER/NAME, commit, [folders]) of a `git:OWNER/NAME@COMMIT:FOLDERS` entry."""
-    repo_at, folders = spec.split(":", 1)[1].rsplit(":", 1)
-    repo, commit = repo_at.split("@")
-    return repo, commit, folders.split(",")
-
-
-def _git_dir(repo):
-    d = os.path.join(SWIFT_GIT, repo.replace("/", "+"), "repo")
-    if not os.path.isdir(d):
-        raise RuntimeError(f"{repo} is not cloned: git clone --bare it into {d}")
-    return d
-
-
 def export_git(spec, dest):
     """Writes the entry's .swift files (paths relative to the repository) under `dest`."""
-    repo, commit, folders = _git_spec(spec)
+    repo, commit, _ = git_pool.parse(spec)
     _, files = source_files(spec)
-    archive = subprocess.run(["git", "--git-dir", _git_dir(repo), "archive", commit, "--"] + files,
-                             stdout=subprocess.PIPE, check=True).stdout
-    os.makedirs(dest, exist_ok=True)
-    subprocess.run(["tar", "x", "-C", dest], input=archive, check=True)
+    git_pool.export(SWIFT_GIT, repo, commit, files, dest)
 
 
 def swift_root(spec):
     """Where the labellers read a Swift entry's files: SWIFT_SOURCES/OWNER+NAME."""
-    return os.path.join(SWIFT_SOURCES, _git_spec(spec)[0].replace("/", "+"))
+    return os.path.join(SWIFT_SOURCES, git_pool.parse(spec)[0].replace("/", "+"))
 
 
 def export_sources(spec):
@@ -213,8 +196,8 @@ def source_files(spec):
     """(root, [paths relative to root]) of an entry's source files."""
     kind, what = spec.split(":", 1)
     if kind == "git":
-        repo, commit, folders = _git_spec(spec)
-        listed = subprocess.run(["git", "--git-dir", _git_dir(repo), "ls-tree", "-r", "--name-only", commit, "--"]
+        repo, commit, folders = git_pool.parse(spec)
+        listed = subprocess.run(["git", "--git-dir", git_pool.git_dir(SWIFT_GIT, repo), "ls-tree", "-r", "--name-only", commit, "--"]
                                 + folders, stdout=subprocess.PIPE, check=True, text=True).stdout.splitlines()
         return swift_root(spec), sorted(f for f in listed if f.endswith(".swift"))
     if kind == "php":
@@ -485,17 +468,8 @@ def reconcile(lang):
     cands = _load(os.path.join(d, "candidates.json"))
     a, b = _answers(d, "a"), _answers(d, "b")
     out, tally, problems = {}, {}, []
-    known = {t["id"]: {f"{p}:{l}" for p, l, _ in t["lines"]} for t in cands["targets"]}
     for who, labels in (("a", a), ("b", b)):
-        for tid, lines in labels.items():
-            if tid not in known:
-                problems.append(f"labeller-{who}: unknown target {tid}")
-                continue
-            for k, v in lines.items():
-                if k not in known[tid]:
-                    problems.append(f"labeller-{who}: {tid}: {k} is no candidate line")
-                if v not in ("yes", "no", "unsure"):
-                    problems.append(f"labeller-{who}: {tid}: {k}: {v!r} is not yes/no/unsure")
+        problems += [f"labeller-{who}: {p}" for p in check_answers(cands["targets"], labels)[0]]
     unanswered = 0
     for t in cands["targets"]:
         if t["id"] not in a or t["id"] not in b:

@@ -54,7 +54,7 @@ import shutil
 import subprocess
 import zipfile
 
-from . import labelled
+from . import git_pool, labelled
 
 VERSION = "2.4.20"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,13 +111,6 @@ def pool():
     return list(POOL)
 
 
-def _git_dir(repo):
-    d = os.path.join(GIT_ROOT, repo.replace("/", "+"), "repo")
-    if not os.path.isdir(d):
-        raise RuntimeError(f"{repo} is not cloned: git clone --bare it into {d}")
-    return d
-
-
 def prepare(spec, tree, cache):
     kind, rest = spec.split(":", 1)
     if kind == "npm":
@@ -127,11 +120,8 @@ def prepare(spec, tree, cache):
                 if n.endswith(".kt"):
                     z.extract(n, tree)
     else:
-        repo_at, folders = rest.rsplit(":", 1)
-        repo, commit = repo_at.split("@")
-        archive = subprocess.run(["git", "--git-dir", _git_dir(repo), "archive", commit] + folders.split(","),
-                                 stdout=subprocess.PIPE, check=True).stdout
-        subprocess.run(["tar", "x", "-C", tree], input=archive, check=True)
+        repo, commit, folders = git_pool.parse(spec)
+        git_pool.export(GIT_ROOT, repo, commit, folders, tree)
         for p in glob.glob(os.path.join(tree, "**", "*"), recursive=True):
             if os.path.isfile(p) and not p.endswith(".kt"):
                 os.remove(p)

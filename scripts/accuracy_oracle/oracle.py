@@ -51,13 +51,17 @@ def ensure_tools(cache):
     return tools
 
 
+def ensure_pip_target(cache, folder, module, requirements):
+    """CACHE/FOLDER holding `requirements` (PyPI), installed once: when `module` is there."""
+    pylib = os.path.join(cache, folder)
+    if not os.path.isdir(os.path.join(pylib, module)):
+        sh([sys.executable, "-m", "pip", "install", "--quiet", "--target", pylib] + list(requirements))
+    return pylib
+
+
 def ensure_pylib(cache):
     """tree-sitter and its Rust grammar (PyPI), for the Rust oracle's definitions."""
-    pylib = os.path.join(cache, "pylib")
-    if not os.path.isdir(os.path.join(pylib, "tree_sitter_rust")):
-        sh([sys.executable, "-m", "pip", "install", "--quiet", "--target", pylib,
-            "tree-sitter==0.26.1", "tree-sitter-rust==0.24.2"])
-    return pylib
+    return ensure_pip_target(cache, "pylib", "tree_sitter_rust", ("tree-sitter==0.26.1", "tree-sitter-rust==0.24.2"))
 
 
 def tool_versions(tools):

@@ -34,8 +34,9 @@ static, override.
 """
 import functools
 import os
-import subprocess
 import sys
+
+from . import oracle
 
 VERSIONS = ("tree-sitter==0.26.1", "tree-sitter-swift==0.7.4")
 TYPE_KINDS = ("class_declaration", "protocol_declaration")
@@ -49,11 +50,7 @@ def default_cache():
 
 def ensure_pylib(cache=None):
     """tree-sitter and its Swift grammar (PyPI), installed once into CACHE/pylib-swift."""
-    pylib = os.path.join(cache or default_cache(), "pylib-swift")
-    if not os.path.isdir(os.path.join(pylib, "tree_sitter_swift")):
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", pylib] + list(VERSIONS),
-                       check=True)
-    return pylib
+    return oracle.ensure_pip_target(cache or default_cache(), "pylib-swift", "tree_sitter_swift", VERSIONS)
 
 
 @functools.lru_cache(maxsize=1)
