@@ -213,13 +213,14 @@ pub(crate) fn separate_signatures(source: &str, tree: &Tree) -> Option<String> {
 /// keyword, `in<const T>(def: T): R`, `instanceof(x): boolean`, `in?: A`: tree-sitter
 /// reads the keyword as an operator on the member above (`R in ..`) and fails.
 fn names_operator_member(rest: &[u8]) -> bool {
+    // What follows the keyword (past spaces) opens a member; a name going on (`inner`)
+    // is no punctuation, so it does not pass.
     ["in", "instanceof"].iter().any(|keyword| {
         rest.strip_prefix(keyword.as_bytes()).is_some_and(|after| {
-            let after = after.trim_ascii_start();
-            matches!(after.first(), Some(b'(' | b'<' | b':' | b'?'))
-                && !rest[keyword.len()..]
-                    .first()
-                    .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+            matches!(
+                after.trim_ascii_start().first(),
+                Some(b'(' | b'<' | b':' | b'?')
+            )
         })
     })
 }

@@ -12,6 +12,19 @@ use crate::extract::{RefKind, SymbolKind};
 use crate::stored_refs;
 use crate::vocab::EdgeKind;
 
+/// The `symbols` rows [`row_to_sym`] reads, in its column order, with `$filter` (a
+/// `WHERE` and `ORDER BY`) after them: one column list for the three loads.
+macro_rules! sym_rows {
+    ($filter:literal) => {
+        concat!(
+            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, ",
+            "s.params, p.kind = 'trait', s.receiver FROM symbols s ",
+            "LEFT JOIN symbols p ON p.id = s.parent_id",
+            $filter
+        )
+    };
+}
+
 /// Ids of the files whose edges must be recomputed.
 pub(crate) fn stale_files(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     let mut stmt = conn.prepare("SELECT id FROM files WHERE resolved = 0 ORDER BY id")?;
@@ -73,9 +86,7 @@ pub(crate) fn load_inputs(
     let mut inputs = Vec::new();
     let mut refs_loaded = 0;
     {
-        let mut own_stmt = conn.prepare_cached(
-            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait', s.receiver FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.file_id = ?1 ORDER BY s.id",
-        )?;
+        let mut own_stmt = conn.prepare_cached(sym_rows!(" WHERE s.file_id = ?1 ORDER BY s.id"))?;
         let mut refs_stmt = conn.prepare_cached("SELECT data FROM file_refs WHERE file_id = ?1")?;
         let mut imports_stmt = conn.prepare_cached(
             "SELECT module, name, alias, line FROM imports WHERE file_id = ?1 ORDER BY id",
@@ -270,9 +281,7 @@ pub(crate) fn load_table(
         table.add_base(subject, name);
     }
     if names.is_none() {
-        let mut stmt = conn.prepare(
-            "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait', s.receiver FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id",
-        )?;
+        let mut stmt = conn.prepare(sym_rows!(""))?;
         for row in stmt.query_map([], row_to_sym)? {
             let (name, sym) = row?;
             table.add_symbol(name, sym);
@@ -312,9 +321,7 @@ pub(crate) fn load_symbols(
     needed: &Needed<'_>,
     max_symbols: usize,
 ) -> rusqlite::Result<Loaded> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT s.id, s.file_id, s.name, s.qualified_name, s.kind, s.parent_id, s.returns, s.params, p.kind = 'trait', s.receiver FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.name = ?1",
-    )?;
+    let mut stmt = conn.prepare_cached(sym_rows!(" WHERE s.name = ?1"))?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut frontier = needed_with_aliases_and_bases(table, &needed.names);
     let mut previous = Leftovers::new(table.take_symbols(), &frontier);
