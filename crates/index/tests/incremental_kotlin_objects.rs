@@ -9,6 +9,18 @@ use crate::common;
 
 use common::{calls_from, index, reindex_equals_fresh, write_tree};
 
+/// Writes `files` over the tree, re-indexes it after the step `what`, and checks the
+/// index against a fresh one and `main`'s calls against `expected`.
+fn rewrite_equals_fresh(
+    root: &std::path::Path,
+    what: &str,
+    files: &[(&str, &str)],
+    expected: &[&str],
+) {
+    write_tree(root, files);
+    reindex_equals_fresh(root, what, "main", expected);
+}
+
 #[test]
 fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
     let dir = tempfile::tempdir().unwrap();
@@ -28,11 +40,8 @@ fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
     );
     index(root);
     assert_eq!(calls_from(root, "main"), ["lib/Config.kt:Config.load"]);
-    let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
-        write_tree(root, files);
-        reindex_equals_fresh(root, what, "main", expected);
-    };
-    step(
+    rewrite_equals_fresh(
+        root,
         "an object appearing in the imported package",
         &[(
             "lib/Tools.kt",
@@ -40,7 +49,8 @@ fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
         )],
         &["lib/Config.kt:Config.load", "lib/Tools.kt:Tools.run"],
     );
-    step(
+    rewrite_equals_fresh(
+        root,
         "the member moving into a companion object",
         &[(
             "lib/Config.kt",
@@ -48,7 +58,8 @@ fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
         )],
         &["lib/Config.kt:Config.load", "lib/Tools.kt:Tools.run"],
     );
-    step(
+    rewrite_equals_fresh(
+        root,
         "the object's file moving to another package",
         &[(
             "lib/Config.kt",
@@ -56,7 +67,8 @@ fn object_member_imports_follow_changes_in_other_files_as_a_fresh_index() {
         )],
         &["lib/Tools.kt:Tools.run"],
     );
-    step(
+    rewrite_equals_fresh(
+        root,
         "the companion's member imported through it",
         &[
             (
@@ -155,11 +167,8 @@ fn calls_follow_an_extensions_receiver_type_changing_in_another_file() {
     );
     index(root);
     assert_eq!(calls_from(root, "main"), ["ui/BoxExt.kt:describe"]);
-    let step = |what: &str, files: &[(&str, &str)], expected: &[&str]| {
-        write_tree(root, files);
-        reindex_equals_fresh(root, what, "main", expected);
-    };
-    step(
+    rewrite_equals_fresh(
+        root,
         "the other extension now extending Box as well",
         &[(
             "ui/PanelExt.kt",
@@ -167,7 +176,8 @@ fn calls_follow_an_extensions_receiver_type_changing_in_another_file() {
         )],
         &["ui/BoxExt.kt:describe", "ui/PanelExt.kt:describe"],
     );
-    step(
+    rewrite_equals_fresh(
+        root,
         "the first extension now extending Panel",
         &[(
             "ui/BoxExt.kt",

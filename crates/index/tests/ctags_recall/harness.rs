@@ -192,6 +192,8 @@ pub fn measure(ctags: &Path, corpus: &Corpus) -> Recall {
 /// them, each with the index of the first rule that left it out.
 fn excluded_tags(corpus: &Corpus, tags: &mut Vec<Tag>) -> Vec<(usize, Tag)> {
     let mut out = Vec::new();
+    // Each file is read once, whatever the number of rules that look at it.
+    let mut sources: HashMap<String, String> = HashMap::new();
     for (index, rule) in corpus.exclude.iter().enumerate() {
         let mut per_file: HashMap<String, HashSet<(u32, String)>> = HashMap::new();
         let (left_out, kept): (Vec<Tag>, Vec<Tag>) =
@@ -200,8 +202,11 @@ fn excluded_tags(corpus: &Corpus, tags: &mut Vec<Tag>) -> Vec<(usize, Tag)> {
                     return false;
                 }
                 let found = per_file.entry(tag.path.clone()).or_insert_with(|| {
-                    let bytes = std::fs::read(&tag.path).unwrap_or_default();
-                    (rule.find)(&String::from_utf8_lossy(&bytes))
+                    let source = sources.entry(tag.path.clone()).or_insert_with(|| {
+                        let bytes = std::fs::read(&tag.path).unwrap_or_default();
+                        String::from_utf8_lossy(&bytes).into_owned()
+                    });
+                    (rule.find)(source)
                 });
                 found.contains(&(tag.line, tag.name.clone()))
             });

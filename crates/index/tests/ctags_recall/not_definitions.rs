@@ -33,13 +33,8 @@ use tree_sitter::Node;
 /// (`const x = {..}`), an assignment (`x = {..}`, `a.b.x = {..}`, `a.x[k] = {..}`) or
 /// an object's key (`x: {..}`).
 pub fn object_literal_names(source: &str) -> HashSet<(u32, String)> {
-    let mut parser = loci_index::extract::new_parser(Lang::JavaScript).expect("the grammar");
     let mut out = HashSet::new();
-    let Some(tree) = parser.parse(source, None) else {
-        return out;
-    };
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
+    walk(Lang::JavaScript, source, |node| {
         if let Some(name) = bound_name(node) {
             let text = name
                 .utf8_text(source.as_bytes())
@@ -48,10 +43,25 @@ pub fn object_literal_names(source: &str) -> HashSet<(u32, String)> {
                 .to_string();
             out.insert((name.start_position().row as u32 + 1, text));
         }
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
-    }
+        true
+    });
     out
+}
+
+/// Visits every named node of `source` parsed as `lang`, outer first, and the nodes
+/// inside one when `visit` returns true.
+fn walk(lang: Lang, source: &str, mut visit: impl FnMut(Node<'_>) -> bool) {
+    let mut parser = loci_index::extract::new_parser(lang).expect("the grammar");
+    let Some(tree) = parser.parse(source, None) else {
+        return;
+    };
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if visit(node) {
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
 }
 
 /// The node naming what `node` binds, when `node` binds an object literal.
@@ -87,13 +97,8 @@ fn bound_name(node: Node<'_>) -> Option<Node<'_>> {
 /// line of its statement: ctags gives the last name of a list that ends its line
 /// (`  type X` / `} from "m"`) the line of the token after it.
 pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
-    let mut parser = loci_index::extract::new_parser(Lang::TypeScript).expect("the grammar");
     let mut out = HashSet::new();
-    let Some(tree) = parser.parse(source, None) else {
-        return out;
-    };
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
+    walk(Lang::TypeScript, source, |node| {
         // `export default function () {..}` (a value) may hold methods ctags tags.
         let import = node.kind() == "import_statement"
             || (node.kind() == "export_statement"
@@ -107,11 +112,9 @@ pub fn type_imports(source: &str) -> HashSet<(u32, String)> {
                     out.insert((line as u32 + 1, text.clone()));
                 }
             }
-            continue;
         }
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
-    }
+        !import
+    });
     out
 }
 
@@ -183,19 +186,13 @@ fn words(line: &str) -> Vec<(&str, usize)> {
 /// (line, `new`) of every construct signature (`new (x: string): T`, `new <T>(): T`) in
 /// TypeScript `source`.
 pub fn construct_signatures(source: &str) -> HashSet<(u32, String)> {
-    let mut parser = loci_index::extract::new_parser(Lang::TypeScript).expect("the grammar");
     let mut out = HashSet::new();
-    let Some(tree) = parser.parse(source, None) else {
-        return out;
-    };
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
+    walk(Lang::TypeScript, source, |node| {
         if node.kind() == "construct_signature" {
             out.insert((node.start_position().row as u32 + 1, "new".to_string()));
         }
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
-    }
+        true
+    });
     out
 }
 
