@@ -123,6 +123,15 @@ def source_files(lang, spec, cache):
     return pkg, list(_walk(pkg, lambda r: re.search(r"\.(js|mjs|cjs|jsx)$", r) and ".min." not in r))
 
 
+def unique_queries(cands):
+    """The candidates whose query (case and spacing aside) no other candidate of the same
+    tree has: a query with two answers is dropped whole."""
+    counts = {}
+    for c in cands:
+        counts[normalized(c["query"])] = counts.get(normalized(c["query"]), 0) + 1
+    return [c for c in cands if counts[normalized(c["query"])] == 1]
+
+
 def tree_name(spec):
     return spec.replace("/", "+")
 
@@ -165,10 +174,7 @@ def build_tree(lang, spec, seed, cache, trees_dir):
     if not units_out:
         shutil.rmtree(dest, ignore_errors=True)
         return None, "no function units"
-    counts = {}
-    for c in cands:
-        counts[normalized(c["query"])] = counts.get(normalized(c["query"]), 0) + 1
-    unique = [c for c in cands if counts[normalized(c["query"])] == 1]
+    unique = unique_queries(cands)
     dropped["duplicate in tree"] = len(cands) - len(unique)
     if len(unique) < MIN_PER_TREE:
         shutil.rmtree(dest, ignore_errors=True)

@@ -143,8 +143,9 @@ def extract_py(data):
             return None
         a, b = off(d.lineno, d.col_offset), off(d.end_lineno, d.end_col_offset)
         ranges.append((a, b))
-        if len(node.body) == 1 and not isinstance(node, ast.Module):
-            reps[a] = b"pass"
+        follows = len(node.body) > 1 and node.body[1].lineno == d.end_lineno
+        if (len(node.body) == 1 and not isinstance(node, ast.Module)) or follows:
+            reps[a] = b"pass"  # keeps the body non-empty, or `pass; x = 1` valid
         return d.value.value
 
     def visit(node, chain):
