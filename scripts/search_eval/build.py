@@ -148,7 +148,7 @@ def build_tree(lang, spec, seed, cache, trees_dir):
     name = tree_name(spec)
     dest = os.path.join(trees_dir, lang, name)
     shutil.rmtree(dest, ignore_errors=True)
-    units_out, cands, skipped, dropped = [], [], {}, {}
+    units_out, cands, skipped, dropped, texts = [], [], {}, {}, []
     for rel in files:
         with open(os.path.join(root, rel), "rb") as f:
             data = f.read()
@@ -162,7 +162,8 @@ def build_tree(lang, spec, seed, cache, trees_dir):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         with open(out, "wb") as f:
             f.write(stripped)
-        lines = stripped.decode("utf-8").splitlines()
+        texts.append(stripped.decode("utf-8"))
+        lines = texts[-1].splitlines()
         for u in units:
             units_out.append([rel, u["qual"], u["start"], u["end"]])
         for u, q, why in extract.targets(lang, units, lines):
@@ -184,7 +185,11 @@ def build_tree(lang, spec, seed, cache, trees_dir):
     for c in kept:
         c["half"] = half_of(lang, name, c["path"], c["qual"])
         c["id"] = f"{lang}/{name}/{c['path']}:{c['start']}:{c['qual']}"
-    rec = {"lang": lang, "tree": name, "spec": spec, "files": len(files) - len(skipped),
+    # A check, not a filter: how many kept queries still appear word for word in the
+    # stripped tree (in a plain comment, a string or a message), reported in set.json.
+    flat = re.sub(r"\s+", " ", " ".join(texts)).lower()
+    verbatim = sum(1 for c in kept if normalized(c["query"]) in flat)
+    rec = {"lang": lang, "tree": name, "verbatim_in_tree": verbatim, "spec": spec, "files": len(files) - len(skipped),
            "skipped_files": skipped, "units": units_out, "candidates": len(unique), "kept": len(kept),
            "dropped": dropped}
     return rec, kept
