@@ -13,9 +13,10 @@ Modes:
 * `loci-text`: today's `loci search`, used as an agent would with a sentence: the
   query's content words (lower-cased, stop words and words under 3 letters dropped) as
   one case-insensitive regex alternation `w1|w2|...` (`loci search -e -i --source-only
-  --json`, every page up to 50,000 hits); hits grouped by unit; units ranked by how many
-  distinct query words their hit lines hold (more first), ties by the first hit's order
-  in loci's answer.
+  --json`, every page up to 50,000 hits); hits grouped by the function they fall in
+  (hits outside every function are left out: they name no function); functions ranked
+  by how many distinct query words their hit lines hold (more first), ties by the first
+  hit's order in loci's answer.
 * `bm25`: computed here, not by loci: Okapi BM25 (k1 1.2, b 0.75) over every function
   unit's stripped text (its name split into words plus its body lines), the same
   tokenizer on both sides (identifiers split at `_` and lower-to-upper case changes,
@@ -174,6 +175,8 @@ def loci_text_rank(loci, env, tree, query):
     order = []
     for h in hits:
         u = tree.unit_of(h["path"], h["line"])
+        if u[2] == "<top>":  # not inside a function: no function to group it under
+            continue
         if u not in matched:
             matched[u] = set()
             order.append(u)
