@@ -67,6 +67,7 @@ def main(argv=None):
     tops = {m: {} for m in run_modes}
     timing = {m: 0.0 for m in run_modes}
     queries_by_tree = {}
+    indexed = {}
     for q in record["queries"]:
         if q["lang"] in langs:
             queries_by_tree.setdefault((q["lang"], q["tree"]), []).append(q)
@@ -79,11 +80,16 @@ def main(argv=None):
             tree = score.Tree(root, t["units"])
             if need_index:
                 t0 = time.time()
-                r = subprocess.run([loci, "index", "."], cwd=root, env=env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True)
+                shutil.rmtree(os.path.join(root, ".loci"), ignore_errors=True)
+                r = subprocess.run([loci, "index", ".", "--threads", "1", "--json"], cwd=root, env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 if r.returncode != 0:
                     raise RuntimeError(f"loci index {root}: {r.stderr[-800:]}")
-                log(f"  indexed {t['lang']} {t['tree']} in {time.time() - t0:.1f}s")
+                n = json.loads(r.stdout).get("files_indexed")
+                indexed[t["tree"]] = n
+                if n != t["files"]:
+                    log(f"  warning: loci indexed {n} files of {t['files']} in {root}")
+                log(f"  indexed {t['lang']} {t['tree']} ({n} files) in {time.time() - t0:.1f}s")
             for q in queries_by_tree[key]:
                 for m in run_modes:
                     t0 = time.time()
@@ -104,7 +110,9 @@ def main(argv=None):
                "loci": loci_version(loci), "modes": {}, "trees": [], "counts": counts(record, langs)}
     for t in record["trees"]:
         if t["lang"] in langs:
-            results["trees"].append({k: t[k] for k in ("lang", "tree", "spec", "files", "candidates", "kept")})
+            results["trees"].append(dict({k: t[k] for k in ("lang", "tree", "spec", "files", "candidates", "kept",
+                                                             "verbatim_in_tree")},
+                                         loci_files_indexed=indexed.get(t["tree"])))
     for m in modes:
         if not available[m]:
             results["modes"][m] = "not available"
