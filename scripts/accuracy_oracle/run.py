@@ -68,7 +68,8 @@ def loci_json(loci, env, args):
 
 def selectors(t):
     """Selectors naming the target's definition, most specific first: the file and the
-    qualified name (every enclosing definition), the file and class-less name."""
+    qualified name (every enclosing definition), the file and class-less name, the file
+    and line (each tried when the one before is not found or ambiguous)."""
     full = ".".join(t["chain"] + [t["name"]])
     if t.get("overloaded"):  # one overload: by its arity, else by its line
         return ([f"{t['path']}:{full}/{t['arity']}"] if t.get("arity") else []) + [
@@ -76,7 +77,10 @@ def selectors(t):
     out = [f"{t['path']}:{full}"]
     if t["chain"]:
         out.append(f"{t['path']}:{t['name']}")
-    return out
+    # Two definitions of one name that the oracle does not count as overloads (Kotlin
+    # extensions of different receivers, `#if` alternatives): by the line, as loci's
+    # `ambiguous` hint says.
+    return out + [f"{t['path']}:{t['start']}"]
 
 
 def holds(sym, t):
@@ -95,7 +99,9 @@ def ask_loci(loci, env, tree, t):
     for sel in selectors(t):
         answer = loci_json(loci, env, ["callers", sel, "--depth", "1", "--json", "--limit", "10000", "-w", tree])
         err = answer.get("error")
-        if not err or err.get("kind") != "not_found":
+        # An ambiguous selector (overloads of one arity) is named by its line next, as
+        # loci's hint says.
+        if not err or err.get("kind") not in ("not_found", "ambiguous"):
             break
     err = answer.get("error")
     if err:
