@@ -346,20 +346,22 @@ fn bases_changed(
     existing: Option<i64>,
     touched_names: &mut HashSet<String>,
 ) -> rusqlite::Result<()> {
-    let new: BTreeSet<(String, String)> = file
+    // The qualifier counts: Kotlin's `Annotated.Builder` and `Documented.Builder` are
+    // different bases of one name.
+    let new: BTreeSet<(String, String, Option<String>)> = file
         .facts
         .bases
         .iter()
-        .map(|b| (b.subject.clone(), b.name.clone()))
+        .map(|b| (b.subject.clone(), b.name.clone(), b.qualifier.clone()))
         .collect();
-    let old: BTreeSet<(String, String)> = match existing {
+    let old: BTreeSet<(String, String, Option<String>)> = match existing {
         Some(id) => tx
-            .prepare_cached("SELECT subject, name FROM bases WHERE file_id = ?1")?
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .prepare_cached("SELECT subject, name, qualifier FROM bases WHERE file_id = ?1")?
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<rusqlite::Result<_>>()?,
         None => BTreeSet::new(),
     };
-    for (subject, _) in old.symmetric_difference(&new) {
+    for (subject, _, _) in old.symmetric_difference(&new) {
         touched_names.insert(subject.clone());
     }
     Ok(())

@@ -3,7 +3,8 @@
 //! another file: the object's file moves to another package, a file defining the object
 //! appears in the imported package, and the member moves into a companion object; and
 //! when an extension function's file is added, moved to another package or removed,
-//! or its receiver type changes; and when a schema-7 index gains receiver types.
+//! or its receiver type changes; when a nested type's base changes in another file; and
+//! when a schema-7 index gains receiver types.
 
 use crate::common;
 
@@ -184,6 +185,48 @@ fn calls_follow_an_extensions_receiver_type_changing_in_another_file() {
             "package p.ui\n\nfun Panel.describe(): String = \"box\"\n",
         )],
         &["ui/PanelExt.kt:describe"],
+    );
+}
+
+/// Nested types known by their paths: `main`'s call on a `Spec.Builder` reaches the
+/// member of the base that `Spec.Builder` names in another file, and follows that base
+/// changing there (from `Annotated.Builder` to `Documented.Builder`, both `Builder`s).
+#[test]
+fn calls_on_a_nested_type_follow_its_base_changing_in_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = |base: &str| {
+        format!(
+            "package p\n\nclass Spec {{\n    class Builder : {base}.Builder {{\n        fun own() {{}}\n    }}\n}}\n"
+        )
+    };
+    write_tree(
+        root,
+        &[
+            (
+                "Bases.kt",
+                "package p\n\nopen class Annotated {\n    open class Builder {\n        fun add() {}\n    }\n}\n\nopen class Documented {\n    open class Builder {\n        fun add() {}\n    }\n}\n",
+            ),
+            ("Spec.kt", &spec("Annotated")),
+            (
+                "Main.kt",
+                "package p\n\nfun main(b: Spec.Builder) {\n    b.add()\n    b.own()\n}\n",
+            ),
+        ],
+    );
+    index(root);
+    assert_eq!(
+        calls_from(root, "main"),
+        ["Bases.kt:Annotated.Builder.add", "Spec.kt:Spec.Builder.own"]
+    );
+    rewrite_equals_fresh(
+        root,
+        "Spec.Builder now deriving from Documented.Builder",
+        &[("Spec.kt", &spec("Documented"))],
+        &[
+            "Bases.kt:Documented.Builder.add",
+            "Spec.kt:Spec.Builder.own",
+        ],
     );
 }
 

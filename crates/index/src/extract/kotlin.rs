@@ -35,7 +35,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_kotlin::kotlin(c, node);
@@ -80,8 +80,11 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             if let Some(params) = child_of_kind(node, &["function_value_parameters"]) {
                 c.set_params(id, arity(c, params));
             }
-            if let Some(receiver) = extended_type(c, node) {
+            if let Some((receiver, path)) = extended_type(c, node) {
                 c.set_receiver(id, &receiver);
+                // In its body, `this` (and a bare call's implicit receiver) is the
+                // extended type.
+                c.types_mut().bind_var(Some(id), "this", path);
             }
             Action::Enter(id)
         }
@@ -172,9 +175,10 @@ fn import(c: &mut Collector<'_>, node: Node<'_>) {
 
 /// The type an extension function extends, as a receiver type name (`KType` for `fun
 /// KType.asTypeName()`, `Function` for `fun ProtoBuf.Function.f()`, `KClass` for `fun
-/// KClass<*>.f()`): the type written before the name. None for a plain function and for
-/// a type parameter of the function (`fun <T> T.also()` extends every type).
-fn extended_type(c: &Collector<'_>, function: Node<'_>) -> Option<String> {
+/// KClass<*>.f()`): the type written before the name, and its path of type names
+/// (`ProtoBuf.Function`). None for a plain function and for a type parameter of the
+/// function (`fun <T> T.also()` extends every type).
+fn extended_type(c: &Collector<'_>, function: Node<'_>) -> Option<(String, String)> {
     let name = function.child_by_field_name("name")?;
     let children = named_children(function);
     let written = children
@@ -190,7 +194,8 @@ fn extended_type(c: &Collector<'_>, function: Node<'_>) -> Option<String> {
             .filter_map(|p| child_of_kind(p, &["identifier"]))
             .any(|id| c.text(id) == ty)
     });
-    (!generic).then(|| ty.to_string())
+    let path = super::written::type_path(c.text(*written)).unwrap_or(ty);
+    (!generic).then(|| (ty.to_string(), path.to_string()))
 }
 
 /// What a function's `function_value_parameters` accept: its parameters without a
@@ -259,6 +264,10 @@ fn call(c: &mut Collector<'_>, callee: Node<'_>) {
         "identifier" => {
             let name = c.text(callee);
             c.reference(callee, name, None, RefKind::Call);
+            // In an extension's body, a bare call may be made on the extended type.
+            if let Some(this) = c.bound_this() {
+                c.set_last_receiver(&this);
+            }
         }
         "navigation_expression" => {
             let Some(name) = named_children(callee)

@@ -572,6 +572,7 @@ fn extract_tree<'t>(
     };
     let mut collector = Collector::new(source, separator, tree, deadline);
     collector.types_mut().fields_elsewhere = lang == Lang::Cpp;
+    collector.types_mut().calls_on_types = lang == Lang::Kotlin;
     match walk(tree, &mut collector, visit) {
         WalkEnd::Done => {}
         WalkEnd::TooDeep => {

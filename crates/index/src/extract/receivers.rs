@@ -84,7 +84,12 @@ impl Collector<'_> {
             if !is_identifier(method) {
                 return None;
             }
-            let base = self.expression_type(inner, depth)?;
+            let inner = inner.trim();
+            let base = self.expression_type(inner, depth).or_else(|| {
+                // Kotlin's `FunSpec.builder(..)`: a member of the type `FunSpec` itself.
+                (self.types().calls_on_types && is_identifier(inner) && type_like(inner))
+                    .then(|| inner.to_string())
+            })?;
             return Some(if SAME_TYPE_METHODS.contains(&method) {
                 base
             } else {
@@ -172,6 +177,27 @@ impl Collector<'_> {
         };
         let scope = self.current_symbol();
         self.types_mut().bind_var(scope, name, ty);
+    }
+
+    /// Binds `name` to the type path `ty` as it is (Kotlin's `FunSpec.Builder`, see
+    /// [`super::written::type_path`]), not reduced to its last name.
+    pub(crate) fn bind_path(&mut self, name: &str, ty: &str) {
+        let scope = self.current_symbol();
+        self.types_mut().bind_var(scope, name, ty.to_string());
+    }
+
+    /// The type `this` is bound to in the enclosing definitions (a Kotlin extension's
+    /// extended type, TypeScript's declared `this: T`), if any.
+    pub(crate) fn bound_this(&self) -> Option<String> {
+        self.var_type("this").map(str::to_string)
+    }
+
+    /// Binds field `field` of the enclosing type to the type path `ty` as it is.
+    pub(crate) fn bind_field_path(&mut self, field: &str, ty: &str) {
+        let Some(owner) = self.enclosing_type().map(str::to_string) else {
+            return;
+        };
+        self.types_mut().bind_field(owner, field, ty.to_string());
     }
 
     /// Binds field `field` of the enclosing type to the type written as `written`.

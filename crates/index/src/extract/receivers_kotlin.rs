@@ -9,13 +9,14 @@ use tree_sitter::Node;
 
 use super::Collector;
 use super::nodes::named_children;
+use super::written::type_path;
 
 /// Records the types `node` (any node the Kotlin walker visits) binds names to.
 pub(crate) fn kotlin(c: &mut Collector<'_>, node: Node<'_>) {
     match node.kind() {
         "parameter" => {
             if let Some((name, ty)) = typed_name(c, node) {
-                c.bind(&name, &ty);
+                c.bind_path(&name, &ty);
             }
         }
         "class_parameter" => {
@@ -23,7 +24,7 @@ pub(crate) fn kotlin(c: &mut Collector<'_>, node: Node<'_>) {
                 .filter_map(|i| node.child(i))
                 .any(|n| matches!(n.kind(), "val" | "var"));
             if property && let Some((name, ty)) = typed_name(c, node) {
-                c.bind_field(&name, &ty);
+                c.bind_field_path(&name, &ty);
             }
         }
         "property_declaration" => {
@@ -39,16 +40,17 @@ pub(crate) fn kotlin(c: &mut Collector<'_>, node: Node<'_>) {
             });
             let Some((name, ty)) = ty else { return };
             if c.in_type_scope() {
-                c.bind_field(&name, &ty);
+                c.bind_field_path(&name, &ty);
             } else {
-                c.bind(&name, &ty);
+                c.bind_path(&name, &ty);
             }
         }
         _ => {}
     }
 }
 
-/// A declaration's name and written type: its first identifier and the type after it.
+/// A declaration's name and written type: its first identifier and the type after it,
+/// as its path of type names ([`type_path`]: `FunSpec.Builder`).
 fn typed_name(c: &Collector<'_>, node: Node<'_>) -> Option<(String, String)> {
     let children = named_children(node);
     let at = children.iter().position(|n| n.kind() == "identifier")?;
@@ -56,7 +58,7 @@ fn typed_name(c: &Collector<'_>, node: Node<'_>) -> Option<(String, String)> {
         .iter()
         .find(|n| matches!(n.kind(), "user_type" | "nullable_type"))?;
     let name = c.text(children[at]).to_string();
-    Some((name, c.text(*ty).trim_end_matches('?').to_string()))
+    Some((name, type_path(c.text(*ty))?.to_string()))
 }
 
 fn first_identifier(c: &Collector<'_>, node: Node<'_>) -> Option<String> {
@@ -107,6 +109,21 @@ mod tests {
             Some("Gauge"),
             // A constructor parameter that is no property is not in scope in methods.
             None,
+        ]
+        .iter()
+        .map(|t| t.map(str::to_string))
+        .collect();
+        assert_eq!(receivers(src), want);
+    }
+
+    #[test]
+    fn nested_types_keep_their_path_and_packages_are_left_out() {
+        let src = "class A(val f: FunSpec.Builder) {\n    fun run(p: com.x.Outer.Inner<T>?, q: kotlin.collections.List<Q>) {\n        val l: Map.Entry<K, V> = make()\n        p.m()\n        q.m()\n        l.m()\n        f.m()\n    }\n}\n";
+        let want: Vec<Option<String>> = [
+            Some("Outer.Inner"),
+            Some("List"),
+            Some("Map.Entry"),
+            Some("FunSpec.Builder"),
         ]
         .iter()
         .map(|t| t.map(str::to_string))

@@ -49,6 +49,10 @@ pub(crate) struct Types {
     /// file does not type is then marked `C#m_` for resolution to type by the field's
     /// definition (see `resolve/static_fields.rs`).
     pub(crate) fields_elsewhere: bool,
+    /// Whether `Type.f()` calls a member of the type itself (Kotlin's companion and
+    /// object members): a type-like name bound to nothing is then that type, so
+    /// `FunSpec.builder().addCode()` is a call on what `FunSpec`'s `builder` returns.
+    pub(crate) calls_on_types: bool,
 }
 
 impl Types {
@@ -76,9 +80,14 @@ impl Types {
             .insert(field.trim().to_string(), ty);
     }
 
-    /// The type of field `field` of type `owner`.
+    /// The type of field `field` of type `owner` (a nested type's path, `FunSpec.Builder`,
+    /// has the fields bound under its last name).
     pub(crate) fn field(&self, owner: &str, field: &str) -> Option<&str> {
-        self.fields.get(owner)?.get(field).map(String::as_str)
+        let fields = self
+            .fields
+            .get(owner)
+            .or_else(|| self.fields.get(split_qualified(owner).1))?;
+        fields.get(field).map(String::as_str)
     }
 }
 
@@ -134,6 +143,28 @@ pub(crate) fn type_name(written: &str) -> Option<&str> {
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
         && !name.starts_with(|ch: char| ch.is_ascii_digit());
     plain.then_some(name)
+}
+
+/// A Kotlin type as written, reduced to its path of type names: the package left out,
+/// the types it is nested in kept (`com.x.FunSpec.Builder<T>?` is `FunSpec.Builder`, so
+/// that one of a tree's many `Builder`s is meant); [`type_name`] when it names no nested
+/// type.
+pub(crate) fn type_path(written: &str) -> Option<&str> {
+    let last = type_name(written)?;
+    let head = strip_generics(written.trim()).trim_end_matches('?');
+    let Some(outer) = head.strip_suffix(last).and_then(|h| h.strip_suffix('.')) else {
+        return Some(last);
+    };
+    let mut start = head.len() - last.len();
+    for segment in outer.rsplit('.') {
+        let type_like = segment.starts_with(|c: char| c.is_ascii_uppercase())
+            && segment.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !type_like {
+            break;
+        }
+        start -= segment.len() + 1;
+    }
+    Some(&head[start..])
 }
 
 /// The type a function's one-line signature says it returns, if plainly: `-> T`

@@ -27,6 +27,10 @@ impl<'a> Ctx<'a> {
                 .collect();
             overloads::one_per_group(&mut members);
             match members.len() {
+                // Kotlin's nested type (`FunSpec.Builder`): its bases' members too.
+                0 if self.kotlin_nested_type(ty).is_some() => {
+                    return self.resolve_on(ty, name, qualifier, from, wanted);
+                }
                 0 => {}
                 1 => return vec![(members[0], Confidence::Exact)],
                 _ => return members.into_iter().map(|s| (s, Confidence::Name)).collect(),
@@ -49,7 +53,7 @@ impl<'a> Ctx<'a> {
             let ty = typed::returned(first)?;
             rest.iter()
                 .all(|s| typed::returned(s) == Some(ty))
-                .then_some(ty)
+                .then(|| self.kotlin_returned_in_scope(first, ty))
         };
         match function.rsplit_once('#') {
             Some((base, method)) => {

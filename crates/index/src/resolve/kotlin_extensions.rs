@@ -83,15 +83,35 @@ impl<'a> Ctx<'a> {
 
     /// Keeps the extensions of `ty` or of a base of it, when there are any.
     fn keep_extensions_of(&self, ty: &str, found: &mut Vec<(&'a Sym, Confidence)>) {
-        let (_, ty) = crate::extract::split_qualified(ty);
-        let extended: Vec<u32> = self
-            .with_bases(ty)
-            .into_iter()
-            .map(|t| Sym::receiver_key(crate::extract::split_qualified(t).1))
-            .collect();
+        let extended = self.extended_keys(ty);
         if found.iter().any(|(s, _)| extended.contains(&s.receiver)) {
             found.retain(|(s, _)| extended.contains(&s.receiver));
         }
+    }
+
+    /// The visible extensions named `name` of `ty` or of a base of it, only those.
+    pub(super) fn kotlin_extensions_of(
+        &self,
+        name: &str,
+        ty: &str,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
+        let extended = self.extended_keys(ty);
+        let mut found = self.kotlin_extensions(name, None, wanted);
+        found.retain(|(s, _)| extended.contains(&s.receiver));
+        found
+    }
+
+    /// The receiver keys of `ty` and its bases, as extensions record them.
+    fn extended_keys(&self, ty: &str) -> Vec<u32> {
+        // A nested type's own bases when it is known by its path (`FunSpec.Builder`).
+        let ty = self
+            .kotlin_nested_type(ty)
+            .unwrap_or_else(|| crate::extract::split_qualified(ty).1);
+        self.with_bases(ty)
+            .into_iter()
+            .map(|t| Sym::receiver_key(crate::extract::split_qualified(t).1))
+            .collect()
     }
 
     /// Whether `s` is one of the extensions [`Self::kotlin_extensions`] finds (for the

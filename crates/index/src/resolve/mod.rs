@@ -39,6 +39,7 @@ mod java_packages;
 mod java_rules;
 mod js_modules;
 mod kotlin_extensions;
+mod kotlin_nested;
 mod overloads;
 mod rows;
 mod rules;
@@ -74,7 +75,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 10;
+pub const RULES_VERSION: u32 = 11;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -278,6 +279,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
         let qualifier = r.qualifier.as_deref();
         // An empty receiver type (`&Self` in `impl Tr for [T]`) names no type.
         let receiver = r.receiver.as_deref().filter(|t| !t.is_empty());
+        // Kotlin: `Builder` written inside `FunSpec` is `FunSpec.Builder` (the memo key
+        // then tells callers in different types apart).
+        let receiver = receiver.map(|t| ctx.kotlin_receiver_in_scope(t, r.from));
         // `this.m()` where the function declares `this: T` is a call on a `T`.
         // Java's bare `m()` is `this.m()`: its answer depends on the caller's class.
         let java_bare = qualifier.is_none() && ctx.lang() == Some(crate::Lang::Java);
@@ -337,6 +341,10 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 }
                 Some(field) if !by_caller && static_fields::is_static_field(field) => {
                     ctx.resolve_on_static_field(field, &r.name, qualifier, r.from, &wanted)
+                }
+                // Kotlin: a bare call in an extension's body, on the extended type.
+                Some(ty) if qualifier.is_none() && ctx.is_kotlin() => {
+                    ctx.resolve_on_implicit_receiver(ty, &r.name, r.from, kind)
                 }
                 Some(ty) if !by_caller => {
                     by_receiver = true;

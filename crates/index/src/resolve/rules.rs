@@ -25,22 +25,37 @@ impl<'a> Ctx<'a> {
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Vec<(&'a Sym, Confidence)> {
+        // Kotlin: a nested type by its path (`FunSpec.Builder`) has its own members and
+        // bases ([`super::kotlin_nested`]); the other rules know a type by its last name.
+        let kotlin = self.is_kotlin();
+        let nested_sym = kotlin.then(|| self.kotlin_nested_sym(ty)).flatten();
+        let nested = nested_sym.map(|s| s.qualified_name.as_str());
+        let path = nested.unwrap_or(ty);
+        let ty = if kotlin {
+            crate::extract::split_qualified(ty).1
+        } else {
+            ty
+        };
         // A type the workspace does not define (`Vec`, a generic parameter): its members
         // are unknown here, so the name-based rules decide. So do an interface's or a
         // trait's: a call through one reaches its implementations (Go's are not even
         // declared).
-        let concrete = self.table.by_name.get(ty).is_some_and(|defs| {
-            defs.iter().any(|s| s.kind.is_type())
-                && !defs
-                    .iter()
-                    .any(|s| matches!(s.kind, SymbolKind::Trait | SymbolKind::Interface))
-        });
+        let abstract_kind = |s: &Sym| matches!(s.kind, SymbolKind::Trait | SymbolKind::Interface);
+        let concrete = match nested_sym {
+            // That one type, not every type of its last name.
+            Some(s) => !abstract_kind(s),
+            None => self.table.by_name.get(ty).is_some_and(|defs| {
+                defs.iter().any(|s| s.kind.is_type()) && !defs.iter().any(abstract_kind)
+            }),
+        };
         // Java/Kotlin: the types of that name the file's imports and package bind it to
         // (none: a type outside the workspace).
-        let java_files = concrete.then(|| self.java_receiver_files(ty)).flatten();
+        let java_files = (concrete && nested.is_none())
+            .then(|| self.java_receiver_files(ty))
+            .flatten();
         // Kotlin: a type the workspace does not define (`String`) has none of its
         // members, but may have its extensions ([`kotlin_extensions`]).
-        let extensions = || self.kotlin_extensions(name, Some(ty), wanted);
+        let extensions = || self.kotlin_extensions(name, Some(path), wanted);
         if !concrete && self.is_builtin_receiver(ty) {
             return extensions();
         }
@@ -77,7 +92,7 @@ impl<'a> Ctx<'a> {
         if !self.table.by_name.contains_key(name) {
             return Vec::new();
         }
-        let types = self.with_bases(ty);
+        let types = self.with_bases(if nested.is_some() { path } else { ty });
         // The nearest type that has the member wins (an override hides its base's).
         for t in &types {
             let mut members: Vec<&Sym> = self

@@ -275,10 +275,28 @@ pub(crate) fn load_table(
         let (file_id, package) = row?;
         table.set_java_package(file_id, &package);
     }
-    let mut stmt = conn.prepare_cached("SELECT subject, name FROM bases")?;
-    for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
-        let (subject, name) = row?;
-        table.add_base(subject, name);
+    let mut stmt = conn.prepare_cached(
+        "SELECT b.subject, b.name, b.qualifier, s.qualified_name, f.path FROM bases b
+         JOIN files f ON f.id = b.file_id LEFT JOIN symbols s ON s.id = b.symbol_id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<String>>(2)?,
+            r.get::<_, Option<String>>(3)?,
+            r.get::<_, String>(4)?,
+        ))
+    })?;
+    for row in rows {
+        let (subject, name, qualifier, subject_path, path) = row?;
+        table.add_base_written(super::kotlin_nested::WrittenBase {
+            kotlin: super::kotlin_nested::is_kotlin_path(&path),
+            subject: &subject,
+            subject_path: subject_path.as_deref(),
+            name: &name,
+            qualifier: qualifier.as_deref(),
+        });
     }
     if names.is_none() {
         let mut stmt = conn.prepare(sym_rows!(""))?;

@@ -9,6 +9,7 @@ use super::file_info::FileInfo;
 use super::go_modules::GoModules;
 use super::java_packages::JavaPackages;
 use super::js_modules::JsModules;
+use super::kotlin_nested;
 use super::rows::{BaseRow, FileInputs, ImportRow, RefRow};
 use super::rust_paths::{RustModules, Use};
 use super::sym::{Sym, SymbolsByName};
@@ -62,6 +63,14 @@ impl TableBuilder {
     /// Records that type `subject` has the base `name`.
     pub(super) fn add_base(&mut self, subject: String, name: String) {
         self.bases.entry(subject).or_default().push(name);
+    }
+
+    /// Records a base as a file writes it ([`kotlin_nested::base_entries`]): by its name
+    /// (as [`Self::add_base`]) and, for Kotlin's nested types, by their paths too.
+    pub(super) fn add_base_written(&mut self, base: kotlin_nested::WrittenBase<'_>) {
+        for (subject, name) in kotlin_nested::base_entries(base) {
+            self.add_base(subject, name);
+        }
     }
 
     /// Sets the workspace's Rust crates (from its `Cargo.toml` files).
@@ -148,6 +157,20 @@ impl TableBuilder {
                 }
             }
         }
+        let kotlin = kotlin_nested::is_kotlin_path(path);
+        for b in &facts.bases {
+            let subject_path = b
+                .symbol
+                .and_then(|i| facts.symbols.get(i as usize))
+                .map(|s| s.qualified_name.as_str());
+            self.add_base_written(kotlin_nested::WrittenBase {
+                kotlin,
+                subject: &b.subject,
+                subject_path,
+                name: &b.name,
+                qualifier: b.qualifier.as_deref(),
+            });
+        }
         let in_trait: Vec<bool> = facts
             .symbols
             .iter()
@@ -172,9 +195,6 @@ impl TableBuilder {
             };
             own.push(sym.clone());
             self.add_symbol(s.name, sym);
-        }
-        for b in &facts.bases {
-            self.add_base(b.subject.clone(), b.name.clone());
         }
         if path.ends_with(".rs") {
             for i in &facts.imports {
