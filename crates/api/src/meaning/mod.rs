@@ -262,13 +262,16 @@ struct IndexedUnit {
     parent: Option<String>,
 }
 
+/// The names each unit calls, by the unit's symbol id.
+type Calls = HashMap<i64, Vec<String>>;
+
 /// The units of one indexed file, with the names each calls (its resolved `CALLS`
 /// edges: the index keeps unresolved references in a packed form of its own).
 fn file_units(
     ws: &Workspace,
     opts: &ReadOptions,
     file_id: i64,
-) -> Result<(Vec<IndexedUnit>, HashMap<i64, Vec<String>>), ApiError> {
+) -> Result<(Vec<IndexedUnit>, Calls), ApiError> {
     let (found, _) = ws.read(opts, |g| {
         let err = sqlite_err(ws);
         let conn = g.connection();
