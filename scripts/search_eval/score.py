@@ -21,8 +21,10 @@ Modes:
   unit's stripped text (its name split into words plus its body lines), the same
   tokenizer on both sides (identifiers split at `_` and lower-to-upper case changes,
   lower-cased, stop words dropped).
-* `meaning`, `hybrid`: `loci search --meaning TEXT --json` (hybrid adds `--hybrid`),
-  run only when `loci search --help` lists those flags; else "not available".
+* `loci-fts`, `meaning`, `hybrid`: `loci search --meaning TEXT --json` with
+  `--text-only` (full text over loci's code units alone), `--meaning-only` (vectors
+  alone) and neither (the fused ranking); run only when `loci search --help` lists
+  those flags, else "not available".
 """
 import json
 import math
@@ -187,15 +189,16 @@ def loci_text_rank(loci, env, tree, query):
 
 
 def meaning_modes(loci, env):
-    """Which of `meaning` / `hybrid` this loci supports, by its `search --help`."""
+    """Which of `loci-fts` / `meaning` / `hybrid` this loci supports, by its `search --help`."""
     r = subprocess.run([loci, "search", "--help"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     h = r.stdout
     out = {}
-    if "--meaning" in h:
-        out["meaning"] = ["--meaning"]
-        if "--hybrid" in h:
-            out["hybrid"] = ["--meaning", "--hybrid"]
+    if "--meaning" in h and "--meaning-only" in h:
+        out["meaning"] = ["--meaning", "--meaning-only"]
+        out["hybrid"] = ["--meaning"]
+        if "--text-only" in h:
+            out["loci-fts"] = ["--meaning", "--text-only"]
     return out
 
 

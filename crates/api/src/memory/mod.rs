@@ -19,7 +19,7 @@ mod merge;
 mod repository_cache;
 mod repository_id;
 mod transfer;
-mod vectors;
+pub(crate) mod vectors;
 
 use std::path::{Path, PathBuf};
 

@@ -85,6 +85,14 @@ pub fn embedder() -> Option<&'static ModelEmbedder> {
     }
 }
 
+/// Why the installed model did not load, when one is installed but broken.
+pub(crate) fn load_failure() -> Option<&'static str> {
+    match loaded() {
+        Loaded::Broken(why) => Some(why),
+        _ => None,
+    }
+}
+
 /// `vectors: off` and how to turn them on (or why the installed model did not load).
 pub fn off_state() -> VectorsState {
     let hint = match loaded() {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use loci_api::graph::{self as api, Direction};
+use loci_api::meaning;
 use loci_api::vocab::index::SymbolInfo;
 use loci_api::vocab::index::{EdgeKind, Lang, SymbolKind};
 use loci_api::{ApiError, ErrorKind, PageRequest, ReadOptions};
@@ -148,7 +149,18 @@ pub struct OutlineArgs {
 #[derive(Args)]
 pub struct SearchArgs {
     /// The text to find (a literal unless --regex).
-    pattern: String,
+    #[arg(required_unless_present = "meaning", conflicts_with = "meaning")]
+    pattern: Option<String>,
+    /// Find code units (functions, methods, types) by what they do, in words: vectors,
+    /// full text and callers fused (needs `loci embed` once, and the local model).
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["regex", "ignore_case", "path", "source_only"])]
+    meaning: Option<String>,
+    /// With --meaning: rank by vectors (cosine similarity) alone.
+    #[arg(long, requires = "meaning", conflicts_with = "text_only")]
+    meaning_only: bool,
+    /// With --meaning: rank by full text (BM25 over the units' words) alone; needs no model.
+    #[arg(long, requires = "meaning")]
+    text_only: bool,
     /// Treat the pattern as a regular expression.
     #[arg(long, short = 'e')]
     regex: bool,
@@ -528,8 +540,59 @@ fn cwd() -> Result<PathBuf, ApiError> {
 }
 
 pub fn search(args: SearchArgs, workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    if let Some(text) = args.meaning {
+        let signals = if args.meaning_only {
+            meaning::Signals::Vectors
+        } else if args.text_only {
+            meaning::Signals::Text
+        } else {
+            meaning::Signals::Hybrid
+        };
+        let req = meaning::MeaningRequest {
+            text,
+            signals,
+            page: args.page.request(),
+        };
+        let ws = open(workspace)?;
+        let found = meaning::search(&ws, &req, &read_options())?;
+        if json {
+            output::json(&found);
+            return Ok(());
+        }
+        output::freshness(&found.index);
+        if let Some(hint) = &found.hint {
+            eprintln!("note: {hint}");
+        }
+        if found.hits.is_empty() {
+            println!("no code unit matches `{}`", req.text);
+        }
+        for h in &found.hits {
+            let mut why = Vec::new();
+            if let Some(v) = &h.why.vector {
+                why.push(format!("vector #{} ({:.2})", v.rank, v.similarity));
+            }
+            if let Some(t) = &h.why.text {
+                why.push(format!("text #{}", t.rank));
+            }
+            if let Some(g) = &h.why.graph {
+                why.push(format!("{} callers", g.callers));
+            }
+            println!(
+                "{}:{}-{}: {} {}  [{:.3}: {}]",
+                h.path,
+                h.line,
+                h.end_line,
+                h.kind,
+                h.qualified_name,
+                h.score,
+                why.join(", ")
+            );
+        }
+        output::more(&found.page, found.hits.len());
+        return Ok(());
+    }
     let req = api::SearchRequest {
-        pattern: args.pattern,
+        pattern: args.pattern.unwrap_or_default(),
         regex: args.regex,
         ignore_case: args.ignore_case,
         path: args.path,
@@ -592,6 +655,39 @@ pub fn stats(workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
             fmt(&s.skipped.by_reason)
         );
         output::skipped_files(&s.skipped.files, 20, s.skipped.total);
+    }
+    Ok(())
+}
+
+/// `loci embed`: the workspace's code units for `search --meaning`.
+pub fn embed(workspace: Option<PathBuf>, json: bool) -> Result<(), ApiError> {
+    let ws = open(workspace)?;
+    let mut last = std::time::Instant::now();
+    let r = meaning::embed(&ws, &mut |done, total| {
+        // A line per few seconds, and the first and last.
+        if done == 0 || done == total || last.elapsed().as_secs() >= 2 {
+            eprintln!("embedded {done}/{total} code units");
+            last = std::time::Instant::now();
+        }
+    })?;
+    if json {
+        output::json(&r);
+    } else {
+        println!(
+            "{} code units in {} ({} embedded, {} reused; {} files embedded, {} removed) in {:.1} s{}",
+            r.units,
+            r.path,
+            r.embedded,
+            r.reused,
+            r.files_embedded,
+            r.files_removed,
+            r.seconds,
+            if r.embedded > 0 {
+                format!(", {:.0} units/s", r.units_per_s)
+            } else {
+                String::new()
+            }
+        );
     }
     Ok(())
 }
