@@ -38,6 +38,7 @@ mod java_foreign;
 mod java_packages;
 mod java_rules;
 mod js_modules;
+mod kotlin_bases;
 mod kotlin_extensions;
 mod kotlin_nested;
 mod overloads;

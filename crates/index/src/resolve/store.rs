@@ -290,8 +290,8 @@ pub(crate) fn load_table(
     })?;
     for row in rows {
         let (subject, name, qualifier, subject_path, path) = row?;
-        table.add_base_written(super::kotlin_nested::WrittenBase {
-            kotlin: super::kotlin_nested::is_kotlin_path(&path),
+        table.add_base_written(super::kotlin_bases::WrittenBase {
+            kotlin: super::kotlin_bases::is_kotlin_path(&path),
             subject: &subject,
             subject_path: subject_path.as_deref(),
             name: &name,

@@ -9,7 +9,7 @@ use super::file_info::FileInfo;
 use super::go_modules::GoModules;
 use super::java_packages::JavaPackages;
 use super::js_modules::JsModules;
-use super::kotlin_nested;
+use super::kotlin_bases;
 use super::rows::{BaseRow, FileInputs, ImportRow, RefRow};
 use super::rust_paths::{RustModules, Use};
 use super::sym::{Sym, SymbolsByName};
@@ -65,10 +65,10 @@ impl TableBuilder {
         self.bases.entry(subject).or_default().push(name);
     }
 
-    /// Records a base as a file writes it ([`kotlin_nested::base_entries`]): by its name
+    /// Records a base as a file writes it ([`kotlin_bases::base_entries`]): by its name
     /// (as [`Self::add_base`]) and, for Kotlin's nested types, by their paths too.
-    pub(super) fn add_base_written(&mut self, base: kotlin_nested::WrittenBase<'_>) {
-        for (subject, name) in kotlin_nested::base_entries(base) {
+    pub(super) fn add_base_written(&mut self, base: kotlin_bases::WrittenBase<'_>) {
+        for (subject, name) in kotlin_bases::base_entries(base) {
             self.add_base(subject, name);
         }
     }
@@ -157,13 +157,13 @@ impl TableBuilder {
                 }
             }
         }
-        let kotlin = kotlin_nested::is_kotlin_path(path);
+        let kotlin = kotlin_bases::is_kotlin_path(path);
         for b in &facts.bases {
             let subject_path = b
                 .symbol
                 .and_then(|i| facts.symbols.get(i as usize))
                 .map(|s| s.qualified_name.as_str());
-            self.add_base_written(kotlin_nested::WrittenBase {
+            self.add_base_written(kotlin_bases::WrittenBase {
                 kotlin,
                 subject: &b.subject,
                 subject_path,
