@@ -12,9 +12,10 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
-import tarfile
+
+from accuracy_oracle import rust_thir
+from accuracy_oracle.oracle import ensure_pip_target, fetch_npm, sh
 
 from . import extract, pools
 from .sentences import normalized
@@ -35,18 +36,9 @@ def log(*a):
     print(*a, file=sys.stderr, flush=True)
 
 
-def sh(cmd, cwd=None):
-    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr[-1500:]}")
-    return r.stdout
-
-
 def ensure_pylib(cache):
     """tree-sitter and its grammars (PyPI), installed once into CACHE/pylib."""
-    pylib = os.path.join(cache, "pylib")
-    if not os.path.isdir(os.path.join(pylib, "tree_sitter_go")):
-        sh([sys.executable, "-m", "pip", "install", "--quiet", "--target", pylib] + list(PYLIB_REQS))
+    pylib = ensure_pip_target(cache, "pylib", "tree_sitter_go", PYLIB_REQS)
     extract.set_pylib(pylib)
     return pylib
 
@@ -67,44 +59,6 @@ def _walk(root, keep, recursive=True):
                 yield rel
 
 
-def registry_crates():
-    root = os.path.expanduser("~/.cargo/registry/src")
-    out = {}
-    for idx in sorted(os.listdir(root)) if os.path.isdir(root) else []:
-        for c in sorted(os.listdir(os.path.join(root, idx))):
-            out.setdefault(c, os.path.join(root, idx, c))
-    return out
-
-
-def fetch_crate(spec, cache):
-    found = registry_crates().get(spec)
-    if found:
-        return found
-    m = re.match(r"^(.*?)-(\d+\.\d+\.\d+.*)$", spec)
-    d = os.path.join(cache, "fetch-" + spec)
-    os.makedirs(os.path.join(d, "src"), exist_ok=True)
-    with open(os.path.join(d, "Cargo.toml"), "w") as f:
-        f.write(f'[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n'
-                f'[workspace]\n[dependencies]\n"{m.group(1)}" = "={m.group(2)}"\n')
-    open(os.path.join(d, "src", "lib.rs"), "w").close()
-    sh(["cargo", "fetch", "-q"], cwd=d)
-    return registry_crates()[spec]
-
-
-def fetch_npm(spec, cache):
-    dest = os.path.join(cache, "npm", spec.replace("/", "+"))
-    pkg = os.path.join(dest, "package")
-    if not os.path.isdir(pkg):
-        os.makedirs(dest, exist_ok=True)
-        name = sh(["npm", "pack", "--silent", "--pack-destination", dest, spec], cwd=dest).strip().splitlines()[-1]
-        with tarfile.open(os.path.join(dest, name)) as t:
-            t.extractall(dest, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(dest)
-        if not os.path.isdir(pkg):
-            tops = [d for d in os.listdir(dest) if os.path.isdir(os.path.join(dest, d))]
-            os.rename(os.path.join(dest, tops[0]), pkg)
-    return pkg
-
-
 def source_files(lang, spec, cache):
     """(root, relative source paths) of one pool entry, or raises RuntimeError."""
     if lang == "py":
@@ -114,9 +68,9 @@ def source_files(lang, spec, cache):
         root = os.path.join(pools.GO_ROOT, spec)
         return root, list(_walk(root, lambda r: r.endswith(".go") and not r.endswith("_test.go"), recursive=False))
     if lang == "rust":
-        root = fetch_crate(spec, cache)
+        root = rust_thir.fetch(spec, cache)
         return root, ["src/" + r for r in _walk(os.path.join(root, "src"), lambda r: r.endswith(".rs"))]
-    pkg = fetch_npm(spec, cache)
+    pkg = fetch_npm(cache, spec)
     ts = list(_walk(pkg, lambda r: re.search(r"\.(ts|tsx|mts|cts)$", r) and not re.search(r"\.d\.[mc]?ts$", r)))
     if len(ts) >= 10:
         return pkg, ts
