@@ -472,10 +472,12 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
         }
         let name = comparable(value["name"].as_str().unwrap_or_default()).to_string();
         // ctags names anonymous structs, classes and functions (`__anon<hash>`,
-        // `AnonymousFunction<hash>`); loci does not record what has no name.
+        // `AnonymousFunction<hash>`, a Kotlin lambda's `<lambda>`); loci does not
+        // record what has no name.
         if name.starts_with("__anon")
             || name.starts_with("AnonymousClass")
             || name.starts_with("AnonymousFunction")
+            || name == "<lambda>"
         {
             continue;
         }
@@ -483,6 +485,12 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
         if !corpus.kind_names.contains(&kind.as_str()) {
             continue;
         }
+        // A C# explicit interface implementation, `IEnumerable.GetEnumerator` to ctags,
+        // is the method `GetEnumerator` (what a call through the interface names).
+        let name = match (corpus.ctags_lang, kind.as_str()) {
+            ("C#", "method") => name.rsplit('.').next().unwrap_or(&name).to_string(),
+            _ => name,
+        };
         tags.push(Tag {
             path: value["path"].as_str().unwrap_or_default().to_string(),
             line: value["line"].as_u64().unwrap_or(0) as u32,

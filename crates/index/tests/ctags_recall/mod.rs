@@ -78,6 +78,7 @@
 //! `<dir>/<language>.misses`.
 
 mod harness;
+mod kotlin_csharp;
 mod not_definitions;
 mod trees;
 

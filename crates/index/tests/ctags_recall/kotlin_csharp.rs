@@ -1,0 +1,73 @@
+//! Kotlin and C#: trees from the npm and PyPI registries, which `.ci/run` unpacks under
+//! `$LOCI_SOURCE_TREES` (see [`super::trees::source_tree`]). Every file of each is
+//! compared (the trees are small).
+
+use loci_index::Lang;
+
+use super::harness::{Corpus, Exclusion, LineMatch, ctags, measure};
+use super::not_definitions;
+use super::trees::{collect, required, sample, source_tree};
+
+const INSTALL: &str = "the registry packages .ci/run unpacks under $LOCI_SOURCE_TREES";
+
+#[test]
+fn kotlin_recall_of_ctags_definitions_is_at_least_97_percent() {
+    let ctags = ctags();
+    let Some(root) = required("Kotlin", source_tree("expo-modules-core"), INSTALL) else {
+        return;
+    };
+    let files = collect(&root, "expo-modules-core/", &[".kt"], &[]);
+    assert!(!files.is_empty(), "no .kt files under {}", root.display());
+    let corpus = Corpus {
+        label: "Kotlin",
+        lang: Lang::Kotlin,
+        ctags_lang: "Kotlin",
+        ctags_kinds: "cimoTp",
+        kind_names: &[
+            "class",
+            "interface",
+            "method",
+            "object",
+            "typealias",
+            "package",
+        ],
+        line_match: LineMatch::Head,
+        files: sample(files, 1),
+        exclude: vec![Exclusion {
+            what: "lambda parameters and loop variables ctags calls methods",
+            kinds: &["method"],
+            find: not_definitions::kotlin_lambda_and_loop_variables,
+        }],
+        overloads_once: false,
+    };
+    measure(&ctags, &corpus).assert_held_out_at_least("Kotlin", 0.97);
+}
+
+#[test]
+fn csharp_recall_of_ctags_definitions_is_at_least_97_percent() {
+    let ctags = ctags();
+    let Some(root) = required("C#", source_tree("pythonnet"), INSTALL) else {
+        return;
+    };
+    let files = collect(&root, "pythonnet/", &[".cs"], &[]);
+    assert!(!files.is_empty(), "no .cs files under {}", root.display());
+    let corpus = Corpus {
+        label: "C#",
+        lang: Lang::CSharp,
+        ctags_lang: "C#",
+        ctags_kinds: "cgimns",
+        kind_names: &[
+            "class",
+            "enum",
+            "interface",
+            "method",
+            "namespace",
+            "struct",
+        ],
+        line_match: LineMatch::Head,
+        files: sample(files, 1),
+        exclude: Vec::new(),
+        overloads_once: false,
+    };
+    measure(&ctags, &corpus).assert_held_out_at_least("C#", 0.97);
+}
