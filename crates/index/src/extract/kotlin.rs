@@ -178,8 +178,8 @@ fn infix_declaration(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         _ => return Action::Descend,
     };
     let mut whole = node;
-    while let Some(parent) = whole
-        .parent()
+    while let Some(parent) = c
+        .parent_of(whole)
         .filter(|p| p.kind() == "annotated_expression")
     {
         whole = parent;
