@@ -506,7 +506,7 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
 }
 
 /// Whether ctags made up the tag's name or its scope's: its Kotlin parser (5.9) names a
-/// function with a backquoted name (`fun \`is\`()`) from memory it never filled, so that
+/// function with a backquoted name (`` fun `is`() ``) from memory it never filled, so that
 /// run after run the same file gives such a function and what is inside it a name of
 /// control characters or other bytes (`ɼc'WV`), an empty one (a tag with a `scopeKind`
 /// but no `scope`), or nothing. In Kotlin a name or scope of anything but ASCII letters,
