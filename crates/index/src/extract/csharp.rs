@@ -4,9 +4,9 @@
 //!
 //! Rules:
 //! - a namespace is a Module; a file-scoped `namespace A.B;` scopes the whole file;
-//! - a constructor is a Method named like its class, an operator a Method named
-//!   `operator+`; properties, events, indexers, conversion operators and destructors are
-//!   not recorded; a delegate is a TypeAlias; no definition is named by a statement
+//! - a constructor is a Method named like its class, a destructor (finalizer) one named
+//!   `~C` as in C++, an operator a Method named `operator+`; properties, events,
+//!   indexers and conversion operators are not recorded; a delegate is a TypeAlias; no definition is named by a statement
 //!   keyword (error recovery after `#if` can make a method named `if`);
 //!   `const` fields are Constants;
 //! - base lists: the syntax cannot tell a base class from an interface, so an interface's
@@ -30,7 +30,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     if node.child_count() > 0 {
@@ -54,6 +54,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "method_declaration" | "constructor_declaration" => SymbolKind::Method,
         "local_function_statement" => SymbolKind::Function,
         "operator_declaration" => return operator(c, node),
+        "destructor_declaration" => return destructor(c, node),
         "field_declaration" => {
             constants(c, node);
             return Action::Descend;
@@ -190,6 +191,17 @@ fn operator(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         return Action::Descend;
     };
     let name = format!("operator{}", c.text(op).trim());
+    let body = node.field("body");
+    let id = c.def(node, &name, SymbolKind::Method, body);
+    Action::Enter(id)
+}
+
+/// `~C() {..}`, the finalizer: a Method named `~C`, as a C++ destructor is.
+fn destructor(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let Some(name) = c.field_text(node, "name") else {
+        return Action::Descend;
+    };
+    let name = format!("~{}", name.trim());
     let body = node.field("body");
     let id = c.def(node, &name, SymbolKind::Method, body);
     Action::Enter(id)
@@ -370,6 +382,41 @@ mod tests {
                 "Opt(1)",
                 "Opt(4)",
                 "Out(2)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_finalizer_is_a_method_named_with_its_tilde() {
+        let src = "class G {\n  public G() {}\n  ~G() { Release(); }\n}\n";
+        let facts = extract(Lang::CSharp, src).unwrap();
+        assert_eq!(
+            facts.qualified_kinds(),
+            [("G", "class"), ("G.G", "method"), ("G.~G", "method")]
+        );
+    }
+
+    #[test]
+    fn directives_inside_a_parameter_list_or_a_statement_lose_no_definition() {
+        // Each of these made the grammar read the whole file as one error.
+        let src = "namespace N\n{\n  public class F\n  {\n    void Add(int a\n#if TRACE\n\
+                   , string t\n#endif\n    )\n    {\n#if CHECK\n      lock (gate)\n#endif\n\
+                   {\n        Run();\n      }\n    }\n#if X\n    void Old() {\n#else\n\
+                   void New() {\n#endif\n    }\n    void Last() {}\n  }\n}\n";
+        let facts = extract(Lang::CSharp, src).unwrap();
+        let lines: Vec<(&str, u32)> = facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.span.start_line))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("N", 1),
+                ("N.F", 3),
+                ("N.F.Add", 5),
+                ("N.F.Old", 19),
+                ("N.F.Last", 24)
             ]
         );
     }

@@ -35,7 +35,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 5;
+pub(crate) const VERSION: u32 = 6;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_kotlin::kotlin(c, node);
@@ -58,6 +58,7 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             type_declaration(c, node, kind)
         }
         "object_declaration" => type_declaration(c, node, SymbolKind::Class),
+        "infix_expression" => infix_declaration(c, node),
         "companion_object" => {
             // A definition of its own (`C.Companion` unless named), but no scope: its
             // members are called as the class's (`C.create()`).
@@ -153,6 +154,39 @@ fn type_declaration(c: &mut Collector<'_>, node: Node<'_>, kind: SymbolKind) -> 
         }
     }
     Action::Enter(id)
+}
+
+/// `@Keep annotation class K` (annotations, one modifier, neither body nor constructor),
+/// which this grammar reads as the infix call `annotation class K` under the
+/// annotations: `class` and `interface` are hard keywords, never an infix function's
+/// name, so it declares `K`, from its first annotation on.
+fn infix_declaration(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let parts = named_children(node);
+    let [modifier, keyword, name] = parts.as_slice() else {
+        return Action::Descend;
+    };
+    if [modifier, keyword, name]
+        .iter()
+        .any(|n| n.kind() != "identifier")
+    {
+        return Action::Descend;
+    }
+    let kind = match (c.text(*modifier), c.text(*keyword)) {
+        ("enum", "class") => SymbolKind::Enum,
+        (_, "class") => SymbolKind::Class,
+        (_, "interface") => SymbolKind::Interface,
+        _ => return Action::Descend,
+    };
+    let mut whole = node;
+    while let Some(parent) = c
+        .parent_of(whole)
+        .filter(|p| p.kind() == "annotated_expression")
+    {
+        whole = parent;
+    }
+    let name = c.text(*name).to_string();
+    c.def(whole, &name, kind, None);
+    Action::Skip
 }
 
 /// `import a.b.C`, `import a.b.C as D`, `import a.b.*`.
@@ -380,6 +414,28 @@ mod tests {
                 ("C.Companion", "class"),
                 ("C.create", "method"),
                 ("top", "function")
+            ]
+        );
+    }
+
+    #[test]
+    fn an_annotated_header_without_a_body_is_a_declaration() {
+        // The grammar reads the first two as infix calls under their annotations.
+        let src = "@Target(AnnotationTarget.CLASS)\n@Retention(AnnotationRetention.BINARY)\n\
+            annotation class Keep\n\n@Keep enum class E\n\nfun f() = a to b\n\nclass After\n";
+        let facts = extract(Lang::Kotlin, src).unwrap();
+        let lines: Vec<(&str, &str, u32)> = facts
+            .symbols
+            .iter()
+            .map(|s| (s.name.as_str(), s.kind.name(), s.span.start_line))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("Keep", "class", 1),
+                ("E", "enum", 5),
+                ("f", "function", 7),
+                ("After", "class", 9)
             ]
         );
     }

@@ -13,6 +13,7 @@ mod c_macros;
 mod collector;
 mod cpp;
 mod csharp;
+mod csharp_directives;
 mod embedded;
 mod fields;
 mod go;
@@ -535,6 +536,13 @@ pub fn extract_within(
             signatures: lang == Lang::TypeScript,
         };
         (tree, recovered) = js_recover::recover(&mut parser, source, tree, passes);
+    }
+    // C# conditional directives where the grammar cannot take them: the file with each
+    // group's first branch, when that parses with less in error.
+    if lang == Lang::CSharp {
+        (tree, recovered) = csharp_directives::recover(source, tree, |text| {
+            parser::parse_within(&mut parser, text, limits.max_bytes, &deadline).ok()
+        });
     }
     let source: &str = &recovered;
     let facts = extract_tree(lang, source, &tree, &mut parser, limits, &deadline)?;

@@ -472,17 +472,27 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
         }
         let name = comparable(value["name"].as_str().unwrap_or_default()).to_string();
         // ctags names anonymous structs, classes and functions (`__anon<hash>`,
-        // `AnonymousFunction<hash>`); loci does not record what has no name.
+        // `AnonymousFunction<hash>`, a Kotlin lambda's `<lambda>`); loci does not
+        // record what has no name.
         if name.starts_with("__anon")
             || name.starts_with("AnonymousClass")
             || name.starts_with("AnonymousFunction")
+            || name == "<lambda>"
         {
             continue;
         }
         let kind = value["kind"].as_str().unwrap_or_default().to_string();
-        if !corpus.kind_names.contains(&kind.as_str()) {
+        if !corpus.kind_names.contains(&kind.as_str())
+            || unread_name(&value, corpus.ctags_lang == "Kotlin")
+        {
             continue;
         }
+        // A C# explicit interface implementation, `IEnumerable.GetEnumerator` to ctags,
+        // is the method `GetEnumerator` (what a call through the interface names).
+        let name = match (corpus.ctags_lang, kind.as_str()) {
+            ("C#", "method") => name.rsplit('.').next().unwrap_or(&name).to_string(),
+            _ => name,
+        };
         tags.push(Tag {
             path: value["path"].as_str().unwrap_or_default().to_string(),
             line: value["line"].as_u64().unwrap_or(0) as u32,
@@ -493,6 +503,26 @@ fn run_ctags(ctags: &Path, corpus: &Corpus) -> Vec<Tag> {
         });
     }
     tags
+}
+
+/// Whether ctags made up the tag's name or its scope's: its Kotlin parser (5.9) names a
+/// function with a backquoted name (`` fun `is`() ``) from memory it never filled, so that
+/// run after run the same file gives such a function and what is inside it a name of
+/// control characters or other bytes (`ɼc'WV`), an empty one (a tag with a `scopeKind`
+/// but no `scope`), or nothing. In Kotlin a name or scope of anything but ASCII letters,
+/// digits, `_`, `$`, `.` and `<lambda>`'s brackets is taken as made up (a Kotlin name of
+/// other letters, rare, is then not compared); elsewhere, one with a control character.
+fn unread_name(tag: &serde_json::Value, kotlin: bool) -> bool {
+    let made_up = |field: &str| {
+        tag[field].as_str().is_some_and(|s| {
+            s.chars().any(|c| {
+                c.is_control() || (kotlin && !(c.is_ascii_alphanumeric() || "_$.<>".contains(c)))
+            })
+        })
+    };
+    let lost_scope =
+        tag["scopeKind"].is_string() && tag["scope"].as_str().is_none_or(str::is_empty);
+    made_up("name") || made_up("scope") || lost_scope
 }
 
 /// A definition's name as compared: C++ operators are written differently by ctags

@@ -62,9 +62,23 @@
 //!   traits, structs and type aliases. Modules are left out: ctags counts every `mod m;`,
 //!   which only points at the file that is the module (loci records `mod m { .. }`).
 //! - Bash: git's shell scripts (`/usr/lib/git-core`): functions.
+//! - Kotlin: expo-modules-core's Android sources (its npm package, every `.kt` file;
+//!   [`kotlin_csharp`]): classes (data, sealed, enum and annotation classes too),
+//!   interfaces, objects (companions too), methods (ctags' name for every `fun`) and type
+//!   aliases, and the package; ctags' line may be anywhere in the head of loci's
+//!   definition, which starts at its annotations. Not its constants (every `val` to
+//!   ctags; loci records `const val` only) nor variables; ctags' methods for lambda
+//!   parameters and loop variables (`{ (_, value) -> ..}`, `for (p in ps)`) and its
+//!   `<lambda>`s are left out, and so are the names its Kotlin parser makes up for a
+//!   backquoted name (`` fun `is`() ``, see `harness::unread_name`).
+//! - C#: pythonnet's C# runtime (its PyPI sdist, every `.cs` file): classes, structs,
+//!   interfaces, enums, methods (constructors and finalizers too) and namespaces, ctags'
+//!   line in the head of loci's definition (attributes first). Not properties, fields,
+//!   events, enumerators, nor ctags' typedefs (`using X = Y;`, an import); an explicit
+//!   interface implementation (`IEnumerable.GetEnumerator` to ctags) is compared by its
+//!   method's name, which loci records.
 //!
-//! C#, Kotlin and Swift have no corpus here (no sources of them are installed), and this
-//! ctags has no Swift parser.
+//! Swift cannot be measured here: this ctags (5.9) has no Swift parser.
 //!
 //! A corpus missing from the machine fails its test under CI (`CI` set: `.ci/run`
 //! installs them all but the JDK's sources) and is noted otherwise.
@@ -72,12 +86,14 @@
 //! Run with `cargo test -p loci-index --test integration ctags_recall -- --nocapture` to see the
 //! figures. `LOCI_RECALL_STRIDE=1` compares every file instead of a sample;
 //! `LOCI_RECALL_JS_ROOT=<dir>`, `LOCI_RECALL_TS_ROOT=<dir>` and
-//! `LOCI_RECALL_CPP_ROOT=<dir>` compare JavaScript, TypeScript or C++ on that tree
+//! `LOCI_RECALL_CPP_ROOT=<dir>` (and `LOCI_RECALL_KOTLIN_ROOT`, `LOCI_RECALL_CSHARP_ROOT`)
+//! compare JavaScript, TypeScript, C++, Kotlin or C# on that tree
 //! instead (a tree outside both halves, to try a rule on);
 //! `LOCI_RECALL_MISSES=<dir>` writes every missed definition of the tune half to
 //! `<dir>/<language>.misses`.
 
 mod harness;
+mod kotlin_csharp;
 mod not_definitions;
 mod trees;
 

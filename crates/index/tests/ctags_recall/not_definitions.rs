@@ -20,6 +20,9 @@
 //!   (x: string): T`) as a method named `new`: a signature of what `new` on a value of
 //!   that type does, not a member anyone can call or look up by that name
 //!   ([`construct_signatures`]).
+//! - Kotlin: ctags 5.9 tags each parameter of a lambda (`{ (_, value) -> ..}`, `{
+//!   eventName: String -> ..}`) as a method, and some loop variables (`for (provider in
+//!   providers)`): parameters and locals, no functions ([`kotlin_lambda_and_loop_variables`]).
 //! - C and C++: an include guard (`#ifndef X_H` / `#define X_H` around the file) is a
 //!   macro to ctags; it names no code, and loci's C++ rules leave it out
 //!   ([`include_guards`]).
@@ -208,6 +211,25 @@ fn tokens(node: Node<'_>, source: &str, out: &mut HashSet<(u32, String)>) {
     }
 }
 
+/// (line, name) of every identifier in a lambda's parameters (`{ a, (b, _): P -> ..}`)
+/// and in a `for` loop's variables (`for ((k, v) in map)`) in Kotlin `source`, on the
+/// line it is written on.
+pub fn kotlin_lambda_and_loop_variables(source: &str) -> HashSet<(u32, String)> {
+    let mut out = HashSet::new();
+    walk(Lang::Kotlin, source, |node| {
+        let variables = node.kind() == "lambda_parameters"
+            || (matches!(
+                node.kind(),
+                "variable_declaration" | "multi_variable_declaration"
+            ) && node.parent().is_some_and(|p| p.kind() == "for_statement"));
+        if variables {
+            tokens(node, source, &mut out);
+        }
+        !variables
+    });
+    out
+}
+
 /// (line, name) of the include guard of a C or C++ `source`: its first two lines of code
 /// (comments skipped) are `#ifndef NAME` (or `#if !defined(NAME)`) and `#define NAME`
 /// with no value. Read from the text: a parse that fails later in the file must not
@@ -333,5 +355,25 @@ fn what_ctags_tags_in_an_import_is_no_definition() {
     assert!(
         !left_out.iter().any(|(line, _)| *line == 3),
         "a default export's value is compared"
+    );
+}
+
+#[test]
+fn kotlin_lambda_parameters_and_loop_variables_are_no_methods() {
+    let source = "fun f(xs: Map<String, Int>) {\n  xs.forEach { (_, value) -> g(value) }\n  \
+                  run { name: String,\n    other -> }\n  fun local(a: Int) = a\n  \
+                  for ((k, v) in xs) {}\n  for (i in 0 until 3) { h(i) }\n}\n";
+    let left_out = kotlin_lambda_and_loop_variables(source);
+    assert!(left_out.contains(&(6, "k".to_string())) && left_out.contains(&(6, "v".to_string())));
+    assert!(left_out.contains(&(7, "i".to_string())));
+    assert!(!left_out.iter().any(|(_, n)| n == "h" || n == "until"));
+    assert!(left_out.contains(&(2, "_".to_string())));
+    assert!(left_out.contains(&(2, "value".to_string())));
+    assert!(left_out.contains(&(3, "name".to_string())));
+    assert!(left_out.contains(&(4, "other".to_string())));
+    assert!(
+        !left_out
+            .iter()
+            .any(|(_, n)| n == "f" || n == "local" || n == "g")
     );
 }

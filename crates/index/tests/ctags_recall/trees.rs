@@ -188,6 +188,18 @@ pub fn node_trees() -> Vec<PathBuf> {
     .collect()
 }
 
+/// The unpacked registry package `name-<version>` that `.ci/run` puts under
+/// `$LOCI_SOURCE_TREES` (by default `~/.cache/loci-ci/sources`): the highest version in
+/// name order, or `None`.
+pub fn source_tree(name: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("LOCI_SOURCE_TREES")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/loci-ci/sources"))
+        })?;
+    first_dir(&[&format!("{}/{name}-*", root.to_string_lossy())])
+}
+
 /// A sample of the `.java` files of a JDK's `src.zip` (`LOCI_RECALL_JDK_ZIP`, else the
 /// first `/usr/lib/jvm/*/lib/src.zip` in name order), unpacked into `into` by
 /// `python3`'s `zipfile`; hashed by their path inside the archive. `None` when there is
