@@ -189,9 +189,11 @@ fn caller_counts(
         let mut st = g
             .connection()
             .prepare_cached(
-                "SELECT count(*) FROM files f JOIN symbols s ON s.file_id = f.id
-                 JOIN edges e ON e.dst_file = f.id AND e.kind = 'CALLS' AND e.dst_symbol = s.id
-                 WHERE e.dst_file IS NOT NULL AND f.path = ?1 AND s.start_line = ?2 AND s.name = ?3",
+                // The file first, then its symbol at that line: looked up by name
+                // first, a common name (`new`, `from`) walks every definition of it.
+                "SELECT count(*) FROM files f CROSS JOIN symbols s CROSS JOIN edges e
+                 WHERE f.path = ?1 AND s.file_id = f.id AND s.start_line = ?2 AND +s.name = ?3
+                   AND e.dst_file = f.id AND e.kind = 'CALLS' AND e.dst_symbol = s.id",
             )
             .map_err(&err)?;
         let mut out = HashMap::new();
@@ -269,7 +271,13 @@ pub fn search(
     // One read transaction: the kept vectors, the full text and the units agree.
     st.begin_read()?;
     let snap = ws.meaning().get(&st, model_id.as_deref())?;
-    if snap.units == 0 || snap.of_model == 0 {
+    // Full text alone searches every unit, whichever model embedded it.
+    let searched = if model_id.is_some() {
+        snap.of_model
+    } else {
+        snap.units
+    };
+    if snap.units == 0 || searched == 0 {
         return Err(no_vectors());
     }
     let vecs = match (m, req.signals) {
@@ -325,7 +333,7 @@ pub fn search(
         page,
         signals: req.signals,
         model: model_id,
-        units: snap.of_model,
+        units: searched,
         unembedded_files: stale,
         hint: (stale > 0).then(|| {
             format!("{stale} indexed files changed since their units were embedded: `loci embed` refreshes them")

@@ -27,7 +27,7 @@ pub struct Snapshot {
     pub matrix: Matrix,
     /// Units stored.
     pub units: u64,
-    /// Units the model embedded (all of them without a model).
+    /// Units the snapshot's model embedded (all of them when loaded without a model).
     pub of_model: u64,
     /// The embedded files.
     pub files: EmbeddedFiles,
@@ -42,14 +42,15 @@ pub struct Resident {
 impl Resident {
     /// The snapshot for `model` as `st` sees the file (call [`UnitStore::begin_read`]
     /// first, so it and the query's other reads agree): the kept one when the stamp
-    /// and model match, else loaded now and kept.
+    /// matches and it holds `model`'s vectors (any kept one for full text alone, which
+    /// reads no vector), else loaded now and kept.
     pub fn get(&self, st: &UnitStore, model: Option<&str>) -> Result<Arc<Snapshot>, ApiError> {
         let stamp = st.stamp()?;
         // A poisoned lock only means a load panicked: the slot is replaced below.
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(s) = held.as_ref()
             && s.stamp == stamp
-            && s.model.as_deref() == model
+            && (model.is_none() || s.model.as_deref() == model)
         {
             return Ok(Arc::clone(s));
         }
@@ -126,9 +127,11 @@ mod tests {
         let best = second.matrix.nearest(&[0.0, 1.0], 1)[0].0;
         let st = UnitStore::open(&path, false).unwrap().unwrap();
         assert_eq!(st.units(&[best]).unwrap()[0].name, "b");
-        // Another model is another snapshot.
+        // Full text alone reads no vector: the kept snapshot serves it.
         let st = UnitStore::open(&path, false).unwrap().unwrap();
         st.begin_read().unwrap();
+        assert!(Arc::ptr_eq(&second, &resident.get(&st, None).unwrap()));
+        // Another model is another snapshot.
         assert!(resident.get(&st, Some("other")).unwrap().matrix.is_empty());
     }
 }
