@@ -36,50 +36,7 @@ import sys
 import tempfile
 import time
 
-from bench_support import INIT, summary
-
-
-class Session:
-    """One `loci mcp` process and the requests sent to it, one at a time."""
-
-    def __init__(self, loci, workspace, env):
-        self.p = subprocess.Popen([loci, "mcp", "--workspace", workspace],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=env)
-        self.next_id = 1
-        self.request("initialize", INIT)
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, msg):
-        self.p.stdin.write((json.dumps(msg) + "\n").encode())
-        self.p.stdin.flush()
-
-    def request(self, method, params):
-        i = self.next_id
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise SystemExit(f"loci mcp closed its output during {method}")
-            v = json.loads(line)
-            if v.get("id") == i:
-                if "error" in v:
-                    raise SystemExit(f"{method}: {v['error']}")
-                return v["result"]
-
-    def tool(self, name, arguments):
-        """The tool's structured answer and the round trip in milliseconds."""
-        t = time.perf_counter()
-        r = self.request("tools/call", {"name": name, "arguments": arguments})
-        ms = (time.perf_counter() - t) * 1000
-        if r.get("isError"):
-            raise SystemExit(f"{name}: {r}")
-        return r.get("structuredContent") or json.loads(r["content"][0]["text"]), ms
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=60)
+from bench_support import Session, summary
 
 
 def commits(repo, n):

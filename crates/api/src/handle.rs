@@ -17,6 +17,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{ApiError, ErrorKind};
+use crate::meaning::resident::Resident;
 use crate::parsed_sides::ParsedSides;
 
 /// Idle connections kept per workspace (more readers open more, then close them).
@@ -165,6 +166,7 @@ pub struct Workspace {
     located: Located,
     pool: Mutex<Pool>,
     parsed_sides: ParsedSides,
+    meaning: Resident,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -183,6 +185,7 @@ impl Workspace {
             located,
             pool: Mutex::new(Pool::default()),
             parsed_sides: ParsedSides::default(),
+            meaning: Resident::default(),
         }
     }
 
@@ -190,6 +193,11 @@ impl Workspace {
     /// requests on this workspace.
     pub(crate) fn parsed_sides(&self) -> &ParsedSides {
         &self.parsed_sides
+    }
+
+    /// The vectors file's snapshot kept for the next meaning searches on this workspace.
+    pub(crate) fn meaning(&self) -> &Resident {
+        &self.meaning
     }
 
     /// The workspace root.

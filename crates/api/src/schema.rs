@@ -12,6 +12,7 @@ use crate::graph::{
     FindRequest, OutlinePage, OutlineRequest, RefsPage, RefsRequest, SearchPage, SearchRequest,
     StatsAnswer, SymbolRequest, SymbolsPage, TraversalPage, TraversalRequest,
 };
+use crate::meaning::{MeaningPage, MeaningRequest};
 use crate::sql::{QueryAnswer, QueryRequest};
 use crate::sql_service::{CancelAnswer, QueriesInFlight, SqlAnswer, SqlRequest};
 
@@ -40,6 +41,8 @@ pub fn schemas() -> BTreeMap<&'static str, Schema> {
     add::<TraversalPage>(&mut generator, &mut out, "TraversalPage");
     add::<OutlinePage>(&mut generator, &mut out, "OutlinePage");
     add::<SearchPage>(&mut generator, &mut out, "SearchPage");
+    add::<MeaningRequest>(&mut generator, &mut out, "MeaningRequest");
+    add::<MeaningPage>(&mut generator, &mut out, "MeaningPage");
     add::<StatsAnswer>(&mut generator, &mut out, "StatsAnswer");
     add::<QueryAnswer>(&mut generator, &mut out, "QueryAnswer");
     add::<ErrorEnvelope>(&mut generator, &mut out, "ErrorEnvelope");

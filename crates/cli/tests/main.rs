@@ -43,6 +43,7 @@ mod mcp_served_roots;
 mod mcp_served_sessions;
 mod mcp_sessions;
 mod meaning;
+mod meaning_doors;
 mod memory;
 mod memory_background;
 mod memory_extract;

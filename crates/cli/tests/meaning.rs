@@ -13,7 +13,7 @@ fn code(kind: ErrorKind) -> i32 {
     i32::from(kind.exit().code())
 }
 
-const FILES: [(&str, &str); 4] = [
+pub(crate) const FILES: [(&str, &str); 4] = [
     (
         "net/client.py",
         "import time\n\n\
@@ -36,7 +36,7 @@ def hash_password(password, salt):\n    import hashlib\n    return hashlib.pbkdf
     ),
 ];
 
-fn indexed() -> Env {
+pub(crate) fn indexed() -> Env {
     let env = Env::new();
     env.write(&FILES);
     let (rc, out) = env.json(&["index"]);
@@ -44,7 +44,7 @@ fn indexed() -> Env {
     env
 }
 
-fn embed(env: &Env) -> serde_json::Value {
+pub(crate) fn embed(env: &Env) -> serde_json::Value {
     let (rc, out) = env.json(&["embed"]);
     assert_eq!(rc, 0, "{out}");
     out

@@ -290,6 +290,15 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 include-operation-id = "search"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400"]
 
+# a meaning search on a workspace `loci embed` never ran in, on a server without the
+# model: 412 `no_vectors` / `model_missing`; a query past 2,000 bytes (the schema
+# counts characters): 413 `too_long`; one of white space alone by Rust's rule but not
+# the schema's pattern: 400.
+[[operations]]
+include-operation-id = "search_meaning"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429", "400", "412", "413"]
+checks.negative_data_rejection.expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "412", "413", "415", "422", "428", "429"]
+
 # Rules no schema can state, each refused with its documented kind:
 # the LLM tools are off on this server (`llm.allowSpawn`): 412 `capability_missing`
 # (a remember with `extract: llm`, an enrich; an enrich names memories or `all`, not

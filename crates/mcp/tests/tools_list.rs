@@ -10,11 +10,18 @@ use serde_json::Value;
 /// hand-written schemas took before they were generated from types, although the
 /// generated ones type every vocabulary and `relations` gained its filters, grouping
 /// and unresolved uses (the shared `page` and `index` parts are named, not typed).
-const TOOLS_LIST_MAX_BYTES: usize = 15_123 + CHANGES_TOOL_BYTES;
+const TOOLS_LIST_MAX_BYTES: usize = 15_123 + CHANGES_TOOL_BYTES + MEANING_MODE_BYTES;
 
 /// What the `changes` tool (a git diff's files and changed definitions) added to the
 /// served `tools/list` when it came: its bytes there, nothing more.
 pub const CHANGES_TOOL_BYTES: usize = 1_560;
+
+/// What the `search` tool's `meaning` mode (search by meaning, issue #33) added to the
+/// served `tools/list` past the 5 bytes the list had left: 218 bytes for its two
+/// arguments (`meaning`, the `signals` enum), one sentence of description and the four
+/// fields a unit's hit has that a line's has not (`name`, `kind`, `score`, `why`), less
+/// the `required` the tool lost (either `pattern` or `meaning` now).
+pub const MEANING_MODE_BYTES: usize = 213;
 
 /// JSON as Python's `json.dumps` writes it by default: `", "` and `": "` between
 /// items, every non-ASCII character as a `\uXXXX` escape.

@@ -131,6 +131,14 @@ pub const OPERATIONS: &[Operation] = &[
         "SearchPage",
     ),
     op(
+        "post",
+        "/api/v1/workspaces/{id}/search/meaning",
+        "search_meaning",
+        "Code units (functions, types, modules) a sentence describes, best first: vectors, full text and callers fused. Needs `loci embed` (else 412 no_vectors) and, but for signals text, the local model (412 model_missing).",
+        Some("MeaningRequest"),
+        "MeaningPage",
+    ),
+    op(
         "get",
         "/api/v1/workspaces/{id}/stats",
         "stats",
@@ -374,6 +382,12 @@ pub fn document() -> Value {
         })
         .collect();
     paths["/api/v1/workspaces"]["get"]["responses"]["200"]["links"] = Value::Object(links);
+    // A meaning search refuses with 412 before `loci embed` ran or without a model: said
+    // on its own, not only under `default`.
+    paths["/api/v1/workspaces/{id}/search/meaning"]["post"]["responses"]["412"] = json!({
+        "description": "no_vectors (the workspace's code units are not embedded: run `loci embed`) or model_missing (no local model; `signals: text` needs none): the error envelope.",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+    });
     // A query's answer names the id its cancel takes.
     paths["/api/v1/workspaces/{id}/query"]["post"]["responses"]["200"]["links"] = json!({
         "cancel_query": {"operationId": "cancel_query", "parameters": {"id": "$request.path.id", "qid": "$response.body#/id"}},

@@ -9,6 +9,7 @@ use loci_api::graph::{
     self, Direction, FindRequest, OutlineRequest, RefsRequest, SearchRequest, SymbolRequest,
     TraversalRequest,
 };
+use loci_api::meaning::{MeaningPage, MeaningRequest};
 use loci_api::{ApiError, ErrorKind};
 
 use crate::answers::{
@@ -52,6 +53,7 @@ pub fn router() -> Router<Shared> {
         .route(&ws("changes"), post(changes))
         .route(&ws("outline"), post(outline))
         .route(&ws("search"), post(search))
+        .route(&ws("search/meaning"), post(search_meaning))
         .route(&ws("stats"), get(stats))
         .merge(crate::workspace_routes::router())
         .merge(crate::memory_routes::router())
@@ -314,6 +316,17 @@ async fn search(
 ) -> Reply<graph::SearchPage> {
     let answer = s
         .read(id(&ws)?, move |w, o| graph::search(w, &req, o))
+        .await?;
+    Ok(axum::Json(answer))
+}
+
+async fn search_meaning(
+    State(s): State<Shared>,
+    Path(ws): Path<String>,
+    Body(req): Body<MeaningRequest>,
+) -> Reply<MeaningPage> {
+    let answer = s
+        .read(id(&ws)?, move |w, o| loci_api::meaning::search(w, &req, o))
         .await?;
     Ok(axum::Json(answer))
 }

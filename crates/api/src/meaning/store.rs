@@ -1,19 +1,30 @@
 //! The workspace's unit vectors: a SQLite file of its own next to the index
 //! (`meaning.db`), so the index's schema never changes for it and deleting it turns the
 //! feature off. One row per file (`files`: the content hash the index had when its units
-//! were embedded, and the model that embedded them) and one per unit (`units`: where it
-//! is, its texts and its vector), with an FTS5 table over the units' words.
+//! were embedded, and the model that embedded them), one per unit (`units`: where it is
+//! and its text) with an FTS5 table over the units' words, and one per unit's vector in
+//! a table of their own (`vectors`), so a scan of the vectors reads nothing else.
+//!
+//! `meta` holds the layout version, a random `instance` (per file made) and a
+//! `generation` that every write transaction bumps: a reader that keeps the vectors in
+//! memory ([`super::resident`]) reloads them when the pair it reads in its own read
+//! transaction differs from the one it loaded.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::matrix::Matrix;
 use crate::error::{ApiError, ErrorKind};
 
 /// The vectors file's name, in the index's folder.
 pub const FILE_NAME: &str = "meaning.db";
-/// The layout this code writes and reads.
-const VERSION: &str = "1";
+/// The layout this code writes and reads: 2 keeps the vectors in their own table (1
+/// kept them in `units`, beside each unit's text; [`UnitStore::open`] upgrades such a
+/// file for a writer and refuses it to a reader).
+const VERSION: &str = "2";
+/// The layout before vectors had their own table.
+const VERSION_1: &str = "1";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -31,13 +42,40 @@ CREATE TABLE IF NOT EXISTS units (
     kind           TEXT NOT NULL,
     line           INTEGER NOT NULL,
     end_line       INTEGER NOT NULL,
-    text           TEXT NOT NULL,
-    model          TEXT NOT NULL,
-    vector         BLOB NOT NULL
+    text           TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS units_path ON units(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS units_fts USING fts5(name, body, tokenize = 'unicode61');
 ";
+
+/// The vectors' table (layout 2), one row per unit, keyed by the unit's id.
+const VECTORS: &str = "
+CREATE TABLE IF NOT EXISTS vectors (
+    id     INTEGER PRIMARY KEY,
+    model  TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS vectors_model ON vectors(model);
+";
+
+/// Layout 1 → 2 in one transaction: the vectors move to their own table, nothing is
+/// embedded again.
+const UPGRADE_1: &str = "
+INSERT INTO vectors (id, model, vector) SELECT id, model, vector FROM units;
+ALTER TABLE units DROP COLUMN vector;
+ALTER TABLE units DROP COLUMN model;
+UPDATE meta SET value = '2' WHERE key = 'version';
+";
+
+/// Which write of which file a reader saw: the file's random instance and its write
+/// generation, read in one read transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    /// Random, chosen when the file was made (a deleted and remade file differs).
+    pub instance: String,
+    /// Bumped by every write transaction.
+    pub generation: i64,
+}
 
 /// One unit as stored, ready to write.
 #[derive(Debug, Clone)]
@@ -104,50 +142,146 @@ fn storage(path: &Path) -> impl Fn(rusqlite::Error) -> ApiError + '_ {
 
 impl UnitStore {
     /// Opens (creating when `create`) the vectors file at `path`; `None` when it does
-    /// not exist and `create` is false.
+    /// not exist and `create` is false. A layout-1 file is upgraded in place when
+    /// `create` (a writer), refused with `unknown_schema` otherwise; a later layout is
+    /// always refused: never read as if it were this one.
     pub fn open(path: &Path, create: bool) -> Result<Option<UnitStore>, ApiError> {
         if !create && !path.is_file() {
             return Ok(None);
         }
         let err = storage(path);
-        let conn = Connection::open(path).map_err(&err)?;
+        let mut conn = Connection::open(path).map_err(&err)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(&err)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(&err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(&err)?;
-        conn.execute_batch(SCHEMA).map_err(&err)?;
-        let version: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key = 'version'", [], |r| {
+        // A writer takes the write lock at once (it may create or upgrade); a reader
+        // never does, so searches never wait for each other.
+        let behavior = if create {
+            rusqlite::TransactionBehavior::Immediate
+        } else {
+            rusqlite::TransactionBehavior::Deferred
+        };
+        let tx = conn.transaction_with_behavior(behavior).map_err(&err)?;
+        let has_meta: bool = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(&err)?
+            > 0;
+        let version: Option<String> = if has_meta {
+            tx.query_row("SELECT value FROM meta WHERE key = 'version'", [], |r| {
                 r.get(0)
             })
             .optional()
-            .map_err(&err)?;
+            .map_err(&err)?
+        } else {
+            None
+        };
+        let refuse = |other: &str, hint: &str| {
+            ApiError::new(
+                ErrorKind::UnknownSchema,
+                format!(
+                    "the unit vectors at {} are layout {other}; this loci reads {VERSION}",
+                    path.display()
+                ),
+            )
+            .hint(hint.to_string())
+        };
         match version.as_deref() {
+            Some(VERSION) => {}
+            Some(VERSION_1) if create => {
+                tx.execute_batch(VECTORS).map_err(&err)?;
+                tx.execute_batch(UPGRADE_1).map_err(&err)?;
+                init_stamp(&tx).map_err(&err)?;
+            }
+            Some(VERSION_1) => {
+                return Err(refuse(
+                    VERSION_1,
+                    "`loci embed` upgrades it in place (nothing is embedded again)",
+                ));
+            }
+            Some(other) => {
+                return Err(refuse(other, "delete that file and run `loci embed` again"));
+            }
+            // A file without a layout holds no vectors; a reader leaves it as it is.
+            None if !create => return Ok(None),
             None => {
-                conn.execute(
+                tx.execute_batch(SCHEMA).map_err(&err)?;
+                tx.execute_batch(VECTORS).map_err(&err)?;
+                tx.execute(
                     "INSERT INTO meta (key, value) VALUES ('version', ?1)",
                     [VERSION],
                 )
                 .map_err(&err)?;
-            }
-            Some(VERSION) => {}
-            Some(other) => {
-                return Err(ApiError::new(
-                    ErrorKind::UnknownSchema,
-                    format!(
-                        "the unit vectors at {} are layout {other}; this loci reads {VERSION}",
-                        path.display()
-                    ),
-                )
-                .hint("delete that file and run `loci embed` again"));
+                init_stamp(&tx).map_err(&err)?;
             }
         }
+        tx.commit().map_err(&err)?;
         Ok(Some(UnitStore {
             conn,
             path: path.to_path_buf(),
         }))
+    }
+
+    /// Starts a read transaction: every read after it, until the store is dropped, sees
+    /// the file as it is now (a search's vectors, full text and units agree).
+    pub fn begin_read(&self) -> Result<(), ApiError> {
+        self.conn
+            .execute_batch("BEGIN DEFERRED")
+            .map_err(storage(&self.path))
+    }
+
+    /// The instance and generation of the file as this connection sees it.
+    pub fn stamp(&self) -> Result<Stamp, ApiError> {
+        let err = storage(&self.path);
+        let get = |key: &str| -> Result<String, ApiError> {
+            self.conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                    r.get::<_, String>(0)
+                })
+                .optional()
+                .map_err(&err)
+                .map(Option::unwrap_or_default)
+        };
+        Ok(Stamp {
+            instance: get("instance")?,
+            generation: get("generation")?.parse().unwrap_or(-1),
+        })
+    }
+
+    /// Every vector `model` embedded, as one matrix (a scan of the vectors' table).
+    pub fn matrix(&self, model: &str) -> Result<Matrix, ApiError> {
+        let err = storage(&self.path);
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id, vector FROM vectors WHERE model = ?1 ORDER BY id")
+            .map_err(&err)?;
+        let mut rows = st.query([model]).map_err(&err)?;
+        let mut m = Matrix::default();
+        while let Some(row) = rows.next().map_err(&err)? {
+            let id: i64 = row.get(0).map_err(&err)?;
+            let blob = row
+                .get_ref(1)
+                .map_err(&err)?
+                .as_blob()
+                .map_err(|e| err(e.into()))?;
+            m.push_le_bytes(id, blob).map_err(|why| {
+                ApiError::new(
+                    ErrorKind::Storage,
+                    format!(
+                        "the unit vectors at {}: unit {id}: {why}",
+                        self.path.display()
+                    ),
+                )
+                .hint("delete that file and run `loci embed` again to rebuild it")
+            })?;
+        }
+        Ok(m)
     }
 
     /// The file's path.
@@ -183,9 +317,12 @@ impl UnitStore {
             {
                 let mut ins = tx
                     .prepare_cached(
-                        "INSERT INTO units (path, name, qualified_name, kind, line, end_line, text, model, vector)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                        "INSERT INTO units (path, name, qualified_name, kind, line, end_line, text)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     )
+                    .map_err(&err)?;
+                let mut vec = tx
+                    .prepare_cached("INSERT INTO vectors (id, model, vector) VALUES (?1, ?2, ?3)")
                     .map_err(&err)?;
                 let mut fts = tx
                     .prepare_cached("INSERT INTO units_fts (rowid, name, body) VALUES (?1, ?2, ?3)")
@@ -199,11 +336,11 @@ impl UnitStore {
                         u.line,
                         u.end_line,
                         u.text,
-                        model,
-                        vector_bytes(&u.vector)
                     ])
                     .map_err(&err)?;
                     let id = tx.last_insert_rowid();
+                    vec.execute(params![id, model, vector_bytes(&u.vector)])
+                        .map_err(&err)?;
                     fts.execute(params![id, u.fts_name, u.fts_body])
                         .map_err(&err)?;
                 }
@@ -214,6 +351,7 @@ impl UnitStore {
             )
             .map_err(&err)?;
         }
+        bump_generation(&tx).map_err(&err)?;
         tx.commit().map_err(&err)
     }
 
@@ -224,6 +362,9 @@ impl UnitStore {
         let tx = self.conn.transaction().map_err(&err)?;
         for f in files {
             delete_file(&tx, f).map_err(&err)?;
+        }
+        if !files.is_empty() {
+            bump_generation(&tx).map_err(&err)?;
         }
         tx.commit().map_err(&err)
     }
@@ -238,7 +379,7 @@ impl UnitStore {
         let of_model: i64 = match model {
             Some(m) => self
                 .conn
-                .query_row("SELECT count(*) FROM units WHERE model = ?1", [m], |r| {
+                .query_row("SELECT count(*) FROM vectors WHERE model = ?1", [m], |r| {
                     r.get(0)
                 })
                 .map_err(&err)?,
@@ -248,39 +389,15 @@ impl UnitStore {
     }
 
     /// The `k` units of `model` most similar to the unit-length `query`, best first,
-    /// with their cosine similarity (a scan of every vector: exact, and fast enough for
-    /// the units of one workspace).
+    /// with their cosine similarity (an exact scan of every vector; a long-lived process
+    /// keeps the matrix instead: [`super::resident`]).
     pub fn nearest(
         &self,
         model: &str,
         query: &[f32],
         k: usize,
     ) -> Result<Vec<(i64, f32)>, ApiError> {
-        let err = storage(&self.path);
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT id, vector FROM units WHERE model = ?1")
-            .map_err(&err)?;
-        let mut rows = st.query([model]).map_err(&err)?;
-        let mut scored: Vec<(i64, f32)> = Vec::new();
-        let mut v: Vec<f32> = Vec::with_capacity(query.len());
-        while let Some(row) = rows.next().map_err(&err)? {
-            let id: i64 = row.get(0).map_err(&err)?;
-            let blob = row
-                .get_ref(1)
-                .map_err(&err)?
-                .as_blob()
-                .map_err(|e| err(e.into()))?;
-            v.clear();
-            v.extend(
-                blob.chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            );
-            scored.push((id, loci_memory::cosine::dot(&v, query)));
-        }
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        scored.truncate(k);
-        Ok(scored)
+        Ok(self.matrix(model)?.nearest(query, k))
     }
 
     /// The `k` best full-text matches of `words` (any of them), best first, with their
@@ -347,11 +464,143 @@ fn delete_file(tx: &rusqlite::Transaction<'_>, file: &str) -> rusqlite::Result<(
         "DELETE FROM units_fts WHERE rowid IN (SELECT id FROM units WHERE path = ?1)",
         [file],
     )?;
+    tx.execute(
+        "DELETE FROM vectors WHERE id IN (SELECT id FROM units WHERE path = ?1)",
+        [file],
+    )?;
     tx.execute("DELETE FROM units WHERE path = ?1", [file])?;
     tx.execute("DELETE FROM files WHERE path = ?1", [file])?;
     Ok(())
 }
 
+/// A new file's (or an upgraded one's) stamp: a fresh instance, generation 0.
+fn init_stamp(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let instance = format!("{nanos:x}-{:x}", std::process::id());
+    tx.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('instance', ?1), ('generation', '0')",
+        [instance],
+    )?;
+    Ok(())
+}
+
+/// Every write transaction bumps the generation a resident reader compares.
+fn bump_generation(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'generation'",
+        [],
+    )?;
+    Ok(())
+}
+
 fn vector_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(name: &str, v: [f32; 2]) -> NewUnit {
+        NewUnit {
+            name: name.into(),
+            qualified_name: name.into(),
+            kind: "function".into(),
+            line: 1,
+            end_line: 2,
+            text: format!("function {name}"),
+            fts_name: name.into(),
+            fts_body: String::new(),
+            vector: v.to_vec(),
+        }
+    }
+
+    #[test]
+    fn every_write_moves_the_stamp_and_a_new_file_has_a_new_instance() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        assert!(UnitStore::open(&path, false).unwrap().is_none());
+        let mut st = UnitStore::open(&path, true).unwrap().unwrap();
+        let first = st.stamp().unwrap();
+        assert_eq!(first.generation, 0);
+        let batch = vec![("a.py".to_string(), vec![1u8], vec![unit("a", [1.0, 0.0])])];
+        st.replace_files("m", &batch).unwrap();
+        let second = st.stamp().unwrap();
+        assert_eq!(second.generation, 1);
+        assert_eq!(second.instance, first.instance);
+        st.remove_files(&[]).unwrap();
+        assert_eq!(
+            st.stamp().unwrap().generation,
+            1,
+            "an empty removal writes nothing"
+        );
+        st.remove_files(&["a.py".to_string()]).unwrap();
+        assert_eq!(st.stamp().unwrap().generation, 2);
+        assert!(st.matrix("m").unwrap().is_empty());
+        drop(st);
+        std::fs::remove_file(&path).unwrap();
+        let st = UnitStore::open(&path, true).unwrap().unwrap();
+        assert_ne!(st.stamp().unwrap().instance, first.instance);
+    }
+
+    /// A layout-1 file, as the first `loci embed` wrote it.
+    fn layout_1(path: &Path) {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+             CREATE TABLE files (path TEXT PRIMARY KEY, hash BLOB NOT NULL, model TEXT NOT NULL, units INTEGER NOT NULL) WITHOUT ROWID;
+             CREATE TABLE units (id INTEGER PRIMARY KEY, path TEXT NOT NULL, name TEXT NOT NULL,
+                 qualified_name TEXT NOT NULL, kind TEXT NOT NULL, line INTEGER NOT NULL,
+                 end_line INTEGER NOT NULL, text TEXT NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL);
+             CREATE INDEX units_path ON units(path);
+             CREATE VIRTUAL TABLE units_fts USING fts5(name, body, tokenize = 'unicode61');
+             INSERT INTO meta VALUES ('version', '1');
+             INSERT INTO files VALUES ('a.py', x'01', 'm', 1);",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO units VALUES (7, 'a.py', 'a', 'a', 'function', 1, 2, 'function a', 'm', ?1)",
+            [vector_bytes(&[0.6, 0.8])],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO units_fts (rowid, name, body) VALUES (7, 'a', '')",
+            [],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_layout_1_file_is_refused_to_a_reader_and_upgraded_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        layout_1(&path);
+        let e = UnitStore::open(&path, false).err().unwrap();
+        assert_eq!(e.kind, ErrorKind::UnknownSchema);
+        assert!(e.hint.as_deref().unwrap().contains("loci embed"), "{e:?}");
+        let st = UnitStore::open(&path, true).unwrap().unwrap();
+        assert_eq!(st.matrix("m").unwrap().nearest(&[0.6, 0.8], 5), [(7, 1.0)]);
+        assert_eq!(st.counts(Some("m")).unwrap(), (1, 1));
+        assert_eq!(st.full_text(&["a".into()], 5).unwrap()[0].0, 7);
+        assert_eq!(st.units(&[7]).unwrap()[0].name, "a");
+        drop(st);
+        // Upgraded once: a reader now opens it.
+        assert!(UnitStore::open(&path, false).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_later_layout_is_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        drop(UnitStore::open(&path, true).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        conn.execute("UPDATE meta SET value = '9' WHERE key = 'version'", [])
+            .unwrap();
+        for create in [false, true] {
+            let e = UnitStore::open(&path, create).err().unwrap();
+            assert_eq!(e.kind, ErrorKind::UnknownSchema, "{e:?}");
+        }
+    }
 }

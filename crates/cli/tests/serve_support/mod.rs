@@ -206,6 +206,7 @@ pub fn routes(server: &Server, id: i64) -> Vec<(String, String, Option<Value>)> 
                     "outline" => json!({"file": "src/lib.rs"}),
                     "changes" => json!({}),
                     "search" => json!({"pattern": "parse"}),
+                    "search_meaning" => json!({"text": "read the settings", "signals": "text"}),
                     "create_workspace" => {
                         json!({"locator": {"kind": "mounted", "segment": "made/here"}, "project_id": "walk-1"})
                     }
@@ -269,6 +270,11 @@ pub fn with_key(method: &str, path: &str) -> &'static [u16] {
         ("post", "rebuild") => {
             assert_eq!(K::ConsentRequired.http_status(), 409);
             &[409]
+        }
+        // The sample workspace has no vectors (`loci embed` never ran).
+        ("post", "meaning") => {
+            assert_eq!(K::NoVectors.http_status(), 412);
+            &[412]
         }
         // The sample workspace is in no git repository.
         ("post", "changes") => {

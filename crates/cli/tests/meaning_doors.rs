@@ -1,0 +1,257 @@
+//! Search by meaning through its two other doors: the MCP `search` tool's `meaning`
+//! mode over a real `loci mcp` process, and `POST .../search/meaning` on a real
+//! `loci serve` over loopback; both with the real model (see `meaning.rs`: without it
+//! these fail under `CI` and skip the model's part otherwise). A long-lived process
+//! keeps the vectors in memory: after `loci embed` changes the file (another
+//! process), its next answer is the new file's, never the vectors it held.
+
+use serde_json::{Value, json};
+
+use crate::common::Env;
+use crate::mcp_support::Stdio_;
+use crate::meaning::{embed, indexed};
+use crate::memory_vectors::{install_model, model_source};
+use crate::serve_support::{bearer, call, kind_of, start, workspace_id};
+
+/// `loci mcp` on the env's workspace.
+fn mcp(env: &Env) -> Stdio_ {
+    let mut cmd = env.cmd();
+    cmd.arg("mcp").arg("--workspace").arg(env.root());
+    let mut s = Stdio_::start(cmd);
+    s.initialize();
+    s
+}
+
+/// The error kind of a tool result, or `None` when it is an answer.
+fn tool_error(result: &Value) -> Option<String> {
+    if result["isError"] != json!(true) {
+        return None;
+    }
+    Some(
+        result["_meta"]["loci/error"]["kind"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+fn hint(result: &Value) -> String {
+    result["_meta"]["loci/error"]["hint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The names of a meaning answer's hits, best first.
+fn names(result: &Value) -> Vec<String> {
+    assert_eq!(tool_error(result), None, "{result}");
+    result["structuredContent"]["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{result}"))
+        .iter()
+        .map(|h| h["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn the_search_tool_refuses_bad_arguments_and_says_what_is_missing_before_vectors() {
+    let env = indexed();
+    let mut s = mcp(&env);
+    let huge = "retry ".repeat(500);
+    for (args, kind) in [
+        (
+            json!({"pattern": "def", "meaning": "retry a download"}),
+            "invalid_input",
+        ),
+        (json!({}), "invalid_input"),
+        (json!({"meaning": "   "}), "invalid_input"),
+        (json!({"meaning": ""}), "invalid_input"),
+        (json!({"meaning": huge}), "too_long"),
+        (
+            json!({"meaning": "retry", "signals": "loud"}),
+            "invalid_input",
+        ),
+        (json!({"meaning": 5}), "invalid_input"),
+        (
+            json!({"pattern": "def", "signals": "text"}),
+            "invalid_input",
+        ),
+        (json!({"meaning": "retry", "regex": true}), "invalid_input"),
+        (json!({"meaning": "retry", "path": "net/"}), "invalid_input"),
+        (json!({"meaning": "retry", "limit": 0}), "limit_exceeded"),
+    ] {
+        let r = s.call("search", args.clone());
+        assert_eq!(tool_error(&r).as_deref(), Some(kind), "{args}: {r}");
+    }
+    // No model in this home: vectors are refused with how to get one, said as the
+    // tool's own argument for full text.
+    let r = s.call("search", json!({"meaning": "retry a download"}));
+    assert_eq!(tool_error(&r).as_deref(), Some("model_missing"), "{r}");
+    assert!(hint(&r).contains("signals: \"text\""), "{r}");
+    // Full text needs no model, but needs `loci embed`.
+    let r = s.call(
+        "search",
+        json!({"meaning": "retry a download", "signals": "text"}),
+    );
+    assert_eq!(tool_error(&r).as_deref(), Some("no_vectors"), "{r}");
+    assert!(hint(&r).contains("loci embed"), "{r}");
+    // The text mode is what it was.
+    let r = s.call("search", json!({"pattern": "fetch_with_backoff"}));
+    assert_eq!(tool_error(&r), None, "{r}");
+    assert_eq!(
+        r["structuredContent"]["hits"][0]["path"], "net/client.py",
+        "{r}"
+    );
+    assert_eq!(r["structuredContent"]["hits"][0]["col"], 5, "{r}");
+}
+
+#[test]
+fn the_search_tool_finds_units_by_meaning_and_a_re_embed_is_seen_at_once() {
+    let Some(source) = model_source() else {
+        return;
+    };
+    let env = indexed();
+    install_model(&env, &source);
+    let mut s = mcp(&env);
+    let r = s.call("search", json!({"meaning": "retry a download"}));
+    assert_eq!(tool_error(&r).as_deref(), Some("no_vectors"), "{r}");
+    embed(&env);
+
+    let query = "retry a failed network download, waiting longer each time";
+    for signals in ["hybrid", "vectors"] {
+        let r = s.call("search", json!({"meaning": query, "signals": signals}));
+        assert_eq!(names(&r)[0], "fetch_with_backoff", "{signals}: {r}");
+        let top = &r["structuredContent"]["hits"][0];
+        assert_eq!(top["path"], "net/client.py", "{r}");
+        assert_eq!(top["line"], 3, "{r}");
+        assert_eq!(top["kind"], "function", "{r}");
+        assert!(top["score"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(
+            top["why"].as_str().unwrap().starts_with("vector #1 "),
+            "{r}"
+        );
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("net/client.py:3 fetch_with_backoff function"),
+            "{text}"
+        );
+    }
+    // Full text alone, and a bounded page with its cursor.
+    let r = s.call(
+        "search",
+        json!({"meaning": "pbkdf2 password", "signals": "text"}),
+    );
+    assert_eq!(names(&r)[0], "hash_password", "{r}");
+    let r = s.call("search", json!({"meaning": query, "limit": 2}));
+    assert_eq!(names(&r).len(), 2, "{r}");
+    assert_eq!(r["structuredContent"]["page"]["next_cursor"], "2", "{r}");
+
+    // Another process re-embeds a changed file: this process's next answer sees it.
+    let median = "the middle element of the sorted numbers";
+    let r = s.call("search", json!({"meaning": median, "signals": "vectors"}));
+    assert!(!names(&r).contains(&"median".to_string()), "{r}");
+    std::fs::write(
+        env.root().join("stats/mean.py"),
+        format!(
+            "{}\n\ndef median(values):\n    s = sorted(values)\n    return s[len(s) // 2]\n",
+            crate::meaning::FILES[3].1
+        ),
+    )
+    .unwrap();
+    let (rc, out) = env.json(&["sync"]);
+    assert_eq!(rc, 0, "{out}");
+    embed(&env);
+    let r = s.call("search", json!({"meaning": median, "signals": "vectors"}));
+    assert_eq!(names(&r)[0], "median", "{r}");
+    // A deleted file's units are gone from the next answer, in every mode.
+    std::fs::remove_file(env.root().join("report/table.py")).unwrap();
+    let (rc, out) = env.json(&["sync"]);
+    assert_eq!(rc, 0, "{out}");
+    embed(&env);
+    for signals in ["hybrid", "vectors", "text"] {
+        let r = s.call(
+            "search",
+            json!({"meaning": "render rows as an aligned text table", "signals": signals}),
+        );
+        assert!(
+            !names(&r).contains(&"render_table".to_string()),
+            "{signals}: {r}"
+        );
+    }
+    // The vectors file deleted and made again: a new file, read anew.
+    std::fs::remove_file(env.root().join(".loci/meaning.db")).unwrap();
+    let r = s.call("search", json!({"meaning": median}));
+    assert_eq!(tool_error(&r).as_deref(), Some("no_vectors"), "{r}");
+    embed(&env);
+    let r = s.call("search", json!({"meaning": median, "signals": "vectors"}));
+    assert_eq!(names(&r)[0], "median", "{r}");
+}
+
+/// `POST .../search/meaning` with `body`: status and parsed answer.
+fn post(server: &crate::serve_support::Server, id: i64, body: &Value) -> (u16, String) {
+    call(
+        server,
+        "post",
+        &format!("/api/v1/workspaces/{id}/search/meaning"),
+        Some(body),
+        bearer(),
+    )
+}
+
+#[test]
+fn the_meaning_route_answers_pages_and_its_documented_errors_over_loopback() {
+    let env = indexed();
+    {
+        let server = start(&env, &[], &[]);
+        let id = workspace_id(&server);
+        let doc: Value =
+            serde_json::from_str(&call(&server, "get", "/api/v1/openapi.json", None, bearer()).1)
+                .unwrap();
+        let op = &doc["paths"]["/api/v1/workspaces/{id}/search/meaning"]["post"];
+        assert_eq!(op["operationId"], "search_meaning", "{op}");
+        assert!(op["responses"]["412"].is_object(), "{op}");
+        for (body, status, kind) in [
+            (
+                json!({"text": "retry a download", "signals": "text"}),
+                412,
+                "no_vectors",
+            ),
+            (json!({"text": "retry a download"}), 412, "model_missing"),
+            (json!({"text": "  "}), 400, "invalid_input"),
+            (json!({}), 400, "invalid_input"),
+            (
+                json!({"text": "x", "signals": "loud"}),
+                400,
+                "invalid_input",
+            ),
+            (json!({"text": "x ".repeat(1_500)}), 413, "too_long"),
+            (json!({"text": "x", "limit": 0}), 422, "limit_exceeded"),
+        ] {
+            let (got, text) = post(&server, id, &body);
+            assert_eq!(
+                (got, kind_of(&text).as_str()),
+                (status, kind),
+                "{body}: {text}"
+            );
+        }
+    }
+    let Some(source) = model_source() else {
+        return;
+    };
+    install_model(&env, &source);
+    embed(&env);
+    let server = start(&env, &[], &[]);
+    let id = workspace_id(&server);
+    let body =
+        json!({"text": "retry a failed network download, waiting longer each time", "limit": 3});
+    let (status, text) = post(&server, id, &body);
+    assert_eq!(status, 200, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["hits"][0]["name"], "fetch_with_backoff", "{v}");
+    assert_eq!(v["hits"][0]["why"]["vector"]["rank"], 1, "{v}");
+    assert_eq!(v["hits"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(v["signals"], "hybrid", "{v}");
+    assert_eq!(v["index"]["state"], "complete", "{v}");
+    let root = env.root().to_string_lossy().into_owned();
+    assert!(!text.contains(&root), "no absolute path crosses: {text}");
+}
