@@ -89,23 +89,42 @@ pub(crate) fn first_branches(source: &str) -> Option<String> {
         }
     }
     // Whole lines were replaced, so the text is still UTF-8.
-    any.then(|| String::from_utf8(out).expect("whole lines blanked"))
+    any.then_some(out)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
 }
 
 /// How many bytes the outermost `ERROR` nodes under `node` cover, and one for each
-/// missing token.
+/// missing token. Iterative (a cursor, no recursion): a deeply nested file cannot
+/// exhaust the stack.
 fn error_bytes(node: Node<'_>) -> usize {
-    if node.is_error() {
-        return node.end_byte() - node.start_byte();
-    }
-    if node.is_missing() {
-        return 1;
-    }
-    if !node.has_error() {
-        return 0;
-    }
+    let mut total = 0;
     let mut cursor = node.walk();
-    node.children(&mut cursor).map(error_bytes).sum()
+    loop {
+        let n = cursor.node();
+        let descend = if n.is_error() {
+            total += n.end_byte() - n.start_byte();
+            false
+        } else if n.is_missing() {
+            total += 1;
+            false
+        } else {
+            n.has_error()
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node().id() == node.id() {
+                return total;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return total;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
