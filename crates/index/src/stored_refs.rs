@@ -28,6 +28,8 @@ pub(crate) struct StoredRef<'a> {
     pub receiver: Option<&'a str>,
     /// A call's argument count, where overloads are told apart by it ([`Reference::args`]).
     pub args: Option<u16>,
+    /// A Kotlin call's argument types, where the file says them ([`Reference::arg_types`]).
+    pub arg_types: Option<&'a str>,
 }
 
 /// Writes a file's references (the file has none stored: a new file, or one whose
@@ -50,6 +52,7 @@ pub(crate) fn write(
             col: r.col,
             receiver: r.receiver.as_deref(),
             args: r.args,
+            arg_types: r.arg_types.as_deref(),
         })
         .collect();
     let blob = postcard::to_allocvec(&stored)
@@ -94,6 +97,7 @@ mod tests {
                 col: 13,
                 receiver: Some("Parser"),
                 args: Some(2),
+                arg_types: Some("String,,KClass"),
             },
             StoredRef {
                 from: None,
@@ -104,6 +108,7 @@ mod tests {
                 col: 0,
                 receiver: None,
                 args: None,
+                arg_types: None,
             },
         ]
     }

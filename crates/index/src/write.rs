@@ -140,7 +140,7 @@ pub(crate) fn write_parsed(
         )?;
         for s in &facts.symbols {
             let parent = s.parent.and_then(|p| ids.get(p as usize).copied());
-            let params = s.params.map(crate::extract::Arity::to_text);
+            let params = s.params.map(|a| a.to_text_with(s.param_types.as_deref()));
             let kept = match old.is_empty() {
                 true => None,
                 false => old

@@ -4,10 +4,10 @@ use rusqlite::Connection;
 
 /// The schema version this build writes. Older files are migrated forward;
 /// newer ones are refused (a newer loci wrote them).
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 // One migration per version: a migration added without its version (or the reverse)
 // does not build.
@@ -297,6 +297,18 @@ ALTER TABLE files ADD COLUMN extractor INTEGER NOT NULL DEFAULT 0;
 /// the next run re-extracts every Kotlin file (symbol ids are kept).
 const V8: &str = r#"
 ALTER TABLE symbols ADD COLUMN receiver TEXT;
+"#;
+
+/// V9: Kotlin's overloads of one arity are told apart by type: each Kotlin call records
+/// its arguments' types where the file says them (in the `file_refs` blob, whose layout
+/// changes) and each Kotlin callable its parameters' types after its arity in
+/// `symbols.params` (`2(String,CodeBlock?)`). The old blobs are dropped and every file is
+/// re-indexed (symbol ids are kept).
+const V9: &str = r#"
+DELETE FROM file_refs;
+DELETE FROM ref_names;
+UPDATE files SET size = -1, hash = x'', resolved = 0;
+UPDATE meta SET value = 'indexing' WHERE key = 'state';
 "#;
 
 /// Secondary indexes on the per-file fact tables. A fresh bulk load drops them and

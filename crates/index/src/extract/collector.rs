@@ -335,6 +335,7 @@ impl<'s> Collector<'s> {
             returns,
             params: None,
             receiver: None,
+            param_types: None,
         });
         id
     }
@@ -415,6 +416,21 @@ impl<'s> Collector<'s> {
     pub(crate) fn set_params(&mut self, id: u32, params: super::Arity) {
         if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
             symbol.params = Some(params);
+        }
+    }
+
+    /// Sets a callable's parameter types (see [`super::Symbol::param_types`]).
+    pub(crate) fn set_param_types(&mut self, id: u32, types: String) {
+        if let Some(symbol) = self.facts.symbols.get_mut(id as usize) {
+            symbol.param_types = Some(types);
+        }
+    }
+
+    /// Sets the argument types of the reference recorded last (see
+    /// [`super::Reference::arg_types`]).
+    pub(crate) fn set_last_arg_types(&mut self, types: String) {
+        if let Some(r) = self.facts.refs.last_mut() {
+            r.arg_types = Some(types);
         }
     }
 
@@ -501,6 +517,7 @@ impl<'s> Collector<'s> {
             from: self.current_symbol(),
             receiver,
             args: None,
+            arg_types: None,
         });
     }
 

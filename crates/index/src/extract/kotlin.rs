@@ -35,7 +35,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 6;
+pub(crate) const VERSION: u32 = 7;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_kotlin::kotlin(c, node);
@@ -80,6 +80,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
             let id = c.def(node, name, kind, body);
             if let Some(params) = child_of_kind(node, &["function_value_parameters"]) {
                 c.set_params(id, arity(c, params));
+                if let Some(types) = super::kotlin_args::param_types(c, params) {
+                    c.set_param_types(id, types);
+                }
             }
             if let Some((receiver, path)) = extended_type(c, node) {
                 c.set_receiver(id, &receiver);
@@ -118,6 +121,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
                 call(c, callee);
                 if c.ref_count() > before {
                     c.set_last_args(argument_count(node));
+                    if let Some(types) = super::kotlin_args::argument_types(c, node) {
+                        c.set_last_arg_types(types);
+                    }
                 }
             }
             Action::Descend

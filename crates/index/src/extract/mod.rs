@@ -25,6 +25,7 @@ mod js_bases;
 mod js_imports;
 mod js_recover;
 mod kotlin;
+pub(crate) mod kotlin_args;
 mod kotlin_syntax;
 mod node_text;
 mod nodes;
@@ -256,6 +257,12 @@ pub struct Symbol {
     /// receiver of known type reaches that type's extensions, not every one of the name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
+    /// For a Kotlin callable, the types of its parameters as written, comma-separated
+    /// ([`kotlin_args`]: `String,CodeBlock?,*Any,->`), so that overloads of one arity are
+    /// told apart by the types a call passes. Stored after the arity in `symbols.params`
+    /// (`2(String,CodeBlock?)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub param_types: Option<String>,
 }
 
 /// How many arguments a callable takes: `fixed` parameters, and any number more when
@@ -284,8 +291,10 @@ impl Arity {
         }
     }
 
-    /// Reads the stored text back (`None` for anything else).
+    /// Reads the stored text back (`None` for anything else); the parameter types that
+    /// may follow in parentheses ([`Arity::types_in`]) are left out.
     pub fn parse(text: &str) -> Option<Arity> {
+        let text = text.split_once('(').map_or(text, |(arity, _)| arity);
         let (digits, variadic) = match text.strip_suffix('+') {
             Some(d) => (d, true),
             None => (text, false),
@@ -294,6 +303,22 @@ impl Arity {
             fixed: digits.parse().ok()?,
             variadic,
         })
+    }
+}
+
+impl Arity {
+    /// The stored text with the parameter types after it: `2(String,Int)`, or the arity
+    /// alone when there are none.
+    pub fn to_text_with(self, types: Option<&str>) -> String {
+        match types {
+            Some(t) => format!("{}({t})", self.to_text()),
+            None => self.to_text(),
+        }
+    }
+
+    /// The parameter types of a stored text (`String,Int` of `2(String,Int)`).
+    pub fn types_in(text: &str) -> Option<&str> {
+        text.split_once('(')?.1.strip_suffix(')')
     }
 }
 
@@ -345,6 +370,11 @@ pub struct Reference {
     /// arguments it passes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub args: Option<u16>,
+    /// For a Kotlin call, the types of its arguments where the file says them
+    /// ([`kotlin_args`]: `String,,KClass`, empty where unknown), to tell overloads of
+    /// one arity apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arg_types: Option<String>,
 }
 
 /// One imported name.

@@ -259,6 +259,10 @@ impl Graph {
                     returns: r.get(12)?,
                     params: params.as_deref().and_then(Arity::parse),
                     receiver: r.get(14)?,
+                    param_types: params
+                        .as_deref()
+                        .and_then(Arity::types_in)
+                        .map(str::to_string),
                 };
                 let symbol = SymbolKind::from_name(&kind).map(|kind| Symbol { kind, ..symbol });
                 Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(11)?, symbol))

@@ -149,6 +149,7 @@ mod tests {
                     parent,
                     returns: None,
                     params,
+                    param_types: None,
                     in_trait: false,
                     receiver: 0,
                 },

@@ -21,6 +21,7 @@ pub(super) type RefKey<'a> = (
     bool,
     Option<&'a str>,
     Option<u16>,
+    Option<&'a str>,
 );
 
 /// One import of the file being resolved: (imported name, alias, module segments,

@@ -104,15 +104,19 @@ impl<'a> Ctx<'a> {
     /// = addAnnotation(..)`): the member of `ty` or of its nearest base that has one, as
     /// Kotlin looks there first, with the visible extensions of `ty` of that name (a
     /// member that does not take the arguments' types leaves the call to them:
-    /// `fun PersistentMap.plus(pairs: Array<..>) = puttingAll(pairs)`); else the rules
-    /// of any bare call (a top-level function, another extension, the standard library).
+    /// `fun PersistentMap.plus(pairs: Array<..>) = puttingAll(pairs)`); else the visible
+    /// extensions of `ty` alone (`fun Sequence<T>.toImmutableList() = toPersistentList()`
+    /// reaches `Sequence<T>.toPersistentList`, not the `Array` one beside it); else the
+    /// rules of any bare call (a top-level function, another extension, the standard
+    /// library). The flag says whether the answer went by `ty`: then extensions of other
+    /// types are no overloads of the ones found ([`super::overloads::choose`]).
     pub(super) fn resolve_on_implicit_receiver(
         &self,
         ty: &str,
         name: &str,
         from: Option<i64>,
         kind: Wanted,
-    ) -> Vec<(&'a Sym, Confidence)> {
+    ) -> (Vec<(&'a Sym, Confidence)>, bool) {
         let start = self
             .kotlin_nested_type(ty)
             .unwrap_or_else(|| crate::extract::split_qualified(ty).1);
@@ -132,9 +136,13 @@ impl<'a> Ctx<'a> {
                 let mut found: Vec<(&'a Sym, Confidence)> =
                     members.into_iter().map(|s| (s, confidence)).collect();
                 found.extend(self.kotlin_extensions_of(name, start, &|s| kind.accepts(s)));
-                return found;
+                return (found, true);
             }
         }
-        self.resolve_kind(name, None, from, kind)
+        let extensions = self.kotlin_extensions_of(name, start, &|s| kind.accepts(s));
+        if !extensions.is_empty() {
+            return (extensions, true);
+        }
+        (self.resolve_kind(name, None, from, kind), false)
     }
 }

@@ -41,6 +41,7 @@ mod js_modules;
 mod kotlin_bases;
 mod kotlin_extensions;
 mod kotlin_nested;
+mod kotlin_overloads;
 mod overloads;
 mod rows;
 mod rules;
@@ -76,7 +77,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 11;
+pub const RULES_VERSION: u32 = 12;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -269,6 +270,10 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
     // Most references repeat within a file (the same call from many places): each
     // distinct one is resolved once. The caller matters only to `self.n`.
     let mut memo: HashMap<RefKey<'_>, Vec<(&Sym, Confidence)>> = HashMap::default();
+    // Kotlin counts a call's arguments exactly (defaults and `vararg` make a callable's
+    // count a lower bound): a definition none of whose overloads takes that many is not
+    // what the call reaches.
+    let exact_arity = ctx.is_kotlin();
     for r in &f.refs {
         if deadline.passed_now() {
             return None;
@@ -300,6 +305,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
             is_macro,
             receiver,
             r.args,
+            r.arg_types.as_deref(),
         );
         let supers = qualifier
             .filter(|q| typed::is_super(q))
@@ -345,7 +351,10 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 }
                 // Kotlin: a bare call in an extension's body, on the extended type.
                 Some(ty) if qualifier.is_none() && ctx.is_kotlin() => {
-                    ctx.resolve_on_implicit_receiver(ty, &r.name, r.from, kind)
+                    let (found, by_type) =
+                        ctx.resolve_on_implicit_receiver(ty, &r.name, r.from, kind);
+                    by_receiver = by_type;
+                    found
                 }
                 Some(ty) if !by_caller => {
                     by_receiver = true;
@@ -353,7 +362,17 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 }
                 _ => ctx.resolve_kind(&r.name, qualifier, r.from, kind),
             };
-            overloads::choose(table, &r.name, r.args, by_receiver, found)
+            let arg_types = r.arg_types.as_deref().filter(|_| exact_arity);
+            let by_types = |s: &Sym| arg_types.is_none_or(|a| ctx.kotlin_args_may_fit(a, s));
+            overloads::choose(
+                table,
+                &r.name,
+                r.args,
+                by_receiver,
+                exact_arity,
+                &by_types,
+                found,
+            )
         });
         unresolved_refs += u32::from(targets.is_empty());
         for &(dst, confidence) in targets.iter() {

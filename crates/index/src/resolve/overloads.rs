@@ -14,12 +14,20 @@ use crate::vocab::Confidence;
 /// a definition remains. Targets without overloads are returned as they are. When the
 /// rules chose `by_receiver` type, a Kotlin extension's overloads are only those that
 /// extend the same type (`fun Box.describe()` is no overload of `fun Panel.describe()`
-/// for a call on a `Box`).
+/// for a call on a `Box`). With `exact_arity` (the caller's language counts arguments
+/// exactly: Kotlin), a target none of whose overloads takes `args` arguments is dropped
+/// (`Random.nextULong().toString(16)` is no call of a workspace's `toString()`), where
+/// otherwise all its overloads are kept. Where several overloads fit the count,
+/// `by_types` (whether the call's argument types may fit a definition's parameters:
+/// Kotlin's, `super::kotlin_overloads`) keeps those it accepts, when it accepts any; and
+/// of several targets left, likewise.
 pub(super) fn choose<'a>(
     table: &'a SymbolTable,
     name: &str,
     args: Option<u16>,
     by_receiver: bool,
+    exact_arity: bool,
+    by_types: &dyn Fn(&Sym) -> bool,
     targets: Vec<(&'a Sym, Confidence)>,
 ) -> Vec<(&'a Sym, Confidence)> {
     // Only languages that record arities have overloads here: everything else returns
@@ -48,7 +56,11 @@ pub(super) fn choose<'a>(
                 .collect(),
             None => Vec::new(),
         };
-        let kept = if fits.is_empty() { group } else { fits };
+        let kept = match (fits.is_empty(), args) {
+            (false, _) => narrowed(fits, by_types),
+            (true, Some(_)) if exact_arity => continue,
+            (true, _) => group,
+        };
         let confidence = if kept.len() > 1 {
             Confidence::Name
         } else {
@@ -60,7 +72,24 @@ pub(super) fn choose<'a>(
             }
         }
     }
+    if out.len() > 1 && out.iter().any(|(s, _)| !by_types(s)) {
+        let fit: Vec<(&'a Sym, Confidence)> =
+            out.iter().copied().filter(|(s, _)| by_types(s)).collect();
+        if !fit.is_empty() {
+            return fit;
+        }
+    }
     out
+}
+
+/// The definitions of `fits` that `by_types` accepts when there are several and it
+/// accepts some, else `fits`.
+fn narrowed<'a>(fits: Vec<&'a Sym>, by_types: &dyn Fn(&Sym) -> bool) -> Vec<&'a Sym> {
+    if fits.len() < 2 {
+        return fits;
+    }
+    let typed: Vec<&'a Sym> = fits.iter().copied().filter(|s| by_types(s)).collect();
+    if typed.is_empty() { fits } else { typed }
 }
 
 /// Whether two definitions are overloads of each other: same file, kind and qualified name.

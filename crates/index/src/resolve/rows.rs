@@ -18,6 +18,8 @@ pub(super) struct RefRow {
     pub(super) receiver: Option<String>,
     /// A call's argument count, where overloads are told apart by it (Java).
     pub(super) args: Option<u16>,
+    /// A Kotlin call's argument types, where the file says them.
+    pub(super) arg_types: Option<String>,
 }
 
 /// An import as stored: the module and the name it brings in.

@@ -115,6 +115,7 @@ pub(crate) fn load_inputs(
                         line: i64::from(r.line),
                         receiver: r.receiver.map(str::to_string),
                         args: r.args,
+                        arg_types: r.arg_types.map(str::to_string),
                     })
                     .collect(),
                 None => Vec::new(),
@@ -563,6 +564,11 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
             .get_ref(7)?
             .as_str_or_null()?
             .and_then(crate::extract::Arity::parse),
+        param_types: r
+            .get_ref(7)?
+            .as_str_or_null()?
+            .and_then(crate::extract::Arity::types_in)
+            .map(Box::from),
         in_trait: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
         receiver: r.get_ref(9)?.as_str_or_null()?.map_or(0, Sym::receiver_key),
     };

@@ -19,6 +19,9 @@ pub(super) struct Sym {
     pub(super) returns: Option<String>,
     /// The arguments it takes, where overloads are told apart by them (Java).
     pub(super) params: Option<crate::extract::Arity>,
+    /// Its parameters' types as written, where overloads of one arity are told apart by
+    /// them (Kotlin: `crate::extract::kotlin_args`).
+    pub(super) param_types: Option<Box<str>>,
     /// [`segment_key`] of the segment before its name (`Foo` in `a::Foo::new`), 0 if
     /// none: rules that filter a name's candidates by qualifier (`Foo::new()`) compare
     /// this number first instead of each candidate's qualified name.
@@ -105,6 +108,7 @@ mod tests {
             parent: None,
             returns: None,
             params: None,
+            param_types: None,
             in_trait: false,
             receiver: 0,
         }

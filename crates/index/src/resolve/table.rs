@@ -190,6 +190,7 @@ impl TableBuilder {
                 parent: id_of(s.parent),
                 returns: s.returns,
                 params: s.params,
+                param_types: s.param_types.map(String::into_boxed_str),
                 in_trait,
                 receiver: s.receiver.as_deref().map_or(0, Sym::receiver_key),
             };
@@ -224,6 +225,7 @@ impl TableBuilder {
                     line: i64::from(r.line),
                     receiver: r.receiver,
                     args: r.args,
+                    arg_types: r.arg_types,
                 })
                 .collect(),
             imports: facts

@@ -138,6 +138,7 @@ mod tests {
                             parent: (!top).then_some(id - 1),
                             returns: None,
                             params: None,
+                            param_types: None,
                             in_trait: false,
                             receiver: 0,
                         },
