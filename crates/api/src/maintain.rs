@@ -16,7 +16,6 @@ use loci_lifecycle::{Config, Located, Status, classify, record};
 
 use crate::error::{ApiError, ErrorKind};
 use crate::handle::Workspace;
-use crate::meaning::refresh::{RefreshEvent, Refresher};
 
 /// The canonical root of the workspace directory `path`.
 pub fn workspace_root(path: &Path) -> Result<PathBuf, ApiError> {
@@ -173,18 +172,14 @@ pub fn rebuild(
     Ok(report)
 }
 
-/// Keeps the index fresh until `stop` is set, calling `report` after every sync; and,
-/// when the workspace has a vectors file, its code units too: each clean sync asks a
-/// background embed ([`Refresher`]) that reports through `meaning`, so no sync waits.
+/// Keeps the index fresh until `stop` is set, calling `report` after every sync.
 pub fn watch(
     path: &Path,
     cfg: &Config,
     stop: &AtomicBool,
     report: &mut dyn FnMut(&WatchEvent),
-    meaning: Box<dyn Fn(&RefreshEvent) + Send + Sync>,
 ) -> Result<(), ApiError> {
     let located = locate(path)?;
-    let refresher = Refresher::new(Workspace::new(located.clone()), meaning);
     let opts = WatchOptions {
         root: located.root,
         index_path: located.index_path,
@@ -192,15 +187,7 @@ pub fn watch(
         max_file_bytes: cfg.max_file_bytes(),
         file_budget: cfg.file_budget(),
     };
-    let mut and_embed = |e: &WatchEvent| {
-        report(e);
-        // A clean sync that changed the index (or the catch-up, which may find the
-        // vectors behind an index another process synced) re-embeds in the background.
-        if e.error.is_none() && (e.wrote || e.trigger == "catch_up") {
-            refresher.index_changed();
-        }
-    };
-    Ok(loci_lifecycle::watch::watch(&opts, stop, &mut and_embed)?)
+    Ok(loci_lifecycle::watch::watch(&opts, stop, report)?)
 }
 
 /// Classifies the workspace at `path` in full (no liveness cache), bounded by
