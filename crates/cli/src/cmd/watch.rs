@@ -67,7 +67,7 @@ fn embed_line(e: &RefreshEvent, json: bool) {
             }
             RefreshEvent::Done(r) => writeln!(
                 out,
-                "embedded: {} code units ({} files), {} removed files, {} units kept, in {:.1} s",
+                "embedded: {} code units of {} files ({} files removed), {} units in all, in {:.1} s",
                 r.embedded, r.files_embedded, r.files_removed, r.units, r.seconds
             ),
             RefreshEvent::Failed { error } => writeln!(out, "embed failed: {error}"),
