@@ -57,6 +57,7 @@ pub mod time;
 pub mod tool_schema;
 pub mod tracking;
 pub mod vocab;
+pub mod watching;
 pub mod workspaces;
 
 pub use convert::AMBIGUOUS_SHOWN;
@@ -67,6 +68,7 @@ pub use loci_lifecycle::Located;
 pub use loci_store::prefer_parallel_reads;
 pub use maintain::{
     IndexRequest, config, enclosing_workspace, gate, gate_in_server, index, locate, open, rebuild,
-    status, sync, watch, workspace_root,
+    status, sync, workspace_root,
 };
 pub use page::{MAX_LIMIT, PageInfo, PageRequest};
+pub use watching::watch;

@@ -44,6 +44,7 @@ mod mcp_served_sessions;
 mod mcp_sessions;
 mod meaning;
 mod meaning_doors;
+mod meaning_watch;
 mod memory;
 mod memory_background;
 mod memory_extract;

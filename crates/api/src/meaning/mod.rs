@@ -6,13 +6,15 @@
 //! only; [`search`] ranks units for a sentence by cosine similarity, full text (BM25 over
 //! the units' words) and the graph (how many call sites reach the unit), fused the way
 //! memory recall fuses its sources ([`fusion`]). A workspace handle keeps the vectors in
-//! memory between searches ([`resident`], reloaded when the file's write stamp moves).
+//! memory between searches ([`resident`], reloaded when the file's write stamp moves);
+//! a long-lived process keeps the vectors file fresh after each clean sync ([`refresh`]).
 //! Front ends only convert: the CLI's `loci embed` and `loci search --meaning`, the MCP
 //! `search` tool's `meaning` mode and `POST .../search/meaning` on `loci serve`.
 
 pub mod embed;
 pub mod fusion;
 pub mod matrix;
+pub mod refresh;
 pub mod resident;
 pub mod store;
 pub mod text;

@@ -1,5 +1,6 @@
-//! `loci watch [PATH]`: keep the index fresh until stopped (SIGINT/SIGTERM). Prints one
-//! line per sync (a JSON object per line with `--json`).
+//! `loci watch [PATH]`: keep the index fresh until stopped (SIGINT/SIGTERM), and the
+//! vectors of `search --meaning` when the workspace has them. Prints one line per sync
+//! and per background embed (a JSON object per line with `--json`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use clap::Args;
 use loci_api::ApiError;
+use loci_api::meaning::refresh::RefreshEvent;
 use loci_api::vocab::lifecycle::Config;
 
 use crate::workspace_arg::{load_config, target_path};
@@ -43,5 +45,38 @@ pub fn watch_root(root: PathBuf, cfg: &Config, json: bool) -> Result<(), ApiErro
         }
         let _ = out.flush();
     };
-    loci_api::watch(&root, cfg, &stop, &mut report)
+    loci_api::watch(
+        &root,
+        cfg,
+        &stop,
+        &mut report,
+        Box::new(move |e| embed_line(e, json)),
+    )
+}
+
+/// One line of the background embed that keeps `search --meaning` fresh.
+fn embed_line(e: &RefreshEvent, json: bool) {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let _ = serde_json::to_writer(&mut out, e);
+        let _ = writeln!(out);
+    } else {
+        let _ = match e {
+            RefreshEvent::Progress { done, total } => {
+                writeln!(out, "embedding: {done}/{total} code units")
+            }
+            RefreshEvent::Done(r) => writeln!(
+                out,
+                "embedded: {} code units of {} files ({} files removed), {} units in all, in {:.1} s",
+                r.embedded, r.files_embedded, r.files_removed, r.units, r.seconds
+            ),
+            RefreshEvent::Failed { error } => writeln!(out, "embed failed: {error}"),
+            RefreshEvent::NoModel { error, hint } => writeln!(
+                out,
+                "embed off: {error}{}",
+                hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default()
+            ),
+        };
+    }
+    let _ = out.flush();
 }
