@@ -24,15 +24,22 @@ fn int8_runs_here() -> bool {
     }
 }
 
-/// The paragraphs of loci's own docs (blank-line separated, at least 40 characters).
-fn doc_paragraphs() -> Vec<String> {
+/// loci's own docs: its Markdown pages, in name order (not the folders beside them,
+/// `docs/screenshots/`).
+fn doc_pages() -> Vec<std::path::PathBuf> {
     let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs");
     let mut files: Vec<_> = std::fs::read_dir(docs)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .collect();
     files.sort();
     files
+}
+
+/// The paragraphs of loci's docs (blank-line separated, at least 40 characters).
+fn doc_paragraphs() -> Vec<String> {
+    doc_pages()
         .iter()
         .flat_map(|f| {
             std::fs::read_to_string(f)
@@ -135,14 +142,8 @@ fn int8_ranks_doc_sections_for_their_headings_as_f32_does() {
     }
     // Every `## ` section of the docs is a document; its heading (a query a user might
     // type) is searched against all of them by cosine, in both precisions.
-    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs");
     let mut sections = Vec::new();
-    let mut names: Vec<_> = std::fs::read_dir(docs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    names.sort();
-    for f in names {
+    for f in doc_pages() {
         let text = std::fs::read_to_string(f).unwrap();
         for s in text.split("\n## ").skip(1) {
             let (heading, body) = s.split_once('\n').unwrap_or((s, ""));
