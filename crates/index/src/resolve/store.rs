@@ -552,6 +552,8 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
     let kind: String = r.get(4)?;
     let name: String = r.get(2)?;
     let qualified_name: String = r.get(3)?;
+    // `2(String,Int)`: the arity, and the parameter types after it, read once.
+    let params = r.get_ref(7)?.as_str_or_null()?;
     let sym = Sym {
         id: r.get(0)?,
         file_id: r.get(1)?,
@@ -560,13 +562,8 @@ fn row_to_sym(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Sym)> {
         kind: SymbolKind::from_name(&kind).unwrap_or(SymbolKind::Function),
         parent: r.get(5)?,
         returns: r.get(6)?,
-        params: r
-            .get_ref(7)?
-            .as_str_or_null()?
-            .and_then(crate::extract::Arity::parse),
-        param_types: r
-            .get_ref(7)?
-            .as_str_or_null()?
+        params: params.and_then(crate::extract::Arity::parse),
+        param_types: params
             .and_then(crate::extract::Arity::types_in)
             .map(Box::from),
         in_trait: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
