@@ -9,6 +9,8 @@
 //!   indexers and conversion operators are not recorded; a delegate is a TypeAlias; no definition is named by a statement
 //!   keyword (error recovery after `#if` can make a method named `if`);
 //!   `const` fields are Constants;
+//! - receiver types of parameters, locals, fields and properties, and the type an
+//!   extension method extends ([`super::receivers_cs`]);
 //! - base lists: the syntax cannot tell a base class from an interface, so an interface's
 //!   bases are Inherits (interface extension), a struct's are Implements, and a class's
 //!   or record's first base is Inherits unless it is named like an interface (`I` and a
@@ -30,9 +32,10 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    super::receivers_cs::csharp(c, node);
     if node.child_count() > 0 {
         type_uses(c, node);
     }
@@ -101,6 +104,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let id = c.def(node, &name, kind, body);
     if let Some(params) = node.field("parameters") {
         c.set_params(id, arity(c, params));
+        if let Some(extended) = super::receivers_cs::extended_type(c, params) {
+            c.set_receiver(id, extended);
+        }
     }
     if let Some(bases) = named_children(node)
         .into_iter()
