@@ -11,6 +11,7 @@
 use super::rules::MAX_NAME_ONLY;
 use super::{Confidence, Ctx, Sym};
 use crate::Lang;
+use crate::extract::SymbolKind;
 
 /// Whether `ty` reads as a type variable: `T`, `K2`, or `T` and a capital (`TKey`).
 fn is_type_variable(ty: &str) -> bool {
@@ -57,19 +58,20 @@ impl<'a> Ctx<'a> {
     }
 
     /// `Q.name()` in a C# file where `Q` is written like a type, the file binds no
-    /// name `Q`, and the workspace defines nothing named `Q` nor imports anything as
-    /// `Q`: a framework type's static member (`File.Exists`) or a property the
-    /// framework's base class declares (`Controls.Add`), so only an extension method
-    /// may be it. `None` when the rule does not apply.
+    /// name `Q`, the workspace defines no type, namespace or constant `Q`, the caller's
+    /// class and its bases no property `Q`, and nothing is imported as `Q`: a framework
+    /// type's static member (`File.Exists`) or a property the framework's base class
+    /// declares (`Items.Add` in a `ToolStrip`), so only an extension method may be it.
+    /// `None` when the rule does not apply.
     pub(super) fn resolve_on_cs_unknown_qualifier(
         &self,
         qualifier: Option<&str>,
         name: &str,
+        from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Option<Vec<(&'a Sym, Confidence)>> {
         let q = qualifier.filter(|q| type_like(q))?;
         if !self.is_csharp()
-            || self.table.by_name.contains_key(q)
             || self
                 .imports
                 .iter()
@@ -77,7 +79,30 @@ impl<'a> Ctx<'a> {
         {
             return None;
         }
+        if let Some(defs) = self.table.by_name.get(q) {
+            // A property is a Method (`extract/csharp.rs`): only one of the caller's
+            // class or its bases is what `Q` names here.
+            let member = |s: &Sym| matches!(s.kind, SymbolKind::Method | SymbolKind::Function);
+            if defs.iter().any(|s| !member(s)) {
+                return None;
+            }
+            let owners = self
+                .cs_this_type(from)
+                .map_or_else(Vec::new, |class| self.with_bases(class));
+            if defs.iter().any(|s| owners.iter().any(|t| s.owned_by(t, q))) {
+                return None;
+            }
+        }
         Some(self.cs_extensions(name, None, wanted))
+    }
+
+    /// The name of the class around `from` (C#'s `this`), if any.
+    pub(super) fn cs_this_type(&self, from: Option<i64>) -> Option<&'a str> {
+        if !self.is_csharp() {
+            return None;
+        }
+        let class = self.enclosing_class(from?)?;
+        Some(crate::extract::split_qualified(&class.qualified_name).1)
     }
 
     /// The C# extension methods named `name`: those extending `ty` or one of its bases,

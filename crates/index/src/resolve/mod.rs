@@ -78,7 +78,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 13;
+pub const RULES_VERSION: u32 = 14;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -365,15 +365,20 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 }
                 // C#: `File.Exists(p)`, a framework type's static member.
                 None if let Some(found) =
-                    ctx.resolve_on_cs_unknown_qualifier(qualifier, &r.name, &wanted) =>
+                    ctx.resolve_on_cs_unknown_qualifier(qualifier, &r.name, r.from, &wanted) =>
                 {
                     found
                 }
                 _ => ctx.resolve_kind(&r.name, qualifier, r.from, kind),
             };
             let arg_types = r.arg_types.as_deref().filter(|_| exact_arity);
-            // C#: of a method's extension overloads, those extending the receiver's type.
-            let cs_receiver = receiver.filter(|_| ctx.is_csharp() && !by_caller);
+            // C#: of a method's extension overloads, those extending the receiver's type
+            // (`this`: the caller's class).
+            let cs_receiver = match receiver {
+                Some(ty) if ctx.is_csharp() && !by_caller => Some(ty),
+                _ if qualifier == Some("this") => ctx.cs_this_type(r.from),
+                _ => None,
+            };
             let by_types = |s: &Sym| {
                 arg_types.is_none_or(|a| ctx.kotlin_args_may_fit(a, s))
                     && cs_receiver.is_none_or(|ty| ctx.cs_extends(ty, s))

@@ -300,7 +300,7 @@ impl<'a> Ctx<'a> {
 
     /// The class (a type of this file) that holds the definition `from`, through any
     /// nesting (`def m(self): def inner(): super()..` is still the class's).
-    fn enclosing_class(&self, from: i64) -> Option<&'a Sym> {
+    pub(super) fn enclosing_class(&self, from: i64) -> Option<&'a Sym> {
         let mut at = from;
         for _ in 0..64 {
             let parent = self.own_parent.get(&at).copied().flatten()?;
