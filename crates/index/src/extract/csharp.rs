@@ -5,10 +5,13 @@
 //! Rules:
 //! - a namespace is a Module; a file-scoped `namespace A.B;` scopes the whole file;
 //! - a constructor is a Method named like its class, a destructor (finalizer) one named
-//!   `~C` as in C++, an operator a Method named `operator+`; properties, events,
-//!   indexers and conversion operators are not recorded; a delegate is a TypeAlias; no definition is named by a statement
+//!   `~C` as in C++, an operator a Method named `operator+`; a property, event or indexer
+//!   whose accessors have code a Method named as it (`this` for an indexer), one without
+//!   code and conversion operators are not recorded; a delegate is a TypeAlias; no definition is named by a statement
 //!   keyword (error recovery after `#if` can make a method named `if`);
 //!   `const` fields are Constants;
+//! - receiver types of parameters, locals, fields and properties, and the type an
+//!   extension method extends ([`super::receivers_cs`]);
 //! - base lists: the syntax cannot tell a base class from an interface, so an interface's
 //!   bases are Inherits (interface extension), a struct's are Implements, and a class's
 //!   or record's first base is Inherits unless it is named like an interface (`I` and a
@@ -30,9 +33,10 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = ".";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 5;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    super::receivers_cs::csharp(c, node);
     if node.child_count() > 0 {
         type_uses(c, node);
     }
@@ -55,6 +59,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
         "local_function_statement" => SymbolKind::Function,
         "operator_declaration" => return operator(c, node),
         "destructor_declaration" => return destructor(c, node),
+        "property_declaration" | "indexer_declaration" | "event_declaration" => {
+            return accessor_unit(c, node);
+        }
         "field_declaration" => {
             constants(c, node);
             return Action::Descend;
@@ -101,6 +108,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let id = c.def(node, &name, kind, body);
     if let Some(params) = node.field("parameters") {
         c.set_params(id, arity(c, params));
+        if let Some(extended) = super::receivers_cs::extended_type(c, params) {
+            c.set_receiver(id, extended);
+        }
     }
     if let Some(bases) = named_children(node)
         .into_iter()
@@ -204,6 +214,36 @@ fn destructor(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     let name = format!("~{}", name.trim());
     let body = node.field("body");
     let id = c.def(node, &name, SymbolKind::Method, body);
+    Action::Enter(id)
+}
+
+/// A property, indexer or event whose accessors have code (`int N { get { return F(); } }`,
+/// `int N => F();`, `T this[int i] { get {..} }`): a Method named as it (`this` for an
+/// indexer), so that the calls in its accessors have it as their caller, as the compiler
+/// has them in its `get_N`/`set_N`. One without code (`int N { get; set; }`) is not recorded.
+fn accessor_unit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
+    let has_code = |n: Node<'_>| {
+        n.kind() == "arrow_expression_clause"
+            || named_children(n)
+                .into_iter()
+                .any(|a| a.kind() == "accessor_declaration" && a.field("body").is_some())
+    };
+    let body = node
+        .field("value")
+        .filter(|v| v.kind() == "arrow_expression_clause")
+        .or_else(|| node.field("accessors"))
+        .filter(|b| has_code(*b));
+    let Some(body) = body else {
+        return Action::Descend;
+    };
+    let name = match node.kind() {
+        "indexer_declaration" => "this".to_string(),
+        _ => match c.field_text(node, "name") {
+            Some(name) => name.trim().to_string(),
+            None => return Action::Descend,
+        },
+    };
+    let id = c.def(node, &name, SymbolKind::Method, Some(body));
     Action::Enter(id)
 }
 
@@ -382,6 +422,46 @@ mod tests {
                 "Opt(1)",
                 "Opt(4)",
                 "Out(2)"
+            ]
+        );
+    }
+
+    #[test]
+    fn accessors_with_code_make_their_property_a_method() {
+        let src = "class P {\n\
+            int Auto { get; set; }\n\
+            int Count { get { return Size(); } }\n\
+            int Twice => Size() * 2;\n\
+            int this[int i] { get { return At(i); } }\n\
+            event Action Changed { add { Hook(value); } remove {} }\n\
+            }\n";
+        let facts = extract(Lang::CSharp, src).unwrap();
+        assert_eq!(
+            facts.qualified_kinds(),
+            [
+                ("P", "class"),
+                ("P.Count", "method"),
+                ("P.Twice", "method"),
+                ("P.this", "method"),
+                ("P.Changed", "method")
+            ]
+        );
+        let callers: Vec<(&str, Option<&str>)> = facts
+            .refs
+            .iter()
+            .filter(|r| r.kind == RefKind::Call)
+            .map(|r| {
+                let from = r.from.map(|i| facts.symbols[i as usize].name.as_str());
+                (r.name.as_str(), from)
+            })
+            .collect();
+        assert_eq!(
+            callers,
+            [
+                ("Size", Some("Count")),
+                ("Size", Some("Twice")),
+                ("At", Some("this")),
+                ("Hook", Some("Changed"))
             ]
         );
     }

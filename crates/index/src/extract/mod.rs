@@ -35,6 +35,7 @@ mod php;
 mod python;
 mod receivers;
 mod receivers_cpp;
+mod receivers_cs;
 mod receivers_js;
 mod receivers_kotlin;
 mod ruby;

@@ -34,18 +34,27 @@ impl<'a> Ctx<'a> {
         if self.lang() != Some(Lang::Java) || self.defines_type(ty) || is_type_variable(ty) {
             return None;
         }
+        Some(self.subtype_members(ty, name, wanted))
+    }
+
+    /// The members named `name` of the workspace's subtypes of `ty` (a type it does not
+    /// define): what a call on a `ty` may reach there, at most [`MAX_NAME_ONLY`].
+    pub(super) fn subtype_members(
+        &self,
+        ty: &str,
+        name: &str,
+        wanted: &dyn Fn(&Sym) -> bool,
+    ) -> Vec<(&'a Sym, Confidence)> {
         let subtypes = self.subtypes_of(ty);
-        Some(
-            self.table
-                .by_name
-                .get(name)
-                .into_iter()
-                .flatten()
-                .filter(|s| wanted(s) && subtypes.iter().any(|t| s.owned_by(t, name)))
-                .take(MAX_NAME_ONLY)
-                .map(|s| (s, Confidence::Name))
-                .collect(),
-        )
+        self.table
+            .by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|s| wanted(s) && subtypes.iter().any(|t| s.owned_by(t, name)))
+            .take(MAX_NAME_ONLY)
+            .map(|s| (s, Confidence::Name))
+            .collect()
     }
 }
 

@@ -27,6 +27,7 @@
 mod builtins;
 mod call_results;
 mod candidates;
+mod cs_receivers;
 mod ctx;
 mod def_index;
 mod file_info;
@@ -77,7 +78,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 12;
+pub const RULES_VERSION: u32 = 14;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -289,8 +290,10 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
         // then tells callers in different types apart).
         let receiver = receiver.map(|t| ctx.kotlin_receiver_in_scope(t, r.from));
         // `this.m()` where the function declares `this: T` is a call on a `T`.
-        // Java's bare `m()` is `this.m()`: its answer depends on the caller's class.
-        let java_bare = qualifier.is_none() && ctx.lang() == Some(crate::Lang::Java);
+        // Java's (and C#'s) bare `m()` is `this.m()`: its answer depends on the caller's
+        // class.
+        let java_bare = qualifier.is_none()
+            && matches!(ctx.lang(), Some(crate::Lang::Java | crate::Lang::CSharp));
         let by_caller = java_bare
             || qualifier.is_some_and(|q| {
                 (SELF_QUALIFIERS.contains(&crate::extract::split_qualified(q).1)
@@ -317,7 +320,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                     .flatten()
             })
             .or_else(|| {
-                // Java's bare `m()` where the class inherits `m`: the nearest base's.
+                // Java's or C#'s bare `m()` where the class inherits `m`: the nearest base's.
                 java_bare
                     .then(|| ctx.resolve_java_inherited(&r.name, r.from, &wanted))
                     .flatten()
@@ -360,10 +363,26 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                     by_receiver = true;
                     ctx.resolve_on(ty, &r.name, qualifier, r.from, &wanted)
                 }
+                // C#: `File.Exists(p)`, a framework type's static member.
+                None if let Some(found) =
+                    ctx.resolve_on_cs_unknown_qualifier(qualifier, &r.name, r.from, &wanted) =>
+                {
+                    found
+                }
                 _ => ctx.resolve_kind(&r.name, qualifier, r.from, kind),
             };
             let arg_types = r.arg_types.as_deref().filter(|_| exact_arity);
-            let by_types = |s: &Sym| arg_types.is_none_or(|a| ctx.kotlin_args_may_fit(a, s));
+            // C#: of a method's extension overloads, those extending the receiver's type
+            // (`this`: the caller's class).
+            let cs_receiver = match receiver {
+                Some(ty) if ctx.is_csharp() && !by_caller => Some(ty),
+                _ if qualifier == Some("this") => ctx.cs_this_type(r.from),
+                _ => None,
+            };
+            let by_types = |s: &Sym| {
+                arg_types.is_none_or(|a| ctx.kotlin_args_may_fit(a, s))
+                    && cs_receiver.is_none_or(|ty| ctx.cs_extends(ty, s))
+            };
             overloads::choose(
                 table,
                 &r.name,

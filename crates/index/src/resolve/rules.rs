@@ -75,6 +75,10 @@ impl<'a> Ctx<'a> {
         if !concrete && let Some(found) = self.resolve_on_java_foreign(ty, name, wanted) {
             return found;
         }
+        // C#: a type the workspace does not define ([`super::cs_receivers`]).
+        if !concrete && let Some(found) = self.resolve_on_cs_foreign(ty, name, wanted) {
+            return found;
+        }
         if !concrete && self.is_kotlin() && !self.defines_type(ty) {
             let found = extensions();
             if !found.is_empty() {
@@ -130,7 +134,10 @@ impl<'a> Ctx<'a> {
             }
             return members.into_iter().map(|s| (s, Confidence::Name)).collect();
         }
-        // No member: an extension (Kotlin), else nothing.
+        // No member: an extension (Kotlin, C#), else nothing.
+        if self.is_csharp() {
+            return self.cs_extensions(name, Some(ty), wanted);
+        }
         extensions()
     }
 

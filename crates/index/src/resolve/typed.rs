@@ -105,7 +105,7 @@ impl<'a> Ctx<'a> {
         (!declared_only).then_some(found)
     }
 
-    /// Java's bare `name()` in a class that does not define `name` itself: the member
+    /// Java's or C#'s bare `name()` in a class that does not define `name` itself: the member
     /// of the nearest base that does, an interface's default method included
     /// (`compareTo(o)` in a class implementing `ChronoLocalDate`); `None` outside Java,
     /// when the class has its own, or when no base has one (an outer class's method, a
@@ -116,7 +116,7 @@ impl<'a> Ctx<'a> {
         from: Option<i64>,
         wanted: &dyn Fn(&Sym) -> bool,
     ) -> Option<Vec<(&'a Sym, Confidence)>> {
-        if self.lang() != Some(crate::Lang::Java) {
+        if !matches!(self.lang(), Some(crate::Lang::Java | crate::Lang::CSharp)) {
             return None;
         }
         self.class_lacking(name, from?)?;
@@ -300,7 +300,7 @@ impl<'a> Ctx<'a> {
 
     /// The class (a type of this file) that holds the definition `from`, through any
     /// nesting (`def m(self): def inner(): super()..` is still the class's).
-    fn enclosing_class(&self, from: i64) -> Option<&'a Sym> {
+    pub(super) fn enclosing_class(&self, from: i64) -> Option<&'a Sym> {
         let mut at = from;
         for _ in 0..64 {
             let parent = self.own_parent.get(&at).copied().flatten()?;
