@@ -9,8 +9,13 @@
 #                          loci's real memory (examples/memory_recall.rs: every section
 #                          `remember`ed into a SqliteStore, answered by
 #                          loci_memory::recall with one signal, or all three fused)
-# each over the whole set and over its odd-numbered queries, the half held out when the
-# fusion was tuned on the even ones (scripts/quality_fusion.py, docs/performance.md).
+# each over the whole set, its tune half and its held-out half: the documentation set's
+# even- and odd-numbered queries (the fusion was first tuned on the even ones,
+# scripts/quality_fusion.py, docs/performance.md).
+#
+# With SET=questions, the set is scripts/quality_questions.py's instead: the questions
+# of the Python, Debian, Git and SQLite FAQs (`apt-get install -y python3-doc debian-faq
+# git-doc sqlite3-doc`), each recalling its answer, halved by a hash of the question.
 #
 # With PG=1, the same memory is also filled into a PostgreSQL store (a throwaway
 # cluster, scripts/pg_cluster.sh; PG_BIN picks the server) and answered by it, as
@@ -21,12 +26,18 @@
 # Vectors and the filled store are cached in OUT/cache, so a rerun embeds nothing.
 #
 # Usage: scripts/quality.sh [OUT]       (default ${TMPDIR:-/tmp}/loci-quality)
+#        SET=questions scripts/quality.sh [OUT]  (default ${TMPDIR:-/tmp}/loci-quality-questions)
 #        LIMIT=500 scripts/quality.sh   (the first 500 queries only)
 #        PG=1 scripts/quality.sh        (and the PostgreSQL store beside SQLite)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-${TMPDIR:-/tmp}/loci-quality}
+case ${SET:-docs} in
+    docs) builder=quality_set.py suffix= ;;
+    questions) builder=quality_questions.py suffix=-questions ;;
+    *) echo "SET=$SET: docs or questions" >&2; exit 1 ;;
+esac
+out=${1:-${TMPDIR:-/tmp}/loci-quality$suffix}
 data=${LOCI_HOME:-${XDG_DATA_HOME:+$XDG_DATA_HOME/loci}}
 data=${data:-$HOME/.local/share/loci}
 models=${MODELS:-$data/models}
@@ -35,7 +46,7 @@ if [ ! -f "$models/all-MiniLM-L6-v2/loci-model.json" ]; then
     exit 1
 fi
 
-python3 "$here/scripts/quality_set.py" "$out/set"
+python3 "$here/scripts/$builder" "$out/set"
 cargo build --release -p loci-embed --example recall_eval --example memory_recall \
     --manifest-path "$here/Cargo.toml" >&2
 bin="${CARGO_TARGET_DIR:-$here/target}/release/examples"

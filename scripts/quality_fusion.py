@@ -13,34 +13,41 @@ candidate of every signal for every query, made by the memory's real recall:
 Each hit of the dump carries its rank and score in each signal (full text: BM25,
 lower is better; vectors: cosine distance; graph: path weight), so a fusion rule can be
 replayed without the store. This grids two families on the even-numbered queries (the
-dev half) and prints, for the best few, recall@1/5/10 on the dev half, the odd half
-(held out) and the whole set, then the same for the fusion before and the one
-crates/memory/src/fusion.rs runs now:
+dev half; a query's "half" when queries.jsonl gives one, as scripts/quality_questions.py
+does) and prints, for the best few, recall@1/5/10 on the dev half, the odd half (held
+out) and the whole set (with --tune-only, the dev half alone), then the same for the
+fusion before and the one crates/memory/src/fusion.rs runs now:
   rrf   sum of w / (k + rank), weights for vectors and graph (full text 1)
   score full text's BM25 / the best hit's BM25, plus b x the vector similarity scaled
         between the list's worst and best, plus c / (10 + graph rank)
           (what crates/memory/src/fusion.rs does, with b = 0.5, c = 1)
 
-Usage: scripts/quality_fusion.py SET DUMP
+Usage: scripts/quality_fusion.py SET DUMP [--tune-only]
 """
 import json
 import sys
 
 
 def load(set_dir, dump):
-    expected = [json.loads(l)["expected"] for l in open(f"{set_dir}/queries.jsonl")]
+    """The expected memory of each query, whether it is held out (its "half", else an
+    odd line number), and the dump's rows by query number."""
+    queries = [json.loads(l) for l in open(f"{set_dir}/queries.jsonl")]
+    expected = [q["expected"] for q in queries]
+    held = [q["half"] == "held-out" if "half" in q else n % 2 == 1
+            for n, q in enumerate(queries)]
     rows = []
     for line in open(dump):
         v = json.loads(line)
         rows.append((v["n"], v["why"]))
     rows.sort(key=lambda r: r[0])
-    return expected, rows
+    return (expected, held), rows
 
 
-def evaluate(rule, expected, rows, half=None):
+def evaluate(rule, labels, rows, half=None):
+    expected, held = labels
     found, n = [0, 0, 0], 0
     for qn, why in rows:
-        if half is not None and qn % 2 != half:
+        if half is not None and held[qn] != bool(half):
             continue
         n += 1
         ranked = rule(why)[:10]
@@ -80,19 +87,27 @@ def score(b, c):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = [a for a in sys.argv[1:] if a != "--tune-only"]
+    tune_only = len(args) < len(sys.argv) - 1
+    if len(args) != 2:
         sys.exit(__doc__)
-    expected, rows = load(sys.argv[1], sys.argv[2])
+    expected, rows = load(args[0], args[1])
     grid = [(f"rrf k={k} vectors={wv} graph={wg}", rrf(k, wv, wg))
             for k in (1, 2, 5, 10, 20, 60) for wv in (0.5, 0.75, 1, 1.5) for wg in (0, 0.25, 0.5, 1)]
     grid += [(f"score vectors={b} graph={c}", score(b, c))
-             for b in (0.25, 0.4, 0.5, 0.6, 0.75, 1) for c in (0, 0.5, 1, 1.5)]
+             for b in (0.25, 0.4, 0.5, 0.6, 0.75, 1, 1.5, 2, 3) for c in (0, 0.5, 1, 1.5)]
     dev = sorted(((evaluate(r, expected, rows, 0), name, r) for name, r in grid),
                  key=lambda t: -t[0][1])
     shown = dev[:8] + [(evaluate(r, expected, rows, 0), name, r) for name, r in (
         ("rrf k=10 vectors=1 graph=0.5 (the fusion before)", rrf(10, 1, 0.5)),
         ("score vectors=0.5 graph=1 (fusion.rs now)", score(0.5, 1)),
     )]
+    if tune_only:
+        print("| rule | dev @1/@5/@10 |")
+        print("|---|---|")
+        for d, name, _ in shown:
+            print(f"| {name} | {'/'.join(map(str, d))} |")
+        return
     print("| rule | dev @1/@5/@10 | held-out @1/@5/@10 | whole @1/@5/@10 |")
     print("|---|---|---|---|")
     for d, name, rule in shown:

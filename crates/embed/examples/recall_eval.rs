@@ -8,8 +8,10 @@
 //!     [[--label NAME] --command 'PROGRAM ARGS']...
 //! ```
 //!
-//! Each row gives recall@1/5/10 over the whole set and over its odd-numbered queries
-//! (0-based), the half held out when the memory's fusion was tuned on the even ones.
+//! Each row gives recall@1/5/10 over the whole set, its tune half and its held-out half:
+//! a query's `"half"` (`"tune"` or `"held-out"`, as `scripts/quality_questions.py`
+//! writes it) when it has one, else its line's parity (0-based; odd is held out, the
+//! half kept aside when the memory's fusion was tuned on the even ones).
 //!
 //! Built in: `fts` (SQLite FTS5, BM25, the query's words OR'ed) and `vectors` (the
 //! embedder, exact cosine over every memory, whole text; the vectors are cached in
@@ -44,6 +46,8 @@ struct Doc {
 struct Query {
     query: String,
     expected: String,
+    /// In the held-out half: the query's `"half"`, else an odd line number.
+    held_out: bool,
 }
 
 fn main() -> Result<(), Error> {
@@ -105,8 +109,16 @@ fn main() -> Result<(), Error> {
         let hits = command_search(cmd, &set.join("corpus.jsonl"), &queries)?;
         rows.push((name.clone(), score(&queries, &hits), started.elapsed()));
     }
-    println!("| method | recall@1 | recall@5 | recall@10 | held-out half @1 | @5 | @10 | time |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let halves = |held_out| queries.iter().filter(|q| q.held_out == held_out).count();
+    println!(
+        "tune half: {} queries, held-out half: {}",
+        halves(false),
+        halves(true)
+    );
+    println!(
+        "| method | recall@1 | recall@5 | recall@10 | tune half @1 | @5 | @10 | held-out half @1 | @5 | @10 | time |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (name, r, t) in &rows {
         let cells: Vec<String> = r.iter().map(|x| format!("{:.1} %", x * 100.0)).collect();
         println!(
@@ -138,12 +150,20 @@ fn read_corpus(path: &Path) -> Result<Vec<Doc>, Error> {
 
 fn read_queries(path: &Path) -> Result<Vec<Query>, Error> {
     let mut out = Vec::new();
-    for line in std::fs::read_to_string(path)
+    for (n, line) in std::fs::read_to_string(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
         .lines()
+        .enumerate()
     {
         let v: serde_json::Value = serde_json::from_str(line)?;
+        let held_out = match v["half"].as_str() {
+            None => n % 2 == 1,
+            Some("held-out") => true,
+            Some("tune") => false,
+            Some(other) => return Err(format!("half {other:?}: tune or held-out").into()),
+        };
         out.push(Query {
+            held_out,
             query: v["query"]
                 .as_str()
                 .ok_or("a query line has no query")?
@@ -158,25 +178,24 @@ fn read_queries(path: &Path) -> Result<Vec<Query>, Error> {
 }
 
 /// recall@1, @5, @10 (the share of queries whose expected memory is in the top k) over
-/// the whole set, then over the odd-numbered queries alone (0-based line numbers): the
-/// half held out when the fusion's constants were chosen on the even ones.
-fn score(queries: &[Query], hits: &[Vec<String>]) -> [f64; 6] {
-    let mut found = [0usize; 6];
-    let mut odd = 0usize;
-    for (n, (q, h)) in queries.iter().zip(hits).enumerate() {
-        odd += n % 2;
+/// the whole set, then its tune half, then its held-out half (see [`Query::held_out`]).
+fn score(queries: &[Query], hits: &[Vec<String>]) -> [f64; 9] {
+    let mut found = [0usize; 9];
+    let mut size = [0usize; 3];
+    for (q, h) in queries.iter().zip(hits) {
+        let half = if q.held_out { 2 } else { 1 };
+        size[0] += 1;
+        size[half] += 1;
         if let Some(rank) = h.iter().position(|id| *id == q.expected) {
             for (i, k) in [1, 5, 10].iter().enumerate() {
                 if rank < *k {
                     found[i] += 1;
-                    found[3 + i] += n % 2;
+                    found[3 * half + i] += 1;
                 }
             }
         }
     }
-    let all = queries.len().max(1) as f64;
-    let odd = odd.max(1) as f64;
-    [0, 1, 2, 3, 4, 5].map(|i| found[i] as f64 / if i < 3 { all } else { odd })
+    std::array::from_fn(|i| found[i] as f64 / size[i / 3].max(1) as f64)
 }
 
 /// An FTS5 table of the corpus (unicode61 tokenizer, BM25 ranking).

@@ -98,8 +98,8 @@ pub struct RecallHit {
     pub memory: MemorySummary,
     /// The fused score: the sum over the sources that found it of full text's BM25
     /// relative to the best full-text hit's, 0.5 × its cosine similarity scaled between
-    /// the vector list's worst (0) and best (1), and the graph's `1 / (10 + rank)`
-    /// (`loci_memory::fusion`).
+    /// the vector list's worst (0) and best (1) (3 × for a query ending with `?`), and
+    /// the graph's `1 / (10 + rank)` (`loci_memory::fusion`).
     pub score: f64,
     /// Why it ranked.
     pub why: Why,
@@ -421,6 +421,7 @@ pub fn recall(
             .into_iter()
             .map(|(id, g)| (id, g.score, g.path))
             .collect(),
+        vector_weight: fusion::vector_weight(&req.query),
     });
     ranked.retain(|(id, _, _)| allowed.as_ref().is_none_or(|a| a.contains(id)));
     ranked.truncate(limit);
