@@ -4,7 +4,8 @@ sentence-length queries against N real memories, with and without vectors, in on
 
     scripts/bench-mcp-recall.py --repo GIT_DIR [--memories 10000] [--queries 500]
                                 [--model-wheel WHEEL] [--loci target/release/loci]
-                                [--baseline OTHER_LOCI] [--perf OUT.data]
+                                [--baseline OTHER_LOCI [--compare]] [--perf OUT.data]
+                                [--perf-session NAME]
 
 The memories are the repository's commit messages, newest first, the first N non-merge
 commits with at least 4 words of subject, each `remember`ed through MCP into a fresh
@@ -22,8 +23,15 @@ and recall@1/@5 of the commit each subject came from (the two sessions' quality)
 on the same memory file, every query alternating over all of them: a before/after
 measured in one run.
 
-`--perf OUT.data` records the session without a model under `perf record --call-graph dwarf` while it
-answers, for `perf report -i OUT.data`: where the time of a recall goes.
+`--compare` (with `--baseline`) checks that both binaries answer alike: for every query,
+each session's hits (names and scores, in order) against the baseline's same session, and reports how
+many queries differ (and the first few), so a change meant only for speed shows it
+changed no answer.
+
+`--perf OUT.data` records one session (`--perf-session`, default `full text + graph`;
+`with vectors` needs `--model-wheel`) under `perf record --call-graph dwarf` while it
+answers, for `perf report -i OUT.data` or `scripts/perf-stages.py OUT.data QUERIES`
+(the time of a recall by stage).
 """
 
 import argparse
@@ -68,7 +76,9 @@ def main():
     ap.add_argument("--model-wheel")
     ap.add_argument("--loci", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "loci"))
     ap.add_argument("--baseline")
+    ap.add_argument("--compare", action="store_true")
     ap.add_argument("--perf")
+    ap.add_argument("--perf-session", default="full text + graph")
     a = ap.parse_args()
     loci = os.path.abspath(a.loci)
 
@@ -122,18 +132,21 @@ def main():
                 s.tool("recall", {"query": c["subject"], "limit": 10})
         perf = None
         if a.perf:
-            pid = sessions["full text + graph"].p.pid
+            pid = sessions[a.perf_session].p.pid
             perf = subprocess.Popen(["perf", "record", "--call-graph", "dwarf,32768", "-F", "499", "-p", str(pid), "-o", a.perf],
                                     stderr=subprocess.DEVNULL)
             time.sleep(1)  # perf attaches before the first timed query (not a wait for a result)
         times = {k: [] for k in sessions}
         ranks = {k: [] for k in sessions}
+        answers = {k: [] for k in sessions}
         for c in queries:
             for k, s in sessions.items():
                 answer, ms = s.tool("recall", {"query": c["subject"], "limit": 10})
                 times[k].append(ms)
                 names = [h["memory"]["name"] if "memory" in h else h.get("name") for h in answer["hits"]]
                 ranks[k].append(names.index(c["name"]) + 1 if c["name"] in names else None)
+                answers[k].append([(h["memory"]["name"] if "memory" in h else h.get("name"), h.get("score"))
+                                   for h in answer["hits"]])
         if perf:
             perf.send_signal(2)
             perf.wait()
@@ -149,6 +162,18 @@ def main():
             "recall_at_1": {k: round(sum(r == 1 for r in v) / len(v), 3) for k, v in ranks.items()},
             "recall_at_5": {k: round(sum(r is not None and r <= 5 for r in v) / len(v), 3) for k, v in ranks.items()},
         }
+        if a.compare and a.baseline:
+            report["differing_answers"] = {}
+            for k in sessions:
+                if k.startswith("baseline: "):
+                    continue
+                base = answers[f"baseline: {k}"]
+                differ = [(c["subject"], mine, theirs)
+                          for c, mine, theirs in zip(queries, answers[k], base) if mine != theirs]
+                report["differing_answers"][k] = {
+                    "queries": len(differ),
+                    "first": [{"query": q, "this": m, "baseline": b} for q, m, b in differ[:3]],
+                }
         print(json.dumps(report, indent=2))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -236,6 +236,9 @@ pub fn recall(
     };
     let installed = embedder.is_some();
     let embedder = embedder.filter(|_| signals.vectors);
+    // The query is embedded after full text, not beside it on a second thread: over
+    // MCP on a busy 2-core machine the encoder's threads and full text's fought for
+    // the cores and recall with vectors got slower (docs/performance.md, 2026-12-07).
 
     let (vectors, vec_hits) = match embedder {
         Some(m) if !req.query.trim().is_empty() => {
@@ -433,16 +436,16 @@ pub fn recall(
         .map(|s| (s.id, s))
         .collect();
     let mut links = checked_links(store, code, have_index, &ids)?;
+    // A memory gone between the ranking and this read loses its snippet only.
+    let mut bodies: FxHashMap<i64, String> = store.bodies(&ids)?.into_iter().collect();
     let hits = ranked
         .into_iter()
         .filter_map(|(id, score, why)| {
             let memory = summaries.remove(&id)?;
             let links = links.remove(&id).unwrap_or_default();
-            // A memory gone between the ranking and this read loses its snippet only.
-            let snippet = store
-                .read(&memory.namespace, &memory.name)
-                .ok()
-                .and_then(|m| crate::snippet::snippet(&m.body, &terms));
+            let snippet = bodies
+                .remove(&id)
+                .and_then(|body| crate::snippet::snippet(&body, &terms));
             Some(RecallHit {
                 snippet,
                 ..hit(memory, score, why, links)

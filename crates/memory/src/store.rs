@@ -296,6 +296,9 @@ pub trait MemoryStore {
     fn links_of(&self, ids: &[i64]) -> Result<Vec<(i64, CodeLink)>, MemoryError>;
     /// Summaries of the given memories (any order).
     fn summaries(&self, ids: &[i64]) -> Result<Vec<MemorySummary>, MemoryError>;
+    /// The bodies of the given memories (any order), read in one go: what recall cuts
+    /// its hits' snippets from, without reading each whole memory.
+    fn bodies(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, MemoryError>;
     /// Calls `visit(memory, chunk, vector)` for every vector of `model` within `filter`.
     fn scan_vectors(
         &self,

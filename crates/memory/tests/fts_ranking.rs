@@ -190,3 +190,69 @@ fn a_very_common_word_is_scored_on_its_newest_memories_only(s: &mut Fixture) {
     assert!(names.iter().any(|n| n == "m2099"), "{names:?}");
     assert!(!names.iter().any(|n| n == "m0"), "{names:?}");
 }
+
+#[test]
+fn exact_words_score_what_each_words_own_bm25_adds_up_to() {
+    // Three words of distinct frequency (rarest first: quokka in 6 memories, lantern in
+    // 9, pebble in 10), in bodies of different lengths, some holding two or all three;
+    // the full-text score of each memory is, bit for bit, the sum of FTS5's bm25() of
+    // each word's own query, rarest word first.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    let mut s = SqliteStore::open(&path).unwrap();
+    let words = ["quokka", "lantern", "pebble"];
+    let mut n = 0;
+    for (w, count) in words.iter().zip([2, 7, 10]) {
+        for i in 0..count {
+            n += 1;
+            let mut body = format!("{w} note {i} with {} filler words", "more ".repeat(n % 5));
+            if w == &"pebble" && (i % 3 == 1 || i == 2) {
+                body.push_str(" and a quokka");
+            }
+            if w == &"pebble" && i % 4 == 2 {
+                body.push_str(" lantern lantern");
+            }
+            remember(&mut s, &format!("{w}-{i}"), &body);
+        }
+    }
+    let terms = query_terms("pebble lantern quokka");
+    let got = s.fts(&terms, &filter(), 100).unwrap();
+
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let df = |w: &str| -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
+            [format!("\"{w}\"")],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let mut by_rarity: Vec<&str> = words.to_vec();
+    by_rarity.sort_by_key(|w| df(w));
+    let dfs: Vec<i64> = by_rarity.iter().map(|w| df(w)).collect();
+    assert!(dfs.windows(2).all(|p| p[0] < p[1]), "distinct: {dfs:?}");
+    let mut want: std::collections::HashMap<i64, f64> = Default::default();
+    for w in by_rarity {
+        let mut stmt = conn
+            .prepare("SELECT rowid, bm25(memory_fts, 10.0, 4.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?1")
+            .unwrap();
+        let rows = stmt
+            .query_map([format!("\"{w}\"")], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
+            })
+            .unwrap();
+        for row in rows {
+            let (id, score) = row.unwrap();
+            *want.entry(id).or_default() += score;
+        }
+    }
+    assert_eq!(got.len(), want.len());
+    for (id, score) in got {
+        assert_eq!(
+            score.to_bits(),
+            want[&id].to_bits(),
+            "memory {id}: {score} != {}",
+            want[&id]
+        );
+    }
+}

@@ -21,6 +21,8 @@ conformance!(
     related_walks_shared_entities_then_relationships,
     the_graph_exports_as_json_dot_and_mermaid,
     recall_filters_by_type_and_never_shows_forgotten_memories,
+    each_hit_snippets_its_own_body_read_by_id,
+    a_query_that_cannot_be_embedded_fails_the_recall,
 );
 
 fn new(name: &str, body: &str) -> NewMemory {
@@ -485,4 +487,93 @@ fn recall_filters_by_type_and_never_shows_forgotten_memories(s: &mut Fixture) {
             .collect::<Vec<_>>(),
         ["n"]
     );
+}
+
+fn each_hit_snippets_its_own_body_read_by_id(s: &mut Fixture) {
+    let bodies = [
+        (
+            "harbour",
+            "Opening line.\nThe harbour crane lifts containers at dawn.",
+        ),
+        (
+            "crane",
+            "Cranes are birds.\nA crane nests near the harbour.",
+        ),
+        ("unrelated", "Nothing here about ports."),
+    ];
+    let mut ids = Vec::new();
+    for (name, body) in bodies {
+        ids.push(remember(&mut **s, &new(name, body)).unwrap());
+    }
+    // Read in one go, in any order, each with its own body; none for no ids.
+    let mut read = s.bodies(&ids).unwrap();
+    read.sort();
+    let want: Vec<(i64, String)> = ids
+        .iter()
+        .zip(bodies)
+        .map(|(id, (_, body))| (*id, body.to_string()))
+        .collect();
+    assert_eq!(read, want);
+    assert!(s.bodies(&[]).unwrap().is_empty());
+    // Each hit's snippet is the line of its own body holding the query's words.
+    let req = RecallRequest {
+        query: "harbour crane".into(),
+        filter: filter(),
+        ..RecallRequest::default()
+    };
+    let a = recall(&mut **s, &NoCode, false, None, &req).unwrap();
+    let snippets: Vec<(&str, Option<&str>)> = a
+        .hits
+        .iter()
+        .map(|h| (h.memory.name.as_str(), h.snippet.as_deref()))
+        .collect();
+    assert_eq!(snippets.len(), 2, "{snippets:?}");
+    assert!(
+        snippets.contains(&(
+            "harbour",
+            Some("The harbour crane lifts containers at dawn.")
+        )),
+        "{snippets:?}"
+    );
+    assert!(
+        snippets.contains(&("crane", Some("A crane nests near the harbour."))),
+        "{snippets:?}"
+    );
+}
+
+/// An embedder whose every call fails.
+struct Broken;
+
+impl Embedder for Broken {
+    fn model_id(&self) -> &str {
+        "test-broken"
+    }
+    fn dim(&self) -> usize {
+        64
+    }
+    fn embed(&self, _: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Err(EmbedError("the model is gone".into()))
+    }
+}
+
+fn a_query_that_cannot_be_embedded_fails_the_recall(s: &mut Fixture) {
+    // The failure is the recall's error (the host then answers with full text and
+    // graph, saying vectors failed), not a recall without vectors.
+    remember(
+        &mut **s,
+        &new("harbour", "The harbour crane lifts containers."),
+    )
+    .unwrap();
+    let req = RecallRequest {
+        query: "harbour crane".into(),
+        filter: filter(),
+        ..RecallRequest::default()
+    };
+    match recall(&mut **s, &NoCode, false, Some(&Broken), &req) {
+        Err(MemoryError::Embed(why)) => assert!(why.contains("the model is gone"), "{why}"),
+        other => panic!("expected an embedding error, got {other:?}"),
+    }
+    // Without an embedder the same recall answers from full text.
+    let a = recall(&mut **s, &NoCode, false, None, &req).unwrap();
+    assert_eq!(a.hits.len(), 1);
 }

@@ -442,4 +442,21 @@ impl PgStore {
             summary_at,
         )
     }
+
+    pub(super) fn bodies_impl(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, MemoryError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let c = &self.ctx;
+        let mut a = Args::default();
+        a.add(ids.to_vec());
+        a.add(c.scope.clone());
+        rows(
+            &mut *self.client()?,
+            c,
+            "SELECT m.id, m.body FROM memories m WHERE m.id = ANY($1) AND m.scope = $2",
+            &a,
+            |r| Ok((r.try_get(0)?, r.try_get(1)?)),
+        )
+    }
 }

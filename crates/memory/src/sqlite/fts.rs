@@ -2,12 +2,12 @@
 //! postings fit a budget and bounded for the commonest ones, so recall stays in
 //! milliseconds at 100,000 memories (docs/performance.md, "Memory").
 //!
-//! BM25 is a sum over the query's words, so each word is scored on its own and the sums
-//! are kept per memory. FTS5's `bm25()` reads a word's whole posting list (for its IDF,
-//! then for every memory it scores), which costs microseconds per posting: cheap for a
-//! word in a few thousand memories, tens of milliseconds for one in half of 100,000. So
-//! the words are taken rarest first and scored exactly (the sum FTS5's `bm25()` gives
-//! for the whole OR'ed query) while their postings together stay within
+//! BM25 is a sum over the query's words, so the words are scored apart and the sums kept
+//! per memory. FTS5's `bm25()` reads a word's whole posting list (for its IDF, then for
+//! every memory it scores), which costs microseconds per posting: cheap for a word in a
+//! few thousand memories, tens of milliseconds for one in half of 100,000. So the words
+//! are taken rarest first and scored exactly (one FTS5 query of them OR'ed, whose
+//! `bm25()` is each memory's sum over them) while their postings together stay within
 //! [`EXACT_BUDGET`]; a word in at most [`PROBE`] memories is always exact. Each word
 //! left over (a common one: its weight is low whatever happens) adds its IDF, estimated
 //! from how densely its most recent postings fall, as if it occurred once, to the
@@ -126,33 +126,51 @@ impl SqliteStore {
             }
             w.exact = true;
             used += w.df as usize;
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT rowid, bm25(memory_fts, 10.0, 4.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?1",
-                )
-                .map_err(&e)?;
-            let rows = stmt
-                .query_map([&w.phrase], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
-                })
-                .map_err(&e)?;
-            for row in rows {
-                let (id, s) = row.map_err(&e)?;
-                *score.entry(id).or_default() += s;
-            }
         }
         let exact: Vec<&str> = words
             .iter()
             .filter(|w| w.exact)
             .map(|w| w.phrase.as_str())
             .collect();
+        self.score_exact(&exact, &mut score)?;
         let common: Vec<&Word> = words.iter().filter(|w| !w.exact).collect();
         self.score_common(&common, &exact, docs, &mut score)?;
 
         let mut ranked: Vec<(i64, f64)> = score.into_iter().collect();
         ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         self.keep_filtered(ranked, f, k)
+    }
+
+    /// Adds the BM25 of the exactly scored words (rarest first) to each memory holding
+    /// any: one FTS5 query of the words OR'ed, in that order, which gives each memory
+    /// the very sum (bit for bit) that one query per word added up would: FTS5's
+    /// `bm25()` sums its phrases' terms in query order and a phrase a memory lacks adds
+    /// zero; but the postings are merged and each memory's column sizes read once.
+    fn score_exact(
+        &self,
+        exact: &[&str],
+        score: &mut FxHashMap<i64, f64>,
+    ) -> Result<(), MemoryError> {
+        if exact.is_empty() {
+            return Ok(());
+        }
+        let e = self.err();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT rowid, bm25(memory_fts, 10.0, 4.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?1",
+            )
+            .map_err(&e)?;
+        let rows = stmt
+            .query_map([exact.join(" OR ")], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
+            })
+            .map_err(&e)?;
+        for row in rows {
+            let (id, s) = row.map_err(&e)?;
+            *score.entry(id).or_default() += s;
+        }
+        Ok(())
     }
 
     /// Adds each common word's IDF (lower BM25 is better: subtracted) to the memories it
@@ -203,7 +221,7 @@ impl SqliteStore {
     }
 
     /// The best `k` of `ranked` (best first) within the filter: candidates checked in
-    /// rank order, a slice at a time.
+    /// rank order, the first `k` alone, then a slice at a time.
     fn keep_filtered(
         &self,
         ranked: Vec<(i64, f64)>,
@@ -212,7 +230,12 @@ impl SqliteStore {
     ) -> Result<Vec<(i64, f64)>, MemoryError> {
         let e = self.err();
         let mut out = Vec::new();
-        for slice in ranked.chunks(200) {
+        // The best k first (usually all the filter keeps), then the rest a slice at a time.
+        let (first, rest) = ranked.split_at(k.min(ranked.len()));
+        for slice in std::iter::once(first).chain(rest.chunks(200)) {
+            if slice.is_empty() {
+                continue;
+            }
             let mut values: Vec<Box<dyn ToSql>> = slice
                 .iter()
                 .map(|(id, _)| Box::new(*id) as Box<dyn ToSql>)

@@ -10,6 +10,11 @@ use crate::MemoryError;
 use crate::model::{CodeLink, Memory};
 use vector_cache::VectorCacheStats;
 
+/// Statements each connection keeps prepared: every one a recall runs (a few dozen, the
+/// lists of ids giving one statement per length), so a kept connection
+/// ([`open_connections`]) answers the next recall without parsing SQL again.
+const STATEMENT_CACHE: usize = 128;
+
 /// Memories kept in a SQLite file.
 pub struct SqliteStore {
     pub(super) conn: KeptConnection,
@@ -58,7 +63,11 @@ impl SqliteStore {
         let schema = schema::MIGRATIONS.len() as i64;
         let conn = match open_connections::SHARED.take(path, schema) {
             Some(conn) => conn,
-            None => loci_store::open_side_db(path, schema::MIGRATIONS)?,
+            None => {
+                let conn = loci_store::open_side_db(path, schema::MIGRATIONS)?;
+                conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+                conn
+            }
         };
         Ok(SqliteStore {
             conn: KeptConnection(Some(conn)),

@@ -304,7 +304,7 @@ impl SqliteStore {
         let ph = placeholders(words.len());
         let mut stmt = self
             .conn
-            .prepare(&format!(
+            .prepare_cached(&format!(
                 "SELECT x.id, x.name FROM entities x WHERE x.namespace = ?1 AND (lower(x.name) IN ({ph})
                    OR EXISTS (SELECT 1 FROM json_each(x.aliases) a WHERE lower(a.value) IN ({ph})))"
             ))
@@ -329,7 +329,7 @@ impl SqliteStore {
         let ph = placeholders(ids.len());
         let mut stmt = self
             .conn
-            .prepare(&format!(
+            .prepare_cached(&format!(
                 "SELECT r.source_id, r.target_id, t.name, r.relation, r.weight FROM relationships r
                    JOIN entities t ON t.id = r.target_id WHERE r.source_id IN ({ph})
                  UNION ALL
@@ -370,7 +370,7 @@ impl SqliteStore {
         let cond = filter_sql_by_id(f, &mut values);
         let mut stmt = self
             .conn
-            .prepare(&format!(
+            .prepare_cached(&format!(
                 "SELECT me.memory_id, me.entity_id FROM memory_entities me CROSS JOIN memories m ON m.id = me.memory_id
                  WHERE me.entity_id IN ({ph}) AND {cond} ORDER BY +m.updated_at DESC LIMIT 500"
             ))
@@ -395,7 +395,7 @@ impl SqliteStore {
         let e = self.err();
         let mut stmt = self
             .conn
-            .prepare(&format!(
+            .prepare_cached(&format!(
                 "SELECT me.memory_id, x.id, x.name FROM memory_entities me JOIN entities x ON x.id = me.entity_id
                  WHERE me.memory_id IN ({})",
                 placeholders(ids.len())
@@ -463,42 +463,45 @@ impl SqliteStore {
     }
 
     pub(crate) fn links_of_impl(&self, ids: &[i64]) -> Result<Vec<(i64, CodeLink)>, MemoryError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let e = self.err();
-        let mut stmt = self
-            .conn
-            .prepare(&format!(
-                "SELECT memory_id, {LINK_COLUMNS} FROM code_links WHERE memory_id IN ({}) ORDER BY path, qualified_name",
-                placeholders(ids.len())
-            ))
-            .map_err(&e)?;
-        let rows = stmt
-            .query_map(params_from_iter(ids.iter()), |r| {
-                // The link's columns start after memory_id.
-                Ok((r.get::<_, i64>(0)?, link_at(r, 1)?))
-            })
-            .map_err(&e)?
-            .collect::<Result<_, _>>()
-            .map_err(&e)?;
-        Ok(rows)
+        let sql = format!(
+            "SELECT memory_id, {LINK_COLUMNS} FROM code_links WHERE memory_id IN ({{ids}}) ORDER BY path, qualified_name"
+        );
+        // The link's columns start after memory_id.
+        self.by_ids(&sql, ids, |r| Ok((r.get::<_, i64>(0)?, link_at(r, 1)?)))
+    }
+
+    pub(crate) fn bodies_impl(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, MemoryError> {
+        self.by_ids(
+            "SELECT id, body FROM memories WHERE id IN ({ids})",
+            ids,
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     pub(crate) fn summaries_impl(&self, ids: &[i64]) -> Result<Vec<MemorySummary>, MemoryError> {
+        let sql = format!("SELECT {SUMMARY_COLUMNS} FROM memories m WHERE m.id IN ({{ids}})");
+        self.by_ids(&sql, ids, summary_from_row)
+    }
+
+    /// The rows of `sql` for the memories `ids` (their placeholders where `sql` says
+    /// `{ids}`), each read by `row`, through the connection's statement cache: the shape
+    /// of recall's reads of its few hits.
+    fn by_ids<T>(
+        &self,
+        sql: &str,
+        ids: &[i64],
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, MemoryError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let e = self.err();
         let mut stmt = self
             .conn
-            .prepare(&format!(
-                "SELECT {SUMMARY_COLUMNS} FROM memories m WHERE m.id IN ({})",
-                placeholders(ids.len())
-            ))
+            .prepare_cached(&sql.replace("{ids}", &placeholders(ids.len())))
             .map_err(&e)?;
         let rows = stmt
-            .query_map(params_from_iter(ids.iter()), summary_from_row)
+            .query_map(params_from_iter(ids.iter()), row)
             .map_err(&e)?
             .collect::<Result<_, _>>()
             .map_err(&e)?;

@@ -188,6 +188,9 @@ impl MemoryStore for SqliteStore {
     fn summaries(&self, ids: &[i64]) -> Result<Vec<MemorySummary>, MemoryError> {
         self.summaries_impl(ids)
     }
+    fn bodies(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, MemoryError> {
+        self.bodies_impl(ids)
+    }
     fn scan_vectors(
         &self,
         model: &str,
