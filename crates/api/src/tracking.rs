@@ -11,7 +11,9 @@
 //! lifecycle's rules: `lifecycle.syncOnStart`, the maintenance budget, one run per
 //! workspace (and the supervisor's single-flight key), and no more than
 //! [`MAX_FAILURES`] failed runs per session. Another process holding the index is
-//! `busy`: nothing is started, and every result says who holds it.
+//! `busy`: nothing is started, and every result says who holds it. A run of this
+//! process that ends clean also re-embeds what it changed when the workspace keeps
+//! vectors for search by meaning ([`crate::meaning::refresh`]), in the background.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -25,6 +27,8 @@ use loci_lifecycle::record::RunResult;
 use loci_supervisor::Supervisor;
 use serde::Serialize;
 
+use crate::handle::Workspace;
+use crate::meaning::refresh::{RefreshEvent, Refresher};
 use crate::poison::lock;
 
 /// How old a drift check may be before a call starts the next one.
@@ -42,6 +46,8 @@ pub struct Tracked {
     /// The supervisor the background syncs run under (the host's).
     sup: Arc<Supervisor>,
     state: Mutex<TrackState>,
+    /// Re-embeds after this process's clean syncs (made at the first one).
+    refresher: Mutex<Option<Refresher>>,
 }
 
 #[derive(Debug, Default)]
@@ -126,6 +132,7 @@ impl Tracked {
             root: root.to_path_buf(),
             sup,
             state: Mutex::new(TrackState::default()),
+            refresher: Mutex::new(None),
         }
     }
 
@@ -218,6 +225,9 @@ impl Tracked {
             .name("loci-mcp-run".into())
             .spawn(move || {
                 let record = run.wait_and_record();
+                if record.result == RunResult::Ok {
+                    me.index_changed();
+                }
                 let mut st = lock(&me.state);
                 st.run = None;
                 st.checked_at = None;
@@ -236,6 +246,28 @@ impl Tracked {
                     st.changed_files = 0;
                 }
             });
+    }
+
+    /// A sync of this process left the index clean: when the workspace keeps vectors
+    /// (it ran `loci embed`), re-embed what changed on the refresher's own thread, as
+    /// `loci watch` does; otherwise nothing.
+    fn index_changed(&self) {
+        let refresher = {
+            let mut slot = lock(&self.refresher);
+            if slot.is_none() {
+                let Ok(located) = crate::locate(&self.root) else {
+                    return;
+                };
+                *slot = Some(Refresher::new(
+                    Workspace::new(located),
+                    Box::new(log_refresh),
+                ));
+            }
+            slot.clone()
+        };
+        if let Some(refresher) = refresher {
+            refresher.index_changed();
+        }
     }
 
     fn check(self: &Arc<Self>, session: &SessionRuns) {
@@ -303,6 +335,25 @@ impl Tracked {
 
 /// Gives this thread (and the threads it starts) the lowest CPU priority: Linux applies
 /// `setpriority` to one thread, and a new thread inherits its creator's.
+/// A background embed's events go to the process's log (a long-lived front end has no
+/// stream of its own for them; its answers say `unembedded_files` meanwhile).
+fn log_refresh(e: &RefreshEvent) {
+    match e {
+        RefreshEvent::Progress { done, total } => {
+            tracing::debug!(done, total, "embedding code units");
+        }
+        RefreshEvent::Done(r) => tracing::info!(
+            embedded = r.embedded,
+            files = r.files_embedded,
+            "code units embedded in the background"
+        ),
+        RefreshEvent::Failed { error } => tracing::warn!(%error, "background embed failed"),
+        RefreshEvent::NoModel { error, .. } => {
+            tracing::warn!(%error, "no embedding model: vectors are not kept fresh");
+        }
+    }
+}
+
 fn lower_priority() {
     let tid = rustix::thread::gettid();
     if let Err(e) = rustix::process::setpriority_process(Some(tid), 19) {

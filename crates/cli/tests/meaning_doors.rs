@@ -5,9 +5,11 @@
 //! keeps the vectors in memory: after `loci embed` changes the file (another
 //! process), its next answer is the new file's, never the vectors it held.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
-use crate::common::Env;
+use crate::common::{Env, wait_until};
 use crate::mcp_support::Stdio_;
 use crate::meaning::{embed, indexed};
 use crate::memory_vectors::{install_model, model_source};
@@ -40,6 +42,16 @@ fn hint(result: &Value) -> String {
         .as_str()
         .unwrap_or_default()
         .to_string()
+}
+
+/// `stats/mean.py` as the workspace wrote it, with `code` after it.
+fn add_to_mean(env: &Env, code: &str) {
+    let first = crate::meaning::FILES[3].1;
+    std::fs::write(
+        env.root().join("stats/mean.py"),
+        format!("{first}\n\n{code}"),
+    )
+    .unwrap();
 }
 
 /// The names of a meaning answer's hits, best first.
@@ -150,14 +162,10 @@ fn the_search_tool_finds_units_by_meaning_and_a_re_embed_is_seen_at_once() {
     let median = "the middle element of the sorted numbers";
     let r = s.call("search", json!({"meaning": median, "signals": "vectors"}));
     assert!(!names(&r).contains(&"median".to_string()), "{r}");
-    std::fs::write(
-        env.root().join("stats/mean.py"),
-        format!(
-            "{}\n\ndef median(values):\n    s = sorted(values)\n    return s[len(s) // 2]\n",
-            crate::meaning::FILES[3].1
-        ),
-    )
-    .unwrap();
+    add_to_mean(
+        &env,
+        "def median(values):\n    s = sorted(values)\n    return s[len(s) // 2]\n",
+    );
     let (rc, out) = env.json(&["sync"]);
     assert_eq!(rc, 0, "{out}");
     embed(&env);
@@ -185,6 +193,81 @@ fn the_search_tool_finds_units_by_meaning_and_a_re_embed_is_seen_at_once() {
     embed(&env);
     let r = s.call("search", json!({"meaning": median, "signals": "vectors"}));
     assert_eq!(names(&r)[0], "median", "{r}");
+}
+
+#[test]
+fn a_background_sync_of_loci_mcp_re_embeds_what_it_changed() {
+    let Some(source) = model_source() else {
+        return;
+    };
+    let env = indexed();
+    install_model(&env, &source);
+    embed(&env);
+    let mut s = mcp(&env);
+    let query = "mail a greeting to a newly registered account";
+    let r = s.call("search", json!({"meaning": query, "signals": "vectors"}));
+    assert!(
+        !names(&r).contains(&"send_welcome_email".to_string()),
+        "{r}"
+    );
+
+    // An edit no one syncs or embeds by hand: the server's drift check starts a
+    // background sync, and its clean end re-embeds the changed file.
+    add_to_mean(
+        &env,
+        "def send_welcome_email(user):\n    message = compose_greeting(user.name)\n    smtp_deliver(user.email_address, message)\n",
+    );
+    let mut last = Value::Null;
+    wait_until(
+        "the new function found by meaning, nothing unembedded",
+        Duration::from_secs(120),
+        || {
+            last = s.call("search", json!({"meaning": query, "signals": "vectors"}));
+            // Vectors alone find it only once its file was embedded again; the
+            // answer's title then says no file waits (no `loci embed` hint).
+            names(&last).first().map(String::as_str) == Some("send_welcome_email")
+                && !last.to_string().contains("since their units were embedded")
+        },
+    );
+    assert_eq!(
+        last["structuredContent"]["hits"][0]["path"], "stats/mean.py",
+        "{last}"
+    );
+}
+
+#[test]
+fn a_background_sync_of_loci_mcp_makes_no_vectors_file_for_a_workspace_without_one() {
+    let Some(source) = model_source() else {
+        return;
+    };
+    let env = indexed();
+    install_model(&env, &source);
+    let mut s = mcp(&env);
+    add_to_mean(
+        &env,
+        "def spread_of(values):\n    return max(values) - min(values)\n",
+    );
+    // The background sync's end is said (`last_run`) only after the refresher was
+    // asked; by then the new function is found.
+    let mut last = Value::Null;
+    wait_until(
+        "the background sync's end",
+        Duration::from_secs(120),
+        || {
+            last = s.call("symbol", json!({"symbol": "spread_of"}));
+            last["structuredContent"]["index"]["last_run"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("sync"))
+        },
+    );
+    assert_eq!(
+        last["structuredContent"]["index"]["last_run"], "sync ok",
+        "{last}"
+    );
+    assert!(last.to_string().contains("stats/mean.py"), "{last}");
+    // Nothing embeds a workspace that never ran `loci embed`.
+    drop(s);
+    assert!(!env.root().join(".loci/meaning.db").exists());
 }
 
 /// `POST .../search/meaning` with `body`: status and parsed answer.
