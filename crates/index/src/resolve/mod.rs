@@ -27,6 +27,7 @@
 mod builtins;
 mod call_results;
 mod candidates;
+mod cpp_overloads;
 mod ctx;
 mod def_index;
 mod file_info;
@@ -77,7 +78,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 12;
+pub const RULES_VERSION: u32 = 13;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -274,6 +275,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
     // count a lower bound): a definition none of whose overloads takes that many is not
     // what the call reaches.
     let exact_arity = ctx.is_kotlin();
+    // A `.h` file's extension says C even where its text is C++ (only C++ writes
+    // argument types).
+    let is_cpp = matches!(ctx.lang(), Some(crate::Lang::Cpp | crate::Lang::C));
     for r in &f.refs {
         if deadline.passed_now() {
             return None;
@@ -362,8 +366,11 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 }
                 _ => ctx.resolve_kind(&r.name, qualifier, r.from, kind),
             };
-            let arg_types = r.arg_types.as_deref().filter(|_| exact_arity);
-            let by_types = |s: &Sym| arg_types.is_none_or(|a| ctx.kotlin_args_may_fit(a, s));
+            let by_types = |s: &Sym| match r.arg_types.as_deref() {
+                Some(a) if exact_arity => ctx.kotlin_args_may_fit(a, s),
+                Some(a) if is_cpp => ctx.cpp_overload_fits(a, &r.name, s),
+                _ => true,
+            };
             overloads::choose(
                 table,
                 &r.name,
