@@ -11,6 +11,8 @@
 //!   number, character or `true`/`false` literal: C++ converts each of them to any other
 //!   implicitly, so they are not told apart;
 //! - [`BOOL`] for a `bool` parameter, which anything may be passed for;
+//! - `Class#field` for a field the file does not declare (the class is in a header),
+//!   as the receiver rules mark it;
 //! - empty where the text says nothing certain: a pointer or array parameter, a
 //!   template parameter, `auto`, an argument that is an expression or a call's result.
 //!
@@ -156,8 +158,13 @@ fn bound_type(c: &Collector<'_>, name: &str) -> String {
     let Some(t) = c.receiver_of(name) else {
         return String::new();
     };
-    if t.ends_with("()") || t.contains('#') {
+    // A call's result is left out; a field declared in a header is kept as its marker
+    // (`Joint#m_rA`), which resolution types by the field's definition.
+    if t.ends_with("()") || t.contains(',') {
         return String::new();
+    }
+    if t.contains('#') {
+        return t;
     }
     if is_builtin_arith(t.trim()) {
         return ARITH.to_string();
@@ -254,8 +261,9 @@ mod tests {
             args_of(src, "f"),
             [
                 Some("V,#n,#n,#n,#n,#n".to_string()),
-                Some("V,#n,,,".to_string()),
-                None,
+                // `V` is declared elsewhere: its fields are markers.
+                Some("V,#n,V#x,,".to_string()),
+                Some(",V#x,".to_string()),
             ]
         );
     }

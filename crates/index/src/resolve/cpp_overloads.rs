@@ -10,7 +10,8 @@
 //! as its base); a class gives an arithmetic value only through a conversion operator
 //! (`operator bool()`), which [`CONVERSIONS`] names. A type this resolver cannot see
 //! through (a template parameter, a typedef of a class or pointer, a standard type)
-//! fits everything, as does an argument of unknown type, and every argument fits a
+//! fits everything, as does an argument of unknown type (a field marker, `Joint#m_rA`,
+//! is its field's declared type), and every argument fits a
 //! `bool` (a name bound to a pointer reads as its pointee's type).
 
 use super::{Ctx, Sym};
@@ -65,11 +66,26 @@ impl<'a> Ctx<'a> {
             return true;
         };
         let params: Vec<&str> = params.split(',').collect();
-        args.split(',').enumerate().all(|(i, arg)| {
+        self.cpp_arg_types(args).iter().enumerate().all(|(i, arg)| {
             params
                 .get(i)
                 .is_none_or(|param| arg.is_empty() || self.cpp_arg_fits(arg, param))
         })
+    }
+
+    /// The entries of `args` with each field marker (`Joint#m_rA`) replaced by the type
+    /// its field is declared with, empty when none is known.
+    fn cpp_arg_types<'t>(&self, args: &'t str) -> Vec<&'t str>
+    where
+        'a: 't,
+    {
+        args.split(',')
+            .map(|a| match a.find('#') {
+                // `#n` is no marker.
+                Some(at) if at > 0 => self.field_type(a).unwrap_or_default(),
+                _ => a,
+            })
+            .collect()
     }
 
     /// Whether overload `s` of `name` may be what a call passing `args` reaches: its
@@ -81,7 +97,8 @@ impl<'a> Ctx<'a> {
         if !self.cpp_args_may_fit(args, s) {
             return false;
         }
-        if matches_exactly(args, s) {
+        let args = self.cpp_arg_types(args);
+        if matches_exactly(&args, s) {
             return true;
         }
         !self.table.by_name.get(name).is_some_and(|defs| {
@@ -90,7 +107,7 @@ impl<'a> Ctx<'a> {
                     && o.file_id == s.file_id
                     && o.kind == s.kind
                     && o.qualified_name == s.qualified_name
-                    && matches_exactly(args, o)
+                    && matches_exactly(&args, o)
             })
         })
     }
@@ -183,12 +200,11 @@ fn is_copy(s: &Sym, class: &str) -> bool {
 
 /// Whether every argument of `args` has a named type (not only "arithmetic") that is the
 /// type of `s`'s parameter in its place, and `s` takes no more parameters.
-fn matches_exactly(args: &str, s: &Sym) -> bool {
+fn matches_exactly(args: &[&str], s: &Sym) -> bool {
     let Some(params) = s.param_types.as_deref() else {
         return false;
     };
     let params: Vec<&str> = params.split(',').collect();
-    let args: Vec<&str> = args.split(',').collect();
     params.len() == args.len()
         && args
             .iter()
