@@ -33,7 +33,7 @@ use super::{Action, BaseKind, Collector, RefKind, SymbolKind};
 pub(crate) const SEPARATOR: &str = "::";
 
 /// The version of these rules (see `version.rs`): bump it when they change what a file gives.
-pub(crate) const VERSION: u32 = 5;
+pub(crate) const VERSION: u32 = 6;
 
 pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     super::receivers_cpp::cpp(c, node);
@@ -97,6 +97,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
                     && let Some(args) = node.field("arguments")
                 {
                     c.set_last_args(argument_count(args));
+                    if let Some(types) = super::cpp_args::argument_types(c, args) {
+                        c.set_last_arg_types(types);
+                    }
                 }
             }
             Action::Descend
@@ -178,6 +181,9 @@ fn function(c: &mut Collector<'_>, node: Node<'_>) -> Action {
     };
     if let Some(params) = node.field("declarator").and_then(parameters) {
         c.set_params(id, arity(c, params));
+        if let Some(types) = super::cpp_args::param_types(c, params) {
+            c.set_param_types(id, types);
+        }
     }
     if let Some(ty) = super::receivers_cpp::returned(c, node) {
         c.set_returns(id, &ty);
@@ -248,6 +254,9 @@ fn pure_virtual(c: &mut Collector<'_>, node: Node<'_>) {
     let id = c.def(node, &name, SymbolKind::Method, None);
     if let Some(params) = node.field("declarator").and_then(parameters) {
         c.set_params(id, arity(c, params));
+        if let Some(types) = super::cpp_args::param_types(c, params) {
+            c.set_param_types(id, types);
+        }
     }
 }
 
@@ -292,8 +301,11 @@ fn typedef(c: &mut Collector<'_>, node: Node<'_>) {
         .collect();
     for declarator in declarators {
         if let Some(name) = declared_type_name(declarator) {
-            let name = c.text(name).to_string();
-            c.def(node, &name, SymbolKind::TypeAlias, None);
+            let name_text = c.text(name).to_string();
+            let id = c.def(node, &name_text, SymbolKind::TypeAlias, None);
+            if let Some(aliased) = super::cpp_args::typedef_of_arith(node, declarator) {
+                c.set_returns(id, aliased);
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ mod c;
 mod c_macros;
 mod collector;
 mod cpp;
+pub(crate) mod cpp_args;
 mod csharp;
 mod csharp_directives;
 mod embedded;

@@ -170,7 +170,7 @@ fn constructed(c: &Collector<'_>, value: Node<'_>) -> Option<String> {
 }
 
 /// Whether `written` names a template parameter of a template around `node`.
-fn is_template_parameter(c: &Collector<'_>, node: Node<'_>, written: &str) -> bool {
+pub(crate) fn is_template_parameter(c: &Collector<'_>, node: Node<'_>, written: &str) -> bool {
     let (_, name) = split_qualified(strip_generics(written.trim()));
     let mut at = c.parent_of(node);
     for _ in 0..256 {

@@ -28,6 +28,7 @@ mod builtins;
 mod call_results;
 mod candidates;
 mod cs_receivers;
+mod cpp_overloads;
 mod ctx;
 mod def_index;
 mod file_info;
@@ -78,7 +79,7 @@ pub(crate) use table::{SymbolTable, TableBuilder};
 /// the same stored facts: an index whose edges were made by other rules is then
 /// re-resolved in full by the next sync (and reported as drift until then), as a file
 /// extracted by older extractor rules is re-extracted.
-pub const RULES_VERSION: u32 = 14;
+pub const RULES_VERSION: u32 = 15;
 
 pub(crate) use crate::vocab::Confidence;
 use crate::vocab::EdgeKind;
@@ -275,6 +276,9 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
     // count a lower bound): a definition none of whose overloads takes that many is not
     // what the call reaches.
     let exact_arity = ctx.is_kotlin();
+    // A `.h` file's extension says C even where its text is C++ (only C++ writes
+    // argument types).
+    let is_cpp = matches!(ctx.lang(), Some(crate::Lang::Cpp | crate::Lang::C));
     for r in &f.refs {
         if deadline.passed_now() {
             return None;
@@ -371,7 +375,7 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 }
                 _ => ctx.resolve_kind(&r.name, qualifier, r.from, kind),
             };
-            let arg_types = r.arg_types.as_deref().filter(|_| exact_arity);
+            let arg_types = r.arg_types.as_deref();
             // C#: of a method's extension overloads, those extending the receiver's type
             // (`this`: the caller's class).
             let cs_receiver = match receiver {
@@ -380,8 +384,12 @@ fn resolve_file(table: &SymbolTable, f: &FileInputs, deadline: &Deadline) -> Opt
                 _ => None,
             };
             let by_types = |s: &Sym| {
-                arg_types.is_none_or(|a| ctx.kotlin_args_may_fit(a, s))
-                    && cs_receiver.is_none_or(|ty| ctx.cs_extends(ty, s))
+                let fits = match arg_types {
+                    Some(a) if exact_arity => ctx.kotlin_args_may_fit(a, s),
+                    Some(a) if is_cpp => ctx.cpp_overload_fits(a, &r.name, s),
+                    _ => true,
+                };
+                fits && cs_receiver.is_none_or(|ty| ctx.cs_extends(ty, s))
             };
             overloads::choose(
                 table,

@@ -180,7 +180,8 @@ impl<'a> Needed<'a> {
     }
 
     /// The names of `inputs`: the names referenced and every identifier of their
-    /// qualifiers and receivers (`Handle::current()`, `new C(@0.1)`), of the imports and
+    /// qualifiers, receivers and argument types (`Handle::current()`, `new C(@0.1)`,
+    /// `b2Cross(v, s)` passing a `float32`: overloads, `super::cpp_overloads`), of the imports and
     /// bases, and of the files' own definitions (the classes their methods are in).
     pub(crate) fn of(inputs: &'a [FileInputs]) -> Needed<'a> {
         let mut names: Vec<&str> = Vec::new();
@@ -188,7 +189,10 @@ impl<'a> Needed<'a> {
         for f in inputs {
             for r in &f.refs {
                 names.push(&r.name);
-                for text in [&r.qualifier, &r.receiver].into_iter().flatten() {
+                for text in [&r.qualifier, &r.receiver, &r.arg_types]
+                    .into_iter()
+                    .flatten()
+                {
                     names.extend(identifiers(text));
                 }
                 if let Some(receiver) = r.receiver.as_deref()
