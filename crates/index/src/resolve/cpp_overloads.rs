@@ -20,7 +20,7 @@ use crate::extract::cpp_args::{ARITH, BOOL};
 
 /// Conversion operators to arithmetic types: a class defining one is passed for an
 /// arithmetic parameter.
-const CONVERSIONS: &[&str] = &[
+pub(super) const CONVERSIONS: &[&str] = &[
     "operator bool",
     "operator int",
     "operator unsigned",

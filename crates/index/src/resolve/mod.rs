@@ -27,8 +27,8 @@
 mod builtins;
 mod call_results;
 mod candidates;
-mod cs_receivers;
 mod cpp_overloads;
+mod cs_receivers;
 mod ctx;
 mod def_index;
 mod file_info;

@@ -181,8 +181,9 @@ impl<'a> Needed<'a> {
 
     /// The names of `inputs`: the names referenced and every identifier of their
     /// qualifiers, receivers and argument types (`Handle::current()`, `new C(@0.1)`,
-    /// `b2Cross(v, s)` passing a `float32`: overloads, `super::cpp_overloads`), of the imports and
-    /// bases, and of the files' own definitions (the classes their methods are in).
+    /// `b2Cross(v, s)` passing a `float32`: overloads, `super::cpp_overloads`), of the
+    /// imports and bases, and of the files' own definitions (the classes their methods
+    /// are in).
     pub(crate) fn of(inputs: &'a [FileInputs]) -> Needed<'a> {
         let mut names: Vec<&str> = Vec::new();
         let mut typed_fields: Vec<&str> = Vec::new();
@@ -215,6 +216,14 @@ impl<'a> Needed<'a> {
         }
         // Looked up by that name: a class's constructor (`new C(cb)` types `cb`'s parameters).
         names.push("constructor");
+        // And a class's conversion operators, when a call's argument types choose
+        // between C++ overloads (`scale(level, 1)`: `Level::operator float`).
+        if inputs
+            .iter()
+            .any(|f| f.refs.iter().any(|r| r.arg_types.is_some()))
+        {
+            names.extend(super::cpp_overloads::CONVERSIONS);
+        }
         typed_fields.sort_unstable();
         typed_fields.dedup();
         let mut needed = Needed::names(&names);
