@@ -23,7 +23,7 @@ use tree_sitter::Node;
 
 use super::collector::MAX_QUALIFIER;
 use super::fields::Fields;
-use super::nodes::named_children;
+use super::nodes::{has_token, named_children};
 use super::text::compact;
 use super::written::{split_qualified, strip_generics};
 
@@ -385,12 +385,6 @@ fn type_use(c: &mut Collector<'_>, ty: Node<'_>) {
     let (qualifier, name) = split_qualified(written);
     let qualifier = qualifier.map(|q| q.split_whitespace().collect::<String>());
     c.reference(ty, name, qualifier.as_deref(), RefKind::TypeUse);
-}
-
-fn has_token(node: Node<'_>, token: &str) -> bool {
-    (0..node.child_count())
-        .filter_map(|i| node.child(i))
-        .any(|n| n.kind() == token)
 }
 
 #[cfg(test)]

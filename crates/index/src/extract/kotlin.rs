@@ -25,7 +25,7 @@ use tree_sitter::Node;
 
 use super::collector::MAX_QUALIFIER;
 use super::node_text::{dotted_type_use, text_before};
-use super::nodes::named_children;
+use super::nodes::{has_token, named_children};
 use super::text::compact;
 use super::written::{split_qualified, strip_generics};
 
@@ -120,7 +120,9 @@ pub(crate) fn visit(c: &mut Collector<'_>, node: Node<'_>) -> Action {
                 let before = c.ref_count();
                 call(c, callee);
                 if c.ref_count() > before {
-                    c.set_last_args(argument_count(node));
+                    let passed = super::kotlin_args::call_arguments(c, node);
+                    let count = passed.values.len() + passed.trailing_lambdas;
+                    c.set_last_args(u16::try_from(count).unwrap_or(u16::MAX));
                     if let Some(types) = super::kotlin_args::argument_types(c, node) {
                         c.set_last_arg_types(types);
                     }
@@ -269,36 +271,6 @@ fn arity(c: &Collector<'_>, params: Node<'_>) -> super::Arity {
     super::Arity { fixed, variadic }
 }
 
-/// The arguments a call passes: its `value_arguments`, and a trailing lambda (`f(a) {
-/// .. }` is two), which this grammar puts on the call itself or on a call around it.
-fn argument_count(call: Node<'_>) -> u16 {
-    let parts = named_children(call);
-    let mut n = parts
-        .iter()
-        .filter(|p| p.kind() == "value_arguments")
-        .map(|a| {
-            named_children(*a)
-                .iter()
-                .filter(|v| v.kind() == "value_argument")
-                .count()
-        })
-        .sum::<usize>();
-    n += parts
-        .iter()
-        .filter(|p| p.kind() == "annotated_lambda")
-        .count();
-    if let Some(outer) = call.parent()
-        && outer.kind() == "call_expression"
-        && outer.named_child(0) == Some(call)
-    {
-        n += named_children(outer)
-            .iter()
-            .filter(|p| p.kind() == "annotated_lambda")
-            .count();
-    }
-    u16::try_from(n).unwrap_or(u16::MAX)
-}
-
 fn call(c: &mut Collector<'_>, callee: Node<'_>) {
     match callee.kind() {
         "identifier" => {
@@ -335,12 +307,6 @@ fn has_modifier(c: &Collector<'_>, node: Node<'_>, modifier: &str) -> bool {
     named_children(modifiers)
         .into_iter()
         .any(|m| c.text(m).trim() == modifier)
-}
-
-fn has_token(node: Node<'_>, token: &str) -> bool {
-    (0..node.child_count())
-        .filter_map(|i| node.child(i))
-        .any(|n| n.kind() == token)
 }
 
 fn child_of_kind<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {

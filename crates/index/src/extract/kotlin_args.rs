@@ -20,7 +20,7 @@
 use tree_sitter::Node;
 
 use super::Collector;
-use super::nodes::named_children;
+use super::nodes::{has_token, named_children};
 use super::written::type_name;
 
 /// A function type (`(Int) -> Unit`) or a lambda argument.
@@ -89,41 +89,59 @@ fn written_type(c: &Collector<'_>, ty: Node<'_>) -> String {
     }
 }
 
-/// The argument types of a `call_expression` (its `value_arguments` and a trailing
-/// lambda); `None` when none is known or an argument is named (`f(b = 1)`: its
-/// position says nothing).
-pub(crate) fn argument_types(c: &Collector<'_>, call: Node<'_>) -> Option<String> {
-    let mut out: Vec<String> = Vec::new();
+/// What a `call_expression` passes: its `value_argument`s, then its trailing lambdas
+/// (`f(a) { .. }` passes two), which this grammar puts on the call itself or on a call
+/// around it. The one walk both the argument count and the argument types read.
+pub(crate) struct CallArguments<'t> {
+    /// The `value_argument` nodes, in order.
+    pub(crate) values: Vec<Node<'t>>,
+    /// How many trailing lambdas follow them.
+    pub(crate) trailing_lambdas: usize,
+}
+
+/// The arguments `call` passes (see [`CallArguments`]).
+pub(crate) fn call_arguments<'t>(c: &Collector<'t>, call: Node<'t>) -> CallArguments<'t> {
+    let mut passed = CallArguments {
+        values: Vec::new(),
+        trailing_lambdas: 0,
+    };
     for part in named_children(call) {
         match part.kind() {
-            "value_arguments" => {
-                for arg in named_children(part)
+            "value_arguments" => passed.values.extend(
+                named_children(part)
                     .into_iter()
-                    .filter(|a| a.kind() == "value_argument")
-                {
-                    let children = named_children(arg);
-                    if children.len() != 1 || has_token(arg, "=") || has_token(arg, "*") {
-                        return None;
-                    }
-                    out.push(expression_type(c, children[0]));
-                }
-            }
-            "annotated_lambda" => out.push(format!("{TRAILING}{FUNCTION}")),
+                    .filter(|a| a.kind() == "value_argument"),
+            ),
+            "annotated_lambda" => passed.trailing_lambdas += 1,
             _ => {}
         }
     }
-    // A trailing lambda this grammar puts on a call around this one (as
-    // `argument_count` counts it).
     if let Some(outer) = c.parent_of(call)
         && outer.kind() == "call_expression"
         && outer.named_child(0) == Some(call)
     {
-        for part in named_children(outer) {
-            if part.kind() == "annotated_lambda" {
-                out.push(format!("{TRAILING}{FUNCTION}"));
-            }
-        }
+        passed.trailing_lambdas += named_children(outer)
+            .iter()
+            .filter(|p| p.kind() == "annotated_lambda")
+            .count();
     }
+    passed
+}
+
+/// The argument types of a `call_expression` (its `value_arguments` and a trailing
+/// lambda); `None` when none is known or an argument is named (`f(b = 1)`: its
+/// position says nothing).
+pub(crate) fn argument_types(c: &Collector<'_>, call: Node<'_>) -> Option<String> {
+    let passed = call_arguments(c, call);
+    let mut out: Vec<String> = Vec::with_capacity(passed.values.len());
+    for arg in passed.values {
+        let children = named_children(arg);
+        if children.len() != 1 || has_token(arg, "=") || has_token(arg, "*") {
+            return None;
+        }
+        out.push(expression_type(c, children[0]));
+    }
+    out.extend((0..passed.trailing_lambdas).map(|_| format!("{TRAILING}{FUNCTION}")));
     if out.iter().all(String::is_empty) {
         return None;
     }
@@ -195,12 +213,6 @@ fn bound_type(c: &Collector<'_>, name: &str) -> String {
         .filter(|t| !t.ends_with("()") && !t.contains('#'))
         .and_then(|t| type_name(&t).map(str::to_string))
         .unwrap_or_default()
-}
-
-fn has_token(node: Node<'_>, token: &str) -> bool {
-    (0..node.child_count())
-        .filter_map(|i| node.child(i))
-        .any(|n| !n.is_named() && n.kind() == token)
 }
 
 /// The entries joined, `None` when there are none or the text would be too long.

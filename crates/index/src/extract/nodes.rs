@@ -5,6 +5,14 @@ use tree_sitter::Node;
 
 use super::Span;
 
+/// Whether one of `node`'s own children is the token `token` (a keyword or a
+/// punctuation mark the grammar keeps unnamed: `interface`, `struct`, `*`, `=`).
+pub(crate) fn has_token(node: Node<'_>, token: &str) -> bool {
+    (0..node.child_count())
+        .filter_map(|i| node.child(i))
+        .any(|n| n.kind() == token)
+}
+
 pub(crate) fn span(node: Node<'_>) -> Span {
     let start = node.start_position();
     let end = node.end_position();
