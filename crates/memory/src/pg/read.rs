@@ -279,7 +279,14 @@ impl PgStore {
         )
     }
 
-    pub(super) fn entity_edges_impl(&self, ids: &[i64]) -> Result<Vec<EntityEdge>, MemoryError> {
+    /// The rows of `sql` (its `$1` the memory or entity ids `ids`, its `$2` this
+    /// store's scope), each made by `each`; none without a query when `ids` is empty.
+    fn rows_of_ids<T>(
+        &self,
+        ids: &[i64],
+        sql: &str,
+        each: impl Fn(&postgres::Row) -> Result<T, postgres::Error>,
+    ) -> Result<Vec<T>, MemoryError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -287,15 +294,17 @@ impl PgStore {
         let mut a = Args::default();
         a.add(ids.to_vec());
         a.add(c.scope.clone());
-        rows(
-            &mut *self.client()?,
-            c,
+        rows(&mut *self.client()?, c, sql, &a, each)
+    }
+
+    pub(super) fn entity_edges_impl(&self, ids: &[i64]) -> Result<Vec<EntityEdge>, MemoryError> {
+        self.rows_of_ids(
+            ids,
             "SELECT r.source_id, r.target_id, t.name, r.relation, r.weight FROM relationships r
                JOIN entities t ON t.id = r.target_id WHERE r.source_id = ANY($1) AND r.scope = $2
              UNION ALL
              SELECT r.target_id, r.source_id, s.name, r.relation, r.weight FROM relationships r
                JOIN entities s ON s.id = r.source_id WHERE r.target_id = ANY($1) AND r.scope = $2",
-            &a,
             |r| {
                 Ok(EntityEdge {
                     from: r.try_get(0)?,
@@ -336,19 +345,10 @@ impl PgStore {
         &self,
         ids: &[i64],
     ) -> Result<Vec<(i64, i64, String)>, MemoryError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let c = &self.ctx;
-        let mut a = Args::default();
-        a.add(ids.to_vec());
-        a.add(c.scope.clone());
-        rows(
-            &mut *self.client()?,
-            c,
+        self.rows_of_ids(
+            ids,
             "SELECT me.memory_id, x.id, x.name FROM memory_entities me JOIN entities x ON x.id = me.entity_id
              WHERE me.memory_id = ANY($1) AND me.scope = $2",
-            &a,
             |r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)),
         )
     }
@@ -404,58 +404,31 @@ impl PgStore {
     }
 
     pub(super) fn links_of_impl(&self, ids: &[i64]) -> Result<Vec<(i64, CodeLink)>, MemoryError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let c = &self.ctx;
-        let mut a = Args::default();
-        a.add(ids.to_vec());
-        a.add(c.scope.clone());
         let cols = LINK_COLUMNS;
-        rows(
-            &mut *self.client()?,
-            c,
+        self.rows_of_ids(
+            ids,
             &format!(
                 "SELECT memory_id, {cols} FROM code_links WHERE memory_id = ANY($1) AND scope = $2
                  ORDER BY path COLLATE \"C\", qualified_name COLLATE \"C\""
             ),
-            &a,
             |r| Ok((r.try_get(0)?, link_at(r, 1)?)),
         )
     }
 
     pub(super) fn summaries_impl(&self, ids: &[i64]) -> Result<Vec<MemorySummary>, MemoryError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let c = &self.ctx;
-        let mut a = Args::default();
-        a.add(ids.to_vec());
-        a.add(c.scope.clone());
-        rows(
-            &mut *self.client()?,
-            c,
+        self.rows_of_ids(
+            ids,
             &format!(
                 "SELECT {SUMMARY_COLUMNS} FROM memories m WHERE m.id = ANY($1) AND m.scope = $2"
             ),
-            &a,
             summary_at,
         )
     }
 
     pub(super) fn bodies_impl(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, MemoryError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let c = &self.ctx;
-        let mut a = Args::default();
-        a.add(ids.to_vec());
-        a.add(c.scope.clone());
-        rows(
-            &mut *self.client()?,
-            c,
+        self.rows_of_ids(
+            ids,
             "SELECT m.id, m.body FROM memories m WHERE m.id = ANY($1) AND m.scope = $2",
-            &a,
             |r| Ok((r.try_get(0)?, r.try_get(1)?)),
         )
     }
