@@ -292,6 +292,47 @@ fn an_oversized_body_sent_slowly_is_413_at_once_not_504() {
     );
 }
 
+/// A refusal before the handler leaves the request's body unread, so the server says
+/// `Connection: close` and closes: a keep-alive client that sent its next request on
+/// that socket would meet a peer that hung up (the flake this fixes: `/mcp`'s 403
+/// then 200 over one pooled connection). Without a key, a wrong origin, and a body
+/// announced over the limit; the body itself is never sent.
+#[test]
+fn a_refusal_with_an_unread_body_closes_the_connection_and_says_so() {
+    let env = indexed();
+    let server = start(&env, &[], &[("LOCI_API_MAX_BODY_BYTES", "1024")]);
+    let cases = [
+        ("", 401),
+        (
+            "Authorization: Bearer {KEY}\r\nOrigin: http://evil.example\r\n",
+            403,
+        ),
+        ("Authorization: Bearer {KEY}\r\n", 413),
+    ];
+    for (extra, want) in cases {
+        let length = if want == 413 { 4096 } else { 200 };
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{}Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n",
+            extra.replace("{KEY}", KEY)
+        );
+        let mut s = TcpStream::connect(&server.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        // The server must answer and then hang up by itself, with the body unsent.
+        let mut answer = String::new();
+        s.read_to_string(&mut answer)
+            .unwrap_or_else(|e| panic!("{want}: no close within 20 s ({e}): {answer}"));
+        let (status, _) = status_and_body(&answer);
+        assert_eq!(status, want, "{answer}");
+        let head = answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap()
+            .to_ascii_lowercase();
+        assert!(head.contains("\r\nconnection: close"), "{want}: {head}");
+    }
+}
+
 #[test]
 fn a_head_over_the_limit_is_431_with_the_error_envelope() {
     let env = indexed();

@@ -6,7 +6,7 @@
 //! ([`crate::web`]).
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use loci_api::{ApiError, ErrorKind};
@@ -33,56 +33,18 @@ pub async fn guard(State(state): State<Shared>, req: Request, next: Next) -> Res
 /// The checks themselves; `web`: the request is for a page (refusals as pages, a
 /// session instead of the key).
 async fn checked(state: Shared, mut req: Request, next: Next, web: bool) -> Response {
-    let refuse = |e: ApiError| {
-        if web {
-            crate::web::error_page(e)
+    if let Err(refusal) = admit(&state, &mut req, web).await {
+        let mut resp = if refusal.as_page {
+            crate::web::error_page(refusal.error)
         } else {
-            HttpError(e).into_response()
-        }
-    };
-    if !state.allow_remote
-        && let Err(e) = loopback_only(req.headers())
-    {
-        return refuse(e);
-    }
-    // No route takes a key in its URL: it would stay in logs, history and `Referer`.
-    if let Err(e) = crate::web::auth::no_key_in_url(&state, req.uri()) {
-        return refuse(e);
-    }
-    // The key's memory namespaces go with the request to the memory routes and `/mcp`.
-    let access = access(&state, req.headers());
-    if let Some(access) = &access {
-        req.extensions_mut().insert(access.clone());
-    }
-    if web {
-        // A page needs a session, never the key (a browser never holds it).
-        if let Err(e) = crate::web::auth::admit(&state, &mut req) {
-            return refuse(e);
-        }
-    } else if req.uri().path() != HEALTH_PATH && access.is_none() {
-        return HttpError(
-            ApiError::new(
-                ErrorKind::Unauthorized,
-                "this request carries no valid API key",
-            )
-            .hint(
-                "send `Authorization: Bearer KEY` or `X-API-Key: KEY`; the key is LOCI_API_KEY, \
-                 else the file `api-key` beside loci's registry",
-            ),
-        )
-        .into_response();
-    }
-    if let Some(required) = req.headers().get(REQUIRE_HEADER).cloned()
-        && let Err(e) = require(required.as_bytes()).await
-    {
-        return HttpError(e).into_response();
-    }
-    // A body announced over the limit is refused now, before it is read: sent slowly,
-    // it would otherwise meet the request deadline first.
-    if let Some(announced) = content_length(req.headers())
-        && announced > state.max_body_bytes as u64
-    {
-        return HttpError(crate::reply::body_too_large(state.max_body_bytes)).into_response();
+            HttpError(refusal.error).into_response()
+        };
+        // The request's body was never read, so the connection cannot carry another
+        // request reliably: a client that sent one on it would meet a closed socket
+        // (hyper drains only what already arrived). Saying so makes clients reconnect.
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return resp;
     }
     let limit = state.request_timeout;
     match tokio::time::timeout(limit, next.run(req)).await {
@@ -99,6 +61,59 @@ async fn checked(state: Shared, mut req: Request, next: Next, web: bool) -> Resp
         )
         .into_response(),
     }
+}
+
+/// Why a request is answered before its handler runs, and whether as a page.
+struct Refusal {
+    error: ApiError,
+    as_page: bool,
+}
+
+/// Every check before the handler; on success the key's memory access rides in the
+/// request's extensions.
+async fn admit(state: &Shared, req: &mut Request, web: bool) -> Result<(), Refusal> {
+    let page = |error: ApiError| Refusal {
+        error,
+        as_page: web,
+    };
+    let api = |error: ApiError| Refusal {
+        error,
+        as_page: false,
+    };
+    if !state.allow_remote {
+        loopback_only(req.headers()).map_err(page)?;
+    }
+    // No route takes a key in its URL: it would stay in logs, history and `Referer`.
+    crate::web::auth::no_key_in_url(state, req.uri()).map_err(page)?;
+    // The key's memory namespaces go with the request to the memory routes and `/mcp`.
+    let access = access(state, req.headers());
+    if let Some(access) = &access {
+        req.extensions_mut().insert(access.clone());
+    }
+    if web {
+        // A page needs a session, never the key (a browser never holds it).
+        crate::web::auth::admit(state, req).map_err(page)?;
+    } else if req.uri().path() != HEALTH_PATH && access.is_none() {
+        return Err(api(ApiError::new(
+            ErrorKind::Unauthorized,
+            "this request carries no valid API key",
+        )
+        .hint(
+            "send `Authorization: Bearer KEY` or `X-API-Key: KEY`; the key is LOCI_API_KEY, \
+             else the file `api-key` beside loci's registry",
+        )));
+    }
+    if let Some(required) = req.headers().get(REQUIRE_HEADER).cloned() {
+        require(required.as_bytes()).await.map_err(api)?;
+    }
+    // A body announced over the limit is refused now, before it is read: sent slowly,
+    // it would otherwise meet the request deadline first.
+    if let Some(announced) = content_length(req.headers())
+        && announced > state.max_body_bytes as u64
+    {
+        return Err(api(crate::reply::body_too_large(state.max_body_bytes)));
+    }
+    Ok(())
 }
 
 /// The `Content-Length` the request announces, when it is one number.
