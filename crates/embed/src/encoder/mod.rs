@@ -11,7 +11,8 @@ mod attention;
 pub mod config;
 mod int8;
 mod kernels;
-mod weights;
+pub mod q4;
+pub mod weights;
 
 use std::path::Path;
 
@@ -49,17 +50,28 @@ impl Encoder {
         precision: Precision,
     ) -> Result<Encoder, EmbedError> {
         let precision = precision.resolve()?;
-        let mut weights = Weights::read(path, &config)?;
+        let weights = Weights::read(path, &config)?;
+        Ok(Encoder::from_weights(config, weights, precision))
+    }
+
+    /// An encoder over weights read elsewhere (an E5S1 file: [`crate::e5s1`]), shaped
+    /// as `config` (the caller checked). `precision` must be resolved
+    /// ([`Precision::resolve`]); in 8-bit, every linear layer not yet quantised is.
+    pub fn from_weights(config: BertConfig, mut weights: Weights, precision: Precision) -> Encoder {
         if precision == Precision::Int8 {
             for layer in &mut weights.layers {
-                layer.linears_mut().into_iter().for_each(|l| l.quantise());
+                layer
+                    .linears_mut()
+                    .into_iter()
+                    .filter(|l| l.int8.is_none())
+                    .for_each(|l| l.quantise());
             }
         }
-        Ok(Encoder {
+        Encoder {
             config,
             weights,
             precision,
-        })
+        }
     }
 
     /// The precision the linear layers run in ([`Precision::F32`] or [`Precision::Int8`]).
@@ -128,17 +140,15 @@ impl Encoder {
         let h = self.config.hidden_size;
         let w = &self.weights;
         x.clear();
-        x.reserve(rows * h);
-        for ids in seqs {
-            for (pos, &id) in ids.iter().enumerate() {
-                let word = &w.word[id as usize * h..][..h];
-                let position = &w.position[pos * h..][..h];
-                x.extend(
-                    word.iter()
-                        .zip(position)
-                        .zip(&w.token_type0)
-                        .map(|((a, b), c)| a + b + c),
-                );
+        x.resize(rows * h, 0.0);
+        let tokens = seqs
+            .iter()
+            .flat_map(|ids| ids.iter().enumerate().map(|(pos, &id)| (pos, id)));
+        for (row, (pos, id)) in x.chunks_exact_mut(h).zip(tokens) {
+            w.word.row_into(id as usize, row);
+            let position = &w.position[pos * h..][..h];
+            for ((v, p), t) in row.iter_mut().zip(position).zip(&w.token_type0) {
+                *v = *v + p + t;
             }
         }
         kernels::layer_norm(x, &w.embed_norm, self.config.layer_norm_eps as f32);

@@ -10,6 +10,7 @@ use safetensors::{Dtype, SafeTensors};
 
 use super::config::BertConfig;
 use super::int8::PackedI8;
+use super::q4::Q4Rows;
 use crate::error::EmbedError;
 
 /// A layer norm's scale and shift.
@@ -71,10 +72,33 @@ impl Layer {
     }
 }
 
+/// The word embedding table, `vocab_size × hidden`: f32 as `model.safetensors` holds
+/// it, or 4-bit as an E5S1 file does (multilingual-e5-small's 250,037 rows would be
+/// 384 MB of f32; a token's row is decoded when it is looked up).
+pub enum WordTable {
+    /// Row-major f32, `hidden` per row.
+    F32(Vec<f32>),
+    /// Q4_0 blocks.
+    Q4(Q4Rows),
+}
+
+impl WordTable {
+    /// Row `id` (`out.len()` = hidden) written into `out`.
+    ///
+    /// # Panics
+    /// When `id` is not a row (the encoder checks ids against `vocab_size` first).
+    pub fn row_into(&self, id: usize, out: &mut [f32]) {
+        match self {
+            WordTable::F32(table) => out.copy_from_slice(&table[id * out.len()..][..out.len()]),
+            WordTable::Q4(table) => table.row_into(id, out),
+        }
+    }
+}
+
 /// Every weight of the encoder.
 pub struct Weights {
     /// `vocab_size × hidden`.
-    pub word: Vec<f32>,
+    pub word: WordTable,
     /// `max_position_embeddings × hidden`.
     pub position: Vec<f32>,
     /// Row 0 of the token type table (every input is one segment of type 0).
@@ -175,7 +199,7 @@ impl Weights {
             });
         }
         Ok(Weights {
-            word,
+            word: WordTable::F32(word),
             position,
             token_type0: token_type,
             embed_norm,

