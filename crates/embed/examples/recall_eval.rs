@@ -261,7 +261,7 @@ fn vector_search(
         docs.len() as f64 / started.elapsed().as_secs_f64()
     );
     let qtexts: Vec<&str> = queries.iter().map(|q| q.query.as_str()).collect();
-    let query_vecs = embedder.embed(&qtexts)?;
+    let query_vecs = embedder.embed_queries(&qtexts)?;
     let dim = embedder.dim();
     let flat: Vec<f32> = doc_vecs.into_iter().flatten().collect();
     Ok(query_vecs

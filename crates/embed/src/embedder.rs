@@ -15,8 +15,9 @@ use crate::encoder::config::BertConfig;
 use crate::encoder::{Buffers, Encoder};
 use crate::error::EmbedError;
 use crate::install::MANIFEST;
-use crate::pinned;
+use crate::pinned::Format;
 use crate::precision::Precision;
+use crate::selection;
 use crate::verify;
 
 /// Most texts run through the model together (their tokens packed, without padding);
@@ -50,8 +51,9 @@ impl std::fmt::Debug for Embedder {
 }
 
 impl Embedder {
-    /// Loads the pinned model installed under `models_dir` (see [`crate::install_from`]):
-    /// every file present with its pinned size, the dimension [`pinned::DIM`]. The
+    /// Loads the model in use under `models_dir` ([`crate::selected`]; see
+    /// [`crate::install_from`]): every file present with its pinned size, the pinned
+    /// dimension. The
     /// digests are checked at install and by [`crate::status`], not at every load.
     pub fn load_installed(models_dir: &Path) -> Result<Embedder, EmbedError> {
         Embedder::load_installed_with_precision(models_dir, Precision::from_env()?)
@@ -63,10 +65,16 @@ impl Embedder {
         models_dir: &Path,
         precision: Precision,
     ) -> Result<Embedder, EmbedError> {
-        let dir = pinned::installed_dir(models_dir);
-        verify::check_sizes(&dir)?;
-        let embedder = Embedder::load_with_precision(&dir, precision)?;
-        check_dim(embedder, &dir, pinned::DIM)
+        let model = selection::selected(models_dir)?;
+        let dir = model.installed_dir(models_dir);
+        verify::check_sizes(model, &dir)?;
+        let embedder = match model.format {
+            Format::Bert => Embedder::load_with_precision(&dir, precision)?,
+            Format::E5s1 => {
+                Embedder::load_e5s1(&dir.join(model.files[0].name), model.id, precision)?
+            }
+        };
+        check_dim(embedder, &dir, model.dim)
     }
 
     /// [`Embedder::load`], refusing a model whose vectors are not `dim` long (vectors

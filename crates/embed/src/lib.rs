@@ -30,13 +30,17 @@ mod error;
 mod install;
 pub mod pinned;
 mod precision;
+mod selection;
 mod verify;
 
 pub use embedder::{BATCH_SIZE, BATCH_TOKENS, Embedder};
 pub use error::EmbedError;
-pub use install::{FetchOptions, InstallReport, MANIFEST, install_fetched, install_from};
+pub use install::{
+    FetchOptions, InstallReport, MANIFEST, install_fetched, install_from, install_model_from,
+};
 pub use precision::{PRECISION_ENV, Precision};
-pub use verify::{FileStatus, ModelStatus, file_sha256, status};
+pub use selection::{SELECTED_FILE, lookup, select, selected};
+pub use verify::{FileStatus, ModelChoice, ModelStatus, file_sha256, status, status_of};
 
 /// The models directory under loci's data directory (`$LOCI_HOME`, else
 /// `$XDG_DATA_HOME/loci`, else `~/.local/share/loci`): `<data dir>/models`.

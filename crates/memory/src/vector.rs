@@ -17,8 +17,14 @@ pub trait Embedder {
     fn model_id(&self) -> &str;
     /// The length of every vector.
     fn dim(&self) -> usize;
-    /// One vector per text, in order.
+    /// One vector per text, in order: the texts are what is searched (documents).
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// The vector of a query. Models trained to read queries and documents apart
+    /// (e5's `query: ` and `passage: `) override it; by default a query is embedded as
+    /// a document.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        Ok(self.embed(&[text])?.pop().unwrap_or_default())
+    }
 }
 
 pub use crate::cosine::{dot, normalize};

