@@ -4,6 +4,7 @@
 
 mod common;
 
+mod e5;
 mod install;
 mod int8;
 mod real_model;
