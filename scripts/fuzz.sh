@@ -17,7 +17,8 @@
 # src.zip (Java), the pythonnet sdist from PyPI (C#), /usr/include and /usr/src/googletest
 # (C, C++: libc6-dev, googletest, libfmt-dev, libboost-dev), Ruby's /usr/lib/ruby,
 # /usr/share/php (PHP), shell scripts under /etc and /usr/share (Bash); the resolution
-# target starts from the index's own fixture workspaces. A source that is missing is
+# target starts from the index's own fixture workspaces, the E5S1 model loader's (e5s1)
+# from the tiny model committed in fuzz/corpus/e5s1/. A source that is missing is
 # reported and skipped. Which files are sampled is fixed by FUZZ_SEED.
 #
 # A found input is a defect to fix: copy it to crates/index/tests/fuzz_regressions/<lang>/
@@ -40,7 +41,7 @@ BIN=$FUZZ/target/x86_64-unknown-linux-gnu/release
 EXTRACT_TARGETS=(rust python javascript typescript tsx go java c cpp csharp ruby php kotlin swift bash)
 ALL_TARGETS=()
 for lang in "${EXTRACT_TARGETS[@]}"; do ALL_TARGETS+=("extract_$lang"); done
-ALL_TARGETS+=(header resolve)
+ALL_TARGETS+=(header resolve e5s1)
 
 mode=run
 if [[ ${1:-} == --minimise || ${1:-} == --seeds ]]; then
@@ -162,6 +163,8 @@ gather_seeds() {
         extract_bash) { list_files '*.sh|*.bash' /etc /usr/share; shell_scripts /usr/bin /usr/sbin /usr/lib/git-core; } ;;
         header) list_files '*.h' /usr/include /usr/src/googletest ;;
         resolve) seed_resolve "$dest"; return ;;
+        # the committed fuzz/corpus/e5s1/tiny.bin (a tiny model) is its seed
+        e5s1) mkdir -p "$dest"; return ;;
     esac | sample_into "$dest"
 }
 

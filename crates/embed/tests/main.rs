@@ -4,6 +4,8 @@
 
 mod common;
 
+mod e5;
+mod e5_tiny;
 mod install;
 mod int8;
 mod real_model;

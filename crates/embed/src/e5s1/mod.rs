@@ -12,6 +12,7 @@
 //! `u64` byte length. The file is read with bounded reads ([`reader::Reader`]), never
 //! mapped: only what is kept occupies memory.
 
+mod normalize;
 mod reader;
 pub mod unigram;
 

