@@ -128,17 +128,3 @@ fn sanitize(path: &str) -> Option<String> {
     }
     Some(parts.join("/"))
 }
-
-/// Loads `data` as an E5S1 model file (written to a temporary file: the loader reads a
-/// path) and, when it loads, embeds a text as a document and one as a query: a file
-/// that loads must also run.
-pub fn e5s1(data: &[u8]) {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let path = dir.path().join("model.bin");
-    std::fs::write(&path, data).expect("the input written");
-    let precision = loci_embed::Precision::F32;
-    if let Ok(e) = loci_embed::Embedder::load_e5s1(&path, "fuzz", precision) {
-        let _ = e.embed(&["fn retry_with_backoff() {}"]);
-        let _ = e.embed_queries(&["É  x\u{3000}y"]);
-    }
-}
