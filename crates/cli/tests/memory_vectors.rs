@@ -198,7 +198,8 @@ fn without_a_model_vectors_are_off_and_full_text_and_graph_still_answer() {
 /// are pending for multilingual-e5-small until `loci memory embed`, then recalled by
 /// e5's vectors (its query prefix on the question, its passage prefix on the notes),
 /// and switching back finds MiniLM's vectors still there, nothing to embed. Code search
-/// by meaning runs on e5's vectors of the code units too, naming the model.
+/// by meaning runs on e5's vectors of the code units too, naming the model; and each
+/// purpose keeps its own model (`--for memory`) without re-embedding either.
 #[test]
 fn switching_models_keeps_each_models_vectors_and_recalls_by_the_new_ones() {
     let (Some(minilm), Some(e5)) = (model_source(), super::models::e5_wheel()) else {
@@ -252,8 +253,11 @@ fn switching_models_keeps_each_models_vectors_and_recalls_by_the_new_ones() {
     assert_eq!(hits["model"], e5_id, "{hits}");
     assert_eq!(hits["hits"][0]["name"], "retry_with_backoff", "{hits}");
 
-    let (code, _) = env.json(&["models", "use", "minilm"]);
-    assert_eq!(code, 0);
+    // Each purpose its own model: memories back on MiniLM (its vectors still there),
+    // code still on e5 (its units already embedded: nothing to redo).
+    let (code, u) = env.json(&["models", "use", "minilm", "--for", "memory"]);
+    assert_eq!(code, 0, "{u}");
+    assert_eq!(u["used_for"], serde_json::json!(["memory"]), "{u}");
     let (_, s) = env.json(&["memory", "stats"]);
     assert_eq!(
         (
@@ -262,5 +266,39 @@ fn switching_models_keeps_each_models_vectors_and_recalls_by_the_new_ones() {
         ),
         (Some("on"), Some(loci_embed::pinned::MODEL_ID)),
         "{s}"
+    );
+    let (code, a) = env.json(&["recall", "when do we ship software to production"]);
+    assert_eq!(
+        (code, a["vectors"]["model"].as_str()),
+        (0, Some(loci_embed::pinned::MODEL_ID)),
+        "{a}"
+    );
+    let (code, out) = env.json(&["embed"]);
+    assert_eq!((code, out["embedded"].as_u64()), (0, Some(0)), "{out}");
+    let (code, hits) = env.json(&[
+        "search",
+        "--meaning",
+        "where do we try failed network calls again",
+    ]);
+    assert_eq!((code, hits["model"].as_str()), (0, Some(e5_id)), "{hits}");
+    let (_, st) = env.json(&["models", "status"]);
+    let used: Vec<(String, serde_json::Value)> = st["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_string(),
+                m["used_for"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        used,
+        [
+            ("minilm".to_string(), serde_json::json!(["memory"])),
+            ("e5-small".to_string(), serde_json::json!(["code"]))
+        ],
+        "{st}"
     );
 }

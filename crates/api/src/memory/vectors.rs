@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
+use loci_embed::Purpose;
 use loci_memory::recall::{Vectors, VectorsState};
 use loci_memory::{MemoryStore, vector};
 use schemars::JsonSchema;
@@ -65,35 +66,72 @@ enum Loaded {
     Ready(Box<ModelEmbedder>),
 }
 
-static MODEL: OnceLock<Loaded> = OnceLock::new();
+/// The model each purpose uses, resolved and loaded on first use, once per process
+/// (`loci models use` reaches a running server at its next start).
+static FOR_MEMORY: OnceLock<&'static Loaded> = OnceLock::new();
+static FOR_CODE: OnceLock<&'static Loaded> = OnceLock::new();
+/// Each pinned model loaded at most once, whichever purposes use it (at most one per
+/// pinned model, so leaking them to `'static` is bounded).
+static BY_MODEL: Mutex<Vec<(&'static str, &'static Loaded)>> = Mutex::new(Vec::new());
 static BACKGROUND: AtomicBool = AtomicBool::new(false);
 static BACKGROUND_RUN: Mutex<()> = Mutex::new(());
 
-fn loaded() -> &'static Loaded {
-    MODEL.get_or_init(|| {
+fn loaded(purpose: Purpose) -> &'static Loaded {
+    let cell = match purpose {
+        Purpose::Memory => &FOR_MEMORY,
+        Purpose::Code => &FOR_CODE,
+    };
+    cell.get_or_init(|| {
         let Ok(dir) = crate::models::models_dir() else {
-            return Loaded::Missing;
+            return &Loaded::Missing;
         };
-        match loci_embed::Embedder::load_installed(&dir) {
+        let broken = |e: loci_embed::EmbedError| -> &'static Loaded {
+            Box::leak(Box::new(Loaded::Broken(e.to_string())))
+        };
+        let (model, precision) = match (
+            loci_embed::selected(&dir, purpose),
+            loci_embed::Precision::from_env(),
+        ) {
+            (Ok(model), Ok(precision)) => (model, precision),
+            (Err(e), _) | (_, Err(e)) => return broken(e),
+        };
+        let mut by_model = BY_MODEL.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, l)) = by_model.iter().find(|(name, _)| *name == model.name) {
+            return l;
+        }
+        let state = match loci_embed::Embedder::load_pinned(&dir, model, precision) {
             Ok(e) => Loaded::Ready(Box::new(ModelEmbedder(e))),
             Err(loci_embed::EmbedError::ModelMissing { .. }) => Loaded::Missing,
             Err(e) => Loaded::Broken(e.to_string()),
-        }
+        };
+        let state: &'static Loaded = Box::leak(Box::new(state));
+        by_model.push((model.name, state));
+        state
     })
 }
 
-/// The installed model, loaded on first use; `None` when none is installed or it
-/// failed to load (then [`off_state`] says why).
+/// The model memories are embedded with, loaded on first use; `None` when none is
+/// installed or it failed to load (then [`off_state`] says why).
 pub fn embedder() -> Option<&'static ModelEmbedder> {
-    match loaded() {
+    ready(Purpose::Memory)
+}
+
+/// The model code units are embedded with (`loci embed`, search by meaning), loaded on
+/// first use; the same instance as [`embedder`]'s when both use one model.
+pub fn code_embedder() -> Option<&'static ModelEmbedder> {
+    ready(Purpose::Code)
+}
+
+fn ready(purpose: Purpose) -> Option<&'static ModelEmbedder> {
+    match loaded(purpose) {
         Loaded::Ready(e) => Some(e),
         _ => None,
     }
 }
 
-/// Why the installed model did not load, when one is installed but broken.
-pub(crate) fn load_failure() -> Option<&'static str> {
-    match loaded() {
+/// Why the model `purpose` uses did not load, when one is installed but broken.
+pub(crate) fn load_failure(purpose: Purpose) -> Option<&'static str> {
+    match loaded(purpose) {
         Loaded::Broken(why) => Some(why),
         _ => None,
     }
@@ -101,7 +139,7 @@ pub(crate) fn load_failure() -> Option<&'static str> {
 
 /// `vectors: off` and how to turn them on (or why the installed model did not load).
 pub fn off_state() -> VectorsState {
-    let hint = match loaded() {
+    let hint = match loaded(Purpose::Memory) {
         Loaded::Broken(why) => format!(
             "the installed embedding model did not load ({why}); reinstall it with `loci models install`"
         ),

