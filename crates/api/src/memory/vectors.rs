@@ -1,5 +1,6 @@
-//! The memory's vectors: the installed local model (all-MiniLM-L6-v2) behind the
-//! memory's [`loci_memory::Embedder`] seam, loaded once per process and only when it is
+//! The memory's vectors: the installed local models behind the memory's
+//! [`loci_memory::Embedder`] seam (the one memories use, and the one code uses, which
+//! `meaning` takes: [`code_embedder`]), each loaded once per process and only when it is
 //! installed (nothing is downloaded here), and the step that fills chunk vectors after a
 //! write. A memory is committed before its vectors are computed, so a failure to embed
 //! never loses it: the answer says `vectors: failed` and the chunks stay `pending` until
