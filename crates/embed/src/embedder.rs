@@ -18,7 +18,6 @@ use crate::install::MANIFEST;
 use crate::pinned::{Format, PinnedModel};
 use crate::precision::Precision;
 use crate::selection::{self, Purpose};
-use crate::verify;
 
 /// Most texts run through the model together (their tokens packed, without padding);
 /// see docs/models.md for the measurements behind it.
@@ -86,7 +85,7 @@ impl Embedder {
         precision: Precision,
     ) -> Result<Embedder, EmbedError> {
         let dir = model.installed_dir(models_dir);
-        verify::check_sizes(model, &dir)?;
+        model.check_installed(&dir)?;
         let embedder = match model.format {
             Format::Bert => Embedder::load_with_precision(&dir, precision)?,
             Format::E5s1 => {

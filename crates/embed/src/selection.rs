@@ -11,7 +11,6 @@ use std::path::Path;
 
 use crate::error::EmbedError;
 use crate::pinned::{self, PinnedModel};
-use crate::verify;
 
 /// The file under the models directory that names the models in use.
 pub const SELECTED_FILE: &str = "selected";
@@ -105,7 +104,7 @@ pub fn select(
     model: &'static PinnedModel,
     purposes: &[Purpose],
 ) -> Result<(), EmbedError> {
-    verify::check_sizes(model, &model.installed_dir(models_dir))?;
+    model.check_installed(&model.installed_dir(models_dir))?;
     let mut chosen = choices(models_dir).unwrap_or([pinned::DEFAULT; 2]);
     for &p in purposes {
         chosen[index(p)] = model;

@@ -94,21 +94,8 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 
 /// The sha256 of a file.
 pub fn file_sha256(path: &Path) -> Result<String, EmbedError> {
-    let file = std::fs::File::open(path).map_err(|source| open_error(path, source))?;
+    let file = std::fs::File::open(path).map_err(|source| EmbedError::opening(path, source))?;
     Ok(sha256_of(file, path)?.0)
-}
-
-fn open_error(path: &Path, source: std::io::Error) -> EmbedError {
-    if source.kind() == std::io::ErrorKind::NotFound {
-        EmbedError::MissingFile {
-            path: path.to_path_buf(),
-        }
-    } else {
-        EmbedError::Read {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
 }
 
 /// [`status_of`] the model loci embeds memories with under `models_dir` (the list of
@@ -144,7 +131,7 @@ pub fn status_of(model: &PinnedModel, models_dir: &Path) -> Result<ModelStatus, 
             name: m.name.to_string(),
             model_id: m.id.to_string(),
             package: m.requirement(),
-            installed: check_sizes(m, &m.installed_dir(models_dir)).is_ok(),
+            installed: m.check_installed(&m.installed_dir(models_dir)).is_ok(),
             selected: !used_for(m).is_empty(),
             used_for: used_for(m),
         })
@@ -180,26 +167,4 @@ fn check_file(dir: &Path, pin: &PinnedFile) -> Result<FileStatus, EmbedError> {
         expected_sha256: pin.sha256.to_string(),
         sha256,
     })
-}
-
-/// The cheap check before a load: every file of `model` present in `dir` with its
-/// pinned size.
-pub(crate) fn check_sizes(model: &PinnedModel, dir: &Path) -> Result<(), EmbedError> {
-    if !dir.is_dir() {
-        return Err(EmbedError::ModelMissing {
-            dir: dir.to_path_buf(),
-        });
-    }
-    for pin in model.files {
-        let path = dir.join(pin.name);
-        let meta = std::fs::metadata(&path).map_err(|source| open_error(&path, source))?;
-        if meta.len() != pin.size {
-            return Err(EmbedError::SizeMismatch {
-                path,
-                expected: pin.size,
-                found: meta.len(),
-            });
-        }
-    }
-    Ok(())
 }
