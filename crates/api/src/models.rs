@@ -89,7 +89,8 @@ pub fn status(name: Option<&str>) -> Result<ModelStatus, ApiError> {
 /// Makes the installed model `name` the one loci embeds with for `purposes` (`memory`,
 /// `code`; empty: everything); `model_missing` when it is not installed. Vectors are
 /// kept per model: the other model's stay, and this one's fill in as `loci embed` and
-/// `loci memory embed` run (or a server's background, from its next start).
+/// `loci memory embed` run (or a server's background); a running server takes the
+/// switch at its next call.
 pub fn select(name: &str, purposes: &[String]) -> Result<ModelStatus, ApiError> {
     let dir = models_dir()?;
     let model = loci_embed::lookup(name)?;

@@ -338,3 +338,48 @@ fn the_meaning_route_answers_pages_and_its_documented_errors_over_loopback() {
     let root = env.root().to_string_lossy().into_owned();
     assert!(!text.contains(&root), "no absolute path crosses: {text}");
 }
+
+/// A running `loci mcp` takes `loci models install` and `loci models use` from another
+/// process at its next call, without a restart: its recall answers with the model now
+/// chosen for memories (and search by meaning, which resolves the same way, keeps
+/// finding by the code's model).
+#[test]
+fn a_running_loci_mcp_takes_a_model_switch_without_a_restart() {
+    let (Some(minilm), Some(e5)) = (model_source(), crate::models::e5_wheel()) else {
+        return;
+    };
+    let env = indexed();
+    install_model(&env, &minilm);
+    embed(&env);
+    let (rc, out) = env.json(&[
+        "remember",
+        "--name",
+        "deploy-day",
+        "Deployments go out on Tuesdays after the release train leaves.",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let mut s = mcp(&env);
+    let model_of_recall = |s: &mut Stdio_| {
+        let r = s.call("recall", json!({"query": "when do we ship to production"}));
+        assert_eq!(tool_error(&r), None, "{r}");
+        r["structuredContent"]["vectors"]["model"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{r}"))
+            .to_string()
+    };
+    let query = "retry a failed network download, waiting longer each time";
+    assert_eq!(model_of_recall(&mut s), loci_embed::pinned::MINILM.id);
+
+    install_model(&env, &e5);
+    assert_eq!(model_of_recall(&mut s), loci_embed::pinned::E5_SMALL.id);
+    // Code follows too: e5 has no vectors of the code yet, then finds by them.
+    let r = s.call("search", json!({"meaning": query, "signals": "vectors"}));
+    assert_eq!(tool_error(&r).as_deref(), Some("no_vectors"), "{r}");
+    embed(&env);
+    let r = s.call("search", json!({"meaning": query, "signals": "vectors"}));
+    assert_eq!(names(&r)[0], "fetch_with_backoff", "{r}");
+
+    let (rc, out) = env.json(&["models", "use", "minilm", "--for", "memory"]);
+    assert_eq!(rc, 0, "{out}");
+    assert_eq!(model_of_recall(&mut s), loci_embed::pinned::MINILM.id);
+}

@@ -11,8 +11,8 @@
 //! [`embed_in_background`] once at start, and then each write answers at once and a
 //! background thread fills the vectors.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use loci_embed::Purpose;
@@ -67,48 +67,87 @@ enum Loaded {
     Ready(Box<ModelEmbedder>),
 }
 
-/// The model each purpose uses, resolved and loaded on first use, once per process
-/// (`loci models use` reaches a running server at its next start).
-static FOR_MEMORY: OnceLock<&'static Loaded> = OnceLock::new();
-static FOR_CODE: OnceLock<&'static Loaded> = OnceLock::new();
-/// Each pinned model loaded at most once, whichever purposes use it (at most one per
-/// pinned model, so leaking them to `'static` is bounded).
+/// The model each purpose uses, as last resolved: the `selected` file's identity then
+/// (`None`: no file) and the state it led to. A later `loci models use` or `install`
+/// replaces the file (a rename: a new inode), so the next call in a long-lived process
+/// (`loci serve`, `loci mcp`) resolves again and takes the switch without a restart.
+struct Resolved {
+    stamp: Option<Stamp>,
+    state: &'static Loaded,
+}
+
+/// What tells one `selected` file from the next: its inode, length and change time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    inode: u64,
+    len: u64,
+    ctime: (i64, i64),
+}
+
+fn stamp(dir: &std::path::Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(dir.join(loci_embed::SELECTED_FILE)).ok()?;
+    Some(Stamp {
+        inode: meta.ino(),
+        len: meta.len(),
+        ctime: (meta.ctime(), meta.ctime_nsec()),
+    })
+}
+
+static RESOLVED: Mutex<[Option<Resolved>; 2]> = Mutex::new([None, None]);
+/// Each pinned model loaded at most once per process, whichever purposes use it, and
+/// kept (at most one per pinned model, so leaking them to `'static` is bounded).
 static BY_MODEL: Mutex<Vec<(&'static str, &'static Loaded)>> = Mutex::new(Vec::new());
 static BACKGROUND: AtomicBool = AtomicBool::new(false);
 static BACKGROUND_RUN: Mutex<()> = Mutex::new(());
 
+/// The state of the model `purpose` uses now: resolved again only when the `selected`
+/// file changed since the last call (a `stat` per call otherwise), loaded on first use.
 fn loaded(purpose: Purpose) -> &'static Loaded {
-    let cell = match purpose {
-        Purpose::Memory => &FOR_MEMORY,
-        Purpose::Code => &FOR_CODE,
+    let Ok(dir) = crate::models::models_dir() else {
+        return &Loaded::Missing;
     };
-    cell.get_or_init(|| {
-        let Ok(dir) = crate::models::models_dir() else {
-            return &Loaded::Missing;
-        };
-        let broken = |e: loci_embed::EmbedError| -> &'static Loaded {
-            Box::leak(Box::new(Loaded::Broken(e.to_string())))
-        };
-        let (model, precision) = match (
-            loci_embed::selected(&dir, purpose),
-            loci_embed::Precision::from_env(),
-        ) {
-            (Ok(model), Ok(precision)) => (model, precision),
-            (Err(e), _) | (_, Err(e)) => return broken(e),
-        };
-        let mut by_model = BY_MODEL.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, l)) = by_model.iter().find(|(name, _)| *name == model.name) {
-            return l;
+    let now = stamp(&dir);
+    let slot = match purpose {
+        Purpose::Memory => 0,
+        Purpose::Code => 1,
+    };
+    let mut resolved = RESOLVED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(r) = &resolved[slot]
+        && r.stamp == now
+    {
+        return r.state;
+    }
+    let state = resolve(&dir, purpose);
+    resolved[slot] = Some(Resolved { stamp: now, state });
+    state
+}
+
+/// Resolves and loads the model `purpose` uses under `dir`. A failure is kept as the
+/// purpose's state until the `selected` file changes (one small leak per change).
+fn resolve(dir: &std::path::Path, purpose: Purpose) -> &'static Loaded {
+    let broken = |why: String| -> &'static Loaded { Box::leak(Box::new(Loaded::Broken(why))) };
+    let (model, precision) = match (
+        loci_embed::selected(dir, purpose),
+        loci_embed::Precision::from_env(),
+    ) {
+        (Ok(model), Ok(precision)) => (model, precision),
+        (Err(e), _) | (_, Err(e)) => return broken(e.to_string()),
+    };
+    let mut by_model = BY_MODEL.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, ready)) = by_model.iter().find(|(name, _)| *name == model.name) {
+        return ready;
+    }
+    match loci_embed::Embedder::load_pinned(dir, model, precision) {
+        Ok(e) => {
+            let ready: &'static Loaded =
+                Box::leak(Box::new(Loaded::Ready(Box::new(ModelEmbedder(e)))));
+            by_model.push((model.name, ready));
+            ready
         }
-        let state = match loci_embed::Embedder::load_pinned(&dir, model, precision) {
-            Ok(e) => Loaded::Ready(Box::new(ModelEmbedder(e))),
-            Err(loci_embed::EmbedError::ModelMissing { .. }) => Loaded::Missing,
-            Err(e) => Loaded::Broken(e.to_string()),
-        };
-        let state: &'static Loaded = Box::leak(Box::new(state));
-        by_model.push((model.name, state));
-        state
-    })
+        Err(loci_embed::EmbedError::ModelMissing { .. }) => &Loaded::Missing,
+        Err(e) => broken(e.to_string()),
+    }
 }
 
 /// The model memories are embedded with, loaded on first use; `None` when none is
