@@ -18,6 +18,10 @@ use std::time::Instant;
 
 use loci_embed::{Embedder, Precision};
 
+#[path = "common/proc_status.rs"]
+mod proc_status;
+use proc_status::status_kb;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut model = String::from("e5");
     let mut path = None;
@@ -139,16 +143,4 @@ fn functions_of(f: &Path, mut each: impl FnMut(&dyn Fn() -> String)) -> usize {
         count += 1;
     }
     count
-}
-
-/// A `kB` field of `/proc/self/status` (0 where there is none).
-fn status_kb(field: &str) -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0.0)
 }

@@ -19,6 +19,10 @@ use std::time::Instant;
 
 use loci_embed::Embedder;
 
+#[path = "common/proc_status.rs"]
+mod proc_status;
+use proc_status::status_kb;
+
 type Vectors = Vec<Vec<f32>>;
 
 struct Args {
@@ -205,19 +209,6 @@ fn cpu_seconds() -> f64 {
         .collect();
     let ticks = f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0);
     ticks / 100.0 // USER_HZ, 100 on Linux
-}
-
-/// A line of /proc/self/status in KiB.
-fn status_kb(field: &str) -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-        })
-        .unwrap_or(0.0)
 }
 
 /// The bodies of `text` (one `{"text"}` object a line), else loci's own docs.
