@@ -127,20 +127,24 @@ pub fn status_of(model: &PinnedModel, models_dir: &Path) -> Result<ModelStatus, 
     };
     let models = pinned::MODELS
         .iter()
-        .map(|m| ModelChoice {
-            name: m.name.to_string(),
-            model_id: m.id.to_string(),
-            package: m.requirement(),
-            installed: m.check_installed(&m.installed_dir(models_dir)).is_ok(),
-            selected: !used_for(m).is_empty(),
-            used_for: used_for(m),
+        .map(|m| {
+            let used_for = used_for(m);
+            ModelChoice {
+                name: m.name.to_string(),
+                model_id: m.id.to_string(),
+                package: m.requirement(),
+                installed: m.check_installed(&m.installed_dir(models_dir)).is_ok(),
+                selected: !used_for.is_empty(),
+                used_for,
+            }
         })
         .collect();
+    let model_used_for = used_for(model);
     Ok(ModelStatus {
         name: model.name.to_string(),
         model_id: model.id.to_string(),
-        selected: !used_for(model).is_empty(),
-        used_for: used_for(model),
+        selected: !model_used_for.is_empty(),
+        used_for: model_used_for,
         installed: files.iter().all(|f| f.size.is_some()),
         digests_ok: files.iter().all(|f| f.ok),
         path: dir,
